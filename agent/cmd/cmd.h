@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Subcommands. Each takes argc/argv starting at its own name (argv[0] = "audit") and returns an
+ * exit code from common/exitcode.h. Option parsing is getopt_long; each has --help.
+ */
+#pragma once
+
+int cmd_audit(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+
+/* Prints "rdmaguard CMD: unrecognised ... Try 'rdmaguard CMD --help'." and returns RG_EXIT_ERROR. */
+int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

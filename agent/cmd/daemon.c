@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdio.h>
+
+#include "cmd.h"
+#include "../common/exitcode.h"
+
+/* Placeholder until the daemon module lands. */
+int cmd_daemon(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "rdmaguard daemon: not implemented yet\n");
+	return RG_EXIT_ERROR;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdio.h>
+
+#include "cmd.h"
+#include "../common/exitcode.h"
+
+/* Placeholder until the engine module lands. */
+int cmd_rules(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "rdmaguard rules: not implemented yet\n");
+	return RG_EXIT_ERROR;
+}

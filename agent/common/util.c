@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int root_init(struct rg_root *root, const char *path)
+{
+	char real[PATH_MAX];
+	int fd;
+
+	if (!path || !*path)
+		path = "/";
+	if (!realpath(path, real))
+		return -errno;
+	fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	root->fd = fd;
+	root->is_host = strcmp(real, "/") == 0;
+	strscpy_ok(root->path, real, sizeof(root->path));
+	return 0;
+}
+
+void root_done(struct rg_root *root)
+{
+	if (root->fd >= 0)
+		close(root->fd);
+	root->fd = -1;
+}
+
+static int root_openat(const struct rg_root *root, const char *path, int flags, bool follow)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	if (root->is_host) {
+		fd = open(path, flags | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+		return fd < 0 ? -errno : fd;
+	}
+	if (!follow)
+		how.flags |= O_NOFOLLOW;
+	fd = (int)syscall(SYS_openat2, root->fd, path + 1, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS) {
+		/* Pre-5.6 kernel: plain relative lookup; absolute links may then escape the root. */
+		fd = openat(root->fd, path + 1, flags | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+int root_open(const struct rg_root *root, const char *path, int flags)
+{
+	return root_openat(root, path, flags, true);
+}
+
+DIR *root_opendir(const struct rg_root *root, const char *path)
+{
+	int fd = root_openat(root, path, O_RDONLY | O_DIRECTORY, true);
+	DIR *d;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	return d;
+}
+
+int root_readlink(const struct rg_root *root, const char *path, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = -1;
+	const char *slash;
+	char dir[PATH_MAX];
+	ssize_t n;
+
+	if (size == 0 || !path || path[0] != '/')
+		return -EINVAL;
+	if (root->is_host) {
+		n = readlink(path, buf, size - 1);
+	} else {
+		/* Resolve the parent inside the root, then read the link itself. */
+		slash = strrchr(path, '/');
+		if ((size_t)(slash - path) >= sizeof(dir))
+			return -ENAMETOOLONG;
+		if (slash == path)
+			strcpy(dir, "/");
+		else {
+			memcpy(dir, path, (size_t)(slash - path));
+			dir[slash - path] = 0;
+		}
+		fd = root_openat(root, dir, O_PATH | O_DIRECTORY, true);
+		if (fd < 0)
+			return fd;
+		n = readlinkat(fd, slash + 1, buf, size - 1);
+	}
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size - 1)
+		return -ENAMETOOLONG;
+	buf[n] = 0;
+	return (int)n;
+}
+
+int root_stat(const struct rg_root *root, const char *path, struct stat *st, bool follow)
+{
+	_cleanup_close_ int fd = root_openat(root, path, O_PATH, follow);
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st) < 0)
+		return -errno;
+	return 0;
+}
+
+int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len, bool *ret_truncated)
+{
+	struct stat st;
+	char *buf;
+	size_t len = 0;
+	bool truncated = false;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EBADFD;
+	buf = malloc(max + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (len < max) {
+		ssize_t n = read(fd, buf + len, max - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int r = -errno;
+			free(buf);
+			return r;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len == max) {
+		char c;
+		ssize_t n;
+		do
+			n = read(fd, &c, 1);
+		while (n < 0 && errno == EINTR);
+		truncated = n > 0;
+	}
+	buf[len] = 0;
+	*ret = buf;
+	if (ret_len)
+		*ret_len = len;
+	if (ret_truncated)
+		*ret_truncated = truncated;
+	return 0;
+}
+
+int root_read_file(const struct rg_root *root, const char *path, size_t max, char **ret,
+		   size_t *ret_len, bool *ret_truncated)
+{
+	_cleanup_close_ int fd = root_open(root, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return fd;
+	return read_fd_bounded(fd, max, ret, ret_len, ret_truncated);
+}
+
+int root_read_line(const struct rg_root *root, const char *path, char *buf, size_t size)
+{
+	_cleanup_free_ char *data = NULL;
+	size_t len, i;
+	char *nl;
+	int r;
+
+	if (size < 2)
+		return -EINVAL;
+	r = root_read_file(root, path, size, &data, &len, NULL);
+	if (r < 0)
+		return r;
+	nl = memchr(data, '\n', len);
+	if (nl)
+		len = (size_t)(nl - data);
+	else if (len >= size)
+		return -E2BIG;
+	if (len >= size)
+		return -E2BIG;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)data[i];
+		buf[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	buf[len] = 0;
+	while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+		buf[--len] = 0;
+	if (len == 0)
+		return -ENODATA;
+	return (int)len;
+}
+
+int safe_atou64(const char *s, int base, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno || end == s || *end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int safe_atou32(const char *s, int base, uint32_t *ret)
+{
+	uint64_t v;
+	int r = safe_atou64(s, base, &v);
+
+	if (r < 0)
+		return r;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+int safe_atoi(const char *s, int *ret)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno == ERANGE || v > INT_MAX || v < INT_MIN)
+		return -ERANGE;
+	if (errno || end == s || *end)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
+
+bool strscpy_ok(char *dst, const char *src, size_t size)
+{
+	size_t n;
+
+	if (size == 0)
+		return false;
+	n = strnlen(src, size);
+	if (n >= size) {
+		memcpy(dst, src, size - 1);
+		dst[size - 1] = 0;
+		return false;
+	}
+	memcpy(dst, src, n + 1);
+	return true;
+}
+
+void str_sanitize(char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f)
+			*s = '?';
+	}
+}
+
+bool startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool endswith(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+	return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+char *strstrip(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t now_realtime_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+uint64_t now_boottime_ns(void)
+{
+	return clock_ns(CLOCK_BOOTTIME);
+}
+
+uint64_t now_monotonic_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t boot_to_realtime_offset_ns(void)
+{
+	/* Bracket the realtime read by two boottime reads to halve the error. */
+	uint64_t b1 = now_boottime_ns();
+	uint64_t rt = now_realtime_ns();
+	uint64_t b2 = now_boottime_ns();
+	return rt - (b1 + (b2 - b1) / 2);
+}
+
+void format_timestamp(uint64_t realtime_ns, char buf[static 32])
+{
+	time_t sec = (time_t)(realtime_ns / 1000000000ull);
+	unsigned usec = (unsigned)((realtime_ns % 1000000000ull) / 1000);
+	struct tm tm;
+	size_t n;
+
+	gmtime_r(&sec, &tm);
+	n = strftime(buf, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (n == 0 || n > 19) {
+		strcpy(buf, "1970-01-01T00:00:00.000000Z");
+		return;
+	}
+	snprintf(buf + n, 32 - n, ".%06uZ", usec % 1000000u);
+}
+
+int parse_timestamp(const char *s, uint64_t *ret_ns)
+{
+	struct tm tm = {0};
+	const char *p;
+	uint64_t frac = 0;
+	int digits = 0;
+	time_t sec;
+
+	p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!p)
+		return -EINVAL;
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			if (digits < 9) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				digits++;
+			}
+			p++;
+		}
+		if (digits == 0)
+			return -EINVAL;
+		while (digits < 9) {
+			frac *= 10;
+			digits++;
+		}
+	}
+	if (strcmp(p, "Z") != 0)
+		return -EINVAL;
+	sec = timegm(&tm);
+	if (sec < 0)
+		return -ERANGE;
+	*ret_ns = (uint64_t)sec * 1000000000ull + frac;
+	return 0;
+}
+
+int uuid_v4(char buf[static 37])
+{
+	uint8_t b[16];
+	size_t got = 0;
+
+	while (got < sizeof(b)) {
+		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		got += (size_t)n;
+	}
+	b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+	b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+	snprintf(buf, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+		 b[15]);
+	return 0;
+}
+
+int sha256_fd(int fd, uint64_t max, char out[static 65])
+{
+	EVP_MD_CTX *ctx;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+	char buf[65536];
+	uint64_t total = 0;
+	int r = 0;
+
+	ctx = EVP_MD_CTX_new();
+	if (!ctx)
+		return -ENOMEM;
+	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		r = -EIO;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		total += (uint64_t)n;
+		if (total > max) {
+			r = -EFBIG;
+			goto out;
+		}
+		if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1) {
+			r = -EIO;
+			goto out;
+		}
+	}
+	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
+		r = -EIO;
+		goto out;
+	}
+	for (i = 0; i < mdlen; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+out:
+	EVP_MD_CTX_free(ctx);
+	return r;
+}
+
+long clock_ticks_per_sec(void)
+{
+	static long hz;
+
+	if (!hz) {
+		hz = sysconf(_SC_CLK_TCK);
+		if (hz <= 0)
+			hz = 100;
+	}
+	return hz;
+}

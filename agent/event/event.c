@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "event.h"
+#include "../common/macro.h"
+
+static const char *const event_type_names[RG_EV__MAX] = {
+	[RG_EV_NONE] = "none",
+	[RG_EV_PROCESS_PRESENT] = "process_present",
+	[RG_EV_EXEC] = "exec",
+	[RG_EV_FORK] = "fork",
+	[RG_EV_EXIT] = "exit",
+	[RG_EV_DEVICE_OPEN] = "device_open",
+	[RG_EV_VERBS] = "verbs",
+	[RG_EV_RDMA_CM] = "rdma_cm",
+	[RG_EV_LIBRARY_LOAD] = "library_load",
+	[RG_EV_MEMORY_ACCESS] = "memory_access",
+	[RG_EV_ROCE_TRAFFIC] = "roce_traffic",
+	[RG_EV_DEVICE_PRESENT] = "device_present",
+	[RG_EV_DEVICE_ADD] = "device_add",
+	[RG_EV_DEVICE_REMOVE] = "device_remove",
+	[RG_EV_PCI_FUNCTION] = "pci_function",
+	[RG_EV_MODULE_PRESENT] = "module_present",
+	[RG_EV_MODULE_LOAD] = "module_load",
+	[RG_EV_QP_PRESENT] = "qp_present",
+	[RG_EV_MR_PRESENT] = "mr_present",
+	[RG_EV_AGENT_START] = "agent_start",
+	[RG_EV_AGENT_STOP] = "agent_stop",
+	[RG_EV_AGENT_HEARTBEAT] = "agent_heartbeat",
+	[RG_EV_AGENT_LOST] = "agent_lost",
+	[RG_EV_AGENT_SENSOR] = "agent_sensor",
+	[RG_EV_AGENT_POLICY] = "agent_policy",
+};
+
+static const char *const provider_names[RG_PROV__MAX] = {
+	[RG_PROV_NONE] = "none",	     [RG_PROV_SENSOR] = "sensor",
+	[RG_PROV_INVENTORY] = "inventory", [RG_PROV_NETLINK] = "netlink",
+	[RG_PROV_AGENT] = "agent",
+};
+
+static const char *const via_names[RG_VIA__MAX] = {
+	[RG_VIA_NONE] = "none",	    [RG_VIA_IOCTL] = "ioctl",	[RG_VIA_INVOKE] = "invoke_write",
+	[RG_VIA_WRITE] = "write",   [RG_VIA_KERNEL] = "kernel", [RG_VIA_MMAP] = "mmap",
+};
+
+static const char *const verbs_op_names[RG_OP__MAX] = {
+	[RG_OP_OTHER] = "other",
+	[RG_OP_GET_CONTEXT] = "get_context",
+	[RG_OP_QUERY_DEVICE] = "query_device",
+	[RG_OP_QUERY_PORT] = "query_port",
+	[RG_OP_ALLOC_PD] = "alloc_pd",
+	[RG_OP_DEALLOC_PD] = "dealloc_pd",
+	[RG_OP_CREATE_AH] = "create_ah",
+	[RG_OP_DESTROY_AH] = "destroy_ah",
+	[RG_OP_REG_MR] = "reg_mr",
+	[RG_OP_REG_DMABUF_MR] = "reg_dmabuf_mr",
+	[RG_OP_REREG_MR] = "rereg_mr",
+	[RG_OP_DEREG_MR] = "dereg_mr",
+	[RG_OP_ALLOC_MW] = "alloc_mw",
+	[RG_OP_DEALLOC_MW] = "dealloc_mw",
+	[RG_OP_CREATE_COMP_CHANNEL] = "create_comp_channel",
+	[RG_OP_CREATE_CQ] = "create_cq",
+	[RG_OP_DESTROY_CQ] = "destroy_cq",
+	[RG_OP_REQ_NOTIFY_CQ] = "req_notify_cq",
+	[RG_OP_CREATE_QP] = "create_qp",
+	[RG_OP_OPEN_QP] = "open_qp",
+	[RG_OP_QUERY_QP] = "query_qp",
+	[RG_OP_MODIFY_QP] = "modify_qp",
+	[RG_OP_DESTROY_QP] = "destroy_qp",
+	[RG_OP_POST_SEND] = "post_send",
+	[RG_OP_POST_RECV] = "post_recv",
+	[RG_OP_CREATE_SRQ] = "create_srq",
+	[RG_OP_DESTROY_SRQ] = "destroy_srq",
+	[RG_OP_MMAP] = "mmap",
+};
+
+static const char *const cm_op_names[RG_CM__MAX] = {
+	[RG_CM_OTHER] = "other",
+	[RG_CM_CREATE_ID] = "create_id",
+	[RG_CM_DESTROY_ID] = "destroy_id",
+	[RG_CM_BIND] = "bind",
+	[RG_CM_BIND_IP] = "bind_ip",
+	[RG_CM_RESOLVE_ADDR] = "resolve_addr",
+	[RG_CM_RESOLVE_IP] = "resolve_ip",
+	[RG_CM_RESOLVE_ROUTE] = "resolve_route",
+	[RG_CM_CONNECT] = "connect",
+	[RG_CM_LISTEN] = "listen",
+	[RG_CM_ACCEPT] = "accept",
+	[RG_CM_DISCONNECT] = "disconnect",
+};
+
+static const char *const mem_op_names[RG_MEM__MAX] = {
+	[RG_MEM_OTHER] = "other",
+	[RG_MEM_PROCESS_VM_READV] = "process_vm_readv",
+	[RG_MEM_PROCESS_VM_WRITEV] = "process_vm_writev",
+	[RG_MEM_PTRACE_ATTACH] = "ptrace_attach",
+	[RG_MEM_PTRACE_SEIZE] = "ptrace_seize",
+	[RG_MEM_PROC_MEM_OPEN] = "proc_mem_open",
+};
+
+static const char *const node_kind_names[RG_NODE__MAX] = {
+	[RG_NODE_OTHER] = "other", [RG_NODE_UVERBS] = "uverbs", [RG_NODE_RDMA_CM] = "rdma_cm",
+	[RG_NODE_UMAD] = "umad",   [RG_NODE_ISSM] = "issm",
+};
+
+static const char *const lib_kind_names[RG_LIB__MAX] = {
+	[RG_LIB_OTHER] = "other",
+	[RG_LIB_IBVERBS] = "libibverbs",
+	[RG_LIB_RDMACM] = "librdmacm",
+	[RG_LIB_PROVIDER] = "provider",
+};
+
+static const char *const transport_names[RG_TRANSPORT__MAX] = {
+	[RG_TRANSPORT_UNKNOWN] = "unknown", [RG_TRANSPORT_IB] = "infiniband",
+	[RG_TRANSPORT_ROCE] = "roce",	    [RG_TRANSPORT_IWARP] = "iwarp",
+	[RG_TRANSPORT_USNIC] = "usnic",
+};
+
+/* enum ib_qp_type values (include/rdma/ib_verbs.h), as the uverbs ABI carries them. */
+static const char *const qp_type_names[] = {
+	[0] = "smi",	    [1] = "gsi",       [2] = "rc",	     [3] = "uc",
+	[4] = "ud",	    [5] = "raw_ipv6",  [6] = "raw_ethertype", [8] = "raw_packet",
+	[9] = "xrc_ini",    [10] = "xrc_tgt",
+};
+
+static const char *const qp_state_names[] = {
+	[0] = "reset", [1] = "init", [2] = "rtr", [3] = "rts", [4] = "sqd", [5] = "sqe", [6] = "err",
+};
+
+static const char *lookup(const char *const *names, unsigned n, unsigned i)
+{
+	return i < n ? names[i] : NULL;
+}
+
+static int rlookup(const char *const *names, unsigned n, const char *s)
+{
+	unsigned i;
+
+	if (!s)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (names[i] && strcmp(names[i], s) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
+#define NAME_TABLE(fn, table)                                                                      \
+	const char *fn##_to_string(unsigned v)                                                     \
+	{                                                                                          \
+		return lookup(table, ARRAY_SIZE(table), v);                                        \
+	}                                                                                          \
+	int fn##_from_string(const char *s)                                                        \
+	{                                                                                          \
+		return rlookup(table, ARRAY_SIZE(table), s);                                       \
+	}
+
+NAME_TABLE(event_type, event_type_names)
+NAME_TABLE(provider, provider_names)
+NAME_TABLE(via, via_names)
+NAME_TABLE(verbs_op, verbs_op_names)
+NAME_TABLE(cm_op, cm_op_names)
+NAME_TABLE(mem_op, mem_op_names)
+NAME_TABLE(node_kind, node_kind_names)
+NAME_TABLE(lib_kind, lib_kind_names)
+NAME_TABLE(transport, transport_names)
+NAME_TABLE(qp_type, qp_type_names)
+NAME_TABLE(qp_state, qp_state_names)
+
+const struct access_name access_names[] = {
+	{RG_ACCESS_LOCAL_WRITE, "local_write"},
+	{RG_ACCESS_REMOTE_WRITE, "remote_write"},
+	{RG_ACCESS_REMOTE_READ, "remote_read"},
+	{RG_ACCESS_REMOTE_ATOMIC, "remote_atomic"},
+	{RG_ACCESS_MW_BIND, "mw_bind"},
+	{RG_ACCESS_ZERO_BASED, "zero_based"},
+	{RG_ACCESS_ON_DEMAND, "on_demand"},
+	{RG_ACCESS_HUGETLB, "hugetlb"},
+	{RG_ACCESS_RELAXED_ORDERING, "relaxed_ordering"},
+};
+const unsigned access_names_count = ARRAY_SIZE(access_names);
+
+int access_from_string(const char *s, uint32_t *ret_bit)
+{
+	unsigned i;
+
+	for (i = 0; i < access_names_count; i++)
+		if (strcmp(access_names[i].name, s) == 0) {
+			*ret_bit = access_names[i].bit;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static const uint8_t v4mapped_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+bool gid_to_ipv4(const uint8_t gid[16], char buf[static 16])
+{
+	if (memcmp(gid, v4mapped_prefix, sizeof(v4mapped_prefix)) != 0)
+		return false;
+	return inet_ntop(AF_INET, gid + 12, buf, 16) != NULL;
+}
+
+void gid_to_string(const uint8_t gid[16], char buf[static 64])
+{
+	if (!inet_ntop(AF_INET6, gid, buf, 64))
+		strcpy(buf, "?");
+}
+
+void addr_to_string(const struct rg_addr *a, char buf[static 64])
+{
+	char v4[16];
+
+	buf[0] = 0;
+	switch (a->family) {
+	case AF_INET:
+	case AF_INET6:
+		if (gid_to_ipv4(a->addr, v4))
+			strcpy(buf, v4);
+		else
+			gid_to_string(a->addr, buf);
+		break;
+	case 27: /* AF_IB: a GID */
+		gid_to_string(a->addr, buf);
+		break;
+	default:
+		break;
+	}
+}
+
+int addr_from_string(const char *s, struct rg_addr *a)
+{
+	struct in_addr v4;
+
+	memset(a->addr, 0, sizeof(a->addr));
+	if (inet_pton(AF_INET, s, &v4) == 1) {
+		a->family = AF_INET;
+		memcpy(a->addr, v4mapped_prefix, sizeof(v4mapped_prefix));
+		memcpy(a->addr + 12, &v4, 4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, a->addr) == 1) {
+		a->family = AF_INET6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void event_set_str(char *dst, size_t size, const char *src, size_t srclen)
+{
+	size_t i, n;
+
+	if (size == 0)
+		return;
+	n = strnlen(src, MIN(srclen, size - 1));
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)src[i];
+		dst[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	dst[n] = 0;
+}

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The event model: every fact the agent learns becomes one struct rg_event, whatever its origin:
+ * a BPF sensor (decoded from bpf/events.h records), the inventory (audit and daemon start-up),
+ * the kernel's RDMA resource tables (netlink reconciliation), the agent itself, or a replayed
+ * JSON-lines file. The rule engine, the process tree and the recorder only ever see this struct.
+ *
+ * Events are fixed-size and self-contained (no pointers), so that they can sit in ring buffers and
+ * queues without allocation. Strings are NUL-terminated and already sanitised (no control bytes).
+ *
+ * JSON form (one object per line, `rdmaguard daemon --record FILE`, `rdmaguard replay FILE`):
+ * see event_json.h; field names follow ECS where ECS has one.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RG_COMM_LEN   16
+#define RG_PATH_LEN   256
+#define RG_ARGS_LEN   256
+#define RG_DEVNAME_LEN 64
+#define RG_IFNAME_LEN 16
+#define RG_TEXT_LEN   256
+
+enum rg_event_type {
+	RG_EV_NONE = 0,
+	/* Process lifecycle. PROCESS_PRESENT is a process that existed before the agent looked. */
+	RG_EV_PROCESS_PRESENT,
+	RG_EV_EXEC,
+	RG_EV_FORK,
+	RG_EV_EXIT,
+	/* RDMA use by a process. */
+	RG_EV_DEVICE_OPEN,   /* open of a /dev/infiniband node, or (inventory) an fd held on one */
+	RG_EV_VERBS,	     /* a verbs command on a uverbs fd (ioctl or write), or its mmap */
+	RG_EV_RDMA_CM,	     /* a command on /dev/infiniband/rdma_cm */
+	RG_EV_LIBRARY_LOAD,  /* executable mapping of an RDMA library (or, inventory, one mapped) */
+	RG_EV_MEMORY_ACCESS, /* process_vm_readv/writev, ptrace attach, open of /proc/PID/mem */
+	RG_EV_ROCE_TRAFFIC,  /* RoCE v2 / iWARP packet counters per peer address, periodic */
+	/* The machine. */
+	RG_EV_DEVICE_PRESENT, /* an RDMA device (verbs device) exists */
+	RG_EV_DEVICE_ADD,     /* an RDMA device appeared (hotplug, `rdma link add`) */
+	RG_EV_DEVICE_REMOVE,
+	RG_EV_PCI_FUNCTION,   /* an RDMA-capable PCI function, with or without a driver */
+	RG_EV_MODULE_PRESENT, /* an RDMA kernel module is loaded */
+	RG_EV_MODULE_LOAD,    /* an RDMA kernel module was loaded while we watched */
+	RG_EV_QP_PRESENT,     /* a QP in the kernel's resource table (netlink) */
+	RG_EV_MR_PRESENT,     /* an MR in the kernel's resource table (netlink) */
+	/* The agent itself. */
+	RG_EV_AGENT_START,
+	RG_EV_AGENT_STOP,
+	RG_EV_AGENT_HEARTBEAT,
+	RG_EV_AGENT_LOST,   /* events lost (ring buffer full, queue full, spool limit) */
+	RG_EV_AGENT_SENSOR, /* a sensor attached, degraded, detached or tampered with */
+	RG_EV_AGENT_POLICY, /* policy/rules loaded, reloaded or rejected */
+	RG_EV__MAX,
+};
+
+enum rg_provider {
+	RG_PROV_NONE = 0,
+	RG_PROV_SENSOR,	   /* BPF */
+	RG_PROV_INVENTORY, /* sysfs, /proc, libibverbs */
+	RG_PROV_NETLINK,   /* RDMA netlink resource tables, uevents */
+	RG_PROV_AGENT,
+	RG_PROV__MAX,
+};
+
+/* How a verbs command reached the kernel. */
+enum rg_via {
+	RG_VIA_NONE = 0,
+	RG_VIA_IOCTL,	 /* ioctl(RDMA_VERBS_IOCTL), native method */
+	RG_VIA_INVOKE,	 /* ioctl(RDMA_VERBS_IOCTL) DEVICE/INVOKE_WRITE tunnelling a legacy command */
+	RG_VIA_WRITE,	 /* write() with struct ib_uverbs_cmd_hdr */
+	RG_VIA_KERNEL,	 /* observed inside ib_core/ib_uverbs (fentry/kprobe), kernel's own copy */
+	RG_VIA_MMAP,
+	RG_VIA__MAX,
+};
+
+enum rg_verbs_op {
+	RG_OP_OTHER = 0,
+	RG_OP_GET_CONTEXT,
+	RG_OP_QUERY_DEVICE,
+	RG_OP_QUERY_PORT,
+	RG_OP_ALLOC_PD,
+	RG_OP_DEALLOC_PD,
+	RG_OP_CREATE_AH,
+	RG_OP_DESTROY_AH,
+	RG_OP_REG_MR,
+	RG_OP_REG_DMABUF_MR,
+	RG_OP_REREG_MR,
+	RG_OP_DEREG_MR,
+	RG_OP_ALLOC_MW,
+	RG_OP_DEALLOC_MW,
+	RG_OP_CREATE_COMP_CHANNEL,
+	RG_OP_CREATE_CQ,
+	RG_OP_DESTROY_CQ,
+	RG_OP_REQ_NOTIFY_CQ,
+	RG_OP_CREATE_QP,
+	RG_OP_OPEN_QP,
+	RG_OP_QUERY_QP,
+	RG_OP_MODIFY_QP,
+	RG_OP_DESTROY_QP,
+	RG_OP_POST_SEND,
+	RG_OP_POST_RECV,
+	RG_OP_CREATE_SRQ,
+	RG_OP_DESTROY_SRQ,
+	RG_OP_MMAP,
+	RG_OP__MAX,
+};
+
+enum rg_cm_op {
+	RG_CM_OTHER = 0,
+	RG_CM_CREATE_ID,
+	RG_CM_DESTROY_ID,
+	RG_CM_BIND,
+	RG_CM_BIND_IP,
+	RG_CM_RESOLVE_ADDR,
+	RG_CM_RESOLVE_IP,
+	RG_CM_RESOLVE_ROUTE,
+	RG_CM_CONNECT,
+	RG_CM_LISTEN,
+	RG_CM_ACCEPT,
+	RG_CM_DISCONNECT,
+	RG_CM__MAX,
+};
+
+enum rg_mem_op {
+	RG_MEM_OTHER = 0,
+	RG_MEM_PROCESS_VM_READV,
+	RG_MEM_PROCESS_VM_WRITEV,
+	RG_MEM_PTRACE_ATTACH,
+	RG_MEM_PTRACE_SEIZE,
+	RG_MEM_PROC_MEM_OPEN,
+	RG_MEM__MAX,
+};
+
+/* The /dev/infiniband node kinds. */
+enum rg_node_kind {
+	RG_NODE_OTHER = 0,
+	RG_NODE_UVERBS,
+	RG_NODE_RDMA_CM,
+	RG_NODE_UMAD,
+	RG_NODE_ISSM,
+	RG_NODE__MAX,
+};
+
+enum rg_lib_kind {
+	RG_LIB_OTHER = 0,
+	RG_LIB_IBVERBS,
+	RG_LIB_RDMACM,
+	RG_LIB_PROVIDER, /* libibverbs/lib<x>-rdmav*.so, libmlx5.so, libefa.so, ... */
+	RG_LIB__MAX,
+};
+
+enum rg_transport {
+	RG_TRANSPORT_UNKNOWN = 0,
+	RG_TRANSPORT_IB,
+	RG_TRANSPORT_ROCE,
+	RG_TRANSPORT_IWARP,
+	RG_TRANSPORT_USNIC,
+	RG_TRANSPORT__MAX,
+};
+
+/* IB_UVERBS_ACCESS_* / IBV_ACCESS_* bits (rdma/ib_user_ioctl_verbs.h). */
+#define RG_ACCESS_LOCAL_WRITE	    0x1u
+#define RG_ACCESS_REMOTE_WRITE	    0x2u
+#define RG_ACCESS_REMOTE_READ	    0x4u
+#define RG_ACCESS_REMOTE_ATOMIC	    0x8u
+#define RG_ACCESS_MW_BIND	    0x10u
+#define RG_ACCESS_ZERO_BASED	    0x20u
+#define RG_ACCESS_ON_DEMAND	    0x40u
+#define RG_ACCESS_HUGETLB	    0x80u
+#define RG_ACCESS_RELAXED_ORDERING  (1u << 20)
+#define RG_ACCESS_REMOTE_ANY (RG_ACCESS_REMOTE_WRITE | RG_ACCESS_REMOTE_READ | RG_ACCESS_REMOTE_ATOMIC)
+
+/* Flags on any event. */
+#define RG_EVF_DENIED	0x1u /* enforcement refused the operation */
+#define RG_EVF_KILLED	0x2u /* enforcement killed the process */
+#define RG_EVF_TRUNC	0x4u /* a buffer was truncated while decoding */
+#define RG_EVF_MALFORMED 0x8u /* the user buffer did not decode; fields are partial */
+#define RG_EVF_SOFT	0x10u /* software RDMA (rxe/siw) device, module or link */
+#define RG_EVF_FAILED	0x20u /* the syscall returned an error (ret < 0) */
+
+/* A network endpoint: IPv4 is stored IPv4-mapped (::ffff:a.b.c.d), as RoCE v2 GIDs are. */
+struct rg_addr {
+	uint16_t family; /* 0 (none), AF_INET, AF_INET6, AF_IB (27) */
+	uint16_t port;	 /* host order */
+	uint8_t addr[16];
+};
+
+/* The acting process. start_boot_ns is the start time in ns since boot rounded down to a clock
+ * tick, exactly what /proc/PID/stat gives, so (pid, start_boot_ns) names a process for life. */
+struct rg_task {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t ppid;
+	uint32_t uid;
+	uint64_t start_boot_ns;
+	char comm[RG_COMM_LEN];
+};
+
+struct rg_ev_exec { /* PROCESS_PRESENT, EXEC */
+	uint64_t parent_start_boot_ns;
+	uint64_t exe_ino;
+	uint64_t exe_dev;
+	uint32_t sid;	    /* session id */
+	uint32_t args_len;  /* bytes used in args: NUL-separated argv */
+	char exe[RG_PATH_LEN];
+	char args[RG_ARGS_LEN];
+};
+
+struct rg_ev_fork { /* proc is the child; parent is proc.ppid */
+	uint64_t parent_start_boot_ns;
+};
+
+struct rg_ev_exit {
+	int32_t code; /* wait status */
+};
+
+struct rg_ev_device_open {
+	int32_t fd;  /* fd returned (or held), -1 if unknown */
+	int32_t ret; /* 0 or -errno of the open */
+	uint32_t node_kind; /* enum rg_node_kind */
+	uint32_t minor;
+	char path[64];
+	char device[RG_DEVNAME_LEN]; /* ib device behind uverbsN/umadN when known */
+};
+
+struct rg_ev_verbs {
+	uint32_t op;	    /* enum rg_verbs_op */
+	uint32_t via;	    /* enum rg_via */
+	int32_t fd;
+	int32_t ret;	    /* 0 or -errno; RG_EVF_FAILED set when < 0 */
+	uint16_t object_id; /* ioctl path: UVERBS_OBJECT_* */
+	uint16_t method_id; /* ioctl path: UVERBS_METHOD_* */
+	uint32_t write_cmd; /* write/INVOKE_WRITE path: IB_USER_VERBS_CMD_* (| 0x80000000 extended) */
+	uint32_t driver_id; /* RDMA_DRIVER_* from the ioctl header */
+	uint32_t handle;    /* object handle (qp/mr/cq) where the command names one */
+	/* MR */
+	uint64_t mr_addr;
+	uint64_t mr_length;
+	uint64_t mr_iova;
+	uint32_t mr_access; /* RG_ACCESS_* */
+	int32_t dmabuf_fd;
+	/* QP */
+	uint32_t qp_type;     /* IB_QPT_*: RC 2, UC 3, UD 4, RAW_PACKET 8, XRC_INI 9, XRC_TGT 10 */
+	uint32_t qp_num;
+	uint32_t qp_state;    /* IB_QPS_*: RESET 0, INIT 1, RTR 2, RTS 3, SQD 4, SQE 5, ERR 6 */
+	uint32_t qp_attr_mask;
+	uint32_t dest_qp_num;
+	uint32_t wr_count;    /* post_send/post_recv */
+	uint8_t dgid[16];     /* MODIFY_QP to RTR: destination GID (RoCE v2: IPv4-mapped address) */
+	uint64_t mmap_len;
+	char device[RG_DEVNAME_LEN];
+};
+
+struct rg_ev_rdma_cm {
+	uint32_t op; /* enum rg_cm_op */
+	int32_t fd;
+	int32_t ret;
+	uint32_t cmd; /* RDMA_USER_CM_CMD_* */
+	uint32_t id;
+	uint32_t port_space; /* RDMA_PS_TCP 0x106, RDMA_PS_UDP 0x111, RDMA_PS_IB 0x13f */
+	uint32_t backlog;
+	struct rg_addr src;
+	struct rg_addr dst;
+};
+
+struct rg_ev_library {
+	uint32_t lib_kind; /* enum rg_lib_kind */
+	uint32_t pad;
+	uint64_t ino;
+	uint64_t dev;
+	char path[RG_PATH_LEN];
+};
+
+struct rg_ev_memory {
+	uint32_t op; /* enum rg_mem_op */
+	int32_t ret;
+	uint32_t target_pid;
+	uint32_t pad;
+	uint64_t target_start_boot_ns; /* 0 when unknown */
+	uint64_t bytes;
+	char target_comm[RG_COMM_LEN];
+};
+
+struct rg_ev_roce {
+	struct rg_addr peer;
+	struct rg_addr local;
+	uint64_t packets_in, bytes_in, packets_out, bytes_out;
+	uint32_t protocol; /* 17 (UDP 4791, RoCE v2) or 6 (TCP, iWARP) */
+	uint32_t pad;
+	char ifname[RG_IFNAME_LEN];
+};
+
+struct rg_ev_device { /* DEVICE_PRESENT, DEVICE_ADD, DEVICE_REMOVE */
+	uint32_t transport; /* enum rg_transport */
+	uint32_t node_type; /* 1 CA, 2 switch, 3 router, 4 RNIC */
+	uint32_t pci_vendor, pci_device, pci_class;
+	uint32_t ports;
+	uint32_t ports_active;
+	uint32_t pad;
+	char name[RG_DEVNAME_LEN];
+	char driver[32];
+	char parent[RG_IFNAME_LEN]; /* netdev of a software device */
+	char pci_addr[16];
+};
+
+struct rg_ev_pci {
+	uint32_t vendor, device, class_code;
+	uint32_t rdma_class; /* class 0x0207/0x0208/0x0c06 */
+	uint32_t known_vendor;
+	uint32_t has_driver;
+	char addr[16];
+	char driver[32];
+};
+
+struct rg_ev_module {
+	uint32_t refcount;
+	uint32_t pad;
+	char name[64];
+};
+
+struct rg_ev_qp { /* QP_PRESENT, from the kernel's table */
+	uint32_t lqpn, rqpn;
+	uint32_t type, state;
+	uint32_t port;
+	uint32_t pd;
+	uint32_t kernel; /* owned by a kernel ULP (then res_kern_name in comm) */
+	uint32_t pad;
+	char device[RG_DEVNAME_LEN];
+};
+
+struct rg_ev_mr {
+	uint64_t length;
+	uint64_t iova;
+	uint32_t rkey, lkey;
+	uint32_t mrn;
+	uint32_t pd;
+	uint32_t kernel;
+	uint32_t pad;
+	char device[RG_DEVNAME_LEN];
+};
+
+struct rg_ev_agent { /* AGENT_* */
+	uint64_t count;	 /* LOST: events lost; HEARTBEAT: events seen */
+	uint64_t count2; /* LOST: per-cpu index or alerts lost; HEARTBEAT: alerts sent */
+	int32_t error;	 /* -errno where relevant */
+	uint32_t ok;	 /* POLICY: 1 loaded, 0 rejected; SENSOR: 1 attached, 0 degraded/detached */
+	char what[64];	 /* LOST: "ringbuf", "queue", "spool"; SENSOR: hook; POLICY: file */
+	char text[RG_TEXT_LEN];
+};
+
+struct rg_event {
+	uint16_t type;	   /* enum rg_event_type */
+	uint16_t provider; /* enum rg_provider */
+	uint32_t flags;	   /* RG_EVF_* */
+	uint64_t seq;	   /* per agent run, increasing */
+	uint64_t ts;	   /* wall clock, ns since the epoch */
+	struct rg_task proc;
+	union {
+		struct rg_ev_exec exec;
+		struct rg_ev_fork fork;
+		struct rg_ev_exit exit;
+		struct rg_ev_device_open open;
+		struct rg_ev_verbs verbs;
+		struct rg_ev_rdma_cm cm;
+		struct rg_ev_library lib;
+		struct rg_ev_memory mem;
+		struct rg_ev_roce roce;
+		struct rg_ev_device dev;
+		struct rg_ev_pci pci;
+		struct rg_ev_module mod;
+		struct rg_ev_qp qp;
+		struct rg_ev_mr mr;
+		struct rg_ev_agent agent;
+	} u;
+};
+
+/* Names used in JSON and rules ("verbs", "reg_mr", "remote_read", ...). NULL when out of range. */
+const char *event_type_to_string(unsigned type);
+int event_type_from_string(const char *s); /* -EINVAL if unknown */
+const char *provider_to_string(unsigned p);
+int provider_from_string(const char *s);
+const char *via_to_string(unsigned v);
+int via_from_string(const char *s);
+const char *verbs_op_to_string(unsigned op);
+int verbs_op_from_string(const char *s);
+const char *cm_op_to_string(unsigned op);
+int cm_op_from_string(const char *s);
+const char *mem_op_to_string(unsigned op);
+int mem_op_from_string(const char *s);
+const char *node_kind_to_string(unsigned k);
+int node_kind_from_string(const char *s);
+const char *lib_kind_to_string(unsigned k);
+int lib_kind_from_string(const char *s);
+const char *transport_to_string(unsigned t);
+int transport_from_string(const char *s);
+const char *qp_type_to_string(unsigned t); /* "rc", "uc", "ud", "raw_packet", ...; NULL unknown */
+int qp_type_from_string(const char *s);
+const char *qp_state_to_string(unsigned s); /* "reset", "init", "rtr", "rts", ... */
+int qp_state_from_string(const char *s);
+
+/* Access flags: names of the set bits, in bit order ("local_write", "remote_write", ...). */
+struct access_name {
+	uint32_t bit;
+	const char *name;
+};
+extern const struct access_name access_names[];
+extern const unsigned access_names_count;
+int access_from_string(const char *s, uint32_t *ret_bit);
+
+/* Formats an address (IPv4-mapped shown as dotted quad) without port. */
+void addr_to_string(const struct rg_addr *a, char buf[static 64]);
+int addr_from_string(const char *s, struct rg_addr *a);
+/* A GID as IPv6 text (fe80::..., ::ffff:192.0.2.1). */
+void gid_to_string(const uint8_t gid[16], char buf[static 64]);
+/* If the GID is IPv4-mapped (RoCE v2 over IPv4), writes the dotted quad and returns true. */
+bool gid_to_ipv4(const uint8_t gid[16], char buf[static 16]);
+
+/* Copies a possibly unterminated kernel/user string into a fixed field, sanitised. */
+void event_set_str(char *dst, size_t size, const char *src, size_t srclen);

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Events as JSON, and the table of named event fields that the rule engine also uses.
+ *
+ * One event is one JSON object (one line in a record file). Common fields:
+ *   "@timestamp"            RFC 3339 UTC
+ *   "event.action"          event_type_to_string(): "verbs", "exec", "device_present", ...
+ *   "event.provider"        "sensor" | "inventory" | "netlink" | "agent"
+ *   "event.sequence"        per-run counter
+ *   "event.flags"           ["denied", "killed", "truncated", "malformed", "soft", "failed"]
+ *   "process.pid", "process.thread.id", "process.parent.pid", "process.user.id",
+ *   "process.name" (comm), "process.start_boot_ns"
+ * and per-type fields listed in event_json.c (e.g. "rdma.op", "rdma.mr.length",
+ * "rdma.mr.access" as an array of names, "rdma.peer.address"). Dotted names are nested objects.
+ * Zero-valued fields are omitted. Unknown keys in input are ignored (forward compatibility); a key
+ * with the wrong type is an error.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+enum event_field_kind {
+	EFK_U32,
+	EFK_I32,
+	EFK_U64,
+	EFK_HEX32,  /* u32 written as "0x%x" string (PCI ids) */
+	EFK_STR,    /* fixed char array */
+	EFK_ENUM,   /* u32 with to/from string functions */
+	EFK_ACCESS, /* u32 access bits <-> array of names */
+	EFK_FLAGS,  /* event flags <-> array of names */
+	EFK_GID,    /* 16 bytes <-> IPv6 text */
+	EFK_GID_V4, /* output only: the dotted quad if the GID is IPv4-mapped */
+	EFK_ADDR,   /* struct rg_addr <-> "address" text (family implied) */
+	EFK_PORT,   /* struct rg_addr's port (offset of the struct) */
+	EFK_ARGS,   /* NUL-separated argv <-> array of strings; aux = offset of the u32 length */
+	EFK_BOOLFLAG, /* a bit of the event flags as a bool; aux = the bit */
+	EFK_TIME,   /* u64 wall-clock ns <-> RFC 3339 */
+};
+
+struct event_field {
+	const char *name; /* dotted JSON path, also the rule field name */
+	uint16_t kind;	  /* enum event_field_kind */
+	uint16_t offset;  /* into struct rg_event */
+	uint16_t size;	  /* bytes, for EFK_STR */
+	uint32_t aux;
+	const char *(*to_str)(unsigned);
+	int (*from_str)(const char *);
+	/* If set, the field is written only when this says so (zero may be meaningful). */
+	int (*present)(const struct rg_event *ev);
+};
+
+/* Fields of an event type, common ones first. Returns the count. */
+size_t event_fields(unsigned type, const struct event_field **ret);
+/* The field called name for that event type, or NULL. Common fields are found for every type. */
+const struct event_field *event_field_find(unsigned type, const char *name);
+
+/* Builds the JSON object of an event. NULL on allocation failure. */
+struct json_object *event_to_json(const struct rg_event *ev);
+/*
+ * Fills ev from a JSON object. Returns 0, or -EINVAL with a message in err ("rdma.mr.length: expected
+ * an integer").
+ */
+int event_from_json(struct json_object *obj, struct rg_event *ev, char *err, size_t errlen);
+
+/* Dotted-path helpers over json-c objects. */
+struct json_object *json_get_path(struct json_object *obj, const char *path);
+/* Sets obj[path] = val, creating intermediate objects; takes the reference to val. 0 or -errno. */
+int json_set_path(struct json_object *obj, const char *path, struct json_object *val);

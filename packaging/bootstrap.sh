@@ -1,0 +1,50 @@
+#!/bin/sh
+# Quick start, step 1 (as root on Debian 12): install what rdmaguard needs from the Debian archive,
+# build it into ./build and run a one-shot audit of this machine.
+#   packaging/bootstrap.sh            deps + build + `rdmaguard audit`
+#   packaging/bootstrap.sh --deps     only install the build and test dependencies
+#   packaging/bootstrap.sh --build    only (re)configure and build
+set -eu
+cd "$(dirname "$0")/.."
+
+# Build dependencies (also debian/control's Build-Depends).
+BUILD_DEPS="meson ninja-build gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
+ libjson-c-dev libibverbs-dev librdmacm-dev libmnl-dev libssl-dev libsystemd-dev check"
+# What the test suites run: the VM lab (qemu + Debian's kernel with rdma_rxe + rdma-core's tools),
+# a real syslog collector, schema validation, packaging checks.
+TEST_DEPS="qemu-system-x86 linux-image-amd64 busybox-static kmod iproute2 rdma-core ibverbs-utils
+ ibverbs-providers perftest rdmacm-utils rsyslog rsyslog-gnutls gnutls-bin python3
+ python3-jsonschema valgrind systemd procps util-linux"
+
+deps() {
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update
+	# shellcheck disable=SC2086
+	apt-get install -y --no-install-recommends $BUILD_DEPS $TEST_DEPS
+}
+
+build() {
+	if [ -d build ] && [ -f build/build.ninja ]; then
+		meson setup --reconfigure build
+	else
+		meson setup build
+	fi
+	ninja -C build
+}
+
+case "${1:-all}" in
+--deps) deps ;;
+--build) build ;;
+all)
+	deps
+	build
+	status=0
+	build/agent/rdmaguard audit --format text || status=$?
+	echo "rdmaguard audit exited with $status (0 clean, 1 findings, 2 error)"
+	[ "$status" -le 1 ]
+	;;
+*)
+	echo "usage: $0 [--deps|--build]" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+static char tmpdir[] = "/tmp/rg-test-util-XXXXXX";
+
+static void write_file(const char *rel, const char *data, size_t len)
+{
+	char p[512];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", tmpdir, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+static void setup(void)
+{
+	char p[512];
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	snprintf(p, sizeof(p), "%s/sys", tmpdir);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+	strcpy(tmpdir, "/tmp/rg-test-util-XXXXXX");
+}
+
+START_TEST(test_read_line)
+{
+	struct rg_root root;
+	char buf[16];
+
+	write_file("sys/a", "hello\n", 6);
+	write_file("sys/b", "", 0);
+	write_file("sys/c", "0123456789abcdefXYZ\n", 20);
+	write_file("sys/d", "x\x01y  \nsecond\n", 14);
+	ck_assert_int_eq(root_init(&root, tmpdir), 0);
+	ck_assert(!root.is_host);
+	ck_assert_int_eq(root_read_line(&root, "/sys/a", buf, sizeof(buf)), 5);
+	ck_assert_str_eq(buf, "hello");
+	ck_assert_int_eq(root_read_line(&root, "/sys/b", buf, sizeof(buf)), -ENODATA);
+	ck_assert_int_eq(root_read_line(&root, "/sys/c", buf, sizeof(buf)), -E2BIG);
+	ck_assert_int_eq(root_read_line(&root, "/sys/d", buf, sizeof(buf)), 3);
+	ck_assert_str_eq(buf, "x?y");
+	ck_assert_int_eq(root_read_line(&root, "/sys/missing", buf, sizeof(buf)), -ENOENT);
+	root_done(&root);
+}
+END_TEST
+
+START_TEST(test_fifo_refused)
+{
+	struct rg_root root;
+	char p[512], *data = NULL;
+
+	snprintf(p, sizeof(p), "%s/sys/fifo", tmpdir);
+	ck_assert_int_eq(mkfifo(p, 0600), 0);
+	ck_assert_int_eq(root_init(&root, tmpdir), 0);
+	ck_assert_int_eq(root_read_file(&root, "/sys/fifo", 100, &data, NULL, NULL), -EBADFD);
+	ck_assert_ptr_null(data);
+	root_done(&root);
+}
+END_TEST
+
+START_TEST(test_symlink_stays_in_root)
+{
+	struct rg_root root;
+	char p[512], buf[64];
+
+	/* An absolute link in an image must resolve inside the image, not on the host. */
+	write_file("sys/target", "inside\n", 7);
+	snprintf(p, sizeof(p), "%s/sys/link", tmpdir);
+	ck_assert_int_eq(symlink("/sys/target", p), 0);
+	snprintf(p, sizeof(p), "%s/sys/escape", tmpdir);
+	ck_assert_int_eq(symlink("/etc/hostname", p), 0);
+	ck_assert_int_eq(root_init(&root, tmpdir), 0);
+	ck_assert_int_eq(root_read_line(&root, "/sys/link", buf, sizeof(buf)), 6);
+	ck_assert_str_eq(buf, "inside");
+	ck_assert_int_eq(root_read_line(&root, "/sys/escape", buf, sizeof(buf)), -ENOENT);
+	ck_assert_int_eq(root_readlink(&root, "/sys/link", buf, sizeof(buf)), 11);
+	ck_assert_str_eq(buf, "/sys/target");
+	root_done(&root);
+}
+END_TEST
+
+START_TEST(test_bounded_read)
+{
+	struct rg_root root;
+	char *data = NULL;
+	size_t len;
+	bool trunc;
+
+	write_file("sys/big", "0123456789", 10);
+	ck_assert_int_eq(root_init(&root, tmpdir), 0);
+	ck_assert_int_eq(root_read_file(&root, "/sys/big", 4, &data, &len, &trunc), 0);
+	ck_assert_uint_eq(len, 4);
+	ck_assert(trunc);
+	ck_assert_str_eq(data, "0123");
+	free(data);
+	ck_assert_int_eq(root_read_file(&root, "/sys/big", 10, &data, &len, &trunc), 0);
+	ck_assert_uint_eq(len, 10);
+	ck_assert(!trunc);
+	free(data);
+	root_done(&root);
+}
+END_TEST
+
+START_TEST(test_numbers)
+{
+	uint64_t u;
+	uint32_t u32;
+	int i;
+
+	ck_assert_int_eq(safe_atou64("18446744073709551615", 10, &u), 0);
+	ck_assert_uint_eq(u, UINT64_MAX);
+	ck_assert_int_eq(safe_atou64("18446744073709551616", 10, &u), -ERANGE);
+	ck_assert_int_eq(safe_atou64("-1", 10, &u), -EINVAL);
+	ck_assert_int_eq(safe_atou64(" 1", 10, &u), -EINVAL);
+	ck_assert_int_eq(safe_atou64("1x", 10, &u), -EINVAL);
+	ck_assert_int_eq(safe_atou64("", 10, &u), -EINVAL);
+	ck_assert_int_eq(safe_atou64("0x15b3", 16, &u), 0);
+	ck_assert_uint_eq(u, 0x15b3);
+	ck_assert_int_eq(safe_atou32("4294967296", 10, &u32), -ERANGE);
+	ck_assert_int_eq(safe_atoi("-42", &i), 0);
+	ck_assert_int_eq(i, -42);
+	ck_assert_int_eq(safe_atoi("2147483648", &i), -ERANGE);
+}
+END_TEST
+
+START_TEST(test_timestamps)
+{
+	char buf[32];
+	uint64_t ns;
+
+	format_timestamp(1764683789123456789ull, buf);
+	ck_assert_str_eq(buf, "2025-12-02T13:56:29.123456Z");
+	ck_assert_int_eq(parse_timestamp(buf, &ns), 0);
+	ck_assert_uint_eq(ns, 1764683789123456000ull);
+	ck_assert_int_eq(parse_timestamp("2025-12-02T13:56:29Z", &ns), 0);
+	ck_assert_uint_eq(ns, 1764683789000000000ull);
+	ck_assert_int_eq(parse_timestamp("2025-12-02 13:56:29", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("2025-12-02T13:56:29.Z", &ns), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_uuid_sha)
+{
+	char u1[37], u2[37], h[65];
+	int fd;
+
+	ck_assert_int_eq(uuid_v4(u1), 0);
+	ck_assert_int_eq(uuid_v4(u2), 0);
+	ck_assert_uint_eq(strlen(u1), 36);
+	ck_assert_str_ne(u1, u2);
+	ck_assert_int_eq(u1[14], '4');
+	ck_assert(strchr("89ab", u1[19]));
+
+	write_file("abc", "abc", 3);
+	snprintf(h, sizeof(h), "%s/abc", tmpdir);
+	fd = open(h, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(sha256_fd(fd, 1 << 20, h), 0);
+	ck_assert_str_eq(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(sha256_fd(fd, 2, h), -EFBIG);
+	close(fd);
+}
+END_TEST
+
+static Suite *util_suite(void)
+{
+	Suite *s = suite_create("util");
+	TCase *core = tcase_create("core"), *limits = tcase_create("limits");
+
+	tcase_add_checked_fixture(core, setup, teardown);
+	tcase_add_checked_fixture(limits, setup, teardown);
+	tcase_add_test(core, test_read_line);
+	tcase_add_test(core, test_numbers);
+	tcase_add_test(core, test_timestamps);
+	tcase_add_test(core, test_uuid_sha);
+	tcase_add_test(limits, test_fifo_refused);
+	tcase_add_test(limits, test_symlink_stays_in_root);
+	tcase_add_test(limits, test_bounded_read);
+	suite_add_tcase(s, core);
+	suite_add_tcase(s, limits);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(util_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
