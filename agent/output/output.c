@@ -496,6 +496,7 @@ int outputs_submit_flags(struct rg_outputs *o, struct json_object *alert, unsign
 			output_count_drop_locked(&o->outs[i], (unsigned)sev, OUTPUT_DROP_TOO_LARGE,
 						 flags & OUTPUT_SUBMIT_LOSS);
 			pthread_mutex_unlock(&o->outs[i].lock);
+			wake(o->outs[i].wake_fd); /* its thread decides when to report the loss */
 		}
 		log_warning("Dropping alert %s: %zu bytes exceed the limit of %u", uuid, len,
 			    o->cfg.max_alert_bytes);
