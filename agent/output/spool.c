@@ -288,6 +288,43 @@ static size_t valid_rec_at(const struct spool *s, unsigned qi, const char *buf, 
 	return sizeof(h) + h.len;
 }
 
+/* Reads a whole segment (at most SEGMENT_READ_MAX bytes of it). */
+static int segment_read(const struct seg *sg, char **ret, size_t *ret_len, bool *truncated)
+{
+	struct stat st;
+	size_t size, done = 0;
+	char *buf;
+
+	if (fstat(sg->fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EBADFD;
+	size = (size_t)MIN((uint64_t)st.st_size, (uint64_t)SEGMENT_READ_MAX);
+	*truncated = (uint64_t)st.st_size > SEGMENT_READ_MAX;
+	buf = malloc(size + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (done < size) {
+		ssize_t n = pread(sg->fd, buf + done, size - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int r = n < 0 ? -errno : 0;
+
+			if (r < 0) {
+				free(buf);
+				return r;
+			}
+			break; /* shrank under us */
+		}
+		done += (size_t)n;
+	}
+	*ret = buf;
+	*ret_len = done;
+	return 0;
+}
+
 /*
  * Checks every record of a segment file. A bad tail is truncated; valid records after a bad
  * region are kept by rewriting the file without the bad bytes.
@@ -296,14 +333,14 @@ static int segment_repair(struct spool *s, unsigned qi, struct seg *sg, uint64_t
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *out = NULL;
-	size_t len, off = 0, outlen = 0, good_prefix = 0;
+	size_t len = 0, off = 0, outlen = 0, good_prefix = 0;
 	uint64_t min_seq = 0;
-	bool truncated, damaged = false, in_prefix = true;
+	bool truncated = false, damaged = false, in_prefix = true;
 	unsigned gaps = 0;
 	char name[32], tmp[40];
 	int r;
 
-	r = read_fd_bounded(sg->fd, SEGMENT_READ_MAX, &buf, &len, &truncated);
+	r = segment_read(sg, &buf, &len, &truncated);
 	if (r < 0)
 		return r;
 	out = malloc(len + 1);
