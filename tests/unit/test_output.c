@@ -1012,6 +1012,96 @@ START_TEST(test_too_large_reported)
 }
 END_TEST
 
+/* A stuck output (stdout into a full pipe): the memory queue is capped and sheds lowest first. */
+START_TEST(test_queue_full_policy)
+{
+	struct outputs_config cfg = {.queue_max_records = 3, .loss_interval_ms = 1};
+	struct loss_capture lc = {0};
+	struct output_spec spec;
+	struct output_counters c;
+	struct rg_outputs *o;
+	char big[6000], err[256], *buf;
+	const char *order[] = {"big", "h1", "m1", "h2"};
+	int pipefd[2], saved, i, lines = 0;
+	size_t len = 0;
+	ssize_t n;
+
+	cfg.loss_cb = on_loss;
+	cfg.loss_userdata = &lc;
+	ck_assert_int_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	ck_assert_int_eq(fcntl(pipefd[1], F_SETPIPE_SZ, 4096), 4096);
+	saved = dup(STDOUT_FILENO);
+	ck_assert_int_eq(dup2(pipefd[1], STDOUT_FILENO), STDOUT_FILENO);
+	ck_assert_int_eq(output_spec_parse("stdout", &spec, err, sizeof(err)), 0);
+	ck_assert_int_eq(outputs_new(&spec, 1, &cfg, &o), 0);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	close(pipefd[1]);
+
+	/* An alert larger than the pipe: the thread takes it and blocks writing it. */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	submit(o, "big", "info", big);
+	for (i = 0; i < 500; i++) {
+		ck_assert_int_eq(outputs_get_counters(o, 0, &c), 0);
+		if (c.queued == 0)
+			break;
+		usleep(10000);
+	}
+	ck_assert_uint_eq(c.queued, 0);
+	ck_assert_int_eq(outputs_flush(o, 50), -ETIMEDOUT);
+
+	submit(o, "i1", "info", "1");
+	submit(o, "l1", "low", "2");
+	submit(o, "h1", "high", "3");
+	submit(o, "m1", "medium", "4"); /* full: the info goes */
+	submit(o, "i2", "info", "5");	/* less severe than all queued: refused */
+	submit(o, "h2", "high", "6");	/* the low goes */
+	ck_assert_int_eq(outputs_get_counters(o, 0, &c), 0);
+	ck_assert_uint_eq(c.queued, 3);
+	ck_assert_uint_eq(c.dropped[OUTPUT_DROP_QUEUE_FULL], 3);
+	ck_assert_uint_eq(c.dropped_by_severity[OUTPUT_SEV_INFO], 2);
+	ck_assert_uint_eq(c.dropped_by_severity[OUTPUT_SEV_LOW], 1);
+
+	/* Unblock: what is left comes out in order. */
+	buf = malloc(1 << 16);
+	while (lines < 4) {
+		n = read(pipefd[0], buf + len, (1 << 16) - 1 - len);
+		ck_assert_int_gt(n, 0);
+		len += (size_t)n;
+		buf[len] = 0;
+		lines = count_lines(buf);
+	}
+	{
+		char *line = buf;
+
+		for (i = 0; i < 4; i++) {
+			char needle[32];
+			char *nl = strchr(line, '\n');
+
+			*nl = 0;
+			snprintf(needle, sizeof(needle), "\"id\":\"%s\"", order[i]);
+			ck_assert_ptr_nonnull(strstr(line, needle));
+			line = nl + 1;
+		}
+	}
+	ck_assert_int_eq(outputs_flush(o, 5000), 0);
+	ck_assert_int_eq(outputs_dispatch(o), 0);
+	for (i = 0; i < 500 && lc.calls == 0; i++) {
+		struct pollfd p = {.fd = outputs_get_fd(o), .events = POLLIN};
+
+		if (poll(&p, 1, 10) > 0)
+			outputs_dispatch(o);
+	}
+	ck_assert_uint_eq(lc.sum_sev[OUTPUT_SEV_INFO], 2);
+	ck_assert_uint_eq(lc.sum_sev[OUTPUT_SEV_LOW], 1);
+	ck_assert_uint_eq(lc.last.by_reason[OUTPUT_DROP_QUEUE_FULL], 3);
+	free(buf);
+	outputs_free(o);
+	close(pipefd[0]);
+}
+END_TEST
+
 START_TEST(test_outputs_new_errors)
 {
 	struct output_spec spec[2];
@@ -1242,6 +1332,7 @@ int main(void)
 	tcase_add_test(limits, test_spec_limits);
 	tcase_add_test(limits, test_spool_byte_caps);
 	tcase_add_test(limits, test_too_large_reported);
+	tcase_add_test(limits, test_queue_full_policy);
 	tcase_add_test(errors, test_spec_errors);
 	tcase_add_test(errors, test_spool_lock);
 	tcase_add_test(errors, test_spool_torn_tail);
