@@ -778,6 +778,26 @@ static void spool_name(const struct output_spec *sp, char *buf, size_t size)
 	snprintf(buf + o, size - o, "-%u", sp->port);
 }
 
+static bool spool_dir_has_records(int parent_fd, const char *name)
+{
+	int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	if (fd < 0)
+		return false;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return false;
+	}
+	while (!found && (de = readdir(d)))
+		found = endswith(de->d_name, ".seg");
+	closedir(d);
+	return found;
+}
+
 static void warn_orphan_spools(struct rg_outputs *o)
 {
 	DIR *d;
@@ -806,7 +826,7 @@ static void warn_orphan_spools(struct rg_outputs *o)
 			if (strcmp(name, de->d_name) == 0)
 				used = true;
 		}
-		if (!used)
+		if (!used && spool_dir_has_records(o->spool_dfd, de->d_name))
 			log_warning("Spool %s/spool/%s belongs to no configured output; alerts in it "
 				    "are not delivered",
 				    o->cfg.state_dir, de->d_name);
