@@ -40,11 +40,13 @@
 #include "rfc5424.h"
 #include "spool.h"
 
-#define NET_INFLIGHT_MAX	4096	   /* records written but not yet confirmed */
-#define NET_INFLIGHT_BYTES	(4u << 20) /* and their bytes */
+#define NET_INFLIGHT_MAX	16384	   /* records written but not yet confirmed */
+#define NET_INFLIGHT_BYTES	(8u << 20) /* and their bytes */
 #define NET_ACK_TICK_MS		20	   /* how often SIOCOUTQ is polled while bytes are unacked */
 #define NET_CURSOR_SYNC_MS	100	   /* the spool cursor is persisted at most this often */
 #define NET_SPOOL_RETRY_MS	1000	   /* after a spool write error */
+#define NET_SPOOL_ROUNDS	16	   /* batches spooled per fdatasync */
+#define NET_SEND_ROUNDS		16	   /* send buffers written per loop iteration */
 #define NET_TLS_CHUNK		16384
 #define NET_TCP_USER_TIMEOUT_MS 30000	   /* unacked data this old kills the connection */
 #define NET_HEALTHY_NS		(10ull * 1000000000ull) /* a connection that lived this long resets
@@ -737,6 +739,7 @@ void *net_thread(void *arg)
 		uint64_t now = now_monotonic_ns();
 		struct pollfd p[2];
 		int timeout = -1, np, r;
+		unsigned rounds;
 		char msg[200];
 
 		if (n->batch_n == 0) {
@@ -747,8 +750,15 @@ void *net_thread(void *arg)
 			stop = out->stop;
 			pthread_mutex_unlock(&out->lock);
 		}
-		if (n->batch_n > 0 && (now >= n->spool_retry_ns || stop))
+		/* Group commit: spool what the queue holds (up to NET_SPOOL_ROUNDS batches), then
+		 * one fdatasync for all of it. */
+		for (rounds = 0; n->batch_n > 0 && (now >= n->spool_retry_ns || stop); rounds++) {
 			net_spool_batch(n, now, stop);
+			if (n->batch_n > 0 || n->batch_emptied || rounds + 1 == NET_SPOOL_ROUNDS)
+				break;
+			n->batch_n = output_take(out, n->batch, OUTPUT_BATCH_MAX, &n->batch_emptied,
+						 &n->batch_gen, &stop);
+		}
 		if (n->need_sync) {
 			r = spool_sync(n->spool);
 			if (r < 0) {
@@ -782,16 +792,27 @@ void *net_thread(void *arg)
 		case NET_CONNECTED:
 			break;
 		}
-		if (n->state == NET_CONNECTED) {
+		/* Spooling first: while the memory queue is not drained, do not spend time sending
+		 * (a burst would otherwise overflow the queue; the spool is the buffer). */
+		for (rounds = 0; n->state == NET_CONNECTED && (n->batch_emptied || n->batch_n > 0) &&
+				 rounds < NET_SEND_ROUNDS;
+		     rounds++) {
 			r = net_fill(n);
-			if (r == -EBADMSG)
+			if (r == -EBADMSG) {
 				net_drop(n, now, "spool damaged and reloaded, sending it again");
-			else if (r < 0)
+				break;
+			}
+			if (r < 0)
 				set_error(n, true, "failed to read the spool: %s", strerror(-r));
+			if (n->sb_start == n->sb_end)
+				break; /* nothing to send, or the in-flight window is full */
+			if (net_write(n, msg, sizeof(msg)) < 0) {
+				net_drop(n, now, "%s", msg);
+				break;
+			}
+			if (n->sb_start < n->sb_end)
+				break; /* the socket is full: wait for POLLOUT */
 		}
-		if (n->state == NET_CONNECTED && n->sb_start < n->sb_end &&
-		    net_write(n, msg, sizeof(msg)) < 0)
-			net_drop(n, now, "%s", msg);
 		if (n->state == NET_CONNECTED)
 			net_confirm(n, now);
 		if (n->cursor_dirty && now >= n->cursor_sync_ns) {
@@ -843,6 +864,10 @@ void *net_thread(void *arg)
 		}
 		if (n->batch_n == 0 && !n->batch_emptied)
 			timeout = 0; /* more in the queue */
+		if (n->state == NET_CONNECTED && n->sb_start == n->sb_end &&
+		    n->inf_count < NET_INFLIGHT_MAX && n->inf_bytes < NET_INFLIGHT_BYTES &&
+		    spool_unsent(n->spool) > 0)
+			timeout = 0; /* more in the spool to send */
 		r = poll(p, (nfds_t)np, timeout);
 		if (r <= 0)
 			continue;

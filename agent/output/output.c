@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "common/log.h"
 #include "common/macro.h"
@@ -760,22 +761,31 @@ static void apply_defaults(struct outputs_config *c)
 		c->stop_timeout_ms = 5000;
 }
 
-/* Spool directory name of a syslog output: tcp-HOST-PORT, HOST with odd bytes hex-escaped. */
+/*
+ * Spool directory name of a syslog output: tcp-HOST-PORT (or tls-), HOST with odd bytes
+ * hex-escaped; a host too long for a file name is cut and followed by its CRC-32.
+ */
+#define SPOOL_HOST_SHOWN 160
 static void spool_name(const struct output_spec *sp, char *buf, size_t size)
 {
+	char host[3 * OUTPUT_HOST_MAX + 1];
 	size_t o = 0, i;
 
-	o += (size_t)snprintf(buf, size, "%s-", sp->type == OUTPUT_SYSLOG_TLS ? "tls" : "tcp");
-	for (i = 0; sp->host[i] && o + 4 < size; i++) {
+	for (i = 0; sp->host[i]; i++) {
 		char c = sp->host[i];
 
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 		    c == '.' || c == '-')
-			buf[o++] = c;
+			host[o++] = c;
 		else
-			o += (size_t)snprintf(buf + o, size - o, "_%02x", (unsigned char)c);
+			o += (size_t)snprintf(host + o, sizeof(host) - o, "_%02x", (unsigned char)c);
 	}
-	snprintf(buf + o, size - o, "-%u", sp->port);
+	host[o] = 0;
+	if (o > SPOOL_HOST_SHOWN)
+		snprintf(host + SPOOL_HOST_SHOWN, sizeof(host) - SPOOL_HOST_SHOWN, "_%08lx",
+			 crc32(0L, (const Bytef *)sp->host, (uInt)strlen(sp->host)));
+	snprintf(buf, size, "%s-%s-%u", sp->type == OUTPUT_SYSLOG_TLS ? "tls" : "tcp", host,
+		 sp->port);
 }
 
 static bool spool_dir_has_records(int parent_fd, const char *name)

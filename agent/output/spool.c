@@ -941,6 +941,16 @@ void spool_rewind(struct spool *s)
 	}
 }
 
+uint64_t spool_unsent(const struct spool *s)
+{
+	uint64_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < SPOOL_QUEUES; i++)
+		n += s->q[i].unsent;
+	return n;
+}
+
 void spool_get_stats(const struct spool *s, struct spool_stats *ret)
 {
 	unsigned i;

@@ -95,5 +95,7 @@ void spool_confirm(struct spool *s, unsigned q, uint64_t seq);
 void spool_rewind(struct spool *s);
 
 void spool_get_stats(const struct spool *s, struct spool_stats *ret);
+/* Live records not yet handed out by spool_next(). */
+uint64_t spool_unsent(const struct spool *s);
 /* Drops counted but not yet taken (persistent across restarts); marks them taken. */
 void spool_take_unreported(struct spool *s, uint64_t out[SPOOL_QUEUES]);
