@@ -802,8 +802,11 @@ void *net_thread(void *arg)
 				net_drop(n, now, "spool damaged and reloaded, sending it again");
 				break;
 			}
-			if (r < 0)
-				set_error(n, true, "failed to read the spool: %s", strerror(-r));
+			if (r < 0) {
+				/* Start over on a new connection after a backoff, not in a busy loop. */
+				net_drop(n, now, "failed to read the spool: %s", strerror(-r));
+				break;
+			}
 			if (n->sb_start == n->sb_end)
 				break; /* nothing to send, or the in-flight window is full */
 			if (net_write(n, msg, sizeof(msg)) < 0) {
