@@ -348,6 +348,12 @@ def free_port():
 
 
 def scenario_basic(d):
+    # A bad spec is refused with a message naming it, exit status 2.
+    r = subprocess.run([DRIVER, "--output", "syslog+tcp://127.0.0.1:99999"], capture_output=True,
+                       stdin=subprocess.DEVNULL)
+    check(r.returncode == 2, "bad spec: exit status %d" % r.returncode)
+    check(b'output "syslog+tcp://127.0.0.1:99999": invalid port "99999" (1-65535)' in r.stderr,
+          "bad spec message %r" % r.stderr)
     rs = Rsyslog(d)
     rs.start()
     fpath = os.path.join(d, "alerts.jsonl")
