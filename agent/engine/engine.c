@@ -996,6 +996,36 @@ int engine_check(const struct rg_policy *policy, const struct rg_ruleset *rules,
 	return 0;
 }
 
+int engine_load_config(const char *policy_path, bool check_owner, const char *rules_dir,
+		       struct rg_policy **ret_policy, struct rg_ruleset **ret_rules,
+		       struct rg_error *err)
+{
+	struct rg_policy *p = NULL;
+	struct rg_ruleset *rs = NULL;
+	int r;
+
+	if (policy_path)
+		r = policy_load(policy_path, check_owner, &p, err);
+	else
+		r = policy_new_default(&p);
+	if (r < 0)
+		return r;
+	r = rules_load_dir(rules_dir ? rules_dir : rules_default_dir(), &rs, err);
+	if (r < 0) {
+		policy_free(p);
+		return r;
+	}
+	r = engine_check(p, rs, err);
+	if (r < 0) {
+		policy_free(p);
+		ruleset_free(rs);
+		return r;
+	}
+	*ret_policy = p;
+	*ret_rules = rs;
+	return 0;
+}
+
 static int erules_build(const struct rg_policy *policy, const struct rg_ruleset *rules,
 			struct erule **ret)
 {

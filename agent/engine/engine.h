@@ -68,6 +68,15 @@ struct engine_config {
  */
 int engine_check(const struct rg_policy *policy, const struct rg_ruleset *rules,
 		 struct rg_error *err);
+/*
+ * Loads what an engine needs, as every command does it: the policy file (NULL: the built-in
+ * default policy; check_owner as in policy_load()) and the rules directory (NULL:
+ * rules_default_dir()), then engine_check(). On error nothing is returned and err says where.
+ */
+int engine_load_config(const char *policy_path, bool check_owner, const char *rules_dir,
+		       struct rg_policy **ret_policy, struct rg_ruleset **ret_rules,
+		       struct rg_error *err);
+
 /* Creates an engine; on success it owns policy and rules. cfg may be NULL. */
 int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct engine_config *cfg,
 	       struct rg_engine **ret, struct rg_error *err);

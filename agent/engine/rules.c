@@ -15,9 +15,11 @@
 #include "common/util.h"
 
 /* A message template: literal text with {field} references ("{{" is a literal brace). */
+#define TMPL_ALTS 4
+
 struct tmpl_seg {
 	char *lit;
-	struct field_ref *field;
+	struct field_ref *field[TMPL_ALTS]; /* {a|b}: the first the event has */
 };
 
 struct tmpl {
@@ -34,25 +36,31 @@ static void tmpl_free(struct tmpl *t)
 		return;
 	for (i = 0; i < t->n; i++) {
 		free(t->segs[i].lit);
-		field_ref_free(t->segs[i].field);
+		for (size_t k = 0; k < TMPL_ALTS; k++)
+			field_ref_free(t->segs[i].field[k]);
 	}
 	free(t->segs);
 	free(t->text);
 	free(t);
 }
 
-static int tmpl_add(struct tmpl *t, char *lit, struct field_ref *f)
+/* Takes lit and the n refs of f. */
+static int tmpl_add(struct tmpl *t, char *lit, struct field_ref **f, size_t n)
 {
 	struct tmpl_seg *ns = realloc(t->segs, (t->n + 1) * sizeof(*ns));
+	size_t k;
 
 	if (!ns) {
 		free(lit);
-		field_ref_free(f);
+		for (k = 0; k < n; k++)
+			field_ref_free(f[k]);
 		return -ENOMEM;
 	}
 	t->segs = ns;
+	memset(&t->segs[t->n], 0, sizeof(t->segs[t->n]));
 	t->segs[t->n].lit = lit;
-	t->segs[t->n].field = f;
+	for (k = 0; k < n; k++)
+		t->segs[t->n].field[k] = f[k];
 	t->n++;
 	return 0;
 }
@@ -87,39 +95,54 @@ static int tmpl_compile(const struct jdoc *doc, const char *s, size_t vpos, stru
 			goto fail;
 		}
 		if (s[i] == '{') {
-			const char *end = strchr(s + i, '}');
-			struct field_ref *f;
+			const char *end = strchr(s + i, '}'), *q;
+			struct field_ref *f[TMPL_ALTS] = {0};
+			size_t nf = 0, k;
 			char name[128], msg[200];
 
-			if (!end || (size_t)(end - s - i - 1) >= sizeof(name) || end == s + i + 1) {
+			if (!end || end == s + i + 1) {
 				r = jdoc_error(doc, jdoc_string_pos(doc, vpos, i), err,
 					       "'{' must be followed by a field name and '}' (write "
 					       "'{{' for a brace)");
 				goto fail;
 			}
-			memcpy(name, s + i + 1, (size_t)(end - s - i - 1));
-			name[end - s - i - 1] = 0;
-			r = field_ref_new(name, &f, msg, sizeof(msg));
-			if (r == -EINVAL) {
-				r = jdoc_error(doc, jdoc_string_pos(doc, vpos, i + 1), err,
-					       "%s in message", msg);
-				goto fail;
+			for (q = s + i + 1; q < end; q += strlen(name) + 1) {
+				const char *bar = memchr(q, '|', (size_t)(end - q));
+				size_t l = (size_t)((bar ? bar : end) - q);
+
+				if (l >= sizeof(name) || nf == TMPL_ALTS) {
+					r = jdoc_error(doc, jdoc_string_pos(doc, vpos, (size_t)(q - s)),
+						       err, "field name too long or more than %d "
+						       "alternatives in message", TMPL_ALTS);
+					goto fail_f;
+				}
+				memcpy(name, q, l);
+				name[l] = 0;
+				r = field_ref_new(name, &f[nf], msg, sizeof(msg));
+				if (r == -EINVAL)
+					r = jdoc_error(doc, jdoc_string_pos(doc, vpos, (size_t)(q - s)),
+						       err, "%s in message", msg);
+				if (r < 0)
+					goto fail_f;
+				nf++;
 			}
-			if (r < 0)
-				goto fail;
 			lit[litn] = 0;
-			r = tmpl_add(t, litn ? strdup(lit) : NULL, f);
+			r = tmpl_add(t, litn ? strdup(lit) : NULL, f, nf);
 			if (r < 0)
 				goto fail;
 			litn = 0;
 			i = (size_t)(end - s) + 1;
 			continue;
+fail_f:
+			for (k = 0; k < nf; k++)
+				field_ref_free(f[k]);
+			goto fail;
 		}
 		lit[litn++] = s[i++];
 	}
 	if (litn) {
 		lit[litn] = 0;
-		r = tmpl_add(t, strdup(lit), NULL);
+		r = tmpl_add(t, strdup(lit), NULL, 0);
 		if (r < 0)
 			goto fail;
 	}
@@ -145,7 +168,7 @@ static int tmpl_literal(const char *s, struct tmpl **ret)
 		tmpl_free(t);
 		return -ENOMEM;
 	}
-	r = tmpl_add(t, strdup(s), NULL);
+	r = tmpl_add(t, strdup(s), NULL, 0);
 	if (r < 0 || !t->segs[0].lit) {
 		tmpl_free(t);
 		return -ENOMEM;
@@ -168,9 +191,13 @@ void rule_render_message(const struct rg_rule *rule, struct cond_ctx *ctx, char 
 			snprintf(buf + off, size - off, "%s", sg->lit);
 			off += strlen(buf + off);
 		}
-		if (sg->field && off + 1 < size) {
-			field_ref_format(sg->field, ctx, buf + off, size - off);
-			off += strlen(buf + off);
+		for (size_t k = 0; k < TMPL_ALTS && sg->field[k] && off + 1 < size; k++) {
+			/* The first alternative the event has; "?" if none. */
+			if (field_ref_format(sg->field[k], ctx, buf + off, size - off) ||
+			    k + 1 == TMPL_ALTS || !sg->field[k + 1]) {
+				off += strlen(buf + off);
+				break;
+			}
 		}
 	}
 }
