@@ -1527,7 +1527,7 @@ int cond_compile(const char *text, size_t len, struct cond **ret, size_t *err_of
 	}
 	r = next_token(&p);
 	if (r >= 0 && p.tok.type == T_END)
-		r = cerr(&p, 0, "empty condition");
+		r = cerr(&p, p.tok.pos, "empty condition");
 	if (r >= 0)
 		r = parse_or(&p, &c->root);
 	if (r >= 0 && p.tok.type != T_END)

@@ -240,6 +240,7 @@ struct proc_node *proctree_parent(const struct proctree *t, const struct proc_no
 size_t proctree_ancestors(const struct proctree *t, const struct proc_node *n,
 			  struct proc_node **out, size_t max)
 {
+	const struct proc_node *self = n;
 	size_t k = 0;
 
 	if (max > PROCTREE_MAX_DEPTH)
@@ -248,7 +249,7 @@ size_t proctree_ancestors(const struct proctree *t, const struct proc_node *n,
 		struct proc_node *p = proctree_parent(t, n);
 		size_t j;
 
-		if (!p || p == n)
+		if (!p || p == n || p == self)
 			break;
 		for (j = 0; j < k; j++) /* a corrupt cycle ends the chain */
 			if (out[j] == p)
@@ -266,8 +267,13 @@ static void set_exec_info(struct proc_node *n, const struct rg_event *ev)
 
 	strscpy_ok(n->exe, x->exe, sizeof(n->exe));
 	memcpy(n->args, x->args, len);
-	if (len)
-		n->args[len - 1] = 0; /* the last arg is always terminated within the buffer */
+	/* The last arg is always terminated within args_len (and the buffer). */
+	if (len && n->args[len - 1]) {
+		if (len < RG_ARGS_LEN)
+			n->args[len++] = 0;
+		else
+			n->args[len - 1] = 0;
+	}
 	n->args_len = len;
 	n->sid = x->sid;
 	n->exe_ino = x->exe_ino;
