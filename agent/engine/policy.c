@@ -419,7 +419,7 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 	r = jv_check_object(doc, root, jdoc_value_pos(doc, root), "the policy", keys, err);
 	if (r < 0)
 		goto fail;
-	r = jv_u64(doc, root, "version", 1, &u, &present, err);
+	r = jv_u64(doc, root, "version", UINT64_MAX, &u, &present, err);
 	if (r < 0)
 		goto fail;
 	if (present && u != 1) {
