@@ -53,7 +53,8 @@ int jv_check_object(const struct jdoc *doc, struct json_object *obj, size_t pos,
 			if (strcmp(allowed[i], key) == 0)
 				break;
 			d = edit_distance(allowed[i], key);
-			if (d < bestd) {
+			/* A suggestion only for a likely typo, not for any short word. */
+			if (d < bestd && d < strlen(key) / 2 + 1) {
 				bestd = d;
 				best = allowed[i];
 			}
