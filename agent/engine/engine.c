@@ -37,7 +37,11 @@ struct agg {
 	uint64_t first_ns, last_ns;
 	uint64_t pending; /* matches since the last alert */
 	int severity;	  /* highest of the pending matches */
-	struct rg_event last;
+	/* The game state at the last repeat: the summary describes then, not the flush. */
+	bool has_game, game_running;
+	uint64_t game_ended_ns;
+	struct game_session game;
+	struct rg_event last; /* the last repeat (must stay last: agg_new clears up to it) */
 };
 
 #define HASH_CACHE_SIZE 64
@@ -696,6 +700,9 @@ static void flush_one(struct rg_engine *e, struct agg *a, engine_emit_fn emit, v
 	if (a->last.proc.pid)
 		n = proctree_find(e->tree, a->last.proc.pid, a->last.proc.start_boot_ns);
 	ctx_init(e, &a->last, n, &ctx);
+	ctx.game = a->has_game ? &a->game : NULL;
+	ctx.game_running = a->game_running;
+	ctx.game_ended_ns = a->game_ended_ns;
 	e->st.agg_pending -= a->pending;
 	emit_alert(e, &e->erules[a->rule], &ctx, a->severity, a->pending, a->first_ns, a->last_ns,
 		   emit, ud);
@@ -854,6 +861,11 @@ static void rule_fired(struct rg_engine *e, size_t ri, struct cond_ctx *ctx, eng
 		if (sev > a->severity)
 			a->severity = sev;
 		a->last = *ctx->ev;
+		a->has_game = ctx->game != NULL;
+		if (ctx->game)
+			a->game = *ctx->game;
+		a->game_running = ctx->game_running;
+		a->game_ended_ns = ctx->game_ended_ns;
 		e->st.agg_pending++;
 		return;
 	}
