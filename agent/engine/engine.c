@@ -1223,6 +1223,15 @@ void engine_get_stats(const struct rg_engine *e, struct engine_stats *ret)
 	proctree_get_stats(e->tree, &ret->proc);
 }
 
+int engine_rule_effective(const struct rg_engine *e, size_t i, bool *enabled, int *action)
+{
+	if (i >= e->rules->n)
+		return -ENOENT;
+	*enabled = e->erules[i].enabled;
+	*action = e->erules[i].action;
+	return 0;
+}
+
 void engine_rule_stats(const struct rg_engine *e, size_t i, uint64_t *alerts, uint64_t *matches)
 {
 	*alerts = i < e->rules->n ? e->erules[i].alerts : 0;

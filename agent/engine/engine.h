@@ -31,7 +31,7 @@
 #include "proctree/proctree.h"
 #include "rules.h"
 
-#define ENGINE_DEFAULT_AGG_CAPACITY 4096
+#define ENGINE_DEFAULT_AGG_CAPACITY 1024
 #define ENGINE_MAX_AGG_CAPACITY	    (1u << 20)
 #define ENGINE_MESSAGE_MAX	    512
 #define ENGINE_HASH_MAX_BYTES	    (512ull << 20) /* executables larger than this are not hashed */
@@ -115,6 +115,11 @@ struct engine_stats {
 	struct proctree_stats proc;
 };
 void engine_get_stats(const struct rg_engine *e, struct engine_stats *ret);
+/*
+ * The i-th rule of engine_rules() as the policy leaves it: enabled, and its action (enum rg_action;
+ * enforcement, issue 7, arms deny/kill for these). -ENOENT past the end.
+ */
+int engine_rule_effective(const struct rg_engine *e, size_t i, bool *enabled, int *action);
 /* Alerts emitted for the i-th rule of engine_rules(), and matches (repeats included). */
 void engine_rule_stats(const struct rg_engine *e, size_t i, uint64_t *alerts, uint64_t *matches);
 

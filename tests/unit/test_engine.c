@@ -794,6 +794,19 @@ START_TEST(test_overrides)
 	ck_assert_str_eq(str(0, "rule.action"), "deny");
 	ck_assert_str_eq(str(1, "rule.id"), "C");
 	ck_assert_str_eq(str(2, "rule.id"), "D");
+	{
+		bool en;
+		int act;
+
+		ck_assert_int_eq(engine_rule_effective(e, 0, &en, &act), 0);
+		ck_assert(en);
+		ck_assert_int_eq(act, RG_ACTION_DENY);
+		ck_assert_int_eq(engine_rule_effective(e, 1, &en, &act), 0);
+		ck_assert(!en);
+		ck_assert_int_eq(engine_rule_effective(e, 3, &en, &act), 0);
+		ck_assert(en); /* the policy turned it on */
+		ck_assert_int_eq(engine_rule_effective(e, 4, &en, &act), -ENOENT);
+	}
 	ev = ev_reg_mr(30, "mlx5_0", T0); /* the rule's own exception */
 	feed(e, &ev);
 	ev = ev_reg_mr(30, "rxe1", T0);	/* the policy's exception */
