@@ -1673,11 +1673,76 @@ static bool cmp_fields(int op, const struct value *a, const struct value *b)
 	return false;
 }
 
+static bool eval(const struct cond *c, uint16_t i, struct cond_ctx *ctx);
+
+/*
+ * Leaves hold two struct value (about 1.4 KiB) on the stack; they live in their own frames so
+ * that the recursion through and/or/not (up to COND_MAX_NODES deep) stays small.
+ */
+static __attribute__((noinline)) bool eval_leaf(const struct cond *c, const struct cnode *n,
+						struct cond_ctx *ctx)
+{
+	struct value v, w;
+	uint16_t j;
+
+	if (!get_value(&c->fields[n->field], ctx, &v))
+		return false;
+	switch (n->type) {
+	case N_TRUTHY:
+		switch (v.kind) {
+		case VK_STR:
+			return v.n > 0;
+		case VK_LIST:
+			return v.nitems > 0;
+		default:
+			return v.i != 0;
+		}
+	case N_CMP:
+		if (n->field2 != NO_FIELD)
+			return get_value(&c->fields[n->field2], ctx, &w) && cmp_fields(n->op, &v, &w);
+		return cmp_const(n->op, &v, &c->ks[n->k], ctx->ev->type);
+	case N_IN:
+		for (j = 0; j < n->nk; j++)
+			if (cmp_const(v.kind == VK_LIST || v.kind == VK_BITS ? OP_CONTAINS : OP_EQ, &v,
+				      &c->ks[n->k + j], ctx->ev->type))
+				return true;
+		return false;
+	case N_WITHIN: {
+		i128 d;
+		if (!ctx->ev->ts)
+			return false;
+		d = (i128)ctx->ev->ts - v.i;
+		if (d < 0)
+			d = -d;
+		return d <= c->ks[n->k].i;
+	}
+	}
+	return false;
+}
+
+static __attribute__((noinline)) bool eval_lineage(const struct cond *c, const struct cnode *n,
+						   struct cond_ctx *ctx)
+{
+	struct proc_node *anc[PROCTREE_MAX_DEPTH], *saved = ctx->cur;
+	size_t k, na;
+	bool hit = false;
+
+	if (!saved)
+		return false;
+	if (n->type == N_LINEAGE && eval(c, n->a, ctx))
+		return true;
+	na = proctree_ancestors(ctx->tree, saved, anc, n->type == N_PARENT ? 1 : PROCTREE_MAX_DEPTH);
+	for (k = 0; k < na && !hit; k++) {
+		ctx->cur = anc[k];
+		hit = eval(c, n->a, ctx);
+	}
+	ctx->cur = saved;
+	return hit;
+}
+
 static bool eval(const struct cond *c, uint16_t i, struct cond_ctx *ctx)
 {
 	const struct cnode *n = &c->nodes[i];
-	struct value v, w;
-	uint16_t j;
 
 	switch (n->type) {
 	case N_TRUE:
@@ -1690,62 +1755,13 @@ static bool eval(const struct cond *c, uint16_t i, struct cond_ctx *ctx)
 		return eval(c, n->a, ctx) || eval(c, n->b, ctx);
 	case N_NOT:
 		return !eval(c, n->a, ctx);
-	case N_TRUTHY:
-		if (!get_value(&c->fields[n->field], ctx, &v))
-			return false;
-		switch (v.kind) {
-		case VK_STR:
-			return v.n > 0;
-		case VK_LIST:
-			return v.nitems > 0;
-		default:
-			return v.i != 0;
-		}
-	case N_CMP:
-		if (!get_value(&c->fields[n->field], ctx, &v))
-			return false;
-		if (n->field2 != NO_FIELD)
-			return get_value(&c->fields[n->field2], ctx, &w) && cmp_fields(n->op, &v, &w);
-		return cmp_const(n->op, &v, &c->ks[n->k], ctx->ev->type);
-	case N_IN:
-		if (!get_value(&c->fields[n->field], ctx, &v))
-			return false;
-		for (j = 0; j < n->nk; j++)
-			if (cmp_const(v.kind == VK_LIST ? OP_CONTAINS : v.kind == VK_BITS ? OP_CONTAINS : OP_EQ,
-				      &v, &c->ks[n->k + j], ctx->ev->type))
-				return true;
-		return false;
-	case N_WITHIN: {
-		i128 d;
-		if (!ctx->ev->ts || !get_value(&c->fields[n->field], ctx, &v))
-			return false;
-		d = (i128)ctx->ev->ts - v.i;
-		if (d < 0)
-			d = -d;
-		return d <= c->ks[n->k].i;
-	}
 	case N_LINEAGE:
 	case N_ANCESTOR:
-	case N_PARENT: {
-		struct proc_node *anc[PROCTREE_MAX_DEPTH], *saved = ctx->cur;
-		size_t k, na;
-		bool hit = false;
-
-		if (!saved)
-			return false;
-		if (n->type == N_LINEAGE && eval(c, n->a, ctx))
-			return true;
-		na = proctree_ancestors(ctx->tree, saved, anc,
-					n->type == N_PARENT ? 1 : PROCTREE_MAX_DEPTH);
-		for (k = 0; k < na && !hit; k++) {
-			ctx->cur = anc[k];
-			hit = eval(c, n->a, ctx);
-		}
-		ctx->cur = saved;
-		return hit;
+	case N_PARENT:
+		return eval_lineage(c, n, ctx);
+	default:
+		return eval_leaf(c, n, ctx);
 	}
-	}
-	return false;
 }
 
 bool cond_eval(const struct cond *c, struct cond_ctx *ctx)

@@ -27,7 +27,71 @@ struct jdoc {
 	struct json_object *root;
 	struct jpos *pos;
 	size_t npos, apos;
+	/* Built after parsing, so that position lookups are O(1) and line numbers O(log n). */
+	uint32_t *by_member; /* open addressing on (parent, key or index) -> pos index + 1 */
+	uint32_t *by_value;  /* on the value pointer */
+	size_t mask;
+	size_t *lines; /* offset of the start of each line */
+	size_t nlines;
 };
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t member_hash(const struct json_object *parent, const char *key, size_t idx)
+{
+	uint64_t h = mix((uint64_t)(uintptr_t)parent);
+
+	if (key)
+		for (; *key; key++)
+			h = (h ^ (unsigned char)*key) * 1099511628211ull;
+	else
+		h ^= mix(idx + 1);
+	return mix(h);
+}
+
+static int build_index(struct jdoc *d)
+{
+	size_t n = 16, i, k;
+
+	while (n < d->npos * 2)
+		n <<= 1;
+	d->by_member = calloc(n, sizeof(*d->by_member));
+	d->by_value = calloc(n, sizeof(*d->by_value));
+	if (!d->by_member || !d->by_value)
+		return -ENOMEM;
+	d->mask = n - 1;
+	for (i = 0; i < d->npos; i++) {
+		const struct jpos *e = &d->pos[i];
+
+		for (k = member_hash(e->parent, e->key, e->idx) & d->mask; d->by_member[k];
+		     k = (k + 1) & d->mask)
+			;
+		d->by_member[k] = (uint32_t)i + 1;
+		if (!e->value)
+			continue;
+		for (k = mix((uint64_t)(uintptr_t)e->value) & d->mask; d->by_value[k];
+		     k = (k + 1) & d->mask)
+			;
+		d->by_value[k] = (uint32_t)i + 1;
+	}
+	d->nlines = 1;
+	for (i = 0; i < d->len; i++)
+		d->nlines += d->text[i] == '\n';
+	d->lines = malloc(d->nlines * sizeof(*d->lines));
+	if (!d->lines)
+		return -ENOMEM;
+	d->lines[0] = 0;
+	for (i = 0, k = 1; i < d->len; i++)
+		if (d->text[i] == '\n')
+			d->lines[k++] = i + 1;
+	return 0;
+}
 
 int rg_error_set(struct rg_error *err, const char *file, unsigned line, unsigned column,
 		 const char *fmt, ...)
@@ -58,11 +122,26 @@ const char *rg_error_format(const struct rg_error *err, char *buf, size_t size)
 
 void jdoc_line_col(const struct jdoc *doc, size_t pos, unsigned *line, unsigned *column)
 {
-	size_t i, bol = 0;
+	size_t lo = 0, hi, i, bol = 0;
 	unsigned l = 1;
 
 	if (pos > doc->len)
 		pos = doc->len;
+	if (doc->lines) {
+		/* the last line start <= pos */
+		hi = doc->nlines;
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (doc->lines[mid] <= pos)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		*line = (unsigned)lo + 1;
+		*column = (unsigned)(pos - doc->lines[lo]) + 1;
+		return;
+	}
+	/* During parsing, before the index exists. */
 	for (i = 0; i < pos; i++)
 		if (doc->text[i] == '\n') {
 			l++;
@@ -715,6 +794,9 @@ void jdoc_free(struct jdoc *doc)
 	for (i = 0; i < doc->npos; i++)
 		free(doc->pos[i].key);
 	free(doc->pos);
+	free(doc->by_member);
+	free(doc->by_value);
+	free(doc->lines);
 	json_object_put(doc->root);
 	free(doc->text);
 	free(doc->file);
@@ -767,6 +849,8 @@ int jdoc_parse(const char *file, const char *text, size_t len, struct jdoc **ret
 	}
 	doc->root = root;
 	r = add_pos(&p, NULL, NULL, 0, root_pos, root_pos, root);
+	if (r >= 0)
+		r = build_index(doc);
 	if (r < 0)
 		goto fail;
 	*ret = doc;
@@ -835,12 +919,12 @@ const char *jdoc_file(const struct jdoc *doc)
 size_t jdoc_member_pos(const struct jdoc *doc, const struct json_object *obj, const char *key,
 		       bool at_key)
 {
-	size_t i;
+	size_t k;
 
 	if (!obj)
 		return doc->npos ? doc->pos[doc->npos - 1].val_pos : JDOC_NOPOS;
-	for (i = 0; i < doc->npos; i++) {
-		const struct jpos *e = &doc->pos[i];
+	for (k = member_hash(obj, key, 0) & doc->mask; doc->by_member[k]; k = (k + 1) & doc->mask) {
+		const struct jpos *e = &doc->pos[doc->by_member[k] - 1];
 
 		if (e->parent == obj && e->key && strcmp(e->key, key) == 0)
 			return at_key ? e->key_pos : e->val_pos;
@@ -850,10 +934,11 @@ size_t jdoc_member_pos(const struct jdoc *doc, const struct json_object *obj, co
 
 size_t jdoc_element_pos(const struct jdoc *doc, const struct json_object *arr, size_t idx)
 {
-	size_t i;
+	size_t k;
 
-	for (i = 0; i < doc->npos; i++) {
-		const struct jpos *e = &doc->pos[i];
+	for (k = member_hash(arr, NULL, idx) & doc->mask; doc->by_member[k];
+	     k = (k + 1) & doc->mask) {
+		const struct jpos *e = &doc->pos[doc->by_member[k] - 1];
 
 		if (e->parent == arr && !e->key && e->idx == idx)
 			return e->val_pos;
@@ -863,13 +948,14 @@ size_t jdoc_element_pos(const struct jdoc *doc, const struct json_object *arr, s
 
 size_t jdoc_value_pos(const struct jdoc *doc, const struct json_object *val)
 {
-	size_t i;
+	size_t k;
 
 	if (!val)
 		return JDOC_NOPOS;
-	for (i = 0; i < doc->npos; i++)
-		if (doc->pos[i].value == val)
-			return doc->pos[i].val_pos;
+	for (k = mix((uint64_t)(uintptr_t)val) & doc->mask; doc->by_value[k];
+	     k = (k + 1) & doc->mask)
+		if (doc->pos[doc->by_value[k] - 1].value == val)
+			return doc->pos[doc->by_value[k] - 1].val_pos;
 	return JDOC_NOPOS;
 }
 

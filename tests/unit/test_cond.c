@@ -324,6 +324,18 @@ START_TEST(test_precedence_and_mask)
 	ck_assert_int_eq(cond_compile("not event.action == exec", 24, &c, &off, err, sizeof(err)), 0);
 	ck_assert(cond_type_mask(c) & (1u << RG_EV_VERBS));
 	cond_free(c);
+	/* A long chain is a deep tree: it still evaluates (and short-circuits) correctly. */
+	{
+		char text[6000];
+		size_t n = 0;
+
+		for (int i = 0; i < 250; i++)
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "rdma.fd == 3 and ");
+		snprintf(text + n, sizeof(text) - n, "game.running");
+		YES(&ev, text);
+		snprintf(text + n, sizeof(text) - n, "not game.running");
+		NO(&ev, text);
+	}
 }
 END_TEST
 
