@@ -12,13 +12,14 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: rdmaguard policy check [--rules DIR] [--no-owner-check] FILE...\n\n"
-		   "Validates policy files as the daemon would load them: syntax, every key and\n"
-		   "value, per-rule overrides against the rules (--rules DIR, default the installed\n"
-		   "rules), and that the file is owned by root and not writable by group or other\n"
-		   "(--no-owner-check skips that, for files being prepared elsewhere).\n"
-		   "Errors are printed as FILE:LINE:COLUMN: message.\n\n"
-		   "Exit status: 0 all valid, 2 an error.\n");
+	fprintf(f,
+		"Usage: rdmaguard policy check [--rules DIR] [--no-owner-check] FILE...\n\n"
+		"Validates policy files as the daemon would load them: syntax, every key and\n"
+		"value, per-rule overrides against the rules (--rules DIR, default the installed\n"
+		"rules), and that the file is owned by root and not writable by group or other\n"
+		"(--no-owner-check skips that, for files being prepared elsewhere).\n"
+		"Errors are printed as FILE:LINE:COLUMN: message.\n\n"
+		"Exit status: 0 all valid, 2 an error.\n");
 }
 
 static void warn_expired(const struct rg_policy *p)
@@ -95,12 +96,13 @@ int cmd_policy(int argc, char **argv)
 			status = RG_EXIT_ERROR;
 		} else {
 			warn_expired(p);
-			printf("%s: ok (role %s, %zu game%s, %zu allow entr%s, %zu rule override%s, "
-			       "threshold %s%s)\n",
-			       argv[i], p->role == RG_ROLE_SERVER ? "server" : "managed", p->n_games,
-			       p->n_games == 1 ? "" : "s", p->n_allow, p->n_allow == 1 ? "y" : "ies",
-			       p->n_overrides, p->n_overrides == 1 ? "" : "s",
-			       severity_to_string(p->threshold), p->enforce ? ", enforce" : "");
+			printf(
+			    "%s: ok (role %s, %zu game%s, %zu allow entr%s, %zu rule override%s, "
+			    "threshold %s%s)\n",
+			    argv[i], p->role == RG_ROLE_SERVER ? "server" : "managed", p->n_games,
+			    p->n_games == 1 ? "" : "s", p->n_allow, p->n_allow == 1 ? "y" : "ies",
+			    p->n_overrides, p->n_overrides == 1 ? "" : "s",
+			    severity_to_string(p->threshold), p->enforce ? ", enforce" : "");
 		}
 		policy_free(p);
 	}

@@ -45,8 +45,9 @@ static int output_open(const char *spec, struct replay_output *o)
 		return 0;
 	}
 	if (startswith(spec, "file:") && spec[5]) {
-		o->fd = open(spec + 5, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
-			     0600);
+		o->fd =
+		    open(spec + 5,
+			 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600);
 		if (o->fd < 0)
 			return log_error_errno(-errno, "Failed to open output %s: %m", spec);
 		o->close = true;
@@ -82,7 +83,7 @@ static int emit(struct json_object *alert, int severity, void *ud)
 {
 	struct replay *rp = ud;
 	const char *s = json_object_to_json_string_ext(alert, JSON_C_TO_STRING_PLAIN |
-								     JSON_C_TO_STRING_NOSLASHESCAPE);
+								  JSON_C_TO_STRING_NOSLASHESCAPE);
 	size_t i, n;
 	int r, ret = 0;
 
@@ -97,7 +98,8 @@ static int emit(struct json_object *alert, int severity, void *ud)
 		if (r >= 0)
 			r = write_all(rp->out[i].fd, "\n", 1);
 		if (r < 0)
-			ret = log_error_errno(r, "Failed to write to output %s: %m", rp->out[i].spec);
+			ret =
+			    log_error_errno(r, "Failed to write to output %s: %m", rp->out[i].spec);
 	}
 	return ret;
 }
@@ -125,16 +127,18 @@ static int read_line(FILE *f, char *buf, size_t max, size_t *len)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: rdmaguard replay EVENTS.jsonl [--policy FILE] [--rules DIR] [--output SPEC]...\n"
-		"                        [--hostname NAME] [--boot-id ID] [--boot-time TIME]\n\n"
-		"Feeds a recorded event file (JSON lines, '-' for stdin) through the rule engine and\n"
-		"writes the alerts as JSON lines to each output: stdout (default), file:PATH.\n"
-		"--hostname, --boot-id (process.entity_id) and --boot-time (RFC 3339, to give\n"
-		"process start times) describe the machine that recorded the events; they default\n"
-		"to this machine's name and boot id, and no boot time.\n"
-		"Unlike the daemon, replay does not require the policy file to be owned by root.\n\n"
-		"Exit status: 0 no alert at or above the policy's threshold, 1 some, 2 an error.\n");
+	fprintf(
+	    f,
+	    "Usage: rdmaguard replay EVENTS.jsonl [--policy FILE] [--rules DIR] [--output "
+	    "SPEC]...\n"
+	    "                        [--hostname NAME] [--boot-id ID] [--boot-time TIME]\n\n"
+	    "Feeds a recorded event file (JSON lines, '-' for stdin) through the rule engine and\n"
+	    "writes the alerts as JSON lines to each output: stdout (default), file:PATH.\n"
+	    "--hostname, --boot-id (process.entity_id) and --boot-time (RFC 3339, to give\n"
+	    "process start times) describe the machine that recorded the events; they default\n"
+	    "to this machine's name and boot id, and no boot time.\n"
+	    "Unlike the daemon, replay does not require the policy file to be owned by root.\n\n"
+	    "Exit status: 0 no alert at or above the policy's threshold, 1 some, 2 an error.\n");
 }
 
 int cmd_replay(int argc, char **argv)
@@ -188,9 +192,12 @@ int cmd_replay(int argc, char **argv)
 			cfg.boot_id = optarg;
 			break;
 		case 'T':
-			if (parse_timestamp(optarg, &cfg.boot_realtime_ns) < 0 || !cfg.boot_realtime_ns)
-				return cmd_usage_error("replay", "invalid --boot-time '%s' (RFC 3339 "
-						       "UTC, e.g. 2026-01-02T03:04:05Z)", optarg);
+			if (parse_timestamp(optarg, &cfg.boot_realtime_ns) < 0 ||
+			    !cfg.boot_realtime_ns)
+				return cmd_usage_error("replay",
+						       "invalid --boot-time '%s' (RFC 3339 "
+						       "UTC, e.g. 2026-01-02T03:04:05Z)",
+						       optarg);
 			break;
 		default:
 			return cmd_usage_error("replay", "invalid option");
@@ -289,7 +296,8 @@ int cmd_replay(int argc, char **argv)
 
 			fprintf(stderr, "%s:%lu:%zu: invalid JSON: %s\n", path, lineno,
 				MIN(off, len) + 1,
-				je == json_tokener_success ? "not an object" : json_tokener_error_desc(je));
+				je == json_tokener_success ? "not an object"
+							   : json_tokener_error_desc(je));
 			json_tokener_free(tok);
 			goto out;
 		}

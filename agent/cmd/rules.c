@@ -14,12 +14,13 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: rdmaguard rules list [--rules DIR] [--format text|json]\n"
-		   "       rdmaguard rules check DIR...\n\n"
-		   "list: the rules of DIR (default: the installed rules) with id, severity, action\n"
-		   "and name, or everything as JSON. check: validates every *.json file of each DIR;\n"
-		   "errors are printed as FILE:LINE:COLUMN: message.\n\n"
-		   "Exit status: 0 valid, 2 an error.\n");
+	fprintf(f,
+		"Usage: rdmaguard rules list [--rules DIR] [--format text|json]\n"
+		"       rdmaguard rules check DIR...\n\n"
+		"list: the rules of DIR (default: the installed rules) with id, severity, action\n"
+		"and name, or everything as JSON. check: validates every *.json file of each DIR;\n"
+		"errors are printed as FILE:LINE:COLUMN: message.\n\n"
+		"Exit status: 0 valid, 2 an error.\n");
 }
 
 static struct json_object *rule_json(const struct rg_rule *r)
@@ -33,7 +34,8 @@ static struct json_object *rule_json(const struct rg_rule *r)
 	json_object_object_add(o, "name", json_object_new_string(r->name));
 	if (r->description)
 		json_object_object_add(o, "description", json_object_new_string(r->description));
-	json_object_object_add(o, "severity", json_object_new_string(severity_to_string(r->severity)));
+	json_object_object_add(o, "severity",
+			       json_object_new_string(severity_to_string(r->severity)));
 	json_object_object_add(o, "action", json_object_new_string(action_to_string(r->action)));
 	json_object_object_add(o, "enabled", json_object_new_boolean(r->enabled));
 	a = json_object_new_array();
@@ -42,7 +44,8 @@ static struct json_object *rule_json(const struct rg_rule *r)
 	json_object_object_add(o, "tags", a);
 	if (r->threat) {
 		json_set_path(o, "threat.tactic.id", json_object_new_string(r->threat->tactic_id));
-		json_set_path(o, "threat.tactic.name", json_object_new_string(r->threat->tactic_name));
+		json_set_path(o, "threat.tactic.name",
+			      json_object_new_string(r->threat->tactic_name));
 		json_set_path(o, "threat.technique.id",
 			      json_object_new_string(r->threat->technique_id));
 		json_set_path(o, "threat.technique.name",
@@ -82,8 +85,8 @@ static int do_list(const char *dir, bool json)
 			ruleset_free(rules);
 			return RG_EXIT_ERROR;
 		}
-		printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY |
-								       JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n", json_object_to_json_string_ext(
+				   a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(a);
 	} else {
 		printf("%-10s %-8s %-6s %s\n", "ID", "SEVERITY", "ACTION", "NAME");
@@ -124,8 +127,8 @@ int cmd_rules(int argc, char **argv)
 		case 'f':
 			format = optarg;
 			if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
-				return cmd_usage_error("rules", "unknown format '%s' (text or json)",
-						       format);
+				return cmd_usage_error(
+				    "rules", "unknown format '%s' (text or json)", format);
 			break;
 		default:
 			return cmd_usage_error("rules", "invalid option");
@@ -135,7 +138,8 @@ int cmd_rules(int argc, char **argv)
 		return cmd_usage_error("rules", "missing subcommand (list or check)");
 	if (strcmp(argv[optind], "list") == 0) {
 		if (optind + 1 < argc)
-			return cmd_usage_error("rules", "unexpected argument '%s'", argv[optind + 1]);
+			return cmd_usage_error("rules", "unexpected argument '%s'",
+					       argv[optind + 1]);
 		return do_list(dir ? dir : rules_default_dir(), strcmp(format, "json") == 0);
 	}
 	if (strcmp(argv[optind], "check") != 0)

@@ -207,8 +207,8 @@ static int field_resolve(const char *name, struct field_ref *f, char *errbuf, si
 			continue;
 		k = efk_to_vk(ef->kind);
 		if (f->kind && f->kind != k) {
-			snprintf(errbuf, errlen, "field '%s' has different kinds in different events",
-				 name);
+			snprintf(errbuf, errlen,
+				 "field '%s' has different kinds in different events", name);
 			return -EINVAL;
 		}
 		f->kind = k;
@@ -701,7 +701,8 @@ struct cparser {
 	bool in_lineage;
 };
 
-static int cerr(struct cparser *p, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int cerr(struct cparser *p, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int cerr(struct cparser *p, size_t pos, const char *fmt, ...)
 {
 	va_list ap;
@@ -790,7 +791,8 @@ static int next_token(struct cparser *p)
 		goto done;
 	case '&':
 	case '|':
-		return cerr(p, p->i, "'%c' is not an operator; use '%s'", c, c == '&' ? "and" : "or");
+		return cerr(p, p->i, "'%c' is not an operator; use '%s'", c,
+			    c == '&' ? "and" : "or");
 	case '\'':
 	case '"': {
 		char *out = malloc(p->len - p->i + 1);
@@ -844,7 +846,8 @@ static int next_token(struct cparser *p)
 			k++;
 		t->len = k - p->i;
 		for (i = 0; i < ARRAY_SIZE(words); i++)
-			if (strlen(words[i].w) == t->len && memcmp(words[i].w, p->s + p->i, t->len) == 0) {
+			if (strlen(words[i].w) == t->len &&
+			    memcmp(words[i].w, p->s + p->i, t->len) == 0) {
 				t->type = words[i].type;
 				t->op = words[i].op;
 				p->i = k;
@@ -871,7 +874,8 @@ static int new_node(struct cparser *p, uint8_t type, uint16_t *ret)
 	struct cnode *n;
 
 	if (c->nnodes >= COND_MAX_NODES)
-		return cerr(p, p->tok.pos, "condition too complex (more than %d nodes)", COND_MAX_NODES);
+		return cerr(p, p->tok.pos, "condition too complex (more than %d nodes)",
+			    COND_MAX_NODES);
 	if (c->nnodes == c->anodes) {
 		size_t na = c->anodes ? c->anodes * 2 : 16;
 		struct cnode *nn = realloc(c->nodes, na * sizeof(*nn));
@@ -951,9 +955,15 @@ static int parse_number(struct cparser *p, const struct token *t, bool duration,
 	static const struct {
 		const char *sfx;
 		uint64_t mul;
-	} sizes[] = {{"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40}},
-	  durs[] = {{"ms", 1000000ull},	     {"s", 1000000000ull},	  {"m", 60000000000ull},
-		    {"h", 3600000000000ull}, {"d", 86400000000000ull}};
+	} sizes[] = {{"KiB", 1ull << 10},
+		     {"MiB", 1ull << 20},
+		     {"GiB", 1ull << 30},
+		     {"TiB", 1ull << 40}},
+	  durs[] = {{"ms", 1000000ull},
+		    {"s", 1000000000ull},
+		    {"m", 60000000000ull},
+		    {"h", 3600000000000ull},
+		    {"d", 86400000000000ull}};
 	const char *s = t->str;
 	bool neg = false;
 	uint64_t mul = 1, u;
@@ -985,15 +995,17 @@ static int parse_number(struct cparser *p, const struct token *t, bool duration,
 				if (strcmp(s + n, durs[i].sfx) == 0)
 					mul = durs[i].mul, found = true;
 			if (!found)
-				return cerr(p, t->pos, "invalid duration '%s' (use ms, s, m, h or d)",
-					    t->str);
+				return cerr(p, t->pos,
+					    "invalid duration '%s' (use ms, s, m, h or d)", t->str);
 		} else {
 			for (i = 0; i < ARRAY_SIZE(sizes); i++)
 				if (strcmp(s + n, sizes[i].sfx) == 0)
 					mul = sizes[i].mul, found = true;
 			if (!found)
-				return cerr(p, t->pos, "invalid number '%s' (size suffixes: KiB, MiB, "
-						       "GiB, TiB)", t->str);
+				return cerr(p, t->pos,
+					    "invalid number '%s' (size suffixes: KiB, MiB, "
+					    "GiB, TiB)",
+					    t->str);
 		}
 	} else if (duration)
 		return cerr(p, t->pos, "a duration needs a unit: ms, s, m, h or d");
@@ -1259,8 +1271,8 @@ static int parse_predicate(struct cparser *p, uint16_t *ret)
 	op = p->tok.op;
 	f = &p->c->fields[fi];
 	if (!op_allowed(op, f->kind))
-		return cerr(p, p->tok.pos, "'%s' does not apply to '%s' (%s)", op_names[op], f->name,
-			    vk_words[f->kind]);
+		return cerr(p, p->tok.pos, "'%s' does not apply to '%s' (%s)", op_names[op],
+			    f->name, vk_words[f->kind]);
 	r = next_token(p);
 	if (r < 0)
 		return r;
@@ -1282,8 +1294,9 @@ static int parse_predicate(struct cparser *p, uint16_t *ret)
 				return r;
 			f = &p->c->fields[fi];
 			if (p->c->fields[f2].kind != f->kind)
-				return cerr(p, p->tok.pos, "cannot compare '%s' (%s) with '%s' (%s)",
-					    f->name, vk_words[f->kind], p->c->fields[f2].name,
+				return cerr(p, p->tok.pos,
+					    "cannot compare '%s' (%s) with '%s' (%s)", f->name,
+					    vk_words[f->kind], p->c->fields[f2].name,
 					    vk_words[p->c->fields[f2].kind]);
 			if (f->kind == VK_ENUM)
 				return cerr(p, p->tok.pos, "cannot compare two named fields");
@@ -1404,7 +1417,10 @@ static int parse_primary(struct cparser *p, uint16_t *ret)
 		p->in_lineage = false;
 		if (r < 0)
 			return r;
-		r = new_node(p, fn == FN_LINEAGE ? N_LINEAGE : fn == FN_ANCESTOR ? N_ANCESTOR : N_PARENT,
+		r = new_node(p,
+			     fn == FN_LINEAGE	 ? N_LINEAGE
+			     : fn == FN_ANCESTOR ? N_ANCESTOR
+						 : N_PARENT,
 			     &n);
 		if (r < 0)
 			return r;
@@ -1699,12 +1715,13 @@ static __attribute__((noinline)) bool eval_leaf(const struct cond *c, const stru
 		}
 	case N_CMP:
 		if (n->field2 != NO_FIELD)
-			return get_value(&c->fields[n->field2], ctx, &w) && cmp_fields(n->op, &v, &w);
+			return get_value(&c->fields[n->field2], ctx, &w) &&
+			       cmp_fields(n->op, &v, &w);
 		return cmp_const(n->op, &v, &c->ks[n->k], ctx->ev->type);
 	case N_IN:
 		for (j = 0; j < n->nk; j++)
-			if (cmp_const(v.kind == VK_LIST || v.kind == VK_BITS ? OP_CONTAINS : OP_EQ, &v,
-				      &c->ks[n->k + j], ctx->ev->type))
+			if (cmp_const(v.kind == VK_LIST || v.kind == VK_BITS ? OP_CONTAINS : OP_EQ,
+				      &v, &c->ks[n->k + j], ctx->ev->type))
 				return true;
 		return false;
 	case N_WITHIN: {
@@ -1731,7 +1748,8 @@ static __attribute__((noinline)) bool eval_lineage(const struct cond *c, const s
 		return false;
 	if (n->type == N_LINEAGE && eval(c, n->a, ctx))
 		return true;
-	na = proctree_ancestors(ctx->tree, saved, anc, n->type == N_PARENT ? 1 : PROCTREE_MAX_DEPTH);
+	na =
+	    proctree_ancestors(ctx->tree, saved, anc, n->type == N_PARENT ? 1 : PROCTREE_MAX_DEPTH);
 	for (k = 0; k < na && !hit; k++) {
 		ctx->cur = anc[k];
 		hit = eval(c, n->a, ctx);
@@ -1815,9 +1833,9 @@ bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf
 		if (v.flags_kind == EFK_ACCESS) {
 			for (i = 0; i < access_names_count; i++)
 				if ((uint32_t)v.i & access_names[i].bit)
-					off += (size_t)snprintf(buf + MIN(off, size - 1),
-								size - MIN(off, size - 1), "%s%s",
-								off ? "," : "", access_names[i].name);
+					off += (size_t)snprintf(
+					    buf + MIN(off, size - 1), size - MIN(off, size - 1),
+					    "%s%s", off ? "," : "", access_names[i].name);
 		} else {
 			for (i = 0; i < ARRAY_SIZE(evflag_names); i++)
 				if ((uint32_t)v.i & (1u << i))

@@ -234,7 +234,8 @@ static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, st
 	}
 	if (a->parent) {
 		struct proc_node *p = proctree_parent(e->tree, n);
-		if (!p || !(p->flags & PROC_F_EXEC_KNOWN) || fnmatch(a->parent, p->exe, FNM_PATHNAME))
+		if (!p || !(p->flags & PROC_F_EXEC_KNOWN) ||
+		    fnmatch(a->parent, p->exe, FNM_PATHNAME))
 			return false;
 	}
 	if (a->n_devices) {
@@ -397,8 +398,8 @@ static const struct game_session *select_game(const struct rg_engine *e, const s
 		if (!g->ever)
 			continue;
 		if (!best || (g->running && !best->running) ||
-		    (g->running == best->running &&
-		     (g->running ? g->started_ns > best->started_ns : g->ended_ns > best->ended_ns)))
+		    (g->running == best->running && (g->running ? g->started_ns > best->started_ns
+								: g->ended_ns > best->ended_ns)))
 			best = g;
 	}
 	return best;
@@ -595,7 +596,8 @@ static struct json_object *alert_build(struct rg_engine *e, const struct erule *
 		engine_entity_id(e, ctx->target->pid, ctx->target->start_boot_ns, id);
 		SET(o, "target.process.entity_id", json_object_new_string(id));
 		if ((ctx->target->flags & PROC_F_EXEC_KNOWN) && ctx->target->exe[0])
-			SET(o, "target.process.executable", json_object_new_string(ctx->target->exe));
+			SET(o, "target.process.executable",
+			    json_object_new_string(ctx->target->exe));
 		if (ctx->target->flags & PROC_F_GAME)
 			SET(o, "target.process.is_game", json_object_new_boolean(1));
 	}

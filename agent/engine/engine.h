@@ -48,7 +48,8 @@ typedef int (*engine_emit_fn)(struct json_object *alert, int severity, void *ud)
 struct engine_config {
 	const char *hostname;	   /* NULL: gethostname() */
 	const char *boot_id;	   /* NULL: /proc/sys/kernel/random/boot_id; "" if unreadable */
-	uint64_t boot_realtime_ns; /* wall clock at boot (boot_to_realtime_offset_ns()); 0: unknown */
+	uint64_t
+	    boot_realtime_ns; /* wall clock at boot (boot_to_realtime_offset_ns()); 0: unknown */
 	size_t proc_capacity;	   /* 0: PROCTREE_DEFAULT_CAPACITY */
 	size_t agg_capacity;	   /* 0: ENGINE_DEFAULT_AGG_CAPACITY */
 	/*

@@ -204,7 +204,8 @@ struct parser {
 	struct rg_error *err;
 };
 
-static int perr(struct parser *p, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int perr(struct parser *p, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int perr(struct parser *p, size_t pos, const char *fmt, ...)
 {
 	va_list ap;
@@ -384,7 +385,8 @@ static int scan_string(struct parser *p, char **ret, size_t *ret_len, size_t sto
 		}
 		if (c < 0x20) {
 			free(buf);
-			return perr(p, at, "control character in string (use an escape such as \\n)");
+			return perr(p, at,
+				    "control character in string (use an escape such as \\n)");
 		}
 		if (c == '\\') {
 			unsigned u, lo;
@@ -424,8 +426,9 @@ static int scan_string(struct parser *p, char **ret, size_t *ret_len, size_t sto
 				p->i += 6;
 				if (u >= 0xd800 && u <= 0xdbff) {
 					if (p->i + 1 >= p->len || p->s[p->i] != '\\' ||
-					    p->s[p->i + 1] != 'u' || read_u16(p, p->i + 2, &lo) < 0 ||
-					    lo < 0xdc00 || lo > 0xdfff) {
+					    p->s[p->i + 1] != 'u' ||
+					    read_u16(p, p->i + 2, &lo) < 0 || lo < 0xdc00 ||
+					    lo > 0xdfff) {
 						free(buf);
 						return perr(p, at, "invalid UTF-16 surrogate pair");
 					}
@@ -440,7 +443,9 @@ static int scan_string(struct parser *p, char **ret, size_t *ret_len, size_t sto
 			default:
 				free(buf);
 				return perr(p, at, "invalid escape '\\%c'",
-					    (p->s[p->i + 1] >= 0x21 && p->s[p->i + 1] < 0x7f) ? p->s[p->i + 1] : '?');
+					    (p->s[p->i + 1] >= 0x21 && p->s[p->i + 1] < 0x7f)
+						? p->s[p->i + 1]
+						: '?');
 			}
 		} else {
 			tl = utf8_len((const unsigned char *)p->s + p->i, p->len - p->i);
@@ -558,7 +563,8 @@ static int parse_number(struct parser *p, struct json_object **ret)
 		if (neg) {
 			if (u > (uint64_t)INT64_MAX + 1)
 				return perr(p, start, "number out of range");
-			*ret = json_object_new_int64(u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u);
+			*ret = json_object_new_int64(u == (uint64_t)INT64_MAX + 1 ? INT64_MIN
+										  : -(int64_t)u);
 		} else if (u > INT64_MAX)
 			*ret = json_object_new_uint64(u);
 		else

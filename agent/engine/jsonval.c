@@ -63,8 +63,8 @@ int jv_check_object(const struct jdoc *doc, struct json_object *obj, size_t pos,
 			continue;
 		if (best)
 			return jdoc_error(doc, jv_pos(doc, obj, key, true), err,
-					  "unknown key \"%s\" in %s (did you mean \"%s\"?)", key, what,
-					  best);
+					  "unknown key \"%s\" in %s (did you mean \"%s\"?)", key,
+					  what, best);
 		return jdoc_error(doc, jv_pos(doc, obj, key, true), err, "unknown key \"%s\" in %s",
 				  key, what);
 	}
@@ -143,8 +143,9 @@ int jv_string_list(const struct jdoc *doc, struct json_object *obj, const char *
 		return 0;
 	}
 	if (!json_object_is_type(v, json_type_array))
-		return jdoc_error(doc, vpos, err, "%s must be a string or an array of strings, not %s",
-				  name, json_type_words(v));
+		return jdoc_error(doc, vpos, err,
+				  "%s must be a string or an array of strings, not %s", name,
+				  json_type_words(v));
 	n = json_object_array_length(v);
 	if (n == 0)
 		return jdoc_error(doc, vpos, err, "%s must not be an empty array", name);
@@ -239,15 +240,18 @@ int jv_duration(const struct jdoc *doc, struct json_object *obj, const char *key
 	if (json_object_is_type(v, json_type_int)) {
 		int64_t x = json_object_get_int64(v);
 		if (x < 0 || (uint64_t)x > max_s)
-			return jdoc_error(doc, pos, err, "\"%s\" must be between 0 and %llu seconds",
-					  key, (unsigned long long)max_s);
+			return jdoc_error(doc, pos, err,
+					  "\"%s\" must be between 0 and %llu seconds", key,
+					  (unsigned long long)max_s);
 		*ret_ns = (uint64_t)x * 1000000000ull;
 		goto ok;
 	}
 	if (!json_object_is_type(v, json_type_string))
-		return jdoc_error(doc, pos, err,
-				  "\"%s\" must be a duration such as \"60s\" or a number of seconds, "
-				  "not %s", key, json_type_words(v));
+		return jdoc_error(
+		    doc, pos, err,
+		    "\"%s\" must be a duration such as \"60s\" or a number of seconds, "
+		    "not %s",
+		    key, json_type_words(v));
 	s = json_object_get_string(v);
 	nd = strspn(s, "0123456789");
 	if (nd == 0 || nd >= sizeof(digits))
@@ -259,7 +263,8 @@ int jv_duration(const struct jdoc *doc, struct json_object *obj, const char *key
 	for (i = 0; i < ARRAY_SIZE(units); i++)
 		if (strcmp(s + nd, units[i].sfx) == 0) {
 			if (u > max_s * 1000000000ull / units[i].mul)
-				return jdoc_error(doc, pos, err, "\"%s\" must be at most a week", key);
+				return jdoc_error(doc, pos, err, "\"%s\" must be at most a week",
+						  key);
 			*ret_ns = u * units[i].mul;
 			goto ok;
 		}

@@ -127,7 +127,8 @@ static int check_pattern(const struct jdoc *doc, size_t pos, const char *what, c
 		return jdoc_error(doc, pos, err, "%s \"%s\" must be an absolute path pattern", what,
 				  pat);
 	if (strlen(pat) >= RG_PATH_LEN)
-		return jdoc_error(doc, pos, err, "%s is longer than %d bytes", what, RG_PATH_LEN - 1);
+		return jdoc_error(doc, pos, err, "%s is longer than %d bytes", what,
+				  RG_PATH_LEN - 1);
 	return 0;
 }
 
@@ -239,9 +240,11 @@ static int parse_allow(const struct jdoc *doc, struct json_object *o, size_t pos
 		memcpy(a->sha256, s, 65);
 	}
 	if (json_object_object_get_ex(o, "uid", &v)) {
-		size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;
+		size_t n =
+		    json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;
 
-		if (!json_object_is_type(v, json_type_array) && !json_object_is_type(v, json_type_int))
+		if (!json_object_is_type(v, json_type_array) &&
+		    !json_object_is_type(v, json_type_int))
 			return jdoc_error(doc, jv_pos(doc, o, "uid", false), err,
 					  "\"uid\" must be a number or an array of numbers, not %s",
 					  json_type_words(v));
@@ -365,13 +368,14 @@ static int parse_override(const struct jdoc *doc, struct json_object *rules, con
 					  json_type_words(v));
 		n = json_object_array_length(v);
 		if (n > POLICY_MAX_LIST)
-			return jdoc_error(doc, vpos, err, "more than %d exceptions", POLICY_MAX_LIST);
+			return jdoc_error(doc, vpos, err, "more than %d exceptions",
+					  POLICY_MAX_LIST);
 		ov->exceptions = calloc(n ? n : 1, sizeof(*ov->exceptions));
 		if (!ov->exceptions)
 			return -ENOMEM;
 		for (i = 0; i < n; i++) {
-			r = jv_cond(doc, json_object_array_get_idx(v, i), jdoc_element_pos(doc, v, i),
-				    &ov->exceptions[i], err);
+			r = jv_cond(doc, json_object_array_get_idx(v, i),
+				    jdoc_element_pos(doc, v, i), &ov->exceptions[i], err);
 			if (r < 0)
 				return r;
 			ov->n_exceptions++;
@@ -477,17 +481,17 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 	for (i = 0; i < n; i++) {
 		size_t j;
 
-		r = parse_game(doc, json_object_array_get_idx(arr, i), jdoc_element_pos(doc, arr, i),
-			       &p->games[i], err);
+		r = parse_game(doc, json_object_array_get_idx(arr, i),
+			       jdoc_element_pos(doc, arr, i), &p->games[i], err);
 		p->n_games = i + 1;
 		if (r < 0)
 			goto fail;
 		for (j = 0; j < i; j++)
 			if (strcmp(p->games[j].name, p->games[i].name) == 0) {
-				r = jdoc_error(doc,
-					       jv_pos(doc, json_object_array_get_idx(arr, i), "name",
-						      false),
-					       err, "duplicate game name \"%s\"", p->games[i].name);
+				r = jdoc_error(
+				    doc,
+				    jv_pos(doc, json_object_array_get_idx(arr, i), "name", false),
+				    err, "duplicate game name \"%s\"", p->games[i].name);
 				goto fail;
 			}
 	}
@@ -509,8 +513,8 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 		}
 	}
 	for (i = 0; i < n; i++) {
-		r = parse_allow(doc, json_object_array_get_idx(arr, i), jdoc_element_pos(doc, arr, i),
-				&p->allow[i], err);
+		r = parse_allow(doc, json_object_array_get_idx(arr, i),
+				jdoc_element_pos(doc, arr, i), &p->allow[i], err);
 		p->n_allow = i + 1;
 		if (r < 0)
 			goto fail;

@@ -101,9 +101,10 @@ static int tmpl_compile(const struct jdoc *doc, const char *s, size_t vpos, stru
 			char name[128], msg[200];
 
 			if (!end || end == s + i + 1) {
-				r = jdoc_error(doc, jdoc_string_pos(doc, vpos, i), err,
-					       "'{' must be followed by a field name and '}' (write "
-					       "'{{' for a brace)");
+				r = jdoc_error(
+				    doc, jdoc_string_pos(doc, vpos, i), err,
+				    "'{' must be followed by a field name and '}' (write "
+				    "'{{' for a brace)");
 				goto fail;
 			}
 			for (q = s + i + 1; q < end; q += strlen(name) + 1) {
@@ -111,16 +112,19 @@ static int tmpl_compile(const struct jdoc *doc, const char *s, size_t vpos, stru
 				size_t l = (size_t)((bar ? bar : end) - q);
 
 				if (l >= sizeof(name) || nf == TMPL_ALTS) {
-					r = jdoc_error(doc, jdoc_string_pos(doc, vpos, (size_t)(q - s)),
-						       err, "field name too long or more than %d "
-						       "alternatives in message", TMPL_ALTS);
+					r = jdoc_error(
+					    doc, jdoc_string_pos(doc, vpos, (size_t)(q - s)), err,
+					    "field name too long or more than %d "
+					    "alternatives in message",
+					    TMPL_ALTS);
 					goto fail_f;
 				}
 				memcpy(name, q, l);
 				name[l] = 0;
 				r = field_ref_new(name, &f[nf], msg, sizeof(msg));
 				if (r == -EINVAL)
-					r = jdoc_error(doc, jdoc_string_pos(doc, vpos, (size_t)(q - s)),
+					r = jdoc_error(doc,
+						       jdoc_string_pos(doc, vpos, (size_t)(q - s)),
 						       err, "%s in message", msg);
 				if (r < 0)
 					goto fail_f;
@@ -412,7 +416,8 @@ static int parse_rule(const struct jdoc *doc, struct json_object *o, size_t pos,
 		return r;
 	if (!valid_id(s))
 		return jdoc_error(doc, jv_pos(doc, o, "id", false), err,
-				  "rule id \"%s\" must be 1 to 32 letters, digits, '-', '_' or '.'", s);
+				  "rule id \"%s\" must be 1 to 32 letters, digits, '-', '_' or '.'",
+				  s);
 	r = dup_opt(s, &rule->id);
 	if (r < 0)
 		return r;
@@ -457,8 +462,8 @@ static int parse_rule(const struct jdoc *doc, struct json_object *o, size_t pos,
 		if (!rule->exceptions)
 			return -ENOMEM;
 		for (i = 0; i < n; i++) {
-			r = jv_cond(doc, json_object_array_get_idx(v, i), jdoc_element_pos(doc, v, i),
-				    &rule->exceptions[i], err);
+			r = jv_cond(doc, json_object_array_get_idx(v, i),
+				    jdoc_element_pos(doc, v, i), &rule->exceptions[i], err);
 			if (r < 0)
 				return r;
 			rule->n_exceptions++;
@@ -469,7 +474,8 @@ static int parse_rule(const struct jdoc *doc, struct json_object *o, size_t pos,
 		size_t vpos = jv_pos(doc, o, "severity_when", false);
 
 		if (!json_object_is_type(v, json_type_array))
-			return jdoc_error(doc, vpos, err, "\"severity_when\" must be an array, not %s",
+			return jdoc_error(doc, vpos, err,
+					  "\"severity_when\" must be an array, not %s",
 					  json_type_words(v));
 		n = json_object_array_length(v);
 		if (n > 16)
@@ -489,13 +495,16 @@ static int parse_rule(const struct jdoc *doc, struct json_object *o, size_t pos,
 				return r;
 			rule->sev_when[i].severity = severity_from_string(s);
 			if (rule->sev_when[i].severity < 0)
-				return jdoc_error(doc, jv_pos(doc, e, "severity", false), err,
-						  "unknown severity \"%s\" (info, low, medium, high, "
-						  "critical)", s);
+				return jdoc_error(
+				    doc, jv_pos(doc, e, "severity", false), err,
+				    "unknown severity \"%s\" (info, low, medium, high, "
+				    "critical)",
+				    s);
 			if (!json_object_object_get_ex(e, "condition", &c))
-				return jdoc_error(doc, epos, err, "missing required key \"condition\"");
-			r = jv_cond(doc, c, jv_pos(doc, e, "condition", false), &rule->sev_when[i].cond,
-				    err);
+				return jdoc_error(doc, epos, err,
+						  "missing required key \"condition\"");
+			r = jv_cond(doc, c, jv_pos(doc, e, "condition", false),
+				    &rule->sev_when[i].cond, err);
 			if (r < 0)
 				return r;
 			rule->n_sev_when++;
@@ -626,7 +635,8 @@ int rules_load_dir(const char *dir, struct rg_ruleset **ret, struct rg_error *er
 		if (de->d_name[0] == '.' || !endswith(de->d_name, ".json"))
 			continue;
 		if (n >= RULES_MAX_FILES) {
-			r = rg_error_set(err, dir, 0, 0, "more than %d rule files", RULES_MAX_FILES);
+			r = rg_error_set(err, dir, 0, 0, "more than %d rule files",
+					 RULES_MAX_FILES);
 			goto out;
 		}
 		names[n] = strdup(de->d_name);

@@ -333,8 +333,8 @@ static struct proc_node *lookup_actor(struct proctree *t, const struct rg_event 
 		return live;
 	}
 	if (live) {
-		if (live->start_boot_ns > start && ev->type != RG_EV_FORK && ev->type != RG_EV_EXEC &&
-		    ev->type != RG_EV_PROCESS_PRESENT) {
+		if (live->start_boot_ns > start && ev->type != RG_EV_FORK &&
+		    ev->type != RG_EV_EXEC && ev->type != RG_EV_PROCESS_PRESENT) {
 			/* An older process's late event: do not let it kill the newer entry. */
 			n = node_new(t, pid, start, ev->ts);
 			if (n)

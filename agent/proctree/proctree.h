@@ -24,12 +24,14 @@
 
 enum {
 	PROC_F_EXITED = 1u << 0,
-	PROC_F_EXEC_KNOWN = 1u << 1, /* exe/args known: EXEC, PROCESS_PRESENT, or inherited at FORK */
-	PROC_F_FROM_EXEC = 1u << 2,  /* exe/args come from an EXEC event (newer than any seed) */
-	PROC_F_SEEDED = 1u << 3,     /* first seen in a PROCESS_PRESENT event */
-	PROC_F_HAS_RDMA = 1u << 4,   /* opened an RDMA device, issued verbs/rdma_cm, loaded a library */
-	PROC_F_GAME = 1u << 5,	     /* runs a game of the policy (see game) */
-	PROC_F_HASHED = 1u << 6,     /* sha256 was computed (empty string: could not be) */
+	PROC_F_EXEC_KNOWN =
+	    1u << 1, /* exe/args known: EXEC, PROCESS_PRESENT, or inherited at FORK */
+	PROC_F_FROM_EXEC = 1u << 2, /* exe/args come from an EXEC event (newer than any seed) */
+	PROC_F_SEEDED = 1u << 3,    /* first seen in a PROCESS_PRESENT event */
+	PROC_F_HAS_RDMA =
+	    1u << 4,		 /* opened an RDMA device, issued verbs/rdma_cm, loaded a library */
+	PROC_F_GAME = 1u << 5,	 /* runs a game of the policy (see game) */
+	PROC_F_HASHED = 1u << 6, /* sha256 was computed (empty string: could not be) */
 	PROC_F_RDMA_IN_GAME = 1u << 7, /* had RDMA activity while a game session ran */
 	PROC_F_GAME_COUNTED = 1u << 8, /* the engine counts it in its game's session */
 };

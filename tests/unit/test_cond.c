@@ -321,7 +321,8 @@ START_TEST(test_precedence_and_mask)
 	ck_assert_uint_eq(cond_type_mask(c), (1u << RG_EV_VERBS) | (1u << RG_EV_MR_PRESENT));
 	ck_assert_str_eq(cond_text(c), "rdma.mr.length > 0");
 	cond_free(c);
-	ck_assert_int_eq(cond_compile("not event.action == exec", 24, &c, &off, err, sizeof(err)), 0);
+	ck_assert_int_eq(cond_compile("not event.action == exec", 24, &c, &off, err, sizeof(err)),
+			 0);
 	ck_assert(cond_type_mask(c) & (1u << RG_EV_VERBS));
 	cond_free(c);
 	/* A long chain is a deep tree: it still evaluates (and short-circuits) correctly. */
@@ -342,7 +343,8 @@ END_TEST
 START_TEST(test_field_refs)
 {
 	struct rg_event ev = verbs_reg_mr();
-	struct cond_ctx ctx = {.ev = &ev, .policy = pol, .tree = tree, .allowed = -1, .game = &game};
+	struct cond_ctx ctx = {
+	    .ev = &ev, .policy = pol, .tree = tree, .allowed = -1, .game = &game};
 	struct field_ref *f;
 	char buf[128], err[128];
 	uint64_t h1, h2;
@@ -488,7 +490,8 @@ START_TEST(test_limits)
 	ck_assert_uint_eq(off, COND_MAX_DEPTH);
 	/* Too long, NUL inside */
 	memset(text, ' ', COND_MAX_TEXT + 1);
-	ck_assert_int_eq(cond_compile(text, COND_MAX_TEXT + 1, &c, &off, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(cond_compile(text, COND_MAX_TEXT + 1, &c, &off, err, sizeof(err)),
+			 -EINVAL);
 	ck_assert_str_eq(err, "condition longer than 8192 bytes");
 	ck_assert_int_eq(cond_compile("true\0x", 6, &c, &off, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "NUL character in condition");

@@ -110,8 +110,8 @@ static struct rg_engine *engine_from(const char *policy_text, const char *rules_
 	ck_assert_msg(policy_parse("policy.json", policy_text, strlen(policy_text), &p, &err) == 0,
 		      "%s", rg_error_format(&err, buf, sizeof(buf)));
 	ck_assert_int_eq(ruleset_new(&rs), 0);
-	ck_assert_msg(rules_parse(rs, "rules.json", rules_text, strlen(rules_text), &err) == 0, "%s",
-		      rg_error_format(&err, buf, sizeof(buf)));
+	ck_assert_msg(rules_parse(rs, "rules.json", rules_text, strlen(rules_text), &err) == 0,
+		      "%s", rg_error_format(&err, buf, sizeof(buf)));
 	ck_assert_msg(engine_new(p, rs, cfg, &e, &err) == 0, "%s",
 		      rg_error_format(&err, buf, sizeof(buf)));
 	return e;
@@ -189,13 +189,14 @@ static const char game_policy[] =
 	" \"allow\": [{\"exe\": \"/usr/bin/ibv_devinfo\"}]}";
 
 static const char mr_rule[] =
-	"{\"id\": \"T-MR\", \"name\": \"remote MR\", \"severity\": \"high\","
-	" \"tags\": [\"rdma\"], \"threat\": {\"tactic\": {\"id\": \"TA0009\", \"name\": \"Collection\"},"
-	" \"technique\": {\"id\": \"T1005\", \"name\": \"Data from Local System\"}},"
-	" \"condition\": \"event.action == verbs and rdma.mr.remote and not process.allowed\","
-	" \"severity_when\": [{\"condition\": \"game.running\", \"severity\": \"critical\"}],"
-	" \"message\": \"{process.name} registered {rdma.mr.length} bytes on {rdma.device}\","
-	" \"aggregate\": {\"by\": [\"rdma.device\"], \"window\": \"10s\"}}";
+    "{\"id\": \"T-MR\", \"name\": \"remote MR\", \"severity\": \"high\","
+    " \"tags\": [\"rdma\"], \"threat\": {\"tactic\": {\"id\": \"TA0009\", \"name\": "
+    "\"Collection\"},"
+    " \"technique\": {\"id\": \"T1005\", \"name\": \"Data from Local System\"}},"
+    " \"condition\": \"event.action == verbs and rdma.mr.remote and not process.allowed\","
+    " \"severity_when\": [{\"condition\": \"game.running\", \"severity\": \"critical\"}],"
+    " \"message\": \"{process.name} registered {rdma.mr.length} bytes on {rdma.device}\","
+    " \"aggregate\": {\"by\": [\"rdma.device\"], \"window\": \"10s\"}}";
 
 /* sshd(10) -> bash(20) -> cheat(30) next to a seeded game; every documented alert field. */
 START_TEST(test_alert_fields)
@@ -254,7 +255,8 @@ START_TEST(test_alert_fields)
 	ck_assert_str_eq(str(0, "process.parent.entity_id"), id2);
 	anc = json_get_path(alerts[0], "process.ancestors");
 	ck_assert_uint_eq(json_object_array_length(anc), 2);
-	ck_assert_int_eq(json_object_get_int(json_get_path(json_object_array_get_idx(anc, 0), "pid")), 20);
+	ck_assert_int_eq(
+	    json_object_get_int(json_get_path(json_object_array_get_idx(anc, 0), "pid")), 20);
 	ck_assert_str_eq(json_object_get_string(json_get_path(json_object_array_get_idx(anc, 1),
 							      "executable")),
 			 "/usr/sbin/sshd");
@@ -438,11 +440,12 @@ END_TEST
 
 START_TEST(test_no_aggregation)
 {
-	static const char rules[] =
-		"[{\"id\": \"A\", \"name\": \"a\", \"severity\": \"low\", \"condition\": \"event.action "
-		"== verbs\", \"aggregate\": false},"
-		" {\"id\": \"B\", \"name\": \"b\", \"severity\": \"low\", \"condition\": \"event.action "
-		"== verbs\", \"aggregate\": {\"window\": \"0s\"}}]";
+	static const char rules[] = "[{\"id\": \"A\", \"name\": \"a\", \"severity\": \"low\", "
+				    "\"condition\": \"event.action "
+				    "== verbs\", \"aggregate\": false},"
+				    " {\"id\": \"B\", \"name\": \"b\", \"severity\": \"low\", "
+				    "\"condition\": \"event.action "
+				    "== verbs\", \"aggregate\": {\"window\": \"0s\"}}]";
 	struct engine_config cfg = base_cfg();
 	struct rg_engine *e = engine_from("{}", rules, &cfg);
 	struct rg_event ev = ev_reg_mr(30, "rxe0", T0);
@@ -458,14 +461,14 @@ START_TEST(test_no_aggregation)
 END_TEST
 
 static const char running_rule[] =
-	"[{\"id\": \"G\", \"name\": \"rdma during game\", \"severity\": \"critical\","
-	" \"condition\": \"event.action == verbs and game.running and not process.is_game\","
-	" \"message\": \"{process.name} during {game.name}\", \"aggregate\": false},"
-	" {\"id\": \"AFTER\", \"name\": \"rdma right after a game\", \"severity\": \"high\","
-	" \"condition\": \"event.action == verbs and not game.running and within(game.ended, 30s)\","
-	" \"aggregate\": false},"
-	" {\"id\": \"INJ\", \"name\": \"game does rdma\", \"severity\": \"critical\","
-	" \"condition\": \"event.action == verbs and process.is_game\", \"aggregate\": false}]";
+    "[{\"id\": \"G\", \"name\": \"rdma during game\", \"severity\": \"critical\","
+    " \"condition\": \"event.action == verbs and game.running and not process.is_game\","
+    " \"message\": \"{process.name} during {game.name}\", \"aggregate\": false},"
+    " {\"id\": \"AFTER\", \"name\": \"rdma right after a game\", \"severity\": \"high\","
+    " \"condition\": \"event.action == verbs and not game.running and within(game.ended, 30s)\","
+    " \"aggregate\": false},"
+    " {\"id\": \"INJ\", \"name\": \"game does rdma\", \"severity\": \"critical\","
+    " \"condition\": \"event.action == verbs and process.is_game\", \"aggregate\": false}]";
 
 static size_t count_rule(const char *id)
 {
@@ -724,7 +727,8 @@ START_TEST(test_allowlist_live)
 		s = strchr(s, ' ') + 1;
 	ck_assert_int_eq(sscanf(s, "%llu", &ticks), 1);
 
-	snprintf(pol, sizeof(pol), "{\"allow\": [{\"exe\": \"%s\", \"sha256\": \"%s\"}]}", exe, sha);
+	snprintf(pol, sizeof(pol), "{\"allow\": [{\"exe\": \"%s\", \"sha256\": \"%s\"}]}", exe,
+		 sha);
 	ck_assert_int_eq(policy_parse("p.json", pol, strlen(pol), &p, &err), 0);
 	ck_assert_int_eq(policy_resolve_inodes(p, NULL), 1);
 	ck_assert_int_eq(ruleset_new(&rs), 0);
@@ -768,16 +772,16 @@ END_TEST
 START_TEST(test_overrides)
 {
 	static const char rules[] =
-		"[{\"id\": \"A\", \"name\": \"a\", \"severity\": \"low\", \"condition\": "
-		"\"event.action == verbs\", \"severity_when\": [{\"condition\": \"true\", \"severity\":"
-		" \"high\"}], \"aggregate\": false},"
-		" {\"id\": \"B\", \"name\": \"b\", \"severity\": \"low\", \"condition\": "
-		"\"event.action == verbs\", \"aggregate\": false},"
-		" {\"id\": \"C\", \"name\": \"c\", \"severity\": \"low\", \"condition\": "
-		"\"event.action == verbs\", \"exceptions\": [\"rdma.device == mlx5_0\"],"
-		" \"aggregate\": false},"
-		" {\"id\": \"D\", \"name\": \"d\", \"severity\": \"low\", \"enabled\": false,"
-		" \"condition\": \"event.action == verbs\", \"aggregate\": false}]";
+	    "[{\"id\": \"A\", \"name\": \"a\", \"severity\": \"low\", \"condition\": "
+	    "\"event.action == verbs\", \"severity_when\": [{\"condition\": \"true\", \"severity\":"
+	    " \"high\"}], \"aggregate\": false},"
+	    " {\"id\": \"B\", \"name\": \"b\", \"severity\": \"low\", \"condition\": "
+	    "\"event.action == verbs\", \"aggregate\": false},"
+	    " {\"id\": \"C\", \"name\": \"c\", \"severity\": \"low\", \"condition\": "
+	    "\"event.action == verbs\", \"exceptions\": [\"rdma.device == mlx5_0\"],"
+	    " \"aggregate\": false},"
+	    " {\"id\": \"D\", \"name\": \"d\", \"severity\": \"low\", \"enabled\": false,"
+	    " \"condition\": \"event.action == verbs\", \"aggregate\": false}]";
 	static const char pol[] =
 		"{\"rules\": {\"A\": {\"severity\": \"medium\", \"action\": \"deny\"},"
 		" \"B\": {\"enabled\": false}, \"C\": {\"exceptions\": [\"rdma.device == rxe1\"]},"

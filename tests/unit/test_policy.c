@@ -61,9 +61,9 @@ static struct rg_policy *parse_ok(const char *text)
 /* The minimal policy of the issue must load, as any administrator would write it. */
 START_TEST(test_minimal)
 {
-	struct rg_policy *p = parse_ok(
-		"{\"role\": \"managed\", \"games\": [{\"name\": \"Arena\", \"exe\": [\"/opt/arena/*\"]}],"
-		" \"allow\": [{\"exe\": \"/usr/bin/ibv_devinfo\"}]}");
+	struct rg_policy *p = parse_ok("{\"role\": \"managed\", \"games\": [{\"name\": \"Arena\", "
+				       "\"exe\": [\"/opt/arena/*\"]}],"
+				       " \"allow\": [{\"exe\": \"/usr/bin/ibv_devinfo\"}]}");
 
 	ck_assert_int_eq(p->role, RG_ROLE_MANAGED);
 	ck_assert_uint_eq(p->n_games, 1);
@@ -94,25 +94,26 @@ END_TEST
 START_TEST(test_every_key)
 {
 	static const char text[] =
-		"// a comment line\n"
-		"{\n"
-		"  \"version\": 1, /* inline */ \"description\": \"café\",\n"
-		"  \"role\": \"server\", \"threshold\": \"high\",\n"
-		"  \"games\": [{\"name\": \"G\", \"exe\": \"/g/*\",\n"
-		"     \"sha256\": [\"0000000000000000000000000000000000000000000000000000000000000001\"]}],\n"
-		"  \"allow\": [{\"exe\": \"/usr/bin/ib_*\", \"sha256\": "
-		"\"00000000000000000000000000000000000000000000000000000000000000ff\",\n"
-		"     \"uid\": [0, 1000], \"parent\": \"/usr/bin/bash\", \"devices\": \"mlx5_0\",\n"
-		"     \"operations\": [\"device_open\", \"reg_mr\", \"connect\"],\n"
-		"     \"expires\": \"2026-12-31\", \"comment\": \"lab\"}],\n"
-		"  \"rules\": {\"RDMA-004\": {\"enabled\": false, \"severity\": \"low\", \"action\": "
-		"\"deny\",\n"
-		"                \"exceptions\": [\"process.user.id == 0\", [\"game.running\", \"and "
-		"true\"]]}},\n"
-		"  \"mr_max_bytes\": 67108864, \"aggregate_window\": \"90s\",\n"
-		"  \"enforce\": true, \"enforce_scope\": \"while_game\",\n"
-		"  \"outputs\": [\"stdout\", \"file:/var/log/a.jsonl\"]\n"
-		"}\n";
+	    "// a comment line\n"
+	    "{\n"
+	    "  \"version\": 1, /* inline */ \"description\": \"café\",\n"
+	    "  \"role\": \"server\", \"threshold\": \"high\",\n"
+	    "  \"games\": [{\"name\": \"G\", \"exe\": \"/g/*\",\n"
+	    "     \"sha256\": "
+	    "[\"0000000000000000000000000000000000000000000000000000000000000001\"]}],\n"
+	    "  \"allow\": [{\"exe\": \"/usr/bin/ib_*\", \"sha256\": "
+	    "\"00000000000000000000000000000000000000000000000000000000000000ff\",\n"
+	    "     \"uid\": [0, 1000], \"parent\": \"/usr/bin/bash\", \"devices\": \"mlx5_0\",\n"
+	    "     \"operations\": [\"device_open\", \"reg_mr\", \"connect\"],\n"
+	    "     \"expires\": \"2026-12-31\", \"comment\": \"lab\"}],\n"
+	    "  \"rules\": {\"RDMA-004\": {\"enabled\": false, \"severity\": \"low\", \"action\": "
+	    "\"deny\",\n"
+	    "                \"exceptions\": [\"process.user.id == 0\", [\"game.running\", \"and "
+	    "true\"]]}},\n"
+	    "  \"mr_max_bytes\": 67108864, \"aggregate_window\": \"90s\",\n"
+	    "  \"enforce\": true, \"enforce_scope\": \"while_game\",\n"
+	    "  \"outputs\": [\"stdout\", \"file:/var/log/a.jsonl\"]\n"
+	    "}\n";
 	struct rg_policy *p = parse_ok(text);
 	const struct rg_policy_allow *a = &p->allow[0];
 	uint64_t day;
@@ -122,12 +123,13 @@ START_TEST(test_every_key)
 	ck_assert_int_eq(p->threshold, RG_SEV_HIGH);
 	ck_assert_uint_eq(p->games[0].n_exe, 1);
 	ck_assert_uint_eq(p->games[0].n_sha256, 1);
-	ck_assert(policy_game_sha_match(&p->games[0],
-					"0000000000000000000000000000000000000000000000000000000000000001"));
+	ck_assert(policy_game_sha_match(
+	    &p->games[0], "0000000000000000000000000000000000000000000000000000000000000001"));
 	ck_assert(!policy_game_sha_match(&p->games[0], ""));
 	ck_assert(policy_games_need_hash(p));
 	ck_assert(!a->exe_literal);
-	ck_assert_str_eq(a->sha256, "00000000000000000000000000000000000000000000000000000000000000ff");
+	ck_assert_str_eq(a->sha256,
+			 "00000000000000000000000000000000000000000000000000000000000000ff");
 	ck_assert_uint_eq(a->n_uids, 2);
 	ck_assert_uint_eq(a->uids[1], 1000);
 	ck_assert_str_eq(a->parent, "/usr/bin/bash");
@@ -253,7 +255,8 @@ END_TEST
 
 START_TEST(test_jdoc_positions)
 {
-	static const char text[] = "{\n\t\"a\": \"x\\\"y\\u00e9z\",\n  \"b\": [1, null, {\"c\": true}]\n}";
+	static const char text[] =
+	    "{\n\t\"a\": \"x\\\"y\\u00e9z\",\n  \"b\": [1, null, {\"c\": true}]\n}";
 	struct json_object *root, *b;
 	struct rg_error err;
 	struct jdoc *doc;
@@ -297,115 +300,117 @@ static const struct {
 	const char *text;
 	const char *msg;
 } bad[] = {
-	/* syntax */
-	{"", "t.json:1:1: empty document"},
-	{"  // only a comment\n", "t.json:2:1: empty document"},
-	{"{\"role\": \"managed\",}", "t.json:1:20: trailing comma before '}'"},
-	{"{\"games\": [1,]}", "t.json:1:14: trailing comma before ']'"},
-	{"{\"role\": \"managed\"", "t.json:1:19: expected ',' or '}', found end of file"},
-	{"{\"role\": \"managed", "t.json:1:10: unterminated string"},
-	{"{\"role\": 'managed'}", "t.json:1:10: strings must use double quotes"},
-	{"{\"mr_max_bytes\": NaN}", "t.json:1:18: expected a value, found 'N'"},
-	{"{\"mr_max_bytes\": 012}", "t.json:1:18: invalid number (leading zero)"},
-	{"{\"mr_max_bytes\": 99999999999999999999}", "t.json:1:18: number out of range"},
-	{"{\"mr_max_bytes\": 1e999}", "t.json:1:18: number out of range"},
-	{"{\"mr_max_bytes\": -}", "t.json:1:18: invalid number"},
-	{"{\"role\": \"a\", \"role\": \"b\"}", "t.json:1:15: duplicate key \"role\""},
-	{"{\"role\": \"man\taged\"}", "t.json:1:14: control character in string (use an escape such "
-				   "as \\n)"},
-	{"{\"role\": \"\\x\"}", "t.json:1:11: invalid escape '\\x'"},
-	{"{\"role\": \"\\u12\"}", "t.json:1:11: invalid \\u escape"},
-	{"{\"role\": \"\\ud800x\"}", "t.json:1:11: invalid UTF-16 surrogate pair"},
-	{"{\"role\": \"\xff\"}", "t.json:1:11: invalid UTF-8 in string"},
-	{"{\"role\": \"\xc0\xaf\"}", "t.json:1:11: invalid UTF-8 in string"},
-	{"{\"role\": tru}", "t.json:1:10: expected a value, found 't'"},
-	{"{\"role\": \"managed\"} x", "t.json:1:21: unexpected 'x' after the end of the document"},
-	{"{\"role\": \"managed\"}\n/* open", "t.json:2:1: unterminated comment"},
-	{"{role: 1}", "t.json:1:2: expected a string key, found 'r'"},
-	{"{\"role\" \"x\"}", "t.json:1:9: expected ':' after the key, found '\"'"},
-	{"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]"
-	 "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
-	 "t.json:1:65: nesting deeper than 64 levels"},
-	/* keys and values */
-	{"[]", "t.json:1:1: the policy must be an object, not an array"},
-	{"{\"gmaes\": []}", "t.json:1:2: unknown key \"gmaes\" in the policy (did you mean \"games\"?)"},
-	{"{\"games\": [],\n \"xyzzy\": 1}", "t.json:2:2: unknown key \"xyzzy\" in the policy"},
-	{"{\"version\": 2}", "t.json:1:13: unsupported policy version 2 (this agent reads version 1)"},
-	{"{\"version\": \"1\"}", "t.json:1:13: \"version\" must be an integer, not a string"},
-	{"{\"role\": \"desktop\"}", "t.json:1:10: unknown role \"desktop\" (managed or server)"},
-	{"{\"role\": 1}", "t.json:1:10: \"role\" must be a string, not a number"},
-	{"{\"role\": \"\"}", "t.json:1:10: \"role\" must not be empty"},
-	{"{\"role\": \"a\\u0000b\"}", "t.json:1:10: \"role\" contains a NUL character"},
-	{"{\"threshold\": \"hgh\"}",
-	 "t.json:1:15: unknown severity \"hgh\" (info, low, medium, high, critical)"},
-	{"{\"games\": {}}", "t.json:1:11: \"games\" must be an array of games, not an object"},
-	{"{\"games\": [\"Arena\"]}", "t.json:1:12: a game must be an object, not a string"},
-	{"{\"games\": [{\"exe\": \"/a\"}]}", "t.json:1:12: missing required key \"name\""},
-	{"{\"games\": [{\"name\": \"A\"}]}", "t.json:1:12: a game needs \"exe\" or \"sha256\""},
-	{"{\"games\": [{\"name\": \"A\", \"exe\": \"opt/a\"}]}",
-	 "t.json:1:33: \"exe\" \"opt/a\" must be an absolute path pattern"},
-	{"{\"games\": [{\"name\": \"A\", \"exe\": [\"/a\", 5]}]}",
-	 "t.json:1:40: \"exe\"[1] must be a string, not a number"},
-	{"{\"games\": [{\"name\": \"A\", \"exe\": []}]}",
-	 "t.json:1:33: \"exe\" must not be an empty array"},
-	{"{\"games\": [{\"name\": \"A\", \"sha256\": \"ABC\"}]}",
-	 "t.json:1:36: \"sha256\" must be 64 lowercase hex digits"},
-	{"{\"games\": [{\"name\": \"A\", \"exe\": \"/a\", \"path\": \"/b\"}]}",
-	 "t.json:1:39: unknown key \"path\" in a game"},
-	{"{\"games\": [{\"name\": \"A\", \"exe\": \"/a\"},\n {\"name\": \"A\", \"exe\": \"/b\"}]}",
-	 "t.json:2:11: duplicate game name \"A\""},
-	{"{\"allow\": [{\"uid\": 0}]}", "t.json:1:12: missing required key \"exe\""},
-	{"{\"allow\": [{\"exe\": \"/a\", \"uid\": -1}]}",
-	 "t.json:1:33: \"uid\" must be a number from 0 to 4294967294"},
-	{"{\"allow\": [{\"exe\": \"/a\", \"uid\": [0, \"root\"]}]}",
-	 "t.json:1:37: \"uid\" must be a number from 0 to 4294967294"},
-	{"{\"allow\": [{\"exe\": \"/a\", \"uid\": \"root\"}]}",
-	 "t.json:1:33: \"uid\" must be a number or an array of numbers, not a string"},
-	{"{\"allow\": [{\"exe\": \"/a\", \"operations\": [\"device_open\", \"reg_mrr\"]}]}",
-	 "t.json:1:56: unknown operation \"reg_mrr\" (an event action such as device_open, a verbs "
-	 "op such as reg_mr, or an rdma_cm op such as connect)"},
-	{"{\"allow\": [{\"exe\": \"/a\", \"expires\": \"2026-02-30\"}]}",
-	 "t.json:1:37: \"expires\" must be a date (2026-12-31) or an RFC 3339 time "
-	 "(2026-12-31T18:00:00Z), not \"2026-02-30\""},
-	{"{\"allow\": [{\"exe\": \"/a\", \"parent\": \"bash\"}]}",
-	 "t.json:1:36: \"parent\" \"bash\" must be an absolute path pattern"},
-	{"{\"allow\": [{\"exe\": \"/a\", \"device\": \"mlx5_0\"}]}",
-	 "t.json:1:26: unknown key \"device\" in an allow entry (did you mean \"devices\"?)"},
-	{"{\"allow\": [{\"exe\": \"/a\", \"devices\": "
-	 "[\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"]}]}",
-	 "t.json:1:38: device name longer than 63 bytes"},
-	{"{\"rules\": []}", "t.json:1:11: \"rules\" must be an object of rule overrides, not an array"},
-	{"{\"rules\": {\"RDMA-004\": {\"enable\": false}}}",
-	 "t.json:1:25: unknown key \"enable\" in the override of rule RDMA-004 (did you mean "
-	 "\"enabled\"?)"},
-	{"{\"rules\": {\"RDMA-004\": {\"enabled\": \"no\"}}}",
-	 "t.json:1:36: \"enabled\" must be true or false, not a string"},
-	{"{\"rules\": {\"RDMA-004\": {\"severity\": \"urgent\"}}}",
-	 "t.json:1:37: unknown severity \"urgent\" (info, low, medium, high, critical)"},
-	{"{\"rules\": {\"RDMA-004\": {\"action\": \"block\"}}}",
-	 "t.json:1:35: unknown action \"block\" (alert, deny, kill)"},
-	{"{\"rules\": {\"RDMA-004\": {\"exceptions\": \"x\"}}}",
-	 "t.json:1:39: \"exceptions\" must be an array of conditions, not a string"},
-	/* A condition error points into the string, escapes accounted for. */
-	{"{\"rules\": {\"RDMA-004\": {\"exceptions\": [\"process.name == \\\"x\\\" and procss.pid == 1\"]}}}",
-	 "t.json:1:67: unknown field 'procss.pid'"},
-	{"{\"rules\": {\"RDMA-004\": {\"exceptions\": [\n  [\"process.name == x\",\n   \"and\"]]}}}",
-	 "t.json:3:8: unexpected end of condition"},
-	{"{\"rules\": {\"RDMA-004\": {\"exceptions\": [[\"true\", 5]]}}}",
-	 "t.json:1:49: a condition line must be a string, not a number"},
-	{"{\"mr_max_bytes\": 0}", "t.json:1:18: \"mr_max_bytes\" must be positive"},
-	{"{\"mr_max_bytes\": 1.5}", "t.json:1:18: \"mr_max_bytes\" must be an integer, not a number"},
-	{"{\"aggregate_window\": \"1 minute\"}",
-	 "t.json:1:22: \"aggregate_window\": invalid duration \"1 minute\" (a number with ms, s, m, h "
-	 "or d)"},
-	{"{\"aggregate_window\": \"8d\"}", "t.json:1:22: \"aggregate_window\" must be at most a week"},
-	{"{\"aggregate_window\": -1}",
-	 "t.json:1:22: \"aggregate_window\" must be between 0 and 604800 seconds"},
-	{"{\"enforce\": \"yes\"}", "t.json:1:13: \"enforce\" must be true or false, not a string"},
-	{"{\"enforce_scope\": \"game\"}",
-	 "t.json:1:19: unknown enforce_scope \"game\" (always or while_game)"},
-	{"{\"outputs\": []}", "t.json:1:13: \"outputs\" must not be an empty array"},
-	{"{\"outputs\": [null]}", "t.json:1:14: \"outputs\"[0] must be a string, not null"},
+    /* syntax */
+    {"", "t.json:1:1: empty document"},
+    {"  // only a comment\n", "t.json:2:1: empty document"},
+    {"{\"role\": \"managed\",}", "t.json:1:20: trailing comma before '}'"},
+    {"{\"games\": [1,]}", "t.json:1:14: trailing comma before ']'"},
+    {"{\"role\": \"managed\"", "t.json:1:19: expected ',' or '}', found end of file"},
+    {"{\"role\": \"managed", "t.json:1:10: unterminated string"},
+    {"{\"role\": 'managed'}", "t.json:1:10: strings must use double quotes"},
+    {"{\"mr_max_bytes\": NaN}", "t.json:1:18: expected a value, found 'N'"},
+    {"{\"mr_max_bytes\": 012}", "t.json:1:18: invalid number (leading zero)"},
+    {"{\"mr_max_bytes\": 99999999999999999999}", "t.json:1:18: number out of range"},
+    {"{\"mr_max_bytes\": 1e999}", "t.json:1:18: number out of range"},
+    {"{\"mr_max_bytes\": -}", "t.json:1:18: invalid number"},
+    {"{\"role\": \"a\", \"role\": \"b\"}", "t.json:1:15: duplicate key \"role\""},
+    {"{\"role\": \"man\taged\"}", "t.json:1:14: control character in string (use an escape such "
+				  "as \\n)"},
+    {"{\"role\": \"\\x\"}", "t.json:1:11: invalid escape '\\x'"},
+    {"{\"role\": \"\\u12\"}", "t.json:1:11: invalid \\u escape"},
+    {"{\"role\": \"\\ud800x\"}", "t.json:1:11: invalid UTF-16 surrogate pair"},
+    {"{\"role\": \"\xff\"}", "t.json:1:11: invalid UTF-8 in string"},
+    {"{\"role\": \"\xc0\xaf\"}", "t.json:1:11: invalid UTF-8 in string"},
+    {"{\"role\": tru}", "t.json:1:10: expected a value, found 't'"},
+    {"{\"role\": \"managed\"} x", "t.json:1:21: unexpected 'x' after the end of the document"},
+    {"{\"role\": \"managed\"}\n/* open", "t.json:2:1: unterminated comment"},
+    {"{role: 1}", "t.json:1:2: expected a string key, found 'r'"},
+    {"{\"role\" \"x\"}", "t.json:1:9: expected ':' after the key, found '\"'"},
+    {"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]"
+     "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+     "t.json:1:65: nesting deeper than 64 levels"},
+    /* keys and values */
+    {"[]", "t.json:1:1: the policy must be an object, not an array"},
+    {"{\"gmaes\": []}",
+     "t.json:1:2: unknown key \"gmaes\" in the policy (did you mean \"games\"?)"},
+    {"{\"games\": [],\n \"xyzzy\": 1}", "t.json:2:2: unknown key \"xyzzy\" in the policy"},
+    {"{\"version\": 2}", "t.json:1:13: unsupported policy version 2 (this agent reads version 1)"},
+    {"{\"version\": \"1\"}", "t.json:1:13: \"version\" must be an integer, not a string"},
+    {"{\"role\": \"desktop\"}", "t.json:1:10: unknown role \"desktop\" (managed or server)"},
+    {"{\"role\": 1}", "t.json:1:10: \"role\" must be a string, not a number"},
+    {"{\"role\": \"\"}", "t.json:1:10: \"role\" must not be empty"},
+    {"{\"role\": \"a\\u0000b\"}", "t.json:1:10: \"role\" contains a NUL character"},
+    {"{\"threshold\": \"hgh\"}",
+     "t.json:1:15: unknown severity \"hgh\" (info, low, medium, high, critical)"},
+    {"{\"games\": {}}", "t.json:1:11: \"games\" must be an array of games, not an object"},
+    {"{\"games\": [\"Arena\"]}", "t.json:1:12: a game must be an object, not a string"},
+    {"{\"games\": [{\"exe\": \"/a\"}]}", "t.json:1:12: missing required key \"name\""},
+    {"{\"games\": [{\"name\": \"A\"}]}", "t.json:1:12: a game needs \"exe\" or \"sha256\""},
+    {"{\"games\": [{\"name\": \"A\", \"exe\": \"opt/a\"}]}",
+     "t.json:1:33: \"exe\" \"opt/a\" must be an absolute path pattern"},
+    {"{\"games\": [{\"name\": \"A\", \"exe\": [\"/a\", 5]}]}",
+     "t.json:1:40: \"exe\"[1] must be a string, not a number"},
+    {"{\"games\": [{\"name\": \"A\", \"exe\": []}]}",
+     "t.json:1:33: \"exe\" must not be an empty array"},
+    {"{\"games\": [{\"name\": \"A\", \"sha256\": \"ABC\"}]}",
+     "t.json:1:36: \"sha256\" must be 64 lowercase hex digits"},
+    {"{\"games\": [{\"name\": \"A\", \"exe\": \"/a\", \"path\": \"/b\"}]}",
+     "t.json:1:39: unknown key \"path\" in a game"},
+    {"{\"games\": [{\"name\": \"A\", \"exe\": \"/a\"},\n {\"name\": \"A\", \"exe\": \"/b\"}]}",
+     "t.json:2:11: duplicate game name \"A\""},
+    {"{\"allow\": [{\"uid\": 0}]}", "t.json:1:12: missing required key \"exe\""},
+    {"{\"allow\": [{\"exe\": \"/a\", \"uid\": -1}]}",
+     "t.json:1:33: \"uid\" must be a number from 0 to 4294967294"},
+    {"{\"allow\": [{\"exe\": \"/a\", \"uid\": [0, \"root\"]}]}",
+     "t.json:1:37: \"uid\" must be a number from 0 to 4294967294"},
+    {"{\"allow\": [{\"exe\": \"/a\", \"uid\": \"root\"}]}",
+     "t.json:1:33: \"uid\" must be a number or an array of numbers, not a string"},
+    {"{\"allow\": [{\"exe\": \"/a\", \"operations\": [\"device_open\", \"reg_mrr\"]}]}",
+     "t.json:1:56: unknown operation \"reg_mrr\" (an event action such as device_open, a verbs "
+     "op such as reg_mr, or an rdma_cm op such as connect)"},
+    {"{\"allow\": [{\"exe\": \"/a\", \"expires\": \"2026-02-30\"}]}",
+     "t.json:1:37: \"expires\" must be a date (2026-12-31) or an RFC 3339 time "
+     "(2026-12-31T18:00:00Z), not \"2026-02-30\""},
+    {"{\"allow\": [{\"exe\": \"/a\", \"parent\": \"bash\"}]}",
+     "t.json:1:36: \"parent\" \"bash\" must be an absolute path pattern"},
+    {"{\"allow\": [{\"exe\": \"/a\", \"device\": \"mlx5_0\"}]}",
+     "t.json:1:26: unknown key \"device\" in an allow entry (did you mean \"devices\"?)"},
+    {"{\"allow\": [{\"exe\": \"/a\", \"devices\": "
+     "[\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"]}]}",
+     "t.json:1:38: device name longer than 63 bytes"},
+    {"{\"rules\": []}", "t.json:1:11: \"rules\" must be an object of rule overrides, not an array"},
+    {"{\"rules\": {\"RDMA-004\": {\"enable\": false}}}",
+     "t.json:1:25: unknown key \"enable\" in the override of rule RDMA-004 (did you mean "
+     "\"enabled\"?)"},
+    {"{\"rules\": {\"RDMA-004\": {\"enabled\": \"no\"}}}",
+     "t.json:1:36: \"enabled\" must be true or false, not a string"},
+    {"{\"rules\": {\"RDMA-004\": {\"severity\": \"urgent\"}}}",
+     "t.json:1:37: unknown severity \"urgent\" (info, low, medium, high, critical)"},
+    {"{\"rules\": {\"RDMA-004\": {\"action\": \"block\"}}}",
+     "t.json:1:35: unknown action \"block\" (alert, deny, kill)"},
+    {"{\"rules\": {\"RDMA-004\": {\"exceptions\": \"x\"}}}",
+     "t.json:1:39: \"exceptions\" must be an array of conditions, not a string"},
+    /* A condition error points into the string, escapes accounted for. */
+    {"{\"rules\": {\"RDMA-004\": {\"exceptions\": [\"process.name == \\\"x\\\" and procss.pid == "
+     "1\"]}}}",
+     "t.json:1:67: unknown field 'procss.pid'"},
+    {"{\"rules\": {\"RDMA-004\": {\"exceptions\": [\n  [\"process.name == x\",\n   \"and\"]]}}}",
+     "t.json:3:8: unexpected end of condition"},
+    {"{\"rules\": {\"RDMA-004\": {\"exceptions\": [[\"true\", 5]]}}}",
+     "t.json:1:49: a condition line must be a string, not a number"},
+    {"{\"mr_max_bytes\": 0}", "t.json:1:18: \"mr_max_bytes\" must be positive"},
+    {"{\"mr_max_bytes\": 1.5}", "t.json:1:18: \"mr_max_bytes\" must be an integer, not a number"},
+    {"{\"aggregate_window\": \"1 minute\"}",
+     "t.json:1:22: \"aggregate_window\": invalid duration \"1 minute\" (a number with ms, s, m, h "
+     "or d)"},
+    {"{\"aggregate_window\": \"8d\"}", "t.json:1:22: \"aggregate_window\" must be at most a week"},
+    {"{\"aggregate_window\": -1}",
+     "t.json:1:22: \"aggregate_window\" must be between 0 and 604800 seconds"},
+    {"{\"enforce\": \"yes\"}", "t.json:1:13: \"enforce\" must be true or false, not a string"},
+    {"{\"enforce_scope\": \"game\"}",
+     "t.json:1:19: unknown enforce_scope \"game\" (always or while_game)"},
+    {"{\"outputs\": []}", "t.json:1:13: \"outputs\" must not be an empty array"},
+    {"{\"outputs\": [null]}", "t.json:1:14: \"outputs\"[0] must be a string, not null"},
 };
 
 START_TEST(test_bad_policies)

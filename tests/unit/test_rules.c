@@ -81,7 +81,8 @@ START_TEST(test_default_rules)
 		ck_assert_int_eq(r->action, RG_ACTION_ALERT);
 		ck_assert_ptr_nonnull(r->description);
 		ck_assert_uint_ge(r->n_tags, 2);
-		ck_assert_msg(r->threat || !strcmp(r->id, "RDMA-004") || !strcmp(r->id, "AGENT-003"),
+		ck_assert_msg(r->threat || !strcmp(r->id, "RDMA-004") ||
+				  !strcmp(r->id, "AGENT-003"),
 			      "%s has no MITRE mapping", r->id);
 		ck_assert_str_ne(rule_message_text(r), r->name);
 		ck_assert_ptr_eq(ruleset_find(set, r->id), r);
@@ -97,20 +98,23 @@ END_TEST
 START_TEST(test_format)
 {
 	static const char text[] =
-		"// two rules in one file\n"
-		"[\n"
-		" {\"id\": \"X-1\", \"name\": \"first\", \"severity\": \"high\",\n"
-		"  \"description\": \"d\", \"tags\": \"t\", \"action\": \"kill\", \"enabled\": false,\n"
-		"  \"condition\": [\"event.action == verbs\", \"and rdma.op == reg_mr\"],\n"
-		"  \"exceptions\": [\"process.user.id == 0\"],\n"
-		"  \"severity_when\": [{\"condition\": \"game.running\", \"severity\": \"critical\"}],\n"
-		"  \"message\": \"{{{process.name}}} {module.name|rdma.device} {rdma.mr.access} {dll.path}\",\n"
-		"  \"aggregate\": {\"by\": [\"rdma.device\", \"rdma.op\"], \"window\": \"5m\"},\n"
-		"  \"threat\": {\"tactic\": {\"id\": \"TA0005\", \"name\": \"Defense Evasion\"},\n"
-		"             \"technique\": {\"id\": \"T1055.001\", \"name\": \"DLL\"}}},\n"
-		" {\"id\": \"X-2\", \"name\": \"second\", \"severity\": \"info\", \"condition\": \"true\",\n"
-		"  \"aggregate\": {\"window\": 0}}\n"
-		"]\n";
+	    "// two rules in one file\n"
+	    "[\n"
+	    " {\"id\": \"X-1\", \"name\": \"first\", \"severity\": \"high\",\n"
+	    "  \"description\": \"d\", \"tags\": \"t\", \"action\": \"kill\", \"enabled\": false,\n"
+	    "  \"condition\": [\"event.action == verbs\", \"and rdma.op == reg_mr\"],\n"
+	    "  \"exceptions\": [\"process.user.id == 0\"],\n"
+	    "  \"severity_when\": [{\"condition\": \"game.running\", \"severity\": "
+	    "\"critical\"}],\n"
+	    "  \"message\": \"{{{process.name}}} {module.name|rdma.device} {rdma.mr.access} "
+	    "{dll.path}\",\n"
+	    "  \"aggregate\": {\"by\": [\"rdma.device\", \"rdma.op\"], \"window\": \"5m\"},\n"
+	    "  \"threat\": {\"tactic\": {\"id\": \"TA0005\", \"name\": \"Defense Evasion\"},\n"
+	    "             \"technique\": {\"id\": \"T1055.001\", \"name\": \"DLL\"}}},\n"
+	    " {\"id\": \"X-2\", \"name\": \"second\", \"severity\": \"info\", \"condition\": "
+	    "\"true\",\n"
+	    "  \"aggregate\": {\"window\": 0}}\n"
+	    "]\n";
 	struct rg_ruleset *set;
 	struct rg_error err;
 	struct rg_event ev;
@@ -187,8 +191,8 @@ START_TEST(test_load_dir)
 	put("x.json", "\n  " RULE("A2", ""));
 	ck_assert_int_eq(rules_load_dir(tmpdir, &set, &err), -EINVAL);
 	snprintf(want, sizeof(want),
-		 "%s/x.json:2:10: duplicate rule id \"A2\" (first defined at %s/a.json:1:77)", tmpdir,
-		 tmpdir);
+		 "%s/x.json:2:10: duplicate rule id \"A2\" (first defined at %s/a.json:1:77)",
+		 tmpdir, tmpdir);
 	ck_assert_str_eq(rg_error_format(&err, buf, sizeof(buf)), want);
 
 	/* A broken file anywhere fails the whole set: no half-loaded rules. */
@@ -331,7 +335,8 @@ START_TEST(test_too_many)
 	n += (size_t)snprintf(text + n, cap - n, "]");
 	ck_assert_int_eq(ruleset_new(&set), 0);
 	ck_assert_int_eq(rules_parse(set, "r.json", text, n, &err), -EINVAL);
-	ck_assert_str_eq(strstr(rg_error_format(&err, buf, sizeof(buf)), ": more"), ": more than 512 rules");
+	ck_assert_str_eq(strstr(rg_error_format(&err, buf, sizeof(buf)), ": more"),
+			 ": more than 512 rules");
 	ruleset_free(set);
 	free(text);
 }
