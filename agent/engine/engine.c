@@ -137,25 +137,27 @@ static int read_start_ns(uint32_t pid, uint64_t *ret)
 	return 0;
 }
 
-static int hash_live(struct rg_engine *e, const struct proc_node *n, char out[65])
+/*
+ * Opens the executable of the live process n describes, checking that the pid still names that
+ * process (start time) and, when n knows it, that the file is the one n ran.
+ */
+static int open_live_exe(const struct proc_node *n, struct stat *st)
 {
 	_cleanup_close_ int fd = -1;
-	struct stat st;
 	char path[64];
-	uint64_t start = 0, mtime;
-	unsigned i;
+	uint64_t start = 0;
 	int r;
 
 	snprintf(path, sizeof(path), "/proc/%u/exe", n->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st->st_mode))
 		return -EBADFD;
-	/* Still the process the node describes? (pid reuse, a new exec) */
-	if (n->exe_ino && ((uint64_t)st.st_ino != n->exe_ino || (uint64_t)st.st_dev != n->exe_dev))
+	if (n->exe_ino &&
+	    ((uint64_t)st->st_ino != n->exe_ino || (uint64_t)st->st_dev != n->exe_dev))
 		return -ESTALE;
 	if (n->start_boot_ns) {
 		r = read_start_ns(n->pid, &start);
@@ -164,6 +166,38 @@ static int hash_live(struct rg_engine *e, const struct proc_node *n, char out[65
 		if (start != n->start_boot_ns)
 			return -ESTALE;
 	}
+	return TAKE_FD(fd);
+}
+
+/* Live mode, when the events did not say: the executable's inode and device, once per exec. */
+static void proc_exe_id(struct rg_engine *e, struct proc_node *n)
+{
+	struct stat st;
+	int fd;
+
+	if (n->exe_ino || !e->cfg.hash_live || (n->flags & PROC_F_EXE_STATTED) ||
+	    !proc_node_live(n))
+		return;
+	n->flags |= PROC_F_EXE_STATTED;
+	fd = open_live_exe(n, &st);
+	if (fd < 0)
+		return;
+	close(fd);
+	n->exe_ino = (uint64_t)st.st_ino;
+	n->exe_dev = (uint64_t)st.st_dev;
+}
+
+static int hash_live(struct rg_engine *e, const struct proc_node *n, char out[65])
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	uint64_t mtime;
+	unsigned i;
+	int r;
+
+	fd = open_live_exe(n, &st);
+	if (fd < 0)
+		return fd;
 	if ((uint64_t)st.st_size > ENGINE_HASH_MAX_BYTES)
 		return -EFBIG;
 	mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
@@ -223,8 +257,11 @@ static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, st
 		return false;
 	if (!(n->flags & PROC_F_EXEC_KNOWN) || fnmatch(a->exe, n->exe, FNM_PATHNAME) != 0)
 		return false;
-	if (a->pinned && (n->exe_ino != a->ino || n->exe_dev != a->dev))
-		return false;
+	if (a->pinned) {
+		proc_exe_id(e, n);
+		if (n->exe_ino != a->ino || n->exe_dev != a->dev)
+			return false;
+	}
 	if (a->n_uids) {
 		for (i = 0; i < a->n_uids; i++)
 			if (a->uids[i] == n->uid)
@@ -424,6 +461,23 @@ static void ctx_init(struct rg_engine *e, const struct rg_event *ev, struct proc
 }
 
 /* Entity ids and alerts. */
+
+void engine_policy_event(struct rg_event *ev, uint64_t ts, bool ok, int error, const char *file,
+			 const char *text)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = RG_EV_AGENT_POLICY;
+	ev->provider = RG_PROV_AGENT;
+	ev->ts = ts;
+	ev->proc.pid = ev->proc.tid = (uint32_t)getpid();
+	event_set_str(ev->proc.comm, sizeof(ev->proc.comm), "rdmaguard", 9);
+	ev->u.agent.ok = ok;
+	ev->u.agent.error = ok ? 0 : error;
+	if (file)
+		event_set_str(ev->u.agent.what, sizeof(ev->u.agent.what), file, strlen(file));
+	if (text)
+		event_set_str(ev->u.agent.text, sizeof(ev->u.agent.text), text, strlen(text));
+}
 
 void engine_entity_id(const struct rg_engine *e, uint32_t pid, uint64_t start_boot_ns,
 		      char out[static 33])

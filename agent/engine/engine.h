@@ -124,6 +124,14 @@ int engine_rule_effective(const struct rg_engine *e, size_t i, bool *enabled, in
 /* Alerts emitted for the i-th rule of engine_rules(), and matches (repeats included). */
 void engine_rule_stats(const struct rg_engine *e, size_t i, uint64_t *alerts, uint64_t *matches);
 
+/*
+ * Fills an AGENT_POLICY event (what AGENT-003 reports) for the daemon: ok after a (re)load, or
+ * not ok with the reason (rg_error_format() text) when a new set was rejected and the old one
+ * stays in force. file is the policy path (or the rules directory).
+ */
+void engine_policy_event(struct rg_event *ev, uint64_t ts, bool ok, int error, const char *file,
+			 const char *text);
+
 /* process.entity_id for (pid, start_boot_ns) on this engine's host boot: 32 hex digits. */
 void engine_entity_id(const struct rg_engine *e, uint32_t pid, uint64_t start_boot_ns,
 		      char out[static 33]);

@@ -282,7 +282,7 @@ static void set_exec_info(struct proc_node *n, const struct rg_event *ev)
 		n->parent_start_boot_ns = x->parent_start_boot_ns;
 	n->flags |= PROC_F_EXEC_KNOWN;
 	/* A new image: hash and game membership must be recomputed by the owner. */
-	n->flags &= ~PROC_F_HASHED;
+	n->flags &= ~(PROC_F_HASHED | PROC_F_EXE_STATTED);
 	n->sha256[0] = 0;
 }
 

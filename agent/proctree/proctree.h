@@ -34,6 +34,7 @@ enum {
 	PROC_F_HASHED = 1u << 6, /* sha256 was computed (empty string: could not be) */
 	PROC_F_RDMA_IN_GAME = 1u << 7, /* had RDMA activity while a game session ran */
 	PROC_F_GAME_COUNTED = 1u << 8, /* the engine counts it in its game's session */
+	PROC_F_EXE_STATTED = 1u << 9,  /* the engine looked up exe_ino/exe_dev itself */
 };
 
 struct proc_node {

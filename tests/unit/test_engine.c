@@ -747,6 +747,19 @@ START_TEST(test_allowlist_live)
 	ck_assert(!alerts_for(e, &ev));
 	ck_assert_str_eq(proctree_find(engine_proctree(e), (uint32_t)getpid(), 0)->sha256, sha);
 
+	/* Events that do not carry the inode: the engine looks it up in /proc (live mode) */
+	ev = ev_exec(RG_EV_PROCESS_PRESENT, (uint32_t)getpid(), (uint32_t)getppid(), exe, T0);
+	ev.proc.start_boot_ns = ticks * (1000000000ull / (uint64_t)clock_ticks_per_sec());
+	ev.u.exec.exe_ino = 0;
+	ev.u.exec.exe_dev = 0;
+	feed(e, &ev);
+	ck_assert_uint_eq(proctree_find(engine_proctree(e), (uint32_t)getpid(), 0)->exe_ino, 0);
+	ev.type = RG_EV_DEVICE_OPEN;
+	memset(&ev.u, 0, sizeof(ev.u));
+	ck_assert(!alerts_for(e, &ev));
+	ck_assert_uint_eq(proctree_find(engine_proctree(e), (uint32_t)getpid(), 0)->exe_ino,
+			  st.st_ino);
+
 	/* Same path, another file (a copy, another mount namespace): not allowed */
 	ev = ev_exec(RG_EV_PROCESS_PRESENT, 77777, 1, exe, T0);
 	ev.u.exec.exe_ino = st.st_ino + 1;
@@ -887,6 +900,17 @@ START_TEST(test_reload)
 	policy_free(p);
 	ck_assert_str_eq(engine_rules(e)->rules[0].id, "T-MR");
 
+	/* What the daemon then reports (AGENT-003's event): the old set still alerts on it */
+	engine_policy_event(&ev, T0 + SEC, false, -EINVAL, "/etc/rdmaguard/policy.json",
+			    rg_error_format(&err, buf, sizeof(buf)));
+	ck_assert_int_eq(ev.type, RG_EV_AGENT_POLICY);
+	ck_assert_uint_eq(ev.u.agent.ok, 0);
+	ck_assert_int_eq(ev.u.agent.error, -EINVAL);
+	ck_assert_str_eq(ev.u.agent.what, "/etc/rdmaguard/policy.json");
+	ck_assert_str_eq(ev.u.agent.text, "bad.json:1:12: \"rules\" overrides unknown rule \"NOPE\"");
+	feed(e, &ev);
+	ck_assert_uint_eq(n_alerts, 1); /* T-MR does not cover agent events */
+
 	/* A good one: the old rule's pending repeat goes out first */
 	ck_assert_int_eq(policy_parse("p2.json", pol2, strlen(pol2), &p, &err), 0);
 	ck_assert_int_eq(engine_reload(e, p, rs, collect, NULL, &err), 0);
@@ -897,7 +921,7 @@ START_TEST(test_reload)
 	/* The running game was found again under the new policy (now game index 1) */
 	engine_get_stats(e, &st);
 	ck_assert_uint_eq(st.games_running, 1);
-	ck_assert_uint_eq(st.proc.live, 3);
+	ck_assert_uint_eq(st.proc.live, 4); /* sshd, game, cheat, and the agent (its event) */
 	ev = ev_reg_mr(30, "rxe0", T0 + 2 * SEC);
 	feed(e, &ev);
 	ck_assert_uint_eq(n_alerts, 3);
