@@ -845,15 +845,14 @@ int jdoc_parse(const char *file, const char *text, size_t len, struct jdoc **ret
 	r = parse_value(&p, &root);
 	if (r < 0)
 		goto fail;
+	doc->root = root; /* freed with the document from here on */
 	r = skip_ws(&p);
 	if (r < 0)
 		goto fail;
 	if (p.i < p.len) {
 		r = perr(&p, p.i, "unexpected %s after the end of the document", describe(&p, cb));
-		json_object_put(root);
 		goto fail;
 	}
-	doc->root = root;
 	r = add_pos(&p, NULL, NULL, 0, root_pos, root_pos, root);
 	if (r >= 0)
 		r = build_index(doc);
