@@ -6,7 +6,9 @@ Each scenario starts its own rsyslogd on 127.0.0.1 with a private configuration 
 the kernel picks, omfile writing every message as one JSON line of its parsed RFC 5424 fields),
 drives agent/output through tests/output/driver.c and checks what rsyslog received.
 
-  basic         alerts arrive, parse as JSON, header and structured data exact; file: output 0600
+  basic         alerts arrive, parse as JSON, header and structured data exact; file: output 0600;
+                the engine's real alerts (rdmaguard replay of tests/fixtures/events) arrive and
+                match rules/schema/alert.schema.json
   restart       rsyslog stopped (SIGTERM) mid-stream and started again: every alert exactly once
                 after de-duplication by uuid, in order
   restart-kill  the same with rsyslog killed (SIGKILL)
@@ -19,7 +21,8 @@ drives agent/output through tests/output/driver.c and checks what rsyslog receiv
 
 Waits poll for conditions with deadlines; nothing sleeps for readiness. Keys and certificates are
 generated at run time in the scenario's temporary directory (openssl), never stored.
-Usage: test_rsyslog.py SCENARIO (driver: $RG_OUTPUT_DRIVER).
+Usage: test_rsyslog.py SCENARIO (driver: $RG_OUTPUT_DRIVER, rdmaguard: $RG_RDMAGUARD,
+source tree: $RG_SOURCE_ROOT).
 """
 import json
 import os
@@ -37,6 +40,8 @@ import time
 import uuid
 
 DRIVER = os.environ.get("RG_OUTPUT_DRIVER", "")
+RDMAGUARD = os.environ.get("RG_RDMAGUARD", "")
+SOURCE_ROOT = os.environ.get("RG_SOURCE_ROOT", "")
 RSYSLOGD = shutil.which("rsyslogd") or "/usr/sbin/rsyslogd"
 OPENSSL = shutil.which("openssl") or "/usr/bin/openssl"
 HOSTNAME = "rg-test-host"
@@ -391,6 +396,47 @@ def scenario_basic(d):
         lines = [json.loads(x) for x in f]
     check(lines == sent, "file output differs")
     rs.stop()
+    engine_alerts_through_rsyslog(d)
+
+
+def engine_alerts_through_rsyslog(d):
+    """The rule engine's own alerts (replay of the rule fixtures) through syslog+tcp: each one
+    arrives intact and valid against the published alert schema."""
+    import jsonschema
+    fixtures = os.path.join(SOURCE_ROOT, "tests", "fixtures", "events")
+    alerts = []
+    for f in sorted(os.listdir(fixtures)):
+        if not f.endswith(".jsonl") or f.endswith(".expected.jsonl"):
+            continue
+        policy = os.path.join(fixtures, f.replace(".jsonl", ".policy.json"))
+        if not os.path.exists(policy):
+            policy = os.path.join(fixtures, "policy.json")
+        r = subprocess.run([RDMAGUARD, "replay", os.path.join(fixtures, f), "--rules",
+                            os.path.join(SOURCE_ROOT, "rules"), "--policy", policy],
+                           capture_output=True)
+        check(r.returncode in (0, 1), "replay %s: exit %d: %s" % (f, r.returncode, r.stderr))
+        alerts += [json.loads(x) for x in r.stdout.decode("utf-8").splitlines() if x.strip()]
+    check(len(alerts) >= 20, "only %d alerts from the engine's fixtures" % len(alerts))
+    with open(os.path.join(SOURCE_ROOT, "rules", "schema", "alert.schema.json")) as f:
+        validator = jsonschema.Draft202012Validator(json.load(f))
+    rs = Rsyslog(d, name="rsyslog-engine")
+    rs.start()
+    drv = Driver(d, ["syslog+tcp://127.0.0.1:%d" % rs.port], os.path.join(d, "state-engine"),
+                 name="driver-engine")
+    for a in alerts:
+        drv.submit(a)
+    wait_all_received(rs, alerts, 30)
+    recs = rs.received()
+    check(len(recs) == len(alerts), "%d messages for %d alerts" % (len(recs), len(alerts)))
+    for r, a in zip(recs, alerts):
+        check_record(r, a, drv.proc.pid)
+        errors = list(validator.iter_errors(json.loads(r["msg"])))
+        check(not errors, "received alert %s does not match the schema: %s"
+              % (a["rule"]["id"], "; ".join(e.message for e in errors[:3])))
+    check(drv.close() == 0, "driver exit status")
+    rs.stop()
+    print("%d engine alerts (%d rules) delivered and valid against the schema"
+          % (len(alerts), len(set(a["rule"]["id"] for a in alerts))))
 
 
 def stream_with_outage(d, rs, drv, n, kill_sig, rate_per_s=400, before=()):
@@ -690,6 +736,10 @@ def main():
         return 2
     if not DRIVER or not os.access(DRIVER, os.X_OK):
         print("RG_OUTPUT_DRIVER does not name the driver binary", file=sys.stderr)
+        return 2
+    if not RDMAGUARD or not os.access(RDMAGUARD, os.X_OK) or not SOURCE_ROOT:
+        print("RG_RDMAGUARD and RG_SOURCE_ROOT must name the binary and the source tree",
+              file=sys.stderr)
         return 2
     for prog, pkg in ((RSYSLOGD, "rsyslog"), (OPENSSL, "openssl")):
         if not os.access(prog, os.X_OK):
