@@ -80,6 +80,44 @@ int output_loss_to_json(const struct output_loss *loss, struct json_object *into
 	return 0;
 }
 
+size_t output_loss_describe(const struct output_loss *loss, const char **what, char *text,
+			    size_t size)
+{
+	char buf[512];
+	size_t o;
+	unsigned i;
+	bool first = true;
+
+	if (what)
+		*what = loss->by_reason[OUTPUT_DROP_SPOOL_FULL]	  ? "spool"
+			: loss->by_reason[OUTPUT_DROP_QUEUE_FULL] ? "queue"
+								  : "output";
+	o = (size_t)snprintf(buf, sizeof(buf), "%s: %" PRIu64 " alert(s) dropped (", loss->output,
+			     loss->total);
+	for (i = 0; i < _OUTPUT_SEV_N && o < sizeof(buf); i++)
+		if (loss->by_severity[i]) {
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s %" PRIu64,
+					      first ? "" : ", ", severity_names[i],
+					      loss->by_severity[i]);
+			first = false;
+		}
+	first = true;
+	for (i = 0; i < _OUTPUT_DROP_N && o < sizeof(buf); i++)
+		if (loss->by_reason[i]) {
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s %" PRIu64,
+					      first ? "; " : ", ", drop_names[i], loss->by_reason[i]);
+			first = false;
+		}
+	if (o < sizeof(buf))
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, ")");
+	o = MIN(o, sizeof(buf) - 1);
+	if (size > 0) {
+		memcpy(text, buf, MIN(o, size - 1));
+		text[MIN(o, size - 1)] = 0;
+	}
+	return o;
+}
+
 void output_rec_unref(struct output_rec *rec)
 {
 	if (rec && atomic_fetch_sub(&rec->refs, 1) == 1)

@@ -98,6 +98,15 @@ struct output_loss {
 /* Adds {"output","dropped":{"total",info..critical},"reasons":{...},"total_since_start"} */
 int output_loss_to_json(const struct output_loss *loss, struct json_object *into);
 
+/*
+ * For the daemon's agent_lost event that becomes AGENT-001 (struct rg_ev_agent: count = total,
+ * what, text): *what is "spool" when the spool shed alerts, "queue" when only the memory queue
+ * did, "output" otherwise; text reads "syslog+tcp://10.0.0.1:514: 20 alert(s) dropped (info 15,
+ * low 5; spool_full 20)". Returns the length of the whole text, like snprintf.
+ */
+size_t output_loss_describe(const struct output_loss *loss, const char **what, char *text,
+			    size_t size);
+
 /* Called from outputs_dispatch() (the main thread), at most once per loss_interval_ms per output. */
 typedef void (*outputs_loss_fn)(const struct output_loss *loss, void *userdata);
 

@@ -203,7 +203,7 @@ class Driver:
     def __init__(self, d, outputs, state, extra=(), name="driver"):
         self.log = os.path.join(d, name + ".log")
         args = [DRIVER, "--state-dir", state, "--hostname", HOSTNAME, "--backoff-min-ms", "20",
-                "--backoff-max-ms", "200", "--confirm-ms", "300", "--connect-timeout-ms", "2000"]
+                "--backoff-max-ms", "200", "--connect-timeout-ms", "2000"]
         for o in outputs:
             args += ["--output", o]
         args += list(extra)
