@@ -64,7 +64,7 @@ static void read_devnodes(const struct rg_root *root, struct inventory *inv)
 		dn->kind = node_kind_of(names[i]);
 		r = root_stat(root, path, &st, false);
 		if (r < 0) {
-			inv_section_error(&inv->s_devnodes, "%s: %s", path, inv_strerror(r));
+			inv_section_entry_error(&inv->s_devnodes, "%s: %s", path, inv_strerror(r));
 			continue;
 		}
 		inv->n_devnodes++;

@@ -20,6 +20,8 @@ void inv_errors_free(struct inv_errors *e);
 void inv_section_free(struct inv_section *s);
 void inv_section_error(struct inv_section *s, const char *fmt, ...) _printf_(2, 3);
 void inv_section_note(struct inv_section *s, const char *fmt, ...) _printf_(2, 3);
+/* A problem with one entry of the section (not the section as a whole). */
+#define inv_section_entry_error(s, ...) inv_errors_add(&(s)->errors, __VA_ARGS__)
 void inv_section_truncated(struct inv_section *s, const char *fmt, ...) _printf_(2, 3);
 
 /* A short description of a read failure: "empty", "not a regular file", "value too long", ... */

@@ -55,6 +55,7 @@ void inv_section_free(struct inv_section *s)
 	free(s->error);
 	free(s->note);
 	s->error = s->note = NULL;
+	inv_errors_free(&s->errors);
 	inv_errors_free(&s->truncated);
 }
 
@@ -71,10 +72,11 @@ void inv_section_error(struct inv_section *s, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (s->error)
-		return; /* the first reason is the one that matters */
 	va_start(ap, fmt);
-	s->error = vformat(fmt, ap);
+	if (s->error)
+		inv_errors_addv(&s->errors, fmt, ap); /* the first reason stays "error" */
+	else
+		s->error = vformat(fmt, ap);
 	va_end(ap);
 }
 
@@ -622,6 +624,7 @@ void json_add_section(struct json_object *o, const struct inv_section *s)
 		json_add_str(o, "error", s->error);
 	if (s->note)
 		json_add_str(o, "note", s->note);
+	json_add_errors(o, &s->errors);
 	if (s->truncated.n || s->truncated.dropped) {
 		struct json_object *a = json_object_new_array();
 		unsigned i;

@@ -187,7 +187,7 @@ static unsigned errs(const struct inv_errors *e)
 
 static unsigned section_errs(const struct inv_section *s)
 {
-	return s->error ? 1 : 0;
+	return (s->error ? 1 : 0) + errs(&s->errors);
 }
 
 void inventory_summary(const struct inventory *inv, struct inv_summary *s)

@@ -65,6 +65,7 @@ struct inv_section {
 	const char *skipped; /* why it did not run (static string), or NULL */
 	char *error;	     /* why it failed as a whole (e.g. the directory is unreadable), or NULL */
 	char *note;	     /* a remark for the reader ("no RDMA device"), or NULL */
+	struct inv_errors errors;    /* problems with single entries not tied to an object */
 	struct inv_errors truncated; /* "what: limit N reached" */
 };
 

@@ -155,6 +155,15 @@ static const char *join(struct json_object *arr, const char *key, char *buf, siz
 	return n ? buf : "-";
 }
 
+static void print_errors(FILE *f, const char *prefix, struct json_object *o)
+{
+	size_t i;
+
+	for (i = 0; i < len(o, "errors"); i++)
+		fprintf(f, "  error: %s%s%s\n", prefix ? prefix : "", prefix ? ": " : "",
+			json_object_get_string(at(o, "errors", i)));
+}
+
 static void section_head(FILE *f, const char *title, struct json_object *sec, size_t count,
 			 bool show_count)
 {
@@ -173,15 +182,7 @@ static void section_head(FILE *f, const char *title, struct json_object *sec, si
 		fprintf(f, "  note: %s\n", s);
 	for (i = 0; i < len(sec, "truncated"); i++)
 		fprintf(f, "  truncated: %s\n", json_object_get_string(at(sec, "truncated", i)));
-}
-
-static void print_errors(FILE *f, const char *prefix, struct json_object *o)
-{
-	size_t i;
-
-	for (i = 0; i < len(o, "errors"); i++)
-		fprintf(f, "  error: %s%s%s\n", prefix ? prefix : "", prefix ? ": " : "",
-			json_object_get_string(at(o, "errors", i)));
+	print_errors(f, NULL, sec);
 }
 
 static void print_devices(FILE *f, struct json_object *r)
@@ -308,7 +309,6 @@ static void print_pci(FILE *f, struct json_object *r)
 
 	section_head(f, "PCI functions, RDMA-capable", sec, len(sec, "items"), true);
 	pci_table(f, get(sec, "items"), false);
-	print_errors(f, NULL, sec);
 }
 
 static void print_dma(FILE *f, struct json_object *r)
@@ -355,7 +355,6 @@ static void print_dma(FILE *f, struct json_object *r)
 	fprintf(f, "  PCI functions with no, a userspace or an out-of-tree driver: %zu\n",
 		len(sec, "pci_functions"));
 	pci_table(f, get(sec, "pci_functions"), true);
-	print_errors(f, NULL, sec);
 }
 
 static void print_devnodes(FILE *f, struct json_object *r)
@@ -467,7 +466,6 @@ static void print_netlink(FILE *f, struct json_object *r)
 		}
 		table_print(&t, f);
 	}
-	print_errors(f, NULL, sec);
 }
 
 static void print_procs(FILE *f, struct json_object *r)
@@ -492,7 +490,6 @@ static void print_procs(FILE *f, struct json_object *r)
 		for (i = 0; i < n; i++)
 			print_errors(f, str(at(sec, "items", i), "pid"), at(sec, "items", i));
 	}
-	print_errors(f, NULL, sec);
 }
 
 static void print_udp(FILE *f, struct json_object *r)

@@ -130,8 +130,8 @@ void inv_modules_collect(const struct rg_root *root, struct inventory *inv)
 			}
 			inv->modules_scanned++;
 			if (overlong || parse_line(line, &m) < 0) {
-				inv_section_error(&inv->s_modules,
-						  "/proc/modules:%u: not a module line", lineno);
+				inv_section_entry_error(&inv->s_modules,
+							"/proc/modules:%u: not a module line", lineno);
 				continue;
 			}
 			k = module_index(m.name);

@@ -161,7 +161,7 @@ void inv_pci_collect(const struct rg_root *root, struct inventory *inv)
 				      INV_MAX_PCI_SCAN);
 	for (i = 0; i < n; i++) {
 		if (!inv_is_pci_addr(names[i])) {
-			inv_section_error(&inv->s_pci, SYS_PCI "/%s: not a PCI address", names[i]);
+			inv_section_entry_error(&inv->s_pci, SYS_PCI "/%s: not a PCI address", names[i]);
 			continue;
 		}
 		if (inv->n_pci == cap) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "inv_internal.h"
 
@@ -250,6 +251,19 @@ static void read_device(const struct rg_root *root, const char *name, struct inv
 	if (r < 0) {
 		inv_errors_add(&d->errors, "%s: %s", class_path, inv_strerror(r));
 		strscpy_ok(d->sysfs_path, class_path, sizeof(d->sysfs_path));
+	}
+	/* A device directory that cannot be reached (a link loop, a dangling link) is one error,
+	 * not one per attribute. */
+	{
+		struct stat st;
+
+		r = root_stat(root, class_path, &st, true);
+		if (r == 0 && !S_ISDIR(st.st_mode))
+			r = -ENOTDIR;
+		if (r < 0) {
+			inv_errors_add(&d->errors, "%s: %s", class_path, inv_strerror(r));
+			return;
+		}
 	}
 
 #define ATTR(n) (inv_path(path, sizeof(path), "%s/" n, class_path) < 0 ? "" : path)
@@ -551,8 +565,14 @@ struct json_object *inv_links_to_json(const struct inventory *inv)
 			json_add_str(o, "link", buf);
 			json_add_str(o, "device", d->name);
 			json_add_int(o, "port", p->num);
-			json_add_str(o, "state", inv_port_state_name(p->state));
-			json_add_str(o, "physical_state", inv_phys_state_name(p->phys_state));
+			if (p->state_name[0])
+				json_add_str(o, "state", inv_port_state_name(p->state));
+			else
+				json_add_obj(o, "state", NULL);
+			if (p->phys_state_name[0])
+				json_add_str(o, "physical_state", inv_phys_state_name(p->phys_state));
+			else
+				json_add_obj(o, "physical_state", NULL);
 			/* The netdev: the first GID's (RoCE), rxe's parent, else the device's only one. */
 			for (g = 0; g < p->n_gids && !netdev[0]; g++)
 				netdev = p->gids[g].netdev;

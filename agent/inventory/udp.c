@@ -98,7 +98,8 @@ static void read_table(const struct rg_root *root, struct inventory *inv, const 
 			break;
 		}
 		if (overlong || parse_line(line, v6, &u) < 0) {
-			inv_section_error(&inv->s_udp, "%s:%u: not a socket line", path, lineno);
+			inv_section_entry_error(&inv->s_udp, "%s:%u: not a socket line", path,
+						lineno);
 			continue;
 		}
 		if (u.port != ROCE_V2_PORT)
