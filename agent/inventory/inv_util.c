@@ -273,11 +273,6 @@ int inv_link_basename(const struct rg_root *root, const char *path, char *out, s
 	return 0;
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
 void inv_strv_free(char **v, unsigned n)
 {
 	unsigned i;
@@ -292,6 +287,9 @@ void inv_strv_free(char **v, unsigned n)
 int inv_list_dir(const struct rg_root *root, const char *path, unsigned max, char ***ret,
 		 bool *ret_truncated)
 {
+	/* Keeps the max smallest names (version order), so that a cap cuts deterministically;
+	 * examines at most 16 * max + 4096 entries of a directory. */
+	unsigned long scan_max = 16ul * max + 4096, scanned = 0;
 	DIR *d;
 	struct dirent *de;
 	char **v = NULL;
@@ -301,19 +299,30 @@ int inv_list_dir(const struct rg_root *root, const char *path, unsigned max, cha
 	*ret = NULL;
 	if (ret_truncated)
 		*ret_truncated = false;
+	if (max == 0)
+		return -EINVAL;
 	d = root_opendir(root, path);
 	if (!d)
 		return -errno;
 	for (;;) {
+		unsigned lo, hi;
+		char *name;
+
 		errno = 0;
 		de = readdir(d);
 		if (!de)
 			break;
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (n >= max) {
+		if (++scanned > scan_max) {
 			truncated = true;
 			break;
+		}
+		if (n == max) {
+			truncated = true;
+			if (strverscmp(de->d_name, v[n - 1]) >= 0)
+				continue;
+			free(v[--n]); /* the largest makes room */
 		}
 		if (n == cap) {
 			unsigned ncap = cap ? cap * 2 : 16;
@@ -327,15 +336,26 @@ int inv_list_dir(const struct rg_root *root, const char *path, unsigned max, cha
 			v = nv;
 			cap = ncap;
 		}
-		v[n] = strdup(de->d_name);
-		if (!v[n])
+		name = strdup(de->d_name);
+		if (!name)
 			goto oom;
-		str_sanitize(v[n]);
+		lo = 0;
+		hi = n;
+		while (lo < hi) {
+			unsigned mid = (lo + hi) / 2;
+
+			if (strverscmp(v[mid], name) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memmove(v + lo + 1, v + lo, (n - lo) * sizeof(*v));
+		v[lo] = name;
 		n++;
 	}
 	closedir(d);
-	if (n > 1)
-		qsort(v, n, sizeof(*v), name_cmp);
+	for (unsigned i = 0; i < n; i++)
+		str_sanitize(v[i]);
 	*ret = v;
 	if (ret_truncated)
 		*ret_truncated = truncated;

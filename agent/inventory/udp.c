@@ -105,7 +105,9 @@ static void read_table(const struct rg_root *root, struct inventory *inv, const 
 		if (u.port != ROCE_V2_PORT)
 			continue;
 		if (inv->n_udp >= INV_MAX_UDP) {
-			inv_section_truncated(&inv->s_udp, "udp 4791 sockets: more than %u", INV_MAX_UDP);
+			if (inv->s_udp.truncated.n == 0)
+				inv_section_truncated(&inv->s_udp, "udp 4791 sockets: more than %u",
+						      INV_MAX_UDP);
 			continue;
 		}
 		inv->udp[inv->n_udp++] = u;
