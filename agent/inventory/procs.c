@@ -315,15 +315,25 @@ static void read_fds(const struct rg_root *root, struct proc_info *p)
 		if (!procs_fd_kind(target, &kind))
 			continue;
 		if (p->n_fds >= PROCS_MAX_RDMA_FDS) {
+			/* Keep the lowest-numbered ones, whatever the readdir order. */
+			unsigned hi = 0;
+
 			p->fds_truncated = true;
-			continue;
+			for (unsigned i = 1; i < p->n_fds; i++)
+				if (p->fds[i].fd > p->fds[hi].fd)
+					hi = i;
+			if (fd > p->fds[hi].fd)
+				continue;
+			f = &p->fds[hi];
+			memset(f, 0, sizeof(*f));
+		} else {
+			if (!p->fds) {
+				p->fds = calloc(PROCS_MAX_RDMA_FDS, sizeof(*p->fds));
+				if (!p->fds)
+					break;
+			}
+			f = &p->fds[p->n_fds++];
 		}
-		if (!p->fds) {
-			p->fds = calloc(PROCS_MAX_RDMA_FDS, sizeof(*p->fds));
-			if (!p->fds)
-				break;
-		}
-		f = &p->fds[p->n_fds++];
 		f->fd = fd;
 		f->node_kind = kind;
 		inv_strcpy(f->path, sizeof(f->path), target);
