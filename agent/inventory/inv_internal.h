@@ -31,8 +31,8 @@ const char *inv_strerror(int r);
 int inv_path(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
 
 enum {
-	INV_ATTR_OPTIONAL = 0, /* a missing file is not an error */
-	INV_ATTR_REQUIRED = 1, /* a missing file is an error too */
+	INV_ATTR_OPTIONAL = 0, /* a missing or empty file is not an error */
+	INV_ATTR_REQUIRED = 1, /* a missing or empty file is an error too */
 };
 /*
  * Reads a one-line attribute at path into buf. Returns its length, or -errno; failures other than

@@ -145,7 +145,8 @@ int inv_attr(const struct rg_root *root, struct inv_errors *errs, int mode, cons
 	r = root_read_line(root, path, buf, size);
 	if (r < 0) {
 		buf[0] = 0;
-		if (r != -ENOENT || mode == INV_ATTR_REQUIRED)
+		/* An optional attribute may be absent or empty (rxe's and siw's fw_ver is ""). */
+		if ((r != -ENOENT && r != -ENODATA) || mode == INV_ATTR_REQUIRED)
 			inv_errors_add(errs, "%s: %s", path, r == -ENOENT ? "missing" : inv_strerror(r));
 	}
 	return r;

@@ -264,7 +264,8 @@ struct inv_udp {
 	uint16_t port;
 	uint8_t state;
 	uint32_t uid;
-	uint64_t inode; /* 0: a kernel socket (rxe's) */
+	uint64_t inode;
+	uint32_t owner_pid; /* a process holding it; 0: none, a kernel socket (rxe's) */
 };
 
 struct inventory {

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Sockets bound to the RoCE v2 port, UDP 4791, from /proc/net/udp and /proc/net/udp6. rdma_rxe
- * opens one as a kernel socket (inode 0, uid 0) when its first link is created; a RoCE NIC does its
+ * opens one as a kernel socket (uid 0, held by no process) when its first link is created; a RoCE NIC does its
  * UDP in hardware and shows none. Addresses are printed by the kernel as the in-memory 32-bit words
  * in hex (%08X), so they are read back the same way.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,53 @@ static void read_table(const struct rg_root *root, struct inventory *inv, const 
 	free(lr);
 }
 
+/*
+ * Which process holds each socket (an fd "socket:[INODE]"): none means the kernel opened it, as
+ * rxe does. Only run when there are 4791 sockets at all; bounded like the process scan.
+ */
+static void find_owners(const struct rg_root *root, struct inventory *inv)
+{
+	unsigned scanned = 0, left = inv->n_udp;
+	struct dirent *de;
+	DIR *d;
+
+	d = root_opendir(root, "/proc");
+	if (!d)
+		return;
+	while (left > 0 && (de = readdir(d))) {
+		char path[64], link[128];
+		struct dirent *fe;
+		uint32_t pid;
+		unsigned fds = 0;
+		DIR *fdd;
+
+		if (safe_atou32(de->d_name, 10, &pid) < 0 || ++scanned > PROCS_MAX_SCAN)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/fd", pid);
+		fdd = root_opendir(root, path);
+		if (!fdd)
+			continue;
+		while (left > 0 && (fe = readdir(fdd)) && ++fds <= PROCS_MAX_FD_SCAN) {
+			char fpath[96];
+			uint64_t ino;
+			int n;
+
+			if (fe->d_name[0] == '.' ||
+			    inv_path(fpath, sizeof(fpath), "%s/%s", path, fe->d_name) < 0 ||
+			    root_readlink(root, fpath, link, sizeof(link)) < 0 ||
+			    sscanf(link, "socket:[%" SCNu64 "]%n", &ino, &n) != 1 || link[n] != 0)
+				continue;
+			for (unsigned i = 0; i < inv->n_udp; i++)
+				if (inv->udp[i].inode == ino && !inv->udp[i].owner_pid) {
+					inv->udp[i].owner_pid = pid;
+					left--;
+				}
+		}
+		closedir(fdd);
+	}
+	closedir(d);
+}
+
 void inv_udp_collect(const struct rg_root *root, struct inventory *inv)
 {
 	inv->s_udp.collected = true;
@@ -128,6 +177,8 @@ void inv_udp_collect(const struct rg_root *root, struct inventory *inv)
 	}
 	read_table(root, inv, "/proc/net/udp", false);
 	read_table(root, inv, "/proc/net/udp6", true);
+	if (inv->n_udp)
+		find_owners(root, inv);
 }
 
 struct json_object *inv_udp_to_json(const struct inventory *inv)
@@ -153,7 +204,15 @@ struct json_object *inv_udp_to_json(const struct inventory *inv)
 		json_add_int(o, "state", u->state);
 		json_add_int(o, "uid", u->uid);
 		json_add_u64(o, "inode", u->inode);
-		json_add_bool(o, "kernel_socket", u->inode == 0);
+		/* No process holds it: the kernel's own (rxe's). */
+		json_add_bool(o, "kernel_socket", u->owner_pid == 0);
+		if (u->owner_pid) {
+			const struct proc_info *p = proc_table_find(inv->procs, u->owner_pid);
+
+			json_add_int(o, "owner_pid", u->owner_pid);
+			if (p)
+				json_add_str(o, "owner_comm", p->comm);
+		}
 		json_arr_add(a, o);
 	}
 	json_add_obj(sec, "sockets", a);

@@ -142,9 +142,9 @@ check([(m["name"], m["soft"]) for m in d["modules"]["items"] if m["soft"]] == [(
       "rxe: soft module")
 check(d["roce_udp"]["sockets"] == [
     {"protocol": "udp", "local_address": "0.0.0.0", "local_port": 4791, "state": 7, "uid": 0,
-     "inode": 0, "kernel_socket": True},
-    {"protocol": "udp6", "local_address": "::", "local_port": 4791, "state": 7, "uid": 0, "inode": 0,
-     "kernel_socket": True}], "rxe: udp 4791")
+     "inode": 1335, "kernel_socket": True},
+    {"protocol": "udp6", "local_address": "::", "local_port": 4791, "state": 7, "uid": 0,
+     "inode": 1336, "kernel_socket": True}], "rxe: udp 4791")
 check(d["summary"]["soft_devices"] == 1 and d["summary"]["udp_4791"] == 2, "rxe: summary")
 
 d = audit("siw")
@@ -167,6 +167,10 @@ check(dma["0000:08:00.0"]["bus_master"] is True and dma["0000:08:00.0"]["iommu_g
       "nodriver: dma card")
 check(dma["0000:09:00.0"]["driver_kind"] == "userspace", "nodriver: vfio")
 check(d["summary"]["pci_rdma_no_driver"] == 3 and d["summary"]["rdma_present"] is True, "nodriver: summary")
+check(d["roce_udp"]["sockets"] == [
+    {"protocol": "udp", "local_address": "192.0.2.10", "local_port": 4791, "state": 7, "uid": 1000,
+     "inode": 20001, "kernel_socket": False, "owner_pid": 6100, "owner_comm": "roce-user"}],
+      "nodriver: a process on udp 4791")
 
 # Broken: a copy with FIFOs, so that a read that would block is proven not to happen.
 with tempfile.TemporaryDirectory() as tmp:

@@ -321,7 +321,7 @@ START_TEST(test_rxe)
 	ck_assert_str_eq(d->driver, "rdma_rxe");
 	ck_assert(!d->has_pci);
 	ck_assert_str_eq(d->node_desc, "rxe");
-	ck_assert_str_eq(d->fw_ver, "0.0.0");
+	ck_assert_str_eq(d->fw_ver, ""); /* empty, as a real rxe has it: not an error */
 	ck_assert_uint_eq(d->transport, RG_TRANSPORT_ROCE);
 	ck_assert_uint_eq(d->n_netdevs, 1);
 	ck_assert_str_eq(d->netdevs[0], "eth0");
@@ -350,7 +350,8 @@ START_TEST(test_rxe)
 	ck_assert_uint_eq(inv->n_udp, 2);
 	ck_assert(!inv->udp[0].v6);
 	ck_assert_uint_eq(inv->udp[0].port, 4791);
-	ck_assert_uint_eq(inv->udp[0].inode, 0);
+	ck_assert_uint_eq(inv->udp[0].inode, 1335);
+	ck_assert_uint_eq(inv->udp[0].owner_pid, 0); /* held by no process: the kernel's */
 	ck_assert_uint_eq(inv->udp[0].uid, 0);
 	ck_assert_uint_eq(inv->udp[0].state, 7);
 	ck_assert(gid_to_ipv4(inv->udp[0].addr, buf));
@@ -402,6 +403,7 @@ START_TEST(test_nodriver)
 	_cleanup_(inventory_freep) struct inventory *inv = collect("nodriver", INV_F_ALL);
 	const struct inv_pci *f;
 	struct inv_summary s;
+	char buf[16];
 
 	ck_assert_uint_eq(inv->n_devices, 0);
 	ck_assert_uint_eq(inv->n_pci, 7);
@@ -426,6 +428,14 @@ START_TEST(test_nodriver)
 	ck_assert(f->rdma && f->dma);
 	ck_assert_uint_eq(f->driver_kind, INV_DRV_USERSPACE);
 	ck_assert_str_eq(f->driver, "vfio-pci");
+
+	/* A process of its own on the RoCE v2 port. */
+	ck_assert_uint_eq(inv->n_udp, 1);
+	ck_assert_uint_eq(inv->udp[0].owner_pid, 6100);
+	ck_assert_uint_eq(inv->udp[0].uid, 1000);
+	ck_assert_uint_eq(inv->udp[0].inode, 20001);
+	ck_assert(gid_to_ipv4(inv->udp[0].addr, buf));
+	ck_assert_str_eq(buf, "192.0.2.10");
 
 	inventory_summary(inv, &s);
 	ck_assert(s.rdma_present);
