@@ -518,7 +518,7 @@ static void print_alerts(FILE *f, struct json_object *r)
 	const char *s;
 
 	fprintf(f, "\n== Alerts (%zu)\n", n);
-	if ((s = str(r, "alerts_note")))
+	if ((s = str(get(r, "evaluation"), "note")))
 		fprintf(f, "  note: %s\n", s);
 	for (i = 0; i < n; i++) {
 		struct json_object *al = json_object_array_get_idx(a, i);

@@ -160,6 +160,14 @@ static inline void symlink_rel(const char *target, const char *rel)
 	ck_assert_int_eq(symlink(target, p), 0);
 }
 
+static inline void unlink_rel(const char *rel)
+{
+	char p[PATH_MAX];
+
+	sp(p, sizeof(p), rel);
+	ck_assert_int_eq(unlink(p), 0);
+}
+
 static inline void fifo_rel(const char *rel)
 {
 	char p[PATH_MAX], dir[PATH_MAX];

@@ -5,6 +5,7 @@
  * garbage, loops) on a copy of the "broken" root.
  */
 #include <arpa/inet.h>
+#include <sys/sysmacros.h>
 
 #include "inv_testutil.h"
 #include "event/event_json.h"
@@ -673,6 +674,64 @@ START_TEST(test_limit_modules_udp)
 }
 END_TEST
 
+START_TEST(test_builtin_modules)
+{
+	struct inventory *inv;
+
+	/* RDMA code built into the kernel: /sys/module/NAME, no /proc/modules line. */
+	writef("proc/modules", "ext4 987136 1 - Live 0x0000000000000000\n");
+	writef("sys/module/ib_core/parameters/netns_mode", "Y\n");
+	writef("sys/module/rdma_rxe/version", "1\n");
+	writef("sys/module/ext4/version", "1\n");
+	inv = collect_at(scratch, INV_F_MODULES);
+	ck_assert_uint_eq(inv->n_modules, 2);
+	ck_assert_str_eq(inv->modules[0].name, "ib_core");
+	ck_assert(inv->modules[0].builtin);
+	ck_assert_str_eq(inv->modules[0].state, "builtin");
+	ck_assert_str_eq(inv->modules[1].name, "rdma_rxe");
+	ck_assert(inv->modules[1].builtin && inv->modules[1].soft);
+	inventory_free(inv);
+
+	/* No /proc/modules at all (CONFIG_MODULES=n): everything present is built in. */
+	unlink_rel("proc/modules");
+	inv = collect_at(scratch, INV_F_MODULES);
+	ck_assert_uint_eq(inv->n_modules, 2);
+	ck_assert_str_eq(inv->s_modules.note,
+			 "/proc/modules does not exist: a kernel without loadable modules");
+	inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_char_nodes)
+{
+	struct inventory *inv;
+	char p[PATH_MAX];
+
+	if (geteuid() != 0) {
+		/* mknod needs CAP_MKNOD; the VM lab checks real nodes too. */
+		fprintf(stderr, "test_char_nodes: not root, character devices not made\n");
+		return;
+	}
+	mkdirs("dev/infiniband");
+	sp(p, sizeof(p), "dev/infiniband/uverbs0");
+	ck_assert_int_eq(mknod(p, S_IFCHR | 0666, makedev(231, 192)), 0);
+	ck_assert_int_eq(chmod(p, 0666), 0);
+	sp(p, sizeof(p), "dev/infiniband/umad0");
+	ck_assert_int_eq(mknod(p, S_IFCHR | 0600, makedev(231, 0)), 0);
+	inv = collect_at(scratch, INV_F_DEVNODES);
+	ck_assert_uint_eq(inv->n_devnodes, 2);
+	ck_assert_str_eq(inv->devnodes[0].name, "umad0");
+	ck_assert_str_eq(inv->devnodes[0].type, "char");
+	ck_assert_uint_eq(inv->devnodes[0].major, 231);
+	ck_assert_uint_eq(inv->devnodes[0].minor, 0);
+	ck_assert_uint_eq(inv->devnodes[0].mode, 0600);
+	ck_assert_str_eq(inv->devnodes[1].name, "uverbs0");
+	ck_assert_uint_eq(inv->devnodes[1].minor, 192);
+	ck_assert_uint_eq(inv->devnodes[1].mode, 0666);
+	inventory_free(inv);
+}
+END_TEST
+
 /* --- errors: hostile files -------------------------------------------------------------------- */
 
 START_TEST(test_broken)
@@ -875,12 +934,16 @@ static Suite *inventory_suite(void)
 	tcase_add_test(core, test_verbs_host);
 	tcase_add_test(core, test_json);
 	tcase_add_test(core, test_helpers);
+	tcase_add_checked_fixture(core, scratch_setup, scratch_teardown);
+	tcase_add_test(core, test_builtin_modules);
+	tcase_add_test(core, test_char_nodes);
 	tcase_add_checked_fixture(limits, scratch_setup, scratch_teardown);
 	tcase_add_test(limits, test_limit_devices);
 	tcase_add_test(limits, test_limit_ports_gids);
 	tcase_add_test(limits, test_limit_gid_scan);
 	tcase_add_test(limits, test_limit_long_name);
 	tcase_add_test(limits, test_limit_modules_udp);
+
 	tcase_add_checked_fixture(errors, scratch_setup, scratch_teardown);
 	tcase_add_test(errors, test_broken);
 	tcase_add_test(errors, test_missing_everything);
