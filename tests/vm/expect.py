@@ -18,8 +18,10 @@ applied to a list looks into each element. Nested objects in the expectation are
   scalar          equal, type included (1 is not "1", true is not 1; 1 equals 1.0)
   "~REGEX"        a string that re.search finds REGEX in ("~~x" is the literal string "~x")
   [a, b]          a list that contains a match for each of a, b
-  {"$op": arg}    $eq (exact, lists included), $ne, $gt, $ge, $lt, $le, $re, $len (length),
-                  $in (one of a list of values), $exists (true/false: the path resolves or not)
+  {OP: arg}       an object whose keys are all operators: "==" (exact, lists included), "!=",
+                  ">", ">=", "<", "<=" (numbers), "=~" (regex), "#" (length of a list, string
+                  or object), "|" (matches one of a list of values), "?" (true/false: the path
+                  resolves or not). {">=": 1, "<": 10} is a range.
 Each --match needs at least one matching record unless followed by --count N (exactly N), --min N,
 --max N or --absent (none). --get PATH prints PATH of every matching record, one per line.
 
@@ -32,7 +34,7 @@ import re
 import sys
 
 MISSING = object()
-OPS = {"$eq", "$ne", "$gt", "$ge", "$lt", "$le", "$re", "$len", "$in", "$exists"}
+OPS = {"==", "!=", ">", ">=", "<", "<=", "=~", "#", "|", "?"}
 
 
 class UsageError(Exception):
@@ -123,18 +125,33 @@ def flatten(spec, prefix=""):
         raise UsageError(f"--match must be a JSON object, not {show(spec)}")
     out = []
     for key, value in spec.items():
-        if key.startswith("$"):
-            raise UsageError(f"unknown operator {key} (known: {', '.join(sorted(OPS))})")
         path = f"{prefix}{key}"
         if isinstance(value, dict) and value and not is_ops(value):
             out.extend(flatten(value, path + "."))
         else:
-            if isinstance(value, dict):
-                for op in value:
-                    if op not in OPS:
-                        raise UsageError(f"{path}: unknown operator {op}")
+            if is_ops(value):
+                check_ops(path, value)
             out.append((path, value))
     return out
+
+
+def check_ops(path, ops):
+    for op, arg in ops.items():
+        if op in (">", ">=", "<", "<=") and not is_number(arg):
+            raise UsageError(f"{path}: {op} needs a number, not {show(arg)}")
+        if op == "#" and (not isinstance(arg, int) or isinstance(arg, bool)):
+            raise UsageError(f"{path}: # needs an integer length, not {show(arg)}")
+        if op == "|" and not isinstance(arg, list):
+            raise UsageError(f"{path}: | needs a list of values, not {show(arg)}")
+        if op == "=~":
+            if not isinstance(arg, str):
+                raise UsageError(f"{path}: =~ needs a regular expression string")
+            try:
+                re.compile(arg)
+            except re.error as e:
+                raise UsageError(f"{path}: bad regular expression {arg!r}: {e}") from e
+        if op == "?" and not isinstance(arg, bool):
+            raise UsageError(f"{path}: ? needs true or false")
 
 
 def is_number(v):
@@ -156,7 +173,7 @@ def equal(a, b):
 
 def value_matches(expected, actual):
     if is_ops(expected):
-        return all(op_matches(op, arg, actual) for op, arg in expected.items() if op != "$exists")
+        return all(op_matches(op, arg, actual) for op, arg in expected.items() if op != "?")
     if isinstance(expected, str) and expected.startswith("~"):
         if expected.startswith("~~"):
             return actual == expected[1:]
@@ -169,32 +186,32 @@ def value_matches(expected, actual):
 
 
 def op_matches(op, arg, actual):
-    if op == "$eq":
+    if op == "==":
         return equal(arg, actual)
-    if op == "$ne":
+    if op == "!=":
         return not equal(arg, actual)
-    if op in ("$gt", "$ge", "$lt", "$le"):
+    if op in (">", ">=", "<", "<="):
         if not (is_number(actual) and is_number(arg)):
             return False
         return {
-            "$gt": actual > arg,
-            "$ge": actual >= arg,
-            "$lt": actual < arg,
-            "$le": actual <= arg,
+            ">": actual > arg,
+            ">=": actual >= arg,
+            "<": actual < arg,
+            "<=": actual <= arg,
         }[op]
-    if op == "$re":
+    if op == "=~":
         return isinstance(actual, str) and re.search(arg, actual) is not None
-    if op == "$len":
+    if op == "#":
         return isinstance(actual, (list, str, dict)) and len(actual) == arg
-    if op == "$in":
+    if op == "|":
         return any(value_matches(a, actual) for a in arg)
     raise AssertionError(op)
 
 
 def key_matches(record, path, expected):
     values = list(resolve(record, path.split(".")))
-    if is_ops(expected) and "$exists" in expected:
-        if bool(values) != bool(expected["$exists"]):
+    if is_ops(expected) and "?" in expected:
+        if bool(values) != bool(expected["?"]):
             return False
         if not values:
             return True

@@ -154,6 +154,7 @@ kill_bgs()
 		[ "$pid" != exited ] || continue
 		if ! _lab_gone "$pid"; then
 			kill -TERM "$pid" 2>/dev/null || true
+			kill -CONT "$pid" 2>/dev/null || true
 			live+=("$pid")
 		fi
 	done
@@ -245,4 +246,25 @@ rxe_down()
 		rdma link delete "${d##*/}" || fail "rdma link delete ${d##*/} failed"
 	done
 	wait_for -m "all RDMA devices to disappear" _lab_no_ibdev
+}
+
+# json_str STRING: STRING as a JSON string literal, for expect_json matches built in shell.
+json_str()
+{
+	/usr/bin/python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$1"
+}
+
+# rc_pair_connected FILE PID_A PID_B: the RC QPs of two peers point at each other (each one's
+# rqpn is the other's lqpn) and are past INIT, in `rdma -j -d resource show qp` (saved to FILE).
+# Made for wait_for.
+rc_pair_connected()
+{
+	local f=$1 a=$2 b=$3 qa qb up='{"|": ["RTR", "RTS"]}'
+	rdma -j -d resource show qp >"$f" || return 1
+	{ read -r qa && read -r qb; } < <(expect_json -q "$f" \
+		--match "{\"pid\": $a, \"type\": \"RC\"}" --count 1 --get lqpn \
+		--match "{\"pid\": $b, \"type\": \"RC\"}" --count 1 --get lqpn) || return 1
+	expect_json "$f" \
+		--match "{\"pid\": $a, \"lqpn\": $qa, \"rqpn\": $qb, \"state\": $up}" --count 1 \
+		--match "{\"pid\": $b, \"lqpn\": $qb, \"rqpn\": $qa, \"state\": $up}" --count 1
 }
