@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """RDMA netlink (NLDEV) fixtures: capture the kernel's replies, decode them like iproute2's rdma.
 
-usage: nldev.py capture DIR [--pid PID]...   (as root, with RDMA devices present)
+usage: nldev.py capture DIR [--peer ROLE=PID]...   (as root, with RDMA devices present)
        nldev.py check DIR                    decode DIR/*.bin, compare with DIR/*.json
        nldev.py dump FILE.bin                print the decoded messages
        nldev.py selftest [HEADER]            constants against <rdma/rdma_netlink.h>
@@ -11,8 +11,8 @@ writes every reply stream, all recv() datagrams concatenated up to and including
 NLMSG_ERROR, to DIR/NAME.bin and the request itself to DIR/NAME.req.bin. Around that it saves
 iproute2's view (`rdma -j [-d] ...`) as DIR/*.json, and DIR/meta.json: the requests, the devices,
 the comm of every pid (iproute2 reads /proc/PID/comm, netlink does not carry it) and the peers
-given with --pid. It retries until iproute2's view is the same before and after the capture, so
-the .bin and .json files describe one state.
+given with --peer (role -> pid, comm, command line). It retries until iproute2's view is the
+same before and after the capture, so the .bin and .json files describe one state.
 
 check decodes the captures the way iproute2 6.1's rdma tool prints them (rdma/res-*.c, dev.c) and
 requires each JSON file to equal that decoding exactly. Stdlib only.
@@ -687,14 +687,13 @@ def to_json(attrs):
 def main(argv):
     if len(argv) >= 2 and argv[0] == "capture":
         peers, rest = {}, argv[2:]
-        while rest:
-            if rest[0] == "--pid" and len(rest) >= 2:
-                pid = int(rest[1])
-                peers[str(pid)] = {"comm": comm_of(pid), "cmdline": cmdline_of(pid)}
-                rest = rest[2:]
-            else:
-                print(__doc__, file=sys.stderr)
-                return 2
+        while len(rest) >= 2 and rest[0] == "--peer" and "=" in rest[1]:
+            role, pid = rest[1].split("=", 1)
+            peers[role] = {"pid": int(pid), "comm": comm_of(pid), "cmdline": cmdline_of(pid)}
+            rest = rest[2:]
+        if rest:
+            print(__doc__, file=sys.stderr)
+            return 2
         return capture(argv[1], peers)
     if len(argv) == 2 and argv[0] == "check":
         return check(argv[1])

@@ -27,7 +27,7 @@ wait_for -m "the pair's QPs connected" rc_pair_connected "$OUT/qp.json" "$spid" 
 
 kill -STOP "$spid" "$cpid"
 /usr/bin/python3 "$RG_SRC/tests/vm/nldev.py" capture "$OUT/netlink" \
-	--pid "$spid" --pid "$cpid" --pid "$rpid"
+	--peer "ib_write_bw server=$spid" --peer "ib_write_bw client=$cpid" --peer "rping server=$rpid"
 kill -CONT "$spid" "$cpid"
 bg_wait bw_server
 bg_wait bw_client
