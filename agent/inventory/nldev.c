@@ -774,8 +774,16 @@ struct json_object *nldev_to_json(const struct nldev_tables *t)
 			add_s(o, "protocol", d->protocol);
 		if (d->fw[0])
 			add_s(o, "fw", d->fw);
-		if (d->node_guid)
-			add_hex(o, "node_guid", be64toh(d->node_guid));
+		if (d->node_guid) {
+			/* As sysfs and iproute2 write it. */
+			char g[24];
+
+			snprintf(g, sizeof(g), "%04x:%04x:%04x:%04x",
+				 (unsigned)(d->node_guid >> 48) & 0xffff,
+				 (unsigned)(d->node_guid >> 32) & 0xffff,
+				 (unsigned)(d->node_guid >> 16) & 0xffff, (unsigned)d->node_guid & 0xffff);
+			add_s(o, "node_guid", g);
+		}
 		if (d->has_ports)
 			add_u(o, "ports", d->ports);
 		json_object_array_add(a, o);

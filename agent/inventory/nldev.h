@@ -48,7 +48,7 @@ struct nldev_dev {
 	uint32_t node_type; /* RDMA_NODE_*: 1 CA, 4 RNIC ... */
 	char protocol[16];  /* "ib", "roce", "iw", "opa", "usnic" (DEV_PROTOCOL, kernel >= 5.x) */
 	char fw[64];
-	uint64_t node_guid, sys_image_guid;
+	uint64_t node_guid, sys_image_guid; /* host order (the kernel converts from be64) */
 	uint32_t ports;
 	bool has_ports;
 };

@@ -78,6 +78,9 @@ check(any(s["local_port"] == 4791 and s["kernel_socket"] for s in a["roce_udp"][
 nl = a["netlink"]
 check("error" not in nl and "skipped" not in nl, f"netlink section {nl.get('error')} {nl.get('skipped')}")
 check(nl.get("table_errors") == {}, f"table errors {nl.get('table_errors')}")
+nd = [x for x in nl["devices"] if x["name"] == "rxe0"]
+check(len(nd) == 1 and nd[0].get("node_guid") == d.get("node_guid"),
+      f"netlink node_guid {nd} vs sysfs {d.get('node_guid')}")
 def qkey(q, upper):
     return (q["lqpn"], q.get("rqpn"), q["type"].lower(), q["state"].lower(), q.get("pid"),
             q.get("pdn"), q.get("comm"))
