@@ -92,7 +92,7 @@ static void read_gids(const struct rg_root *root, const char *port_path, struct 
 		static const uint8_t zero[16];
 
 		if (safe_atou32(names[i], 10, &g.index) < 0) {
-			inv_errors_add(&p->errors, "%s/%s: unexpected entry", path, names[i]);
+			inv_errors_add(&p->errors, "%s/gids/%s: unexpected entry", port_path, names[i]);
 			continue;
 		}
 		if (inv_path(path, sizeof(path), "%s/gids/%s", port_path, names[i]) < 0)

@@ -747,6 +747,7 @@ START_TEST(test_broken)
 	fifo_rel("sys/devices/pci0000:00/0000:00:03.0/infiniband/bad0/fw_ver");
 	huge_rel("sys/devices/pci0000:00/0000:00:03.0/infiniband/bad0/board_id", 1 << 20);
 	huge_rel("sys/devices/pci0000:00/0000:00:03.0/infiniband/bad0/ports/1/gids/2", 1 << 20);
+	writef("sys/devices/pci0000:00/0000:00:03.0/infiniband/bad0/ports/1/gids/zz", "x\n");
 	fifo_rel("proc/cmdline");
 	fifo_rel("proc/net/udp6");
 	fifo_rel("sys/class/infiniband_mad/abi_version");
@@ -780,6 +781,8 @@ START_TEST(test_broken)
 			    "/sys/class/infiniband/bad0/ports/1/gids/0: not a GID: 'not-a-gid'");
 	ck_assert_has_error(&d->ports[0].errors,
 			    "/sys/class/infiniband/bad0/ports/1/gids/2: value too long");
+	ck_assert_has_error(&d->ports[0].errors,
+			    "/sys/class/infiniband/bad0/ports/1/gids/zz: unexpected entry");
 	ck_assert_uint_eq(d->ports[0].n_gids, 1);
 	ck_assert_uint_eq(d->ports[0].gids[0].index, 1);
 
