@@ -86,9 +86,22 @@ struct audit {
 };
 
 /*
- * Every inventory fact, as an event. The rule engine (issue 5) plugs in here:
- *   engine_process(engine, ev, on_alert, a)  with on_alert appending to a->alerts and counting
- *   those whose severity rank is >= a->threshold.
+ * Every inventory fact, as an event. The rule engine (issue 5, branch `engine`) plugs in here:
+ *
+ *	static int audit_alert(struct json_object *alert, int severity, void *ud)
+ *	{
+ *		struct audit *a = ud;
+ *
+ *		json_object_array_add(a->alerts, json_object_get(alert));
+ *		a->at_or_above += severity >= a->threshold;
+ *		return 0;
+ *	}
+ *	... in audit_event(): return engine_process(a->engine, ev, audit_alert, a);
+ *	... after inventory_foreach_event(): engine_flush(a->engine, audit_alert, &a);
+ *
+ * with the engine from engine_load_config(policy, false, rules, ...) + engine_new() (hash_live),
+ * a->threshold from the policy, and the "evaluation" object saying rules_evaluated: true. The
+ * severity ranks here (info 0 ... critical 4) are enum rg_severity's order.
  */
 static int audit_event(const struct rg_event *ev, void *userdata)
 {
