@@ -71,10 +71,6 @@ static uint64_t ticks_to_ns(uint64_t ticks)
 	return ticks / hz * 1000000000ull + ticks % hz * 1000000000ull / hz;
 }
 
-static uint64_t kernel_dev(unsigned maj, unsigned min)
-{
-	return ((uint64_t)maj << 20) | (min & 0xfffffu);
-}
 
 static int read_stat(const struct rg_root *root, struct proc_info *p)
 {
@@ -165,7 +161,7 @@ static void read_exe(const struct rg_root *root, struct proc_info *p)
 	p->exe = strdup(target);
 	if (root_stat(root, path, &st, true) == 0) {
 		p->exe_ino = st.st_ino;
-		p->exe_dev = kernel_dev(major(st.st_dev), minor(st.st_dev));
+		p->exe_dev = (uint64_t)st.st_dev;
 	}
 }
 
@@ -406,7 +402,7 @@ static void maps_line(char *line, struct proc_info *p)
 	}
 	p->libs[p->n_libs].kind = (uint32_t)kind;
 	p->libs[p->n_libs].ino = ino;
-	p->libs[p->n_libs].dev = kernel_dev(maj, min);
+	p->libs[p->n_libs].dev = (uint64_t)makedev(maj, min);
 	p->libs[p->n_libs].executable = exec;
 	inv_strcpy(p->libs[p->n_libs].path, sizeof(p->libs[p->n_libs].path), path);
 	p->n_libs++;

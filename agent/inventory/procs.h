@@ -6,8 +6,8 @@
  * uverbs device (queues, doorbells).
  *
  * Processes are named by (pid, start_boot_ns): the start time from /proc/PID/stat in ns since boot,
- * at clock-tick resolution, exactly as event.h defines it. Device numbers (exe_dev, lib dev) use
- * the kernel's internal encoding, major << 20 | minor, the value BPF reads from sb->s_dev.
+ * at clock-tick resolution, exactly as event.h defines it. Device numbers (exe_dev, lib dev) are
+ * userspace dev_t values (makedev(major, minor), what stat() gives), as the sensors convert them.
  */
 #pragma once
 
@@ -44,7 +44,7 @@ struct proc_fd {
 struct proc_lib {
 	uint32_t kind; /* enum rg_lib_kind */
 	uint64_t ino;
-	uint64_t dev; /* major << 20 | minor */
+	uint64_t dev; /* makedev(major, minor) from the maps line */
 	bool executable; /* mapped executable (not only read) */
 	char path[256];
 };
