@@ -135,6 +135,18 @@ int inventory_collect(const struct rg_root *root, unsigned flags, struct invento
 			inv_section_truncated(&inv->s_procs,
 					      "processes: more than %u, the rest not examined",
 					      PROCS_MAX);
+		{
+			unsigned denied = 0;
+
+			for (size_t i = 0; i < inv->procs->n; i++)
+				denied += inv->procs->procs[i].fd_error == -EACCES ||
+					  inv->procs->procs[i].maps_error == -EACCES;
+			if (denied)
+				inv_section_note(&inv->s_procs,
+						 "%u processes' fds or maps could not be read "
+						 "(permission denied): run as root to see them all",
+						 denied);
+		}
 	}
 	if (flags & INV_F_UDP)
 		inv_udp_collect(root, inv);
