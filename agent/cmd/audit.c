@@ -15,19 +15,8 @@
 #include "cmd.h"
 #include "../common/exitcode.h"
 #include "../common/log.h"
+#include "../engine/engine.h"
 #include "../inventory/inventory.h"
-
-static const char *const severities[] = {"info", "low", "medium", "high", "critical"};
-
-static int severity_rank(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s && i < ARRAY_SIZE(severities); i++)
-		if (strcmp(severities[i], s) == 0)
-			return (int)i;
-	return -1;
-}
 
 static void usage(FILE *f)
 {
@@ -46,16 +35,19 @@ static void usage(FILE *f)
 		"  --root DIR          read /sys, /proc, /dev and /etc below DIR (a mounted image, a\n"
 		"                      test fixture); libibverbs and netlink ask the running kernel\n"
 		"                      and are skipped then\n"
-		"  --policy FILE       policy (games, allowlists, severity threshold)\n"
-		"  --rules DIR         rule directory\n"
+		"  --policy FILE       policy (games, allowlists, severity threshold); default: the\n"
+		"                      built-in one (role managed, threshold medium). On this\n"
+		"                      machine (no --root) it must be owned by root and not\n"
+		"                      writable by group or others\n"
+		"  --rules DIR         rule directory (default: the installed rules)\n"
 		"  --format json|text  JSON document (default) or readable tables, on stdout\n"
 		"  -h, --help          this text\n"
 		"\n"
-		"The policy and rules are checked for readability now; they are evaluated once the\n"
-		"rule engine is built in (until then \"alerts\" is always empty).\n"
+		"Every fact goes through the rules as an event; the alerts are in \"alerts\".\n"
 		"\n"
-		"Exit status: 0 no alert at or above the threshold (default medium), 1 alerts at or\n"
-		"above it, 2 error (bad usage, unreadable --root/--policy/--rules, output failure).\n"
+		"Exit status: 0 no alert at or above the policy's threshold (default medium), 1 alerts\n"
+		"at or above it, 2 error (bad usage, unreadable --root, invalid --policy or --rules\n"
+		"(file:line:column: what), output failure).\n"
 		"A source that cannot be read is reported in its section, not an error.\n");
 }
 
@@ -79,37 +71,33 @@ static int check_readable(const char *what, const char *path, bool dir)
 }
 
 struct audit {
+	struct rg_engine *engine;
 	struct json_object *alerts; /* what the rule engine raised */
-	int threshold;		    /* severity rank */
+	int threshold;		    /* enum rg_severity */
 	unsigned events;
 	unsigned at_or_above;
 };
 
-/*
- * Every inventory fact, as an event. The rule engine (issue 5, branch `engine`) plugs in here:
- *
- *	static int audit_alert(struct json_object *alert, int severity, void *ud)
- *	{
- *		struct audit *a = ud;
- *
- *		json_object_array_add(a->alerts, json_object_get(alert));
- *		a->at_or_above += severity >= a->threshold;
- *		return 0;
- *	}
- *	... in audit_event(): return engine_process(a->engine, ev, audit_alert, a);
- *	... after inventory_foreach_event(): engine_flush(a->engine, audit_alert, &a);
- *
- * with the engine from engine_load_config(policy, false, rules, ...) + engine_new() (hash_live),
- * a->threshold from the policy, and the "evaluation" object saying rules_evaluated: true. The
- * severity ranks here (info 0 ... critical 4) are enum rg_severity's order.
- */
+static int audit_alert(struct json_object *alert, int severity, void *ud)
+{
+	struct audit *a = ud;
+
+	if (json_object_array_add(a->alerts, json_object_get(alert)) < 0) {
+		json_object_put(alert);
+		return -ENOMEM;
+	}
+	if (severity >= a->threshold)
+		a->at_or_above++;
+	return 0;
+}
+
+/* Every inventory fact, as an event, through the rules. */
 static int audit_event(const struct rg_event *ev, void *userdata)
 {
 	struct audit *a = userdata;
 
-	(void)ev;
 	a->events++;
-	return 0;
+	return engine_process(a->engine, ev, audit_alert, a);
 }
 
 int cmd_audit(int argc, char **argv)
@@ -123,11 +111,15 @@ int cmd_audit(int argc, char **argv)
 		{},
 	};
 	_cleanup_(inventory_freep) struct inventory *inv = NULL;
-	const char *root_path = "/", *policy = NULL, *rules = NULL, *format = "json";
-	struct audit a = {.threshold = severity_rank("medium")};
+	const char *root_path = "/", *policy_path = NULL, *rules_dir = NULL, *format = "json";
+	struct audit a = {0};
 	struct rg_root root = {.fd = -1};
-	struct json_object *report = NULL, *pol;
-	size_t i;
+	struct rg_policy *policy = NULL;
+	struct rg_ruleset *rules = NULL;
+	struct engine_config cfg = {0};
+	struct json_object *report = NULL, *ev;
+	struct rg_error err;
+	char buf[1200];
 	int c, r, ret = RG_EXIT_ERROR;
 
 	optind = 1;
@@ -137,10 +129,10 @@ int cmd_audit(int argc, char **argv)
 			root_path = optarg;
 			break;
 		case 'p':
-			policy = optarg;
+			policy_path = optarg;
 			break;
 		case 'R':
-			rules = optarg;
+			rules_dir = optarg;
 			break;
 		case 'f':
 			format = optarg;
@@ -156,9 +148,9 @@ int cmd_audit(int argc, char **argv)
 		return cmd_usage_error("audit", "unexpected argument '%s'", argv[optind]);
 	if (strcmp(format, "json") != 0 && strcmp(format, "text") != 0)
 		return cmd_usage_error("audit", "--format must be json or text, not '%s'", format);
-	if (policy && check_readable("--policy", policy, false) < 0)
+	if (policy_path && check_readable("--policy", policy_path, false) < 0)
 		return RG_EXIT_ERROR;
-	if (rules && check_readable("--rules", rules, true) < 0)
+	if (rules_dir && check_readable("--rules", rules_dir, true) < 0)
 		return RG_EXIT_ERROR;
 
 	r = root_init(&root, root_path);
@@ -166,11 +158,31 @@ int cmd_audit(int argc, char **argv)
 		fprintf(stderr, "rdmaguard audit: --root %s: %s\n", root_path, strerror(-r));
 		return RG_EXIT_ERROR;
 	}
+	/* The policy is refused if others could have written it, except for an image or fixture. */
+	r = engine_load_config(policy_path, root.is_host, rules_dir, &policy, &rules, &err);
+	if (r < 0) {
+		fprintf(stderr, "%s\n", rg_error_format(&err, buf, sizeof(buf)));
+		goto out;
+	}
+	a.threshold = policy->threshold;
+
 	r = inventory_collect(&root, INV_F_ALL, &inv);
 	if (r < 0) {
 		log_error_errno(r, "Failed to collect the inventory: %m");
 		goto out;
 	}
+	/* Live processes can be hashed and dated only on this machine itself. */
+	cfg.hostname = inv->hostname[0] ? inv->hostname : NULL;
+	cfg.hash_live = root.is_host;
+	cfg.boot_realtime_ns = root.is_host ? boot_to_realtime_offset_ns() : 0;
+	r = engine_new(policy, rules, &cfg, &a.engine, &err);
+	if (r < 0) {
+		fprintf(stderr, "%s\n", rg_error_format(&err, buf, sizeof(buf)));
+		goto out;
+	}
+	policy = NULL; /* the engine's now */
+	rules = NULL;
+
 	report = inventory_to_json(inv);
 	a.alerts = json_object_new_array();
 	if (!report || !a.alerts) {
@@ -178,29 +190,28 @@ int cmd_audit(int argc, char **argv)
 		goto out;
 	}
 	r = inventory_foreach_event(inv, audit_event, &a);
+	if (r >= 0)
+		r = engine_flush(a.engine, audit_alert, &a);
 	if (r < 0) {
 		log_error_errno(r, "Failed to evaluate the inventory: %m");
 		goto out;
 	}
 
-	pol = json_object_new_object();
-	json_object_object_add(pol, "policy_file", policy ? json_object_new_string(policy) : NULL);
-	json_object_object_add(pol, "rules_dir", rules ? json_object_new_string(rules) : NULL);
-	json_object_object_add(pol, "threshold", json_object_new_string(severities[a.threshold]));
-	json_object_object_add(pol, "events", json_object_new_int64(a.events));
-	json_object_object_add(pol, "rules_evaluated", json_object_new_boolean(false));
-	json_object_object_add(pol, "note",
-			       json_object_new_string("the rule engine is not built in yet: no rule "
-						      "was evaluated and no alert can be raised"));
-	json_object_object_add(report, "evaluation", pol);
+	ev = json_object_new_object();
+	json_object_object_add(ev, "policy_file",
+			       policy_path ? json_object_new_string(policy_path) : NULL);
+	json_object_object_add(ev, "rules_dir",
+			       json_object_new_string(rules_dir ? rules_dir : rules_default_dir()));
+	json_object_object_add(ev, "rules",
+			       json_object_new_int64((int64_t)engine_rules(a.engine)->n));
+	json_object_object_add(ev, "threshold", json_object_new_string(severity_to_string(a.threshold)));
+	json_object_object_add(ev, "events", json_object_new_int64(a.events));
+	json_object_object_add(ev, "alerts", json_object_new_int64(
+						     (int64_t)json_object_array_length(a.alerts)));
+	json_object_object_add(ev, "at_or_above_threshold", json_object_new_int64(a.at_or_above));
+	json_object_object_add(ev, "rules_evaluated", json_object_new_boolean(true));
+	json_object_object_add(report, "evaluation", ev);
 	json_object_object_add(report, "alerts", json_object_get(a.alerts));
-	for (i = 0; i < json_object_array_length(a.alerts); i++) {
-		struct json_object *al = json_object_array_get_idx(a.alerts, i), *sev;
-
-		if (json_object_object_get_ex(al, "severity", &sev) &&
-		    severity_rank(json_object_get_string(sev)) >= a.threshold)
-			a.at_or_above++;
-	}
 
 	if (strcmp(format, "text") == 0) {
 		r = inventory_print_text(report, stdout);
@@ -217,6 +228,9 @@ int cmd_audit(int argc, char **argv)
 	}
 	ret = a.at_or_above > 0 ? RG_EXIT_FINDINGS : RG_EXIT_OK;
 out:
+	engine_free(a.engine);
+	policy_free(policy);
+	ruleset_free(rules);
 	json_object_put(a.alerts);
 	json_object_put(report);
 	root_done(&root);

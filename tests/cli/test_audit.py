@@ -8,8 +8,11 @@ import subprocess
 import sys
 import tempfile
 
+import jsonschema
+
 RG = sys.argv[1]
 ROOTS = os.path.join(sys.argv[2], "roots")
+SCHEMA = json.load(open(os.path.join(sys.argv[2], "..", "..", "rules", "schema", "alert.schema.json")))
 failures = []
 checks = 0
 
@@ -27,9 +30,9 @@ def run(*args):
     return p.returncode, p.stdout, p.stderr
 
 
-def audit(root):
-    rc, out, err = run("--root", os.path.join(ROOTS, root))
-    check(rc == 0, f"{root}: exit {rc}, stderr {err!r}")
+def audit(root, want_rc=0, *extra):
+    rc, out, err = run("--root", os.path.join(ROOTS, root), *extra)
+    check(rc == want_rc, f"{root}: exit {rc} (want {want_rc}), stderr {err!r}")
     try:
         return json.loads(out)
     except json.JSONDecodeError as e:
@@ -44,9 +47,19 @@ def common(doc, root):
         check(key in doc, f"{root}: no top-level {key}")
     check(doc.get("schema_version") == 1, f"{root}: schema_version")
     check(doc.get("tool", {}).get("name") == "rdmaguard", f"{root}: tool.name")
-    check(doc.get("alerts") == [], f"{root}: alerts is not []")
-    check(doc.get("evaluation", {}).get("threshold") == "medium", f"{root}: threshold")
-    check(doc.get("evaluation", {}).get("rules_evaluated") is False, f"{root}: rules_evaluated")
+    ev = doc.get("evaluation", {})
+    check(isinstance(doc.get("alerts"), list), f"{root}: alerts is not a list")
+    check(ev.get("rules_evaluated") is True and ev.get("rules", 0) >= 13, f"{root}: evaluation {ev}")
+    check(ev.get("alerts") == len(doc.get("alerts", [])), f"{root}: evaluation.alerts")
+    check(ev.get("events", 0) > 0, f"{root}: no event fed to the rules")
+    for a in doc.get("alerts", []):
+        try:
+            jsonschema.validate(a, SCHEMA)
+        except jsonschema.ValidationError as e:
+            check(False, f"{root}: alert does not match the schema: {e.message}")
+        check(a.get("event", {}).get("kind") == "alert" and a.get("rule", {}).get("id")
+              and a.get("severity") in ("info", "low", "medium", "high", "critical") and a.get("message"),
+              f"{root}: alert fields {a}")
     check(doc["root"] == os.path.realpath(os.path.join(ROOTS, root)), f"{root}: root path")
     for src in ("verbs", "netlink"):
         check("cannot be redirected below --root" in doc[src].get("skipped", ""),
@@ -54,9 +67,14 @@ def common(doc, root):
     check(set(doc["summary"]["skipped"]) == {"verbs", "netlink"}, f"{root}: summary.skipped")
 
 
+def alerts(doc):
+    return [(a["severity"], a["rule"]["id"], a["message"]) for a in doc.get("alerts", [])]
+
+
 # --- each fixture root ---------------------------------------------------------------------------
 d = audit("desktop")
 common(d, "desktop")
+check(d["alerts"] == [] and d["evaluation"]["threshold"] == "medium", "desktop: no alerts")
 check(d["host"]["hostname"] == "desktop-01", "desktop: hostname")
 check(d["host"]["os"]["kernel"] == "6.1.0-13-amd64", "desktop: kernel")
 check(d["summary"]["rdma_present"] is False, "desktop: rdma_present")
@@ -78,8 +96,19 @@ check(tb["devices"][1].get("authorized") == 1 and tb["devices"][1]["vendor_name"
       "desktop: tb dock")
 check(d["processes"]["items"] == [] and d["processes"]["scanned"] == 5, "desktop: processes")
 
-d = audit("mlx5-roce")
+d = audit("mlx5-roce", 1)
 common(d, "mlx5-roce")
+check(alerts(d) == [
+    ("medium", "RDMA-001", "RDMA device mlx5_0 (roce, driver mlx5_core) is present on a managed machine"),
+    ("medium", "RDMA-003", "ib_write_bw (4242) loaded /usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0"),
+    ("medium", "RDMA-003", "ib_write_bw (4242) loaded /usr/lib/x86_64-linux-gnu/libmlx5.so.1.24.44.0"),
+    ("medium", "RDMA-003", "ib_write_bw (4242) loaded /usr/lib/x86_64-linux-gnu/librdmacm.so.1.3.44.0"),
+    ("medium", "RDMA-004", "ib_write_bw (4242) opened /dev/infiniband/uverbs0 (mlx5_0)")],
+      f"mlx5: alerts {alerts(d)}")
+a4 = d["alerts"][4]
+check(a4["process"]["pid"] == 4242 and a4["process"]["parent"]["pid"] == 4200 and
+      [x["pid"] for x in a4["process"].get("ancestors", [])][:2] == [4200, 1200],
+      f"mlx5: alert lineage {a4.get('process')}")
 dev = d["devices"]["items"][0]
 check(dev["name"] == "mlx5_0" and dev["sources"] == ["sysfs"], "mlx5: name/sources")
 check(dev["transport"] == "roce" and dev["soft"] is False, "mlx5: transport/soft")
@@ -122,8 +151,9 @@ check((s["rdma_present"], s["devices"], s["modules"], s["rdma_processes"], s["er
       (True, 1, 7, 1, 0), "mlx5: summary")
 check(d["evaluation"]["events"] == 20, f"mlx5: {d['evaluation']['events']} events fed")
 
-d = audit("ib-hca")
+d = audit("ib-hca", 1)
 common(d, "ib-hca")
+check([x[1] for x in alerts(d)] == ["RDMA-001", "RDMA-003"], f"ib: alerts {alerts(d)}")
 dev = d["devices"]["items"][0]
 check(dev["transport"] == "infiniband" and dev["driver"] == "mlx4_core", "ib: transport/driver")
 check([(x["port"], x["state"], x.get("lid")) for x in dev["ports"]] == [(1, "ACTIVE", 3), (2, "DOWN", 0)],
@@ -131,8 +161,16 @@ check([(x["port"], x["state"], x.get("lid")) for x in dev["ports"]] == [(1, "ACT
 check([u["name"] for u in d["device_nodes"]["umad"]] == ["issm0", "issm1", "umad0", "umad1"], "ib: umad")
 check(d["processes"]["items"][0]["comm"] == "opensm", "ib: opensm")
 
-d = audit("rxe")
+d = audit("rxe", 1)
 common(d, "rxe")
+check(alerts(d) == [
+    ("high", "RDMA-002", "Software RDMA on this machine (module_present rdma_rxe)"),
+    ("medium", "RDMA-001", "RDMA device rxe0 (roce, driver rdma_rxe) is present on a managed machine"),
+    ("high", "RDMA-002", "Software RDMA on this machine (device_present rxe0)"),
+    ("medium", "RDMA-003", "ibv_rc_pingpong (5000) loaded /usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0"),
+    ("medium", "RDMA-003", "ibv_rc_pingpong (5000) loaded /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so"),
+    ("medium", "RDMA-004", "ibv_rc_pingpong (5000) opened /dev/infiniband/uverbs0 (rxe0)")],
+      f"rxe: alerts {alerts(d)}")
 dev = d["devices"]["items"][0]
 check((dev["name"], dev["soft"], dev["soft_kind"], dev["parent"], dev["driver"]) ==
       ("rxe0", True, "rxe", "eth0", "rdma_rxe"), "rxe: soft device")
@@ -147,8 +185,9 @@ check(d["roce_udp"]["sockets"] == [
      "inode": 1336, "kernel_socket": True}], "rxe: udp 4791")
 check(d["summary"]["soft_devices"] == 1 and d["summary"]["udp_4791"] == 2, "rxe: summary")
 
-d = audit("siw")
+d = audit("siw", 1)
 common(d, "siw")
+check([x[1] for x in alerts(d)] == ["RDMA-002", "RDMA-001", "RDMA-002"], f"siw: alerts {alerts(d)}")
 dev = d["devices"]["items"][0]
 check((dev["transport"], dev["soft_kind"], dev["soft_reason"], dev["node_type"]) ==
       ("iwarp", "siw", "node_desc", 4), "siw: device")
@@ -156,6 +195,7 @@ check(dev["pci"]["address"] == "0000:00:04.0" and dev["netdevs"] == ["eth1"], "s
 
 d = audit("nodriver")
 common(d, "nodriver")
+check(d["alerts"] == [], f"nodriver: alerts {alerts(d)}")
 items = {p["address"]: p for p in d["pci"]["items"]}
 check(sorted(items) == ["0000:00:1f.6", "0000:05:00.0", "0000:06:00.0", "0000:07:00.0", "0000:09:00.0"],
       "nodriver: pci items")
@@ -183,7 +223,7 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(bad0, "board_id"), "w") as f:
         f.write("z" * (1 << 20))
     rc, out, err = run("--root", tmp)
-    check(rc == 0, f"broken: exit {rc} {err!r}")
+    check(rc == 1, f"broken: exit {rc} {err!r}")  # rdma_rxe is loaded: RDMA-002
     d = json.loads(out)
     errs = {e for dev in d["devices"]["items"] for e in dev.get("errors", [])}
     for e in ("/sys/class/infiniband/bad0/node_type: empty",
@@ -195,18 +235,19 @@ with tempfile.TemporaryDirectory() as tmp:
     check(d["dma"]["cmdline"] is None, "broken: cmdline null")
     check(d["summary"]["errors"] > 10, "broken: error count")
     rc, out, err = run("--root", tmp, "--format", "text")
-    check(rc == 0 and "error: bad0: /sys/class/infiniband/bad0/fw_ver: not a regular file" in out,
+    check(rc == 1 and "error: bad0: /sys/class/infiniband/bad0/fw_ver: not a regular file" in out,
           "broken: text shows errors")
 
 # --- text format -------------------------------------------------------------------------------
 rc, out, err = run("--root", os.path.join(ROOTS, "rxe"), "--format", "text")
-check(rc == 0, "text: exit")
+check(rc == 1, "text: exit")
 for line in ("RDMA present: yes; devices 1, soft devices 1",
              "== RDMA devices (1)",
              "  rxe0  roce       rxe   rdma_rxe  -    eth0     sysfs    1:ACTIVE/Ethernet",
              "  rxe0/1  ACTIVE  LINK_UP   eth0    roce       rxe",
              "== RoCE v2 sockets (UDP 4791) (2)",
-             "== Alerts (0)",
+             "== Alerts (6)",
+             "  [high] RDMA-002 Software RDMA link created or rxe/siw module loaded: Software RDMA on this machine (module_present rdma_rxe)",
              "  skipped: cannot be redirected below --root (it asks the running kernel); run without --root"):
     check(line in out.splitlines() or line in out, f"text: no line {line!r}")
 check(out.startswith("rdmaguard "), "text: header")
@@ -226,28 +267,53 @@ rc, out, err = run("extra")
 check(rc == 2 and "unexpected argument 'extra'" in err, f"extra arg: {rc} {err!r}")
 rc, out, err = run("--bogus")
 check(rc == 2, f"bogus option: {rc}")
-with tempfile.NamedTemporaryFile("w", suffix=".json") as pol, tempfile.TemporaryDirectory() as rules:
-    pol.write("{}")
-    pol.flush()
-    rc, out, err = run("--root", os.path.join(ROOTS, "desktop"), "--policy", pol.name, "--rules", rules)
-    check(rc == 0, f"readable policy/rules: {rc} {err!r}")
-    d = json.loads(out)
-    check(d["evaluation"]["policy_file"] == pol.name and d["evaluation"]["rules_dir"] == rules,
-          "policy/rules in report")
+def policy_run(root, text, *extra):
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as pol:
+        pol.write(text)
+        pol.flush()
+        rc, out, err = run("--root", os.path.join(ROOTS, root), "--policy", pol.name, *extra)
+        return rc, out, err, pol.name
+
+
+# A policy: an allowlisted tool and a higher threshold.
+rc, out, err, name = policy_run("mlx5-roce", """{"role": "managed", "threshold": "high",
+    "allow": [{"exe": "/usr/bin/ib_write_bw"}]}""")
+check(rc == 0, f"policy high: exit {rc} {err!r}")
+d = json.loads(out)
+check(alerts(d) == [("medium", "RDMA-001",
+                     "RDMA device mlx5_0 (roce, driver mlx5_core) is present on a managed machine")],
+      f"policy allow: alerts {alerts(d)}")
+check(d["evaluation"]["policy_file"] == name and d["evaluation"]["threshold"] == "high",
+      "policy in the report")
+rc, out, err, name = policy_run("rxe", """{"role": "managed", "threshold": "high"}""")
+check(rc == 1, f"policy high on rxe: exit {rc}")
+# An RDMA server: the managed-desktop rules do not apply.
+rc, out, err, name = policy_run("mlx5-roce", """{"role": "server"}""")
+check(rc == 0 and json.loads(out)["alerts"] == [], f"policy server: exit {rc}")
+# A broken policy: exit 2 with file:line:column.
+rc, out, err, name = policy_run("desktop", """{"role": "managed",\n "thresold": "high"}""")
+check(rc == 2 and err.startswith(name + ":2:") and out == "", f"bad policy: {rc} {err!r}")
+with tempfile.TemporaryDirectory() as rules:
+    rc, out, err = run("--root", os.path.join(ROOTS, "desktop"), "--rules", rules)
+    check(rc == 2 and rules in err, f"empty rules dir: {rc} {err!r}")
 
 # --- this machine ---------------------------------------------------------------------------------
 rc, out, err = run()
-check(rc == 0, f"host: exit {rc} {err!r}")
 d = json.loads(out)
+# Exit 1 exactly when some alert reaches the threshold (e.g. a qemu here maps libibverbs).
+at = d["evaluation"]["at_or_above_threshold"]
+check(rc == (1 if at else 0), f"host: exit {rc} with {at} alerts at or above the threshold {err!r}")
 check(d["root"] == "/", "host: root")
 check(isinstance(d["processes"]["scanned"], int) and d["processes"]["scanned"] > 0, "host: processes")
 if not os.path.exists("/sys/class/infiniband"):
-    check(d["summary"]["devices"] == 0, "host: no devices")
+    check(d["summary"]["devices"] == 0 and d["summary"]["rdma_present"] is False, "host: no RDMA")
     check("does not exist" in d["devices"].get("note", ""), "host: devices note")
     for src in ("verbs", "netlink"):
         check("ib_core" in d[src].get("skipped", ""), f"host: {src} skipped because of ib_core")
-rc, out, err = run("--format", "text")
-check(rc == 0 and "RDMA present:" in out, "host: text")
+    if d["summary"]["rdma_processes"] == 0:
+        check(rc == 0 and d["alerts"] == [], "host: no RDMA at all, no alert, exit 0")
+rc2, out, err = run("--format", "text")
+check(rc2 in (0, 1) and "RDMA present:" in out, "host: text")
 
 print(f"{checks} checks, {len(failures)} failures")
 sys.exit(1 if failures else 0)

@@ -2,7 +2,8 @@
 # rdmaguard audit against a real soft-RoCE stack: with an ib_write_bw pair connected on rxe0 (frozen
 # with SIGSTOP so the tables hold still) and an rping server listening, the audit's devices (sysfs,
 # libibverbs and netlink merged), link, modules, device nodes, RoCE socket, processes and the
-# kernel's resource tables must say what sysfs and `rdma -j resource show` say.
+# kernel's resource tables must say what sysfs and `rdma -j resource show` say; and the default
+# rules must raise the alerts a soft-RoCE link, its users and their connected QPs call for.
 # lab-timeout: 300
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
@@ -35,7 +36,8 @@ for t in qp mr pd ctx cm_id; do
 done
 rdma -j link show >"$OUT/rdma-link.json"
 kill -CONT "$spid" "$cpid"
-assert_eq "$rc" 0 "rdmaguard audit exit status"
+# Soft RDMA on a managed machine (the default policy): findings, exit 1.
+assert_eq "$rc" 1 "rdmaguard audit exit status"
 
 /usr/bin/python3 - "$OUT" "$spid" "$cpid" "$rpid" <<'EOF'
 import json, os, sys
@@ -121,7 +123,12 @@ check(procs.get(spid, {}).get("cmdline") == ["ib_write_bw", "-d", "rxe0", "-x", 
 s = a["summary"]
 check(s["rdma_present"] is True and s["soft_devices"] == 1 and s["qps"] == len(rdma["qp"]),
       f"summary {s}")
-check(a["alerts"] == [], "alerts")
+ids = [(x["rule"]["id"], x.get("process", {}).get("pid")) for x in a["alerts"]]
+for want in (("RDMA-001", None), ("RDMA-002", None), ("RDMA-004", spid), ("RDMA-004", cpid),
+             ("RDMA-009", spid), ("RDMA-009", cpid)):
+    check(any(i == want[0] and (want[1] is None or p == want[1]) for i, p in ids),
+          f"no alert {want} in {ids}")
+check(a["evaluation"]["at_or_above_threshold"] > 0, "findings")
 for b in bad:
     print("FAIL:", b)
 print(f"audit vs kernel: {len(bad)} mismatches")
