@@ -118,6 +118,11 @@ struct rg_rec_open {
 	__u32 mode;
 	__u32 node; /* RG_NODE_*_FD for RG_OPEN_RDMA */
 	__u64 ino;
+	/* RG_OPEN_PROC_MEM: the process whose memory it is, seen from the proc inode */
+	__u32 target_pid;
+	__u32 pad;
+	__u64 target_start_boot_ns;
+	char target_comm[RG_REC_COMM];
 	char path[RG_REC_PATH];
 };
 

@@ -9,6 +9,21 @@
 
 #define MAP_ANONYMOUS 0x20
 
+/* The task a /proc/PID/... inode is about (proc_inode->pid's first task). */
+static __always_inline struct task_struct *proc_inode_task(struct inode *inode)
+{
+	struct proc_inode *pi = (void *)inode - bpf_core_field_offset(struct proc_inode, vfs_inode);
+	struct pid *pid = BPF_CORE_READ(pi, pid);
+	struct hlist_node *first;
+
+	if (!pid)
+		return NULL;
+	first = BPF_CORE_READ(pid, tasks[PIDTYPE_PID].first);
+	if (!first)
+		return NULL;
+	return (void *)first - bpf_core_field_offset(struct task_struct, pid_links);
+}
+
 static __always_inline void on_open_ret(long ret, __u16 hook)
 {
 	struct rg_rec_open *r;
@@ -38,6 +53,19 @@ static __always_inline void on_open_ret(long ret, __u16 hook)
 	r->mode = BPF_CORE_READ(inode, i_mode);
 	r->node = node;
 	r->ino = BPF_CORE_READ(inode, i_ino);
+	r->target_pid = 0;
+	r->pad = 0;
+	r->target_start_boot_ns = 0;
+	r->target_comm[0] = 0;
+	if (what == RG_OPEN_PROC_MEM) {
+		struct task_struct *t = proc_inode_task(inode);
+
+		if (t) {
+			r->target_pid = BPF_CORE_READ(t, tgid);
+			r->target_start_boot_ns = task_start_ns(t);
+			BPF_CORE_READ_STR_INTO(&r->target_comm, t, comm);
+		}
+	}
 	if (file_path(file, r->path) > 0)
 		r->h.flags |= RG_RECF_TRUNC;
 	bpf_ringbuf_submit(r, 0);

@@ -14,7 +14,7 @@ _Static_assert(sizeof(struct rg_rec_hdr) == 56, "rg_rec_hdr");
 _Static_assert(sizeof(struct rg_rec_exec) == 56 + 32 + 3 * 256, "rg_rec_exec");
 _Static_assert(sizeof(struct rg_rec_fork) == 64, "rg_rec_fork");
 _Static_assert(sizeof(struct rg_rec_exit) == 64, "rg_rec_exit");
-_Static_assert(sizeof(struct rg_rec_open) == 56 + 32 + 256, "rg_rec_open");
+_Static_assert(sizeof(struct rg_rec_open) == 56 + 64 + 256, "rg_rec_open");
 _Static_assert(sizeof(struct rg_rec_cmd) == 56 + 56 + 32 + RG_REC_DATA + RG_REC_BLOB, "rg_rec_cmd");
 _Static_assert(sizeof(struct rg_rec_lib) == 56 + 16 + 256, "rg_rec_lib");
 _Static_assert(sizeof(struct rg_rec_mem) == 56 + 40, "rg_rec_mem");
@@ -202,8 +202,12 @@ static int conv_open(const struct rg_rec_open *r, const struct convert_ctx *ctx,
 
 		ev->type = RG_EV_MEMORY_ACCESS;
 		m->op = RG_MEM_PROC_MEM_OPEN;
+		/* The kernel's answer (the proc inode's task) wins over the path's. */
 		event_set_str(path, sizeof(path), r->path, sizeof(r->path));
-		m->target_pid = proc_mem_target(path);
+		m->target_pid = r->target_pid ? r->target_pid : proc_mem_target(path);
+		m->target_start_boot_ns = r->target_start_boot_ns;
+		event_set_str(m->target_comm, sizeof(m->target_comm), r->target_comm,
+			      sizeof(r->target_comm));
 		target_info(ctx, m);
 		return 1;
 	}
