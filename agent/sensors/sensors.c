@@ -413,11 +413,14 @@ static int make_plan(const struct sensors_config *cfg, const struct sensors_feat
 	return 0;
 }
 
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
+
 /* ---- JSON description ---- */
 
 static struct json_object *describe(const struct sensors_config *cfg,
 				    const struct sensors_features *f, const struct plan *p,
-				    struct rg_sensors *s)
+				    struct rg_sensors *s, struct bpf_object *main_obj,
+				    struct bpf_object *mod_obj)
 {
 	struct json_object *o = json_object_new_object(), *feat, *hooks, *mods;
 
@@ -454,10 +457,10 @@ static struct json_object *describe(const struct sensors_config *cfg,
 				const char *name = act->progs[i];
 				struct bpf_program *prog = NULL;
 
-				if (s && act->mod_obj && s->mod)
-					prog = bpf_object__find_program_by_name(s->mod->obj, name);
-				else if (s && !act->mod_obj)
-					prog = bpf_object__find_program_by_name(s->skel->obj, name);
+				if (act->mod_obj && mod_obj)
+					prog = bpf_object__find_program_by_name(mod_obj, name);
+				else if (!act->mod_obj && main_obj)
+					prog = bpf_object__find_program_by_name(main_obj, name);
 				/* section names say where; "tc" and "uprobe" say nothing */
 				json_object_array_add(
 					progs, json_object_new_string(
@@ -490,17 +493,26 @@ int sensors_plan(const struct sensors_config *cfg, struct json_object **ret)
 	struct plan p;
 	int r;
 
+	struct sensors_bpf *skel;
+	struct sensors_mod_bpf *mod;
+
+	libbpf_set_print(libbpf_log);
 	sensors_probe_features(&f);
 	r = make_plan(cfg, &f, &p);
 	if (r < 0)
 		return r;
-	*ret = describe(cfg, &f, &p, NULL);
+	/* Opened, not loaded: only for the programs' section names. */
+	skel = sensors_bpf__open();
+	mod = sensors_mod_bpf__open();
+	*ret = describe(cfg, &f, &p, NULL, skel ? skel->obj : NULL, mod ? mod->obj : NULL);
+	sensors_mod_bpf__destroy(mod);
+	sensors_bpf__destroy(skel);
 	return *ret ? 0 : -ENOMEM;
 }
 
 struct json_object *sensors_describe(struct rg_sensors *s)
 {
-	return describe(&s->cfg, &s->feat, &s->plan, s);
+	return describe(&s->cfg, &s->feat, &s->plan, s, s->skel->obj, s->mod ? s->mod->obj : NULL);
 }
 
 /* ---- queued agent events ---- */
