@@ -38,6 +38,8 @@ static void usage(FILE *f)
 		"  --dry-run           print the hook chosen for each hook point as JSON, and exit\n"
 		"  --record FILE|-     append events to FILE (default: standard output)\n"
 		"  --ready-file FILE   create FILE once the sensors are attached\n"
+		"  --roce-if IFACE     also count RoCE v2/iWARP traffic on IFACE (up to 8)\n"
+		"  --roce-interval SEC report RoCE traffic every SEC seconds (default 10)\n"
 		"  -h, --help          this help\n\n"
 		"Stops on SIGTERM or SIGINT. Exit codes: 0 stopped, 2 error.\n");
 }
@@ -129,6 +131,8 @@ int cmd_daemon(int argc, char **argv)
 		{"dry-run", no_argument, NULL, 'n'},
 		{"record", required_argument, NULL, 'r'},
 		{"ready-file", required_argument, NULL, 'R'},
+		{"roce-if", required_argument, NULL, 'I'},
+		{"roce-interval", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -138,6 +142,8 @@ int cmd_daemon(int argc, char **argv)
 	struct rg_sensors *s = NULL;
 	struct json_object *desc;
 	bool dry_run = false;
+	size_t nifs = 0;
+	uint32_t u;
 	_cleanup_close_ int sfd = -1, epfd = -1;
 	struct epoll_event e;
 	char summary[RG_TEXT_LEN];
@@ -162,6 +168,18 @@ int cmd_daemon(int argc, char **argv)
 			break;
 		case 'R':
 			ready = optarg;
+			break;
+		case 'I':
+			if (nifs >= ARRAY_SIZE(cfg.roce_ifaces))
+				return cmd_usage_error("daemon", "at most %zu --roce-if",
+						       ARRAY_SIZE(cfg.roce_ifaces));
+			cfg.roce_ifaces[nifs++] = optarg;
+			break;
+		case 'T':
+			if (safe_atou32(optarg, 10, &u) < 0 || u == 0 || u > 86400)
+				return cmd_usage_error("daemon", "--roce-interval: not a number of "
+								 "seconds (1-86400): '%s'", optarg);
+			cfg.roce_interval_s = u;
 			break;
 		case 'h':
 			usage(stdout);
@@ -212,7 +230,7 @@ int cmd_daemon(int argc, char **argv)
 	desc = sensors_describe(s);
 	summarise(desc, summary, sizeof(summary));
 	if (desc)
-		log_info("Sensors: %s", json_object_to_json_string_ext(desc, JSON_C_TO_STRING_PLAIN));
+		log_debug("Sensors: %s", json_object_to_json_string_ext(desc, JSON_C_TO_STRING_PLAIN));
 	json_object_put(desc);
 	agent_event(&out, RG_EV_AGENT_START, "sensors", summary);
 	if (ready && (r = write_ready_file(ready)) < 0) {

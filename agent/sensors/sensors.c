@@ -971,6 +971,9 @@ static void tc_scan(struct rg_sensors *s)
 
 	if (s->plan.hp[HP_ROCE].active < 0)
 		return;
+	for (size_t i = 0; i < ARRAY_SIZE(s->cfg.roce_ifaces); i++)
+		if (s->cfg.roce_ifaces[i])
+			(void)tc_attach_if(s, s->cfg.roce_ifaces[i]);
 	d = opendir("/sys/class/infiniband");
 	if (!d)
 		return;

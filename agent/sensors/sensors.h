@@ -53,6 +53,9 @@ struct sensors_config {
 	bool no_uevents;	  /* no device/module uevent listener */
 	bool no_seed;		  /* do not seed the RDMA fd map from /proc */
 	const char *ibverbs_path; /* libibverbs for uprobes; NULL: the system's */
+	/* More netdevs to count RoCE/iWARP traffic on, besides those that carry an RDMA device
+	 * (found in sysfs): e.g. a NIC whose RDMA function is not bound yet. At most 8. */
+	const char *roce_ifaces[8];
 };
 
 struct rg_sensors;
