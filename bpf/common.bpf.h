@@ -301,14 +301,18 @@ static __always_inline __u32 classify_file(struct file *file, __u32 *node, __u32
 }
 
 /*
- * Builds the path of (dentry, vfsmount) up to the global root into out (RG_REC_PATH bytes),
- * crossing mounts. Components are written backwards into scratch; a path longer than the buffer
- * keeps its tail and returns 1 (truncated), else 0; -1 when no scratch.
+ * Builds the path of (dentry, vfsmount) up to the current task's root (what the process sees, as
+ * d_path() does; a chroot's paths start at the chroot) into out (RG_REC_PATH bytes), crossing
+ * mounts. Components are written backwards into scratch; a path longer than the buffer keeps its
+ * tail and returns 1 (truncated), else 0; -1 when no scratch.
  */
 static __always_inline int build_path(struct dentry *dentry, struct vfsmount *vfsmnt, char *out)
 {
 	__u32 zero = 0;
 	struct rg_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct dentry *root_dentry = BPF_CORE_READ(task, fs, root.dentry);
+	struct vfsmount *root_mnt = BPF_CORE_READ(task, fs, root.mnt);
 	struct mount *mnt;
 	int end = RG_REC_PATH - 1, trunc = 0;
 
@@ -323,6 +327,8 @@ static __always_inline int build_path(struct dentry *dentry, struct vfsmount *vf
 		__u32 len;
 		int start;
 
+		if (dentry == root_dentry && vfsmnt == root_mnt)
+			break;
 		if (dentry == mnt_root || dentry == parent) {
 			struct mount *mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
 

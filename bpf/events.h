@@ -130,6 +130,8 @@ struct rg_rec_open {
 #define RG_CMD_IOCTL 1
 #define RG_CMD_WRITE 2
 #define RG_CMD_MMAP  3
+#define RG_CMD_POSTS 4 /* post_send/post_recv calls not yet reported, flushed at process exit:
+			* data holds the command number (u32), calls the count */
 
 /* rg_rec_cmd.node, also rg_fd_val.node */
 #define RG_NODE_UVERBS_FD  1

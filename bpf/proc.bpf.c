@@ -4,9 +4,28 @@
  * the last thread of the process exits). These hooks are not on any syscall's path, so every hook
  * flavour uses them. The agent seeds its process tree from /proc before they are attached.
  */
-#include "common.bpf.h"
+#include "cmd.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/* At the exit of an RDMA process: the post_send/post_recv calls counted since its last record. */
+static long flush_posts(struct bpf_map *map, struct post_key *k, struct post_val *v, __u32 *tgid)
+{
+	struct rg_rec_cmd *r;
+
+	if (k->tgid != *tgid || !v->calls)
+		return 0;
+	r = cmd_begin(k->fd, RG_NODE_UVERBS_FD, 0, RG_CMD_POSTS, 0, RG_HOOK_TRACEPOINT);
+	if (!r)
+		return 1;
+	r->h.flags |= RG_RECF_NORET;
+	r->calls = v->calls;
+	*(__u32 *)r->data = k->cmd;
+	r->data_len = sizeof(__u32);
+	bpf_ringbuf_submit(r, 0);
+	v->calls = 0;
+	return 0;
+}
 
 SEC("tracepoint/sched/sched_process_exec")
 int tp_sched_exec(struct trace_event_raw_sched_process_exec *ctx)
@@ -92,6 +111,7 @@ int tp_sched_exit(void *ctx)
 	if (bpf_map_lookup_elem(&rdma_procs, &tgid)) {
 		rdma = 1;
 		bpf_map_delete_elem(&rdma_procs, &tgid);
+		bpf_for_each_map_elem(&posts, flush_posts, &tgid, 0);
 	}
 	r = RESERVE(struct rg_rec_exit);
 	if (!r)

@@ -289,6 +289,17 @@ static int conv_cmd(const struct rg_rec_cmd *r, const struct convert_ctx *ctx, s
 						 &ev->u.verbs);
 		return 1;
 	}
+	case RG_CMD_POSTS: {
+		uint32_t cmd;
+
+		if (data_len < sizeof(cmd))
+			return -EBADMSG;
+		memcpy(&cmd, r->data, sizeof(cmd));
+		ev->u.verbs.via = RG_VIA_WRITE;
+		ev->u.verbs.write_cmd = cmd;
+		ev->u.verbs.op = cmd == RG_ABI_CMD_POST_SEND ? RG_OP_POST_SEND : RG_OP_POST_RECV;
+		return 1;
+	}
 	case RG_CMD_MMAP:
 		ev->u.verbs.op = RG_OP_MMAP;
 		ev->u.verbs.via = RG_VIA_MMAP;

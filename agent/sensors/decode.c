@@ -529,12 +529,14 @@ uint32_t decode_uverbs_ioctl(const void *buf_, size_t len, const struct uverbs_b
 			size_t in_len = 0, out_len = 0;
 
 			v->via = RG_VIA_INVOKE;
-			if (!attr_value(&iv, UVERBS_ATTR_WRITE_CMD, &x) ||
-			    !attr_bytes(&iv, UVERBS_ATTR_CORE_IN, in_inl, &in, &in_len, &flags)) {
-				/* Attributes beyond the copy may hold them. */
+			if (!attr_value(&iv, UVERBS_ATTR_WRITE_CMD, &x)) {
+				/* Attributes beyond the copy may hold it. */
 				flags |= (flags & RG_EVF_TRUNC) ? 0 : RG_EVF_MALFORMED;
 				return flags;
 			}
+			/* CORE_IN is optional: libibverbs leaves it out when the command has
+			 * nothing but its response pointer (GET_CONTEXT). */
+			(void)attr_bytes(&iv, UVERBS_ATTR_CORE_IN, in_inl, &in, &in_len, &flags);
 			if (x > UINT32_MAX) {
 				flags |= RG_EVF_MALFORMED;
 				return flags;

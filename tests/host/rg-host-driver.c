@@ -250,6 +250,10 @@ static int scenario_verbs(void)
 		wr(fd, &ps, sizeof(ps), "write post_send");
 	usleep(1100 * 1000);
 	wr(fd, &ps, sizeof(ps), "write post_send");
+	/* post_recv: the first call now, the next two when the process exits */
+	ps.hdr.command = IB_USER_VERBS_CMD_POST_RECV;
+	for (int i = 0; i < 3; i++)
+		wr(fd, &ps, sizeof(ps), "write post_recv");
 
 	/* 12: a dup'ed fd is learnt (the process is an RDMA user) */
 	fd2 = dup(fd);

@@ -406,6 +406,17 @@ START_TEST(test_verbs)
 	ck_assert_uint_eq(e->u.verbs.wr_count, 1);
 	e = verbs(pid, RG_OP_POST_SEND, RG_VIA_WRITE, 1);
 	ck_assert_uint_eq(e->u.verbs.calls, 5);
+	/* post_recv: the first call, then the two left are flushed when the process exits */
+	ck_assert_uint_eq(count_matching(RG_EV_VERBS, pid, is_op_via,
+					 &(struct op_via){RG_OP_POST_RECV, RG_VIA_WRITE}),
+			  2);
+	e = verbs(pid, RG_OP_POST_RECV, RG_VIA_WRITE, 0);
+	ck_assert_uint_eq(e->u.verbs.calls, 1);
+	ck_assert_uint_eq(e->u.verbs.handle, 7);
+	e = verbs(pid, RG_OP_POST_RECV, RG_VIA_WRITE, 1);
+	ck_assert_uint_eq(e->u.verbs.calls, 2);
+	ck_assert_int_eq(e->u.verbs.fd, fd);
+	ck_assert_uint_eq(e->u.verbs.write_cmd, 29);
 
 	/* a dup'ed fd */
 	e = verbs(pid, RG_OP_DEALLOC_PD, RG_VIA_WRITE, 0);
@@ -418,8 +429,8 @@ START_TEST(test_verbs)
 	ck_assert_uint_eq(e->u.verbs.handle, 7);
 	ck_assert_uint_eq(e->proc.ppid, pid);
 
-	/* nothing more, nothing less: 7 write()s, 5 ioctls, 1 mmap */
-	ck_assert_uint_eq(count_matching(RG_EV_VERBS, pid, NULL, NULL), 13);
+	/* nothing more, nothing less: 9 write()s, 5 ioctls, 1 mmap */
+	ck_assert_uint_eq(count_matching(RG_EV_VERBS, pid, NULL, NULL), 15);
 	ck_assert_uint_eq(count_matching(RG_EV_VERBS, child, NULL, NULL), 1);
 	sensors_close(s);
 }

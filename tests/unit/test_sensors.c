@@ -21,6 +21,7 @@
 
 #include "bpf/events.h"
 #include "event/event.h"
+#include "event/event_json.h"
 #include "sensors/convert.h"
 #include "sensors/decode.h"
 #include "sensors/uevent.h"
@@ -244,6 +245,15 @@ START_TEST(test_ioctl_invoke_write)
 	len = ioc_init(&b, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 1);
 	b.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CORE_IN, .len = 4};
 	ck_assert_uint_eq(decode_uverbs_ioctl(&b, len, NULL, 0, &v), RG_EVF_MALFORMED);
+
+	/* GET_CONTEXT as libibverbs tunnels it: no CORE_IN (its only field is the response) */
+	memset(&v, 0, sizeof(v));
+	len = ioc_init(&b, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 2);
+	b.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8,
+					     .data = IB_USER_VERBS_CMD_GET_CONTEXT};
+	b.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CORE_OUT, .len = 8, .data = 0};
+	ck_assert_uint_eq(decode_uverbs_ioctl(&b, len, NULL, 0, &v), 0);
+	ck_assert_uint_eq(v.op, RG_OP_GET_CONTEXT);
 }
 END_TEST
 
@@ -554,6 +564,30 @@ START_TEST(test_convert_module)
 }
 END_TEST
 
+/* rdma.object_id and rdma.method_id are 16-bit: each is its own JSON number */
+START_TEST(test_json_u16_fields)
+{
+	struct rg_event ev = {0}, back = {0};
+	struct json_object *o;
+	char err[128];
+
+	ev.type = RG_EV_VERBS;
+	ev.u.verbs.object_id = 4;
+	ev.u.verbs.method_id = 1;
+	o = event_to_json(&ev);
+	ck_assert_int_eq(json_object_get_int(json_get_path(o, "rdma.object_id")), 4);
+	ck_assert_int_eq(json_object_get_int(json_get_path(o, "rdma.method_id")), 1);
+	ck_assert_int_eq(event_from_json(o, &back, err, sizeof(err)), 0);
+	ck_assert_uint_eq(back.u.verbs.object_id, 4);
+	ck_assert_uint_eq(back.u.verbs.method_id, 1);
+	json_object_put(o);
+	ev.u.verbs.object_id = 0;
+	o = event_to_json(&ev);
+	ck_assert_ptr_null(json_get_path(o, "rdma.object_id"));
+	json_object_put(o);
+}
+END_TEST
+
 /* ---- limits ---- */
 
 /* Every prefix of a valid command decodes without reading past it; short ones say so. */
@@ -720,6 +754,7 @@ int main(void)
 	tcase_add_test(core, test_convert_exec);
 	tcase_add_test(core, test_convert_cmd);
 	tcase_add_test(core, test_convert_module);
+	tcase_add_test(core, test_json_u16_fields);
 	tcase_add_test(limits, test_write_every_length);
 	tcase_add_test(limits, test_ioctl_every_length);
 	tcase_add_test(limits, test_random_buffers);
