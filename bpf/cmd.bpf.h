@@ -43,7 +43,7 @@ static __always_inline void emit_ioctl(int fd, __u64 arg, __s64 ret, __u32 rdev,
 {
 	struct rg_rec_cmd *r = cmd_begin(fd, RG_NODE_UVERBS_FD, ret, RG_CMD_IOCTL, rdev, hook);
 	__u32 n;
-	__u16 num;
+	__u16 num, obj, meth;
 
 	if (!r)
 		return;
@@ -66,15 +66,21 @@ static __always_inline void emit_ioctl(int fd, __u64 arg, __s64 ret, __u32 rdev,
 		goto out;
 	}
 	r->data_len += n * RG_ABI_IOCTL_ATTR_SIZE;
+	obj = *(__u16 *)&r->data[2];
+	meth = *(__u16 *)&r->data[4];
 	/*
 	 * Attribute i's contents go to slot i: a running slot counter would make every iteration's
 	 * verifier state differ (exponential). Pointer attributes past the 8th are not copied; the
-	 * decoder flags what it misses.
+	 * decoder flags what it misses. An input of 8 bytes or less travels inline in the attribute,
+	 * an output is always a pointer: the outputs the decoder reads (INVOKE_WRITE's CORE_OUT, the
+	 * new QP's number) are copied whatever their size, and only when the call succeeded.
 	 */
 	for (__u32 i = 0; i < RG_REC_BLOB_SLOTS; i++) {
 		__u32 off = RG_ABI_IOCTL_HDR_SIZE + i * RG_ABI_IOCTL_ATTR_SIZE;
 		__u16 id, len;
+		__u32 copy;
 		__u64 ptr;
+		bool out;
 
 		if (i >= n)
 			break;
@@ -83,15 +89,20 @@ static __always_inline void emit_ioctl(int fd, __u64 arg, __s64 ret, __u32 rdev,
 		ptr = *(__u64 *)&r->data[off + 8];
 		r->blob_attr[i] = i;
 		r->blob_len[i] = 0;
-		if (len <= 8 || (id & RG_ABI_UDATA_DRIVER_FLAG))
+		out = (obj == 0 && meth == 0 && id == RG_ABI_ATTR_CORE_OUT) ||
+		      (obj == RG_ABI_OBJECT_QP && meth == 0 && id == RG_ABI_ATTR_QP_RESP_QP_NUM);
+		if (!len || (id & RG_ABI_UDATA_DRIVER_FLAG) || (len <= 8 && !out) ||
+		    (out && ret < 0))
 			continue;
-		if (len > RG_REC_BLOB_SLOT)
-			len = RG_REC_BLOB_SLOT;
-		if (bpf_probe_read_user(&r->blob[i * RG_REC_BLOB_SLOT], len, (void *)ptr)) {
+		copy = len;
+		barrier_var(copy);
+		if (copy > RG_REC_BLOB_SLOT)
+			copy = RG_REC_BLOB_SLOT;
+		if (bpf_probe_read_user(&r->blob[i * RG_REC_BLOB_SLOT], copy, (void *)ptr)) {
 			r->h.flags |= RG_RECF_FAULT;
 			continue;
 		}
-		r->blob_len[i] = len;
+		r->blob_len[i] = copy;
 	}
 	r->nblobs = n < RG_REC_BLOB_SLOTS ? n : RG_REC_BLOB_SLOTS;
 out:

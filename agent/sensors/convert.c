@@ -280,6 +280,11 @@ static int conv_cmd(const struct rg_rec_cmd *r, const struct convert_ctx *ctx, s
 			nb++;
 		}
 		ev->flags |= decode_uverbs_ioctl(r->data, data_len, blobs, nb, &ev->u.verbs);
+		if (ev->flags & RG_EVF_FAILED) {
+			/* the kernel wrote no new handle or QP number: what is there is the caller's */
+			ev->u.verbs.handle = 0;
+			ev->u.verbs.qp_num = 0;
+		}
 		return 1;
 	}
 	case RG_CMD_WRITE: {

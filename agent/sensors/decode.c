@@ -47,6 +47,9 @@ _Static_assert(UVERBS_METHOD_INVOKE_WRITE == 0 && UVERBS_METHOD_QUERY_PORT == 2 
 _Static_assert(UVERBS_ATTR_CORE_IN == 0 && UVERBS_ATTR_CORE_OUT == 1 &&
 		       UVERBS_ATTR_WRITE_CMD == 2,
 	       "invoke_write attrs");
+_Static_assert(UVERBS_ATTR_CORE_OUT == RG_ABI_ATTR_CORE_OUT && UVERBS_OBJECT_QP == RG_ABI_OBJECT_QP &&
+		       UVERBS_ATTR_CREATE_QP_RESP_QP_NUM == RG_ABI_ATTR_QP_RESP_QP_NUM,
+	       "outputs BPF copies");
 _Static_assert(UVERBS_METHOD_QP_CREATE == 0 && UVERBS_METHOD_QP_DESTROY == 1, "qp methods");
 _Static_assert(UVERBS_ATTR_CREATE_QP_HANDLE == 0 && UVERBS_ATTR_CREATE_QP_TYPE == 9 &&
 		       UVERBS_ATTR_CREATE_QP_RESP_QP_NUM == 14,
@@ -494,6 +497,21 @@ static bool attr_bytes(const struct ioctl_view *iv, uint16_t id, uint8_t inl[8],
 	return true;
 }
 
+/* An output attribute's contents: always behind its pointer, whatever its size; copied by the
+ * sensor only when the call succeeded. NULL when not there. */
+static const uint8_t *attr_out(const struct ioctl_view *iv, uint16_t id, size_t *plen)
+{
+	int i = attr_find(iv, id), b;
+
+	if (i < 0)
+		return NULL;
+	b = blob_for(iv->blobs, iv->nblobs, (size_t)i);
+	if (b < 0)
+		return NULL;
+	*plen = iv->blobs[b].len;
+	return iv->blobs[b].data;
+}
+
 uint32_t decode_uverbs_ioctl(const void *buf_, size_t len, const struct uverbs_blob *blobs,
 			     size_t nblobs, struct rg_ev_verbs *v)
 {
@@ -524,7 +542,7 @@ uint32_t decode_uverbs_ioctl(const void *buf_, size_t len, const struct uverbs_b
 	case UVERBS_OBJECT_DEVICE:
 		switch (hdr.method_id) {
 		case UVERBS_METHOD_INVOKE_WRITE: {
-			uint8_t in_inl[8], out_inl[8];
+			uint8_t in_inl[8];
 			const uint8_t *in = NULL, *out = NULL;
 			size_t in_len = 0, out_len = 0;
 
@@ -541,7 +559,7 @@ uint32_t decode_uverbs_ioctl(const void *buf_, size_t len, const struct uverbs_b
 				flags |= RG_EVF_MALFORMED;
 				return flags;
 			}
-			(void)attr_bytes(&iv, UVERBS_ATTR_CORE_OUT, out_inl, &out, &out_len, &flags);
+			out = attr_out(&iv, UVERBS_ATTR_CORE_OUT, &out_len);
 			flags |= decode_uverbs_cmd((uint32_t)x, in, in_len, out, out_len, v);
 			return flags;
 		}
@@ -573,7 +591,13 @@ uint32_t decode_uverbs_ioctl(const void *buf_, size_t len, const struct uverbs_b
 			v->op = RG_OP_CREATE_QP;
 			set32(&iv, UVERBS_ATTR_CREATE_QP_HANDLE, &v->handle);
 			set32(&iv, UVERBS_ATTR_CREATE_QP_TYPE, &v->qp_type);
-			set32(&iv, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, &v->qp_num);
+			{
+				size_t qlen = 0;
+				const uint8_t *q = attr_out(&iv, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, &qlen);
+
+				if (q && qlen >= 4)
+					memcpy(&v->qp_num, q, 4);
+			}
 		} else if (hdr.method_id == UVERBS_METHOD_QP_DESTROY) {
 			v->op = RG_OP_DESTROY_QP;
 			set32(&iv, UVERBS_ATTR_DESTROY_QP_HANDLE, &v->handle);

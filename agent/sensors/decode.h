@@ -25,7 +25,9 @@ struct uverbs_blob {
 
 /*
  * ioctl(fd, RDMA_VERBS_IOCTL, buf): buf holds struct ib_uverbs_ioctl_hdr and the attributes
- * (len bytes of them were copied), blobs the contents of attributes that point to user memory.
+ * (len bytes of them were copied), blobs the contents of attributes that point to user memory:
+ * inputs longer than 8 bytes, and outputs (always pointers) such as CORE_OUT and the new QP number,
+ * which are meaningful only for a call that succeeded.
  * Fills op, via (ioctl, or invoke_write for a tunnelled legacy command), object_id, method_id,
  * write_cmd, driver_id, handle and the MR/QP fields. Returns RG_EVF_* flags (0 if clean).
  */

@@ -264,17 +264,26 @@ START_TEST(test_ioctl_methods)
 	size_t len;
 
 	len = ioc_init(&b, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 3);
-	/* order is not fixed: the decoder scans */
+	/* order is not fixed: the decoder scans; an output is a pointer even when 4 bytes long */
 	b.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, .len = 4,
-					     .data = 0x42};
+					     .data = 0x7fff0000};
 	b.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_TYPE, .len = 1,
 					     .data = 0xff03}; /* only the low byte counts: UC */
 	b.attrs[2] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_HANDLE, .data = 5};
-	ck_assert_uint_eq(decode_uverbs_ioctl(&b, len, NULL, 0, &v), 0);
+	{
+		uint32_t qpn = 0x42;
+		struct uverbs_blob blob = {0, 4, (const uint8_t *)&qpn};
+
+		ck_assert_uint_eq(decode_uverbs_ioctl(&b, len, &blob, 1, &v), 0);
+	}
 	ck_assert_uint_eq(v.op, RG_OP_CREATE_QP);
 	ck_assert_uint_eq(v.qp_type, 3);
 	ck_assert_uint_eq(v.qp_num, 0x42);
 	ck_assert_uint_eq(v.handle, 5);
+	/* without the copied output (the call failed): no QP number, not the pointer's bits */
+	memset(&v, 0, sizeof(v));
+	ck_assert_uint_eq(decode_uverbs_ioctl(&b, len, NULL, 0, &v), 0);
+	ck_assert_uint_eq(v.qp_num, 0);
 
 	memset(&v, 0, sizeof(v));
 	len = ioc_init(&b, UVERBS_OBJECT_MR, 5 /* REG_MR, Linux 6.17 */, 5);

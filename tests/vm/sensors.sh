@@ -29,22 +29,23 @@ ev_get()
 	expect_json -q "$OUT/events.jsonl" --match "$1" --min 1 --get "$2" | head -n 1
 }
 
-# run_pingpong: ibv_rc_pingpong server and client on rxe0, GID index 1 (192.0.2.1).
+# run_pingpong: ibv_rc_pingpong server and client on rxe0, GID index 1 (192.0.2.1); their pids
+# in PP_SERVER and PP_CLIENT.
 run_pingpong()
 {
 	bg server ibv_rc_pingpong -d rxe0 -g 1 -n 50
+	PP_SERVER=$(bg_pid server)
 	wait_for -m "server on TCP 18515" listening 18515
 	bg client ibv_rc_pingpong -d rxe0 -g 1 -n 50 127.0.0.1
+	PP_CLIENT=$(bg_pid client)
 	bg_wait client || fail "ibv_rc_pingpong client failed"
 	bg_wait server || fail "ibv_rc_pingpong server failed"
 }
 
-# assert_pingpong: what each peer did, as the sensors saw it.
+# assert_pingpong SERVER_PID CLIENT_PID: what each peer did, as the sensors saw it.
 assert_pingpong()
 {
-	local spid cpid p sqpn cqpn
-	spid=$(bg_pid server)
-	cpid=$(bg_pid client)
+	local spid=$1 cpid=$2 p sqpn cqpn
 	for p in "$spid" "$cpid"; do
 		ev --match "{\"event.action\": \"exec\", \"process.pid\": $p,
 			\"process.executable\": \"/usr/bin/ibv_rc_pingpong\"}" --count 1
@@ -95,19 +96,21 @@ _listen_id()
 run_rping()
 {
 	bg rserver rping -s -a "$LAB_ADDR" -C 5 -v
-	wait_for -m "rping's listening cm_id" _listen_id "$(bg_pid rserver)"
+	RP_SERVER=$(bg_pid rserver)
+	wait_for -m "rping's listening cm_id" _listen_id "$RP_SERVER"
 	bg rclient rping -c -a "$LAB_ADDR" -C 5 -v
+	RP_CLIENT=$(bg_pid rclient)
 	bg_wait rclient || fail "rping client failed"
 	bg_wait rserver || fail "rping server failed"
 }
 
+# assert_rping SERVER_PID CLIENT_PID
 assert_rping()
 {
-	local s c
-	s=$(bg_pid rserver)
-	c=$(bg_pid rclient)
+	local s=$1 c=$2
+	# librdmacm opens it twice (the id's channel and the event channel)
 	ev --match "{\"event.action\": \"device_open\", \"process.pid\": $c,
-		\"file.path\": \"/dev/infiniband/rdma_cm\", \"rdma.node\": \"rdma_cm\"}" --count 1
+		\"file.path\": \"/dev/infiniband/rdma_cm\", \"rdma.node\": \"rdma_cm\"}" --min 1
 	ev --match "{\"event.action\": \"library_load\", \"process.pid\": $c,
 		\"rdma.library\": \"librdmacm\"}" --count 1
 	ev --match "{\"event.action\": \"rdma_cm\", \"process.pid\": $c, \"rdma.op\": \"create_id\",

@@ -23,7 +23,7 @@ ev --match '{"event.action": "agent_start", "agent.text": "~verbs=fentry rdma_cm
 run_pingpong
 run_rping
 stop_daemon
-assert_pingpong
-assert_rping
+assert_pingpong "$PP_SERVER" "$PP_CLIENT"
+assert_rping "$RP_SERVER" "$RP_CLIENT"
 # fexit hooks see the kernel's return value: nothing failed here
 ev --match '{"event.action": "verbs", "event.flags": ["failed"], "rdma.op": {"|": ["reg_mr", "create_qp", "modify_qp"]}}' --absent

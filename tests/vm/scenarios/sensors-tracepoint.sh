@@ -14,5 +14,5 @@ expect_json "$OUT/plan.json" --match '{"mode": "tracepoint", "hooks.verbs.active
 run_pingpong
 run_rping
 stop_daemon
-assert_pingpong
-assert_rping
+assert_pingpong "$PP_SERVER" "$PP_CLIENT"
+assert_rping "$RP_SERVER" "$RP_CLIENT"
