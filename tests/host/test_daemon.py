@@ -29,7 +29,9 @@ def dry_run():
     p = subprocess.run([RG, "daemon", "--dry-run", "--sensor", "tracepoint"],
                        capture_output=True, text=True, timeout=120)
     check(p.returncode == 0, f"--dry-run exits 0 (got {p.returncode}: {p.stderr.strip()})")
-    plan = json.loads(p.stdout)
+    doc = json.loads(p.stdout)
+    check(doc["rules"] > 0 and doc["outputs"] == ["stdout"], "--dry-run checks rules and outputs")
+    plan = doc["sensors"]
     check(plan["mode"] == "tracepoint", "--dry-run reports the forced mode")
     for hook in ("process", "open", "verbs", "rdma_cm", "mmap", "memory", "library",
                  "modules", "devices", "roce"):
