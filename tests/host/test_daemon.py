@@ -76,8 +76,16 @@ def recorded_run():
         check(not os.path.exists(ready), "the ready file is removed at stop")
         with open(record) as f:
             events = [json.loads(line) for line in f]
-    check(events[0]["event"]["action"] == "agent_start", "the first line is agent_start")
-    check("verbs=tracepoint" in events[0]["agent"]["text"], "agent_start names the hooks")
+    # The start-up inventory (every process, as process_present) comes first, then agent_start.
+    starts = [i for i, e in enumerate(events) if e["event"]["action"] == "agent_start"]
+    check(len(starts) == 1, "one agent_start")
+    check(all(e["event"]["action"] in ("process_present", "module_present", "pci_function",
+                                       "device_present", "library_load", "device_open",
+                                       "qp_present", "mr_present", "exec", "fork", "exit")
+              for e in events[:starts[0]]), "only the inventory and sensors come before it")
+    check(any(e["event"]["action"] == "process_present" and e["process"]["pid"] == os.getpid()
+              for e in events[:starts[0]]), "the inventory seeded the process tree (this test runner)")
+    check("verbs=tracepoint" in events[starts[0]]["agent"]["text"], "agent_start names the hooks")
     check(events[-1]["event"]["action"] == "agent_stop", "the last line is agent_stop")
     seqs = [e["event"]["sequence"] for e in events]
     check(seqs == list(range(1, len(events) + 1)), "event.sequence counts 1, 2, 3...")
