@@ -11,7 +11,8 @@ usage()
 	cat <<'EOF'
 usage: tests/vm/lab.sh [--lsm] [--build DIR] [--results DIR] [--timeout SEC] (--all | SCENARIO...)
 
-  SCENARIO       a name under tests/vm/scenarios/ (NAME.sh); all run in one boot, in order
+  SCENARIO       a name under tests/vm/scenarios/ (NAME.sh), or the path of a scenario script;
+                 all run in one boot, in order
   --all          every scenario under tests/vm/scenarios/, sorted by name
   --lsm          boot with lsm=lockdown,capability,landlock,yama,apparmor,bpf
   --build DIR    meson build dir (default $RG_BUILD or <source>/build); scenarios get
@@ -94,12 +95,26 @@ fi
 	usage >&2
 	die "no scenario given"
 }
+# A scenario is a name under scenarios/ or the path of a script (NAME is its base name).
 declare -A seen=()
-for s in "${scenarios[@]}"; do
+files=()
+for i in "${!scenarios[@]}"; do
+	s=${scenarios[$i]}
+	case $s in
+	*/*)
+		[ -f "$s" ] || die "no such scenario file: $s"
+		f=$(realpath "$s")
+		s=${f##*/}
+		s=${s%.sh}
+		;;
+	*) f=$VMDIR/scenarios/$s.sh ;;
+	esac
 	[[ $s =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]] || die "bad scenario name: $s"
-	[ -f "$VMDIR/scenarios/$s.sh" ] || die "no such scenario: $s (no $VMDIR/scenarios/$s.sh)"
+	[ -f "$f" ] || die "no such scenario: $s (no $f)"
 	[ -z "${seen[$s]:-}" ] || die "scenario listed twice: $s"
 	seen[$s]=1
+	scenarios[i]=$s
+	files+=("$f")
 done
 
 build=$(realpath -m "$build")
@@ -214,6 +229,9 @@ cp "$VMDIR/guest/runner.sh" "$lab/runner.sh"
 	printf 'RG_LAB_SCENARIOS=('
 	printf ' %q' "${scenarios[@]}"
 	printf ' )\n'
+	printf 'RG_LAB_SCENARIO_FILES=('
+	printf ' %q' "${files[@]}"
+	printf ' )\n'
 } >"$lab/config.sh"
 
 append="console=ttyS0 panic=-1 ${RG_LAB_APPEND:-}"
@@ -253,7 +271,7 @@ elapsed()
 	awk -v s="$t0" -v n="$EPOCHREALTIME" 'BEGIN { printf "%.1f", n - s }'
 }
 
-say "kernel $kver, $([ "$lsm" = 1 ] && echo "lsm=...,bpf" || echo "default LSMs"), ${#scenarios[@]} scenario(s), results in $results"
+say "kernel $kver ($append), ${#scenarios[@]} scenario(s), results in $results"
 "$qemu" "${qemu_args[@]}" >"$lab/qemu.log" 2>&1 &
 qpid=$!
 

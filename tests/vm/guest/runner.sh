@@ -91,8 +91,9 @@ uptime_s >"$LAB/ready"
 echo "lab: RDMA stack ready at $(uptime_s) s; kernel $(uname -r); lsm=$(cat /sys/kernel/security/lsm)"
 
 # shellcheck disable=SC2153 # from config.sh
-for name in "${RG_LAB_SCENARIOS[@]}"; do
-	script=$RG_SRC/tests/vm/scenarios/$name.sh
+for i in "${!RG_LAB_SCENARIOS[@]}"; do
+	name=${RG_LAB_SCENARIOS[$i]}
+	script=${RG_LAB_SCENARIO_FILES[$i]}
 	out=$SHARE/$name
 	cg=/sys/fs/cgroup/lab-$name
 	mkdir -p "$out"
