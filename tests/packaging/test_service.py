@@ -13,15 +13,14 @@ have no systemd as PID 1); the daemon runs from the installed layout (/usr/sbin/
    0077, and sits in the MemoryMax cgroup;
 3. `rdmaguard daemon --dry-run` chooses the same hook for every hook point inside the sandbox as
    outside it (then, for information, without each capability in turn);
-4. the daemon runs attached under the restrictions and sees programs started from /home and
-   /tmp (outside its view of /tmp) and libibverbs loads, and stops cleanly on SIGTERM within
-   TimeoutStopSec. With the full daemon (`daemon --policy`), this is the unit's own ExecStart
-   with NOTIFY_SOCKET: READY=1 from the main pid, `rdmaguard status` over the status socket,
-   games under /home and /tmp recognised by their SHA-256 only (through /proc/PID/exe), an allow
-   entry for a literal path under /home pinned and matching, ExecReload (RELOADING=1, READY=1,
-   AGENT-003), the logrotate dance (rename, SIGUSR1, a new 0600 file), STOPPING=1 and exit 0;
-   then ProtectHome=tmpfs and =yes for comparison (reported). Until the full daemon lands the
-   sensors-only daemon (`daemon --record --ready-file`) is run instead, and says so.
+4. the unit's own ExecStart runs attached under the restrictions, with NOTIFY_SOCKET: READY=1
+   from the main pid, `rdmaguard status` over the status socket, games under /home and /tmp
+   (outside the service's /tmp) recognised by their SHA-256 alone (through /proc/PID/exe), an
+   allow entry for a literal path under /home matching, and not matching a different file put
+   at that path (pinned to the inode), libibverbs loads seen (uprobe), ExecReload (RELOADING=1,
+   READY=1, AGENT-003), the logrotate sequence (rename, SIGUSR1, a new 0600 file), SIGTERM:
+   STOPPING=1 and exit 0 within TimeoutStopSec; all under MemoryMax, whose peak is printed;
+5. for the record, ProtectHome=tmpfs and =yes instead (what changes is printed).
 
 Needs root (exit 77 otherwise) and python3-seccomp. Environment: RG_RDMAGUARD, RG_SOURCE_ROOT,
 RG_CACHE_DIR."""
@@ -29,6 +28,7 @@ import array
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -181,10 +181,12 @@ class Cgroup:
                 time.sleep(0.1)
 
 
-def make_stage(workdir, policy_text=None, extra_rules=None):
-    """The installed layout: usr/sbin/rdmaguard, usr/share/rdmaguard/..., etc/rdmaguard/."""
+def make_stage(workdir, rules_dir, policy_text=None, extra_rules=None):
+    """The installed layout: usr/sbin/rdmaguard, the rules where the binary looks for them by
+    default (/usr/share/rdmaguard/rules in the package), the schema and example policies next to
+    them, etc/rdmaguard/policy.json."""
     stage = os.path.join(workdir, "stage")
-    share = os.path.join(stage, "usr/share/rdmaguard")
+    share = os.path.join(stage, os.path.dirname(rules_dir).lstrip("/"))
     os.makedirs(os.path.join(stage, "usr/sbin"))
     shutil.copy2(RG, os.path.join(stage, "usr/sbin/rdmaguard"))
     shutil.copytree(os.path.join(SRC, "rules"), os.path.join(share, "rules"),
@@ -346,44 +348,57 @@ def phase_probe(unit, stage, work, cg, home_dir, host_tmp_marker, notify_path):
     check(p.get("notify") == "ok", "NOTIFY_SOCKET reachable from the sandbox", p.get("notify"))
 
 
-def dry_run(stage, workdir, caps=None):
-    code, out, err = run_once(UNIT, stage, workdir,
-                              ["/usr/sbin/rdmaguard", "daemon", "--dry-run"], caps=caps)
+def sensors_plan(doc):
+    """The sensors' part of a --dry-run document."""
+    return doc.get("sensors") if isinstance(doc, dict) else None
+
+
+def dry_run(unit, stage, workdir, caps=None):
+    # The unit's own command line: its policy, rules and outputs are checked too.
+    code, out, err = run_once(UNIT, stage, workdir, sandbox.exec_argv(unit) + ["--dry-run"],
+                              caps=caps)
     try:
         return code, json.loads(out), err
     except ValueError:
         return code, None, err
 
 
-def phase_dry_run(unit, stage, work):
+def phase_dry_run(unit, stage, work, rules_dir):
     r = subprocess.run([RG, "daemon", "--dry-run"], capture_output=True, text=True, timeout=120,
                        check=False)
-    outside = json.loads(r.stdout) if r.returncode == 0 else None
+    outside = sensors_plan(json.loads(r.stdout)) if r.returncode == 0 else None
     check(outside is not None, "daemon --dry-run outside the sandbox", r.stderr.strip())
-    code, inside, err = dry_run(stage, os.path.join(work, "dry"))
+    code, doc, err = dry_run(unit, stage, os.path.join(work, "dry"))
+    inside = sensors_plan(doc)
     check(code == 0 and inside is not None, "daemon --dry-run in the sandbox exits 0",
           err.strip())
+    if doc:
+        check(doc.get("policy") == "/etc/rdmaguard/policy.json"
+              and doc.get("outputs") == ["file:/var/log/rdmaguard/alerts.jsonl"]
+              and doc.get("rules_dir") == rules_dir,
+              "in the sandbox: the shipped policy, its file output and the installed rules",
+              json.dumps({k: doc.get(k) for k in ("policy", "rules_dir", "outputs")}))
     if not (outside and inside):
-        return outside
-    same = inside == outside
+        return
     diff = [h for h in outside.get("hooks", {})
             if inside.get("hooks", {}).get(h) != outside["hooks"][h]]
-    check(same, "the sandbox changes no hook choice (identical --dry-run plans)",
+    check(inside == outside, "the sandbox changes no hook choice (identical --dry-run plans)",
           f"hooks that differ: {diff}; features in {inside.get('features')} vs out "
           f"{outside.get('features')}")
     info("hooks: " + ", ".join(f"{h}={v.get('active')}" for h, v in outside["hooks"].items()))
     # For the record: what each capability of the set does for the plan on this kernel.
     caps = sandbox.capability_set(unit)
     for cap in sorted(caps):
-        code, plan, err = dry_run(stage, os.path.join(work, f"dry-{cap}"), caps=caps - {cap})
+        code, doc, err = dry_run(unit, stage, os.path.join(work, f"dry-{cap}"),
+                                 caps=caps - {cap})
+        plan = sensors_plan(doc)
         if plan == outside:
-            info(f"without {cap}: the same plan (not needed to probe on this kernel)")
+            info(f"without {cap}: the same --dry-run plan (probing alone does not need it here)")
         else:
             changed = [h for h in outside["hooks"] if not plan or plan["hooks"].get(h) !=
                        outside["hooks"][h]]
             info(f"without {cap}: exit {code}, hooks changed: {', '.join(changed) or '-'} "
                  f"{err.strip().splitlines()[-1] if err.strip() else ''}")
-    return outside
 
 
 def start_games(home_game, tmp_game, tool=None, seconds="2"):
@@ -393,61 +408,6 @@ def start_games(home_game, tmp_game, tool=None, seconds="2"):
     return procs
 
 
-def phase_sensors_only(unit, stage, work, cg, home_game, tmp_game):
-    """The sensors-only daemon (`daemon --record --ready-file`): attached under the unit."""
-    info("the full daemon has not landed (`daemon --help` has no --policy): running the "
-         "sensors-only daemon instead of ExecStart")
-    argv = ["/usr/sbin/rdmaguard", "daemon", "--record", "/var/log/rdmaguard/events.jsonl",
-            "--ready-file", "/run/rdmaguard/ready"]
-    workdir = os.path.join(work, "sensors")
-    svc = run_service(UNIT, stage, workdir, argv, cgroup=cg)
-    with open(os.path.join(workdir, "stderr"), "w") as err:
-        pid = svc.start(stderr=err)
-        if not check(pid, "the daemon starts in the sandbox"):
-            svc.wait(30)
-            return
-        deadline = time.monotonic() + 90
-        while not os.path.exists(svc.root("/run/rdmaguard/ready")) and \
-                time.monotonic() < deadline and svc.proc.poll() is None:
-            time.sleep(0.1)
-        ready = check(os.path.exists(svc.root("/run/rdmaguard/ready")),
-                      "the sensors attach under the restrictions (ready file)")
-        if ready:
-            games = start_games(home_game, tmp_game, seconds="0.2")
-            ibv = shutil.which("ibv_devices")
-            if ibv:
-                subprocess.run([ibv], capture_output=True, timeout=30, check=False)
-            for g in games:
-                g.wait(timeout=30)
-            time.sleep(2.5)
-        t0 = time.monotonic()
-        os.kill(pid, signal.SIGTERM)
-        stop = float(sandbox.seconds(unit.get("TimeoutStopSec", "90s")))
-        code = svc.wait(stop)
-        check(code == 0, f"SIGTERM stops it with 0 within TimeoutStopSec={stop:g}s "
-              f"(exit {code} after {time.monotonic() - t0:.1f}s)")
-    with open(os.path.join(workdir, "stderr")) as f:
-        errtext = f.read()
-    events = read_jsonl(os.path.join(workdir, "out", "LogsDirectory", "events.jsonl"))
-    check(events and events[0]["event"]["action"] == "agent_start"
-          and events[-1]["event"]["action"] == "agent_stop",
-          f"events recorded in LogsDirectory from agent_start to agent_stop ({len(events)})",
-          errtext.strip()[-1500:])
-    if not events:
-        return
-    execs = {e["process"].get("executable") for e in events if e["event"]["action"] == "exec"}
-    for g in (home_game, tmp_game):
-        check(g in execs, f"exec of {g} seen, with its path", f"{len(execs)} execs")
-    if shutil.which("ibv_devices"):
-        libs = [e for e in events if e["event"]["action"] == "library_load"
-                and e["process"].get("name") == "ibv_devices"]
-        check(libs, "libibverbs loaded by ibv_devices seen (uprobe / mmap under the sandbox)")
-    cgmax = cg.peak()
-    if cgmax:
-        info(f"memory peak of the daemon's cgroup: {cgmax / 2**20:.1f} MiB "
-             f"(MemoryMax {cg.limit / 2**20:.0f} MiB)")
-
-
 TEST_RULES = {
     "TEST-901.json": """{"id": "TEST-901", "name": "test: a game started", "severity": "high",
  "condition": "event.action == exec and process.is_game", "aggregate": false,
@@ -455,6 +415,12 @@ TEST_RULES = {
     "TEST-902.json": """{"id": "TEST-902", "name": "test: an allowed program started",
  "severity": "high", "condition": "event.action == exec and process.allowed and process.executable == '%(tool)s'",
  "aggregate": false, "message": "{process.executable} is allowed"}""",
+    "TEST-904.json": """{"id": "TEST-904", "name": "test: libibverbs loaded", "severity": "high",
+ "condition": "event.action == library_load and process.name == ibv_devices", "aggregate": false,
+ "message": "{process.name} loaded {dll.path}"}""",
+    "TEST-903.json": """{"id": "TEST-903", "name": "test: a program not allowed started",
+ "severity": "high", "condition": "event.action == exec and not process.allowed and process.executable == '%(tool)s'",
+ "aggregate": false, "message": "{process.executable} is not allowed"}""",
 }
 
 
@@ -495,15 +461,27 @@ def full_run(unit, stage, workdir, cg, home_game, tmp_game, tool, overrides=None
             alerts_path = svc.root("/var/log/rdmaguard/alerts.jsonl")
             if ok:
                 games = start_games(home_game, tmp_game, tool, seconds="0.3")
+                ibv = shutil.which("ibv_devices")
+                if ibv:
+                    subprocess.run([ibv], capture_output=True, timeout=30, check=False)
                 for g in games:
                     g.wait(timeout=30)
                 deadline = time.monotonic() + 15
                 while time.monotonic() < deadline:
                     alerts = read_jsonl(alerts_path)
                     if len(alerts_by_rule(alerts, "TEST-901")) >= 2 and \
-                            alerts_by_rule(alerts, "TEST-902"):
+                            alerts_by_rule(alerts, "TEST-902") and \
+                            (not ibv or alerts_by_rule(alerts, "TEST-904")):
                         break
                     time.sleep(0.3)
+            if ok:
+                verdict = replaced_tool(alerts_path, tool)
+                if full:
+                    check(verdict == "refused", "a different file put at the allowed path is "
+                          "not allowed (the entry is pinned to the inode)", f"it was {verdict}")
+                else:
+                    info(f"{label}a different file at the allowed path under /home: {verdict}")
+                alerts = read_jsonl(alerts_path)
             if ok and full:
                 full_checks(unit, svc, notify, pid, alerts, alerts_path, home_game, tmp_game,
                             tool)
@@ -528,6 +506,30 @@ def full_run(unit, stage, workdir, cg, home_game, tmp_game, tool, overrides=None
     return alerts
 
 
+def replaced_tool(alerts_path, tool):
+    """Put another program at the allowed path (new inode) and run it: "allowed", "refused"
+    (not allowed) or "unseen"."""
+    backup = tool + ".orig"
+    os.rename(tool, backup)
+    try:
+        shutil.copy2(backup, tool + ".tmp")
+        with open(tool + ".tmp", "ab") as f:
+            f.write(secrets.token_bytes(16))
+        os.rename(tool + ".tmp", tool)
+        p = subprocess.Popen([tool, "0.2"])
+        p.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            alerts = read_jsonl(alerts_path)
+            for rule, verdict in (("TEST-902", "allowed"), ("TEST-903", "refused")):
+                if any(a["process"].get("pid") == p.pid for a in alerts_by_rule(alerts, rule)):
+                    return verdict
+            time.sleep(0.3)
+        return "unseen"
+    finally:
+        os.replace(backup, tool)
+
+
 def full_checks(unit, svc, notify, pid, alerts, alerts_path, home_game, tmp_game, tool):
     r = subprocess.run([RG, "status", "--socket", svc.root("/run/rdmaguard/status.sock")],
                        capture_output=True, text=True, timeout=30, check=False)
@@ -545,6 +547,11 @@ def full_checks(unit, svc, notify, pid, alerts, alerts_path, home_game, tmp_game
               f"TEST-901 alerts: {list(games)}")
     check(any(a["process"].get("executable") == tool for a in alerts_by_rule(alerts, "TEST-902")),
           f"the allow entry for {tool} (literal path under /home, pinned) matches")
+    if shutil.which("ibv_devices"):
+        check(alerts_by_rule(alerts, "TEST-904"), "libibverbs loaded by ibv_devices is seen "
+              "(uprobe on the system library, through the sandbox's /usr)")
+    else:
+        check(False, "ibv_devices (ibverbs-utils) is installed, to load libibverbs")
     st_mode = os.stat(alerts_path).st_mode if os.path.exists(alerts_path) else 0
     check(stat.S_IMODE(st_mode) == 0o600, "alerts.jsonl is 0600", oct(st_mode))
 
@@ -586,14 +593,14 @@ def full_checks(unit, svc, notify, pid, alerts, alerts_path, home_game, tmp_game
           "the rotated file got nothing after the reopen")
 
 
-def phase_full(unit, stage_for, work, cg, home_dir, tmp_dir):
+def phase_full(unit, stage_for, work, cg, home_dir, tmp_dir, rules_dir):
     home_game, home_hash = make_game(home_dir, "game")
     tmp_game, tmp_hash = make_game(tmp_dir, "game")
     tool, _ = make_game(home_dir, "rgtool")
     rules = {k: v % {"tool": tool} if "%(tool)s" in v else v for k, v in TEST_RULES.items()}
     stage = stage_for(full_policy(home_hash, tmp_hash, tool), rules)
     r = subprocess.run([RG, "policy", "check", "--rules",
-                        os.path.join(stage, "usr/share/rdmaguard/rules"),
+                        os.path.join(stage, rules_dir.lstrip("/")),
                         os.path.join(stage, "etc/rdmaguard/policy.json")],
                        capture_output=True, text=True, timeout=30, check=False)
     check(r.returncode == 0, "the test policy and rules are valid", r.stderr.strip())
@@ -637,7 +644,16 @@ def main():
               f"`daemon --help`: {r.stderr.strip()}: nothing to run under the unit")
         print(f"FAIL: {len(FAILURES)} failure(s)")
         return 1
-    full = "--policy" in r.stdout
+    if not check("--policy" in r.stdout, "`rdmaguard daemon` is the full daemon (--policy)"):
+        print(f"FAIL: {len(FAILURES)} failure(s)")
+        return 1
+    # Where this build looks for its rules (the package: /usr/share/rdmaguard/rules).
+    m = re.search(r"--rules DIR\s+rules directory \(default (/\S+)\)", r.stdout)
+    rules_dir = m.group(1) if m else "/usr/share/rdmaguard/rules"
+    if not check(rules_dir.startswith("/usr/"), f"the build's default rules directory "
+                 f"{rules_dir} is under /usr (configure with a --prefix under /usr)"):
+        print(f"FAIL: {len(FAILURES)} failure(s)")
+        return 1
     os.makedirs(CACHE, exist_ok=True)
     work = tempfile.mkdtemp(prefix="service-", dir=CACHE)
     tag = secrets.token_hex(4)
@@ -661,16 +677,13 @@ def main():
 
         def stage_for(policy=None, rules=None):
             n[0] += 1
-            return make_stage(os.path.join(work, f"stage{n[0]}"), policy, rules)
+            return make_stage(os.path.join(work, f"stage{n[0]}"), rules_dir, policy, rules)
 
         stage = stage_for()
         phase_probe(unit, stage, work, cg, home_dir, tmp_game,
                     os.path.join(work, "probe-notify.sock"))
-        phase_dry_run(unit, stage, work)
-        if full:
-            phase_full(unit, stage_for, work, cg, home_dir, tmp_dir)
-        else:
-            phase_sensors_only(unit, stage, work, cg, home_game, tmp_game)
+        phase_dry_run(unit, stage, work, rules_dir)
+        phase_full(unit, stage_for, work, cg, home_dir, tmp_dir, rules_dir)
         if cg and cg.peak():
             info(f"memory peak in the cgroup over all runs: {cg.peak() / 2**20:.1f} MiB of "
                  f"MemoryMax {limit / 2**20:.0f} MiB")
