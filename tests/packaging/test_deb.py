@@ -12,10 +12,12 @@
    --root / and --policy /etc/rdmaguard/policy.json (JSON report, rules evaluated, alerts valid
    against the installed schema, exit code consistent with the alerts), `policy check` of the
    shipped policies, `rules list|check`, the conffiles, the service enabled, `systemd-analyze
-   verify` of the installed unit, a real logrotate run of /etc/logrotate.d/rdmaguard, and purge.
+   verify` of the installed unit and its command line with --dry-run (the same hooks as the
+   built binary), a real logrotate run of /etc/logrotate.d/rdmaguard, and purge.
 
 Without the Debian archive (no network) the test FAILS saying so: CI has the archive.
-Needs root (exit 77 otherwise). Environment: RG_SOURCE_ROOT, RG_CACHE_DIR."""
+Needs root (exit 77 otherwise). Environment: RG_RDMAGUARD (the built binary, to compare
+hook plans), RG_SOURCE_ROOT, RG_CACHE_DIR."""
 import glob
 import hashlib
 import json
@@ -27,6 +29,9 @@ import sys
 import tempfile
 
 import jsonschema
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sandbox  # noqa: E402  (the unit file parser)
 
 SRC = os.environ["RG_SOURCE_ROOT"]
 CACHE = os.environ["RG_CACHE_DIR"]
@@ -410,6 +415,35 @@ def check_unit(root):
     r = run(["systemd-analyze", "verify", f"--root={root}", "rdmaguard.service"], env=env)
     out = (r.stdout + r.stderr).strip()
     check(r.returncode == 0 and not out, "systemd-analyze verify of the installed unit", out)
+    # The installed unit's command line, with --dry-run, in the installed system: the shipped
+    # policy, rules and output, and the sensors' plan with Debian 12's libbpf. The directories
+    # are systemd's to create (StateDirectory= etc.): made here as it would.
+    unit = sandbox.parse(os.path.join(root, "lib/systemd/system/rdmaguard.service"))
+    for path, mode, _ in sandbox.service_dirs(unit):
+        os.makedirs(os.path.join(root, path.lstrip("/")), mode=mode, exist_ok=True)
+    argv = sandbox.exec_argv(unit) + ["--dry-run"]
+    r = chroot(root, *argv)
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError:
+        doc = {}
+    hooks = doc.get("sensors", {}).get("hooks", {})
+    check(r.returncode == 0 and doc.get("policy") == "/etc/rdmaguard/policy.json"
+          and doc.get("rules_dir") == "/usr/share/rdmaguard/rules"
+          and doc.get("outputs") == ["file:/var/log/rdmaguard/alerts.jsonl"],
+          f"{' '.join(argv)}: the shipped policy, rules and output",
+          f"exit {r.returncode}: {r.stderr.strip()[-800:]} "
+          f"{json.dumps({k: doc.get(k) for k in ('policy', 'rules_dir', 'outputs')})}")
+    # The packaged binary with Debian 12's libbpf chooses what the build tree's does.
+    h = run([os.environ["RG_RDMAGUARD"], "daemon", "--dry-run"])
+    try:
+        want = json.loads(h.stdout).get("sensors", {}).get("hooks")
+    except ValueError:
+        want = None
+    check(hooks and hooks == want, "the installed daemon plans the same hooks as the built one",
+          f"installed {hooks}\n     built {want}")
+    if hooks:
+        print("info hooks: " + ", ".join(f"{k}={v.get('active')}" for k, v in hooks.items()))
 
 
 def check_logrotate(root):
