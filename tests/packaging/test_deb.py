@@ -17,7 +17,8 @@
 
 Without the Debian archive (no network) the test FAILS saying so: CI has the archive.
 Needs root (exit 77 otherwise). Environment: RG_RDMAGUARD (the built binary, to compare
-hook plans), RG_SOURCE_ROOT, RG_CACHE_DIR."""
+hook plans), RG_SOURCE_ROOT, RG_CACHE_DIR; RG_DEBIAN_MIRROR overrides the archive found in
+/etc/apt/sources.list*."""
 import glob
 import hashlib
 import json
@@ -495,6 +496,8 @@ def main():
     os.makedirs(CACHE, exist_ok=True)
     try:
         mirror, security = find_archive()
+        if os.environ.get("RG_DEBIAN_MIRROR"):
+            mirror = os.environ["RG_DEBIAN_MIRROR"]
         if not check(mirror, "the Debian archive from /etc/apt/sources.list*",
                      "no 'deb' entry for Debian main in /etc/apt/sources.list*"):
             raise Fatal("no archive")
