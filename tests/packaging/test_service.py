@@ -20,6 +20,8 @@ have no systemd as PID 1); the daemon runs from the installed layout (/usr/sbin/
    at that path (pinned to the inode), libibverbs loads seen (uprobe), ExecReload (RELOADING=1,
    READY=1, AGENT-003), the logrotate sequence (rename, SIGUSR1, a new 0600 file), SIGTERM:
    STOPPING=1 and exit 0 within TimeoutStopSec; all under MemoryMax, whose peak is printed;
+   the same command line with --roce-if on a veth of its own attaches the TC programs (and
+   removes them when it stops);
 5. for the record, ProtectHome=tmpfs and =yes instead (what changes is printed).
 
 Needs root (exit 77 otherwise) and python3-seccomp. Environment: RG_RDMAGUARD, RG_SOURCE_ROOT,
@@ -73,7 +75,7 @@ for name, path in (("usr", "/usr/rg-probe"), ("etc", "/etc/rg-probe"),
                    ("run", "/run/rg-probe"), ("tmp", "/tmp/p"), ("var_tmp", "/var/tmp/p"),
                    ("home", sys.argv[1] + "/p")):
     attempt("write_" + name, lambda p=path: create(p))
-attempt("read_home", lambda: open(sys.argv[1] + "/game", "rb").read(16))
+attempt("read_home", lambda: open(sys.argv[1] + "/player/game", "rb").read(16))
 r["host_tmp_visible"] = os.path.exists(sys.argv[2])
 attempt("af_packet", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW).close())
 attempt("af_netlink", lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16).close())
@@ -214,16 +216,23 @@ def make_stage(workdir, rules_dir, policy_text=None, extra_rules=None):
     return stage
 
 
-def make_game(directory, name):
-    """A program of our own (sleep with a random tail: its own SHA-256)."""
+NOBODY = 65534
+
+
+def make_game(directory, name, owner=0):
+    """A program of our own (sleep with a random tail: its own SHA-256). Owned by another user
+    (owner), it is private to them (0700 in a 0700 directory): the daemon reads it only with
+    CAP_SYS_PTRACE (their /proc/PID/exe) and CAP_DAC_READ_SEARCH (the file)."""
     os.makedirs(directory, exist_ok=True)
-    os.chmod(directory, 0o755)
+    os.chown(directory, owner, owner)
+    os.chmod(directory, 0o700 if owner else 0o755)
     path = os.path.join(directory, name)
     with open(shutil.which("sleep"), "rb") as f:
         data = f.read() + b"\0rdmaguard-test " + secrets.token_bytes(32)
     with open(path, "wb") as f:
         f.write(data)
-    os.chmod(path, 0o755)
+    os.chown(path, owner, owner)
+    os.chmod(path, 0o700 if owner else 0o755)
     return path, hashlib.sha256(data).hexdigest()
 
 
@@ -316,6 +325,7 @@ def phase_probe(unit, stage, work, cg, home_dir, host_tmp_marker, notify_path):
                         ("write_run", "EROFS"), ("write_state", "ok"), ("write_logs", "ok"),
                         ("write_runtime", "ok"), ("write_tmp", "ok"), ("write_var_tmp", "ok"),
                         ("write_home", "EROFS"), ("read_home", "ok")):
+        # read_home: another user's private file (CAP_DAC_READ_SEARCH)
         check(p[key] == want_v, f"ProtectSystem=strict/ProtectHome/directories: {key} -> {want_v}",
               f"got {p[key]}")
     check(p["host_tmp_visible"] is False, "PrivateTmp: the host's /tmp is not visible")
@@ -402,7 +412,10 @@ def phase_dry_run(unit, stage, work, rules_dir):
 
 
 def start_games(home_game, tmp_game, tool=None, seconds="2"):
-    procs = [subprocess.Popen([home_game, seconds]), subprocess.Popen([tmp_game, seconds])]
+    # The game under /home is another user's, as on a café PC.
+    procs = [subprocess.Popen([home_game, seconds], user=NOBODY, group=NOBODY,
+                              extra_groups=[]),
+             subprocess.Popen([tmp_game, seconds])]
     if tool:
         procs.append(subprocess.Popen([tool, seconds]))
     return procs
@@ -543,7 +556,8 @@ def full_checks(unit, svc, notify, pid, alerts, alerts_path, home_game, tmp_game
     for path, name in ((home_game, "HomeGame"), (tmp_game, "TmpGame")):
         a = games.get(path)
         check(a is not None and a.get("game", {}).get("name") == name,
-              f"{path} recognised as {name} by its SHA-256 alone",
+              f"{path} recognised as {name} by its SHA-256 alone"
+              + (" (another user's, private)" if path.startswith("/home") else ""),
               f"TEST-901 alerts: {list(games)}")
     check(any(a["process"].get("executable") == tool for a in alerts_by_rule(alerts, "TEST-902")),
           f"the allow entry for {tool} (literal path under /home, pinned) matches")
@@ -593,8 +607,47 @@ def full_checks(unit, svc, notify, pid, alerts, alerts_path, home_game, tmp_game
           "the rotated file got nothing after the reopen")
 
 
+def phase_tc(unit, stage, work, cg):
+    """The TC program (RoCE v2/iWARP counters): CAP_NET_ADMIN, rtnetlink through
+    RestrictAddressFamilies, the system call filter. On a veth of our own (--roce-if)."""
+    a, b = f"rgsvc{os.getpid() % 10000}a", f"rgsvc{os.getpid() % 10000}b"
+    r = subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b],
+                       capture_output=True, text=True, timeout=30, check=False)
+    if not check(r.returncode == 0, f"a veth pair for the TC program ({a})", r.stderr.strip()):
+        return
+    try:
+        subprocess.run(["ip", "link", "set", a, "up"], check=False, timeout=30)
+        workdir = os.path.join(work, "tc")
+        os.makedirs(workdir)
+        notify = Notify(os.path.join(workdir, "notify.sock"))
+        svc = run_service(UNIT, stage, workdir, sandbox.exec_argv(unit) + ["--roce-if", a],
+                          env={"NOTIFY_SOCKET": notify.path}, cgroup=cg)
+        with open(os.path.join(workdir, "stderr"), "w") as err:
+            pid = svc.start(stderr=err)
+            sender, msg = notify.wait_for("READY", "1", timeout=90) if pid else (None, None)
+            check(msg is not None and sender == pid, f"READY=1 with --roce-if {a}")
+            f = subprocess.run(["tc", "filter", "show", "dev", a, "ingress"], capture_output=True,
+                               text=True, timeout=30, check=False)
+            g = subprocess.run(["tc", "filter", "show", "dev", a, "egress"], capture_output=True,
+                               text=True, timeout=30, check=False)
+            check("bpf" in f.stdout and "bpf" in g.stdout,
+                  f"the TC programs are attached to {a} from the sandbox (ingress, egress)",
+                  f.stdout.strip() + g.stdout.strip() + f.stderr.strip())
+            if pid:
+                os.kill(pid, signal.SIGTERM)
+            code = svc.wait(float(sandbox.seconds(unit.get("TimeoutStopSec", "90s"))))
+            check(code == 0, f"stopped with 0 (exit {code})")
+        notify.close()
+        q = subprocess.run(["tc", "qdisc", "show", "dev", a], capture_output=True, text=True,
+                           timeout=30, check=False)
+        check("clsact" not in q.stdout, f"the clsact qdisc is gone from {a} after the stop",
+              q.stdout.strip())
+    finally:
+        subprocess.run(["ip", "link", "del", a], capture_output=True, timeout=30, check=False)
+
+
 def phase_full(unit, stage_for, work, cg, home_dir, tmp_dir, rules_dir):
-    home_game, home_hash = make_game(home_dir, "game")
+    home_game, home_hash = make_game(os.path.join(home_dir, "player"), "game", NOBODY)
     tmp_game, tmp_hash = make_game(tmp_dir, "game")
     tool, _ = make_game(home_dir, "rgtool")
     rules = {k: v % {"tool": tool} if "%(tool)s" in v else v for k, v in TEST_RULES.items()}
@@ -671,7 +724,8 @@ def main():
             check(cg.effective_limit() == limit, f"MemoryMax={unit.get('MemoryMax')} in force "
                   f"({cg.path})", str(cg.effective_limit()))
         os.makedirs("/home", exist_ok=True)
-        home_game, _ = make_game(home_dir, "game")
+        make_game(home_dir, "rgtool")
+        home_game, _ = make_game(os.path.join(home_dir, "player"), "game", NOBODY)
         tmp_game, _ = make_game(tmp_dir, "game")
         n = [0]
 
@@ -684,6 +738,7 @@ def main():
                     os.path.join(work, "probe-notify.sock"))
         phase_dry_run(unit, stage, work, rules_dir)
         phase_full(unit, stage_for, work, cg, home_dir, tmp_dir, rules_dir)
+        phase_tc(unit, stage, work, cg)
         if cg and cg.peak():
             info(f"memory peak in the cgroup over all runs: {cg.peak() / 2**20:.1f} MiB of "
                  f"MemoryMax {limit / 2**20:.0f} MiB")
