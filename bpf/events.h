@@ -158,6 +158,9 @@ struct rg_rec_cmd {
 			  * write(): 1 if the response was copied */
 	__u16 blob_attr[RG_REC_BLOB_SLOTS]; /* ioctl: index of the attribute (slot i: attribute i) */
 	__u16 blob_len[RG_REC_BLOB_SLOTS];  /* bytes valid in each slot (write(): slot 0 spans) */
+	/* ioctl: outputs of 8 bytes or less (pointers too), by attribute index, any of the 16 */
+	__u8 out_small_len[RG_IOCTL_MAX_ATTRS];
+	__u64 out_small[RG_IOCTL_MAX_ATTRS];
 	__u8 data[RG_REC_DATA];
 	__u8 blob[RG_REC_BLOB];
 };

@@ -15,7 +15,8 @@ _Static_assert(sizeof(struct rg_rec_exec) == 56 + 32 + 3 * 256, "rg_rec_exec");
 _Static_assert(sizeof(struct rg_rec_fork) == 64, "rg_rec_fork");
 _Static_assert(sizeof(struct rg_rec_exit) == 64, "rg_rec_exit");
 _Static_assert(sizeof(struct rg_rec_open) == 56 + 64 + 256, "rg_rec_open");
-_Static_assert(sizeof(struct rg_rec_cmd) == 56 + 56 + 32 + RG_REC_DATA + RG_REC_BLOB, "rg_rec_cmd");
+_Static_assert(sizeof(struct rg_rec_cmd) == 56 + 56 + 32 + 16 + 128 + RG_REC_DATA + RG_REC_BLOB,
+	       "rg_rec_cmd");
 _Static_assert(sizeof(struct rg_rec_lib) == 56 + 16 + 256, "rg_rec_lib");
 _Static_assert(sizeof(struct rg_rec_mem) == 56 + 40, "rg_rec_mem");
 _Static_assert(sizeof(struct rg_rec_ucall) == 56 + 8 + 64, "rg_rec_ucall");
@@ -268,7 +269,7 @@ static int conv_cmd(const struct rg_rec_cmd *r, const struct convert_ctx *ctx, s
 	set_device(ctx, r->rdev, ev->u.verbs.device, sizeof(ev->u.verbs.device));
 	switch (r->via) {
 	case RG_CMD_IOCTL: {
-		struct uverbs_blob blobs[RG_REC_BLOB_SLOTS];
+		struct uverbs_blob blobs[RG_REC_BLOB_SLOTS + RG_IOCTL_MAX_ATTRS];
 		size_t nb = 0;
 
 		for (uint32_t i = 0; i < r->nblobs; i++) {
@@ -277,6 +278,14 @@ static int conv_cmd(const struct rg_rec_cmd *r, const struct convert_ctx *ctx, s
 			blobs[nb].attr = r->blob_attr[i];
 			blobs[nb].len = MIN(r->blob_len[i], (uint16_t)RG_REC_BLOB_SLOT);
 			blobs[nb].data = r->blob + (size_t)i * RG_REC_BLOB_SLOT;
+			nb++;
+		}
+		for (uint32_t i = 0; i < RG_IOCTL_MAX_ATTRS; i++) {
+			if (!r->out_small_len[i])
+				continue;
+			blobs[nb].attr = (uint16_t)i;
+			blobs[nb].len = MIN(r->out_small_len[i], (uint8_t)8);
+			blobs[nb].data = (const uint8_t *)&r->out_small[i];
 			nb++;
 		}
 		ev->flags |= decode_uverbs_ioctl(r->data, data_len, blobs, nb, &ev->u.verbs);
