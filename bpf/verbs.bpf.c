@@ -50,7 +50,7 @@ int tp_enter_write(struct trace_event_raw_sys_enter *ctx)
 	struct pending p = {};
 	__u32 node, rdev, cmd, calls;
 
-	if (!lookup_rdma_fd(fd, &node, &rdev) || is_self())
+	if (is_self() || !lookup_rdma_fd(fd, &node, &rdev))
 		return 0;
 	if (node != RG_NODE_UVERBS_FD && node != RG_NODE_RDMA_CM_FD)
 		return 0;

@@ -128,3 +128,51 @@ assert_rping()
 	ev --match "{\"event.action\": \"verbs\", \"process.pid\": $s, \"rdma.op\": \"reg_mr\",
 		\"rdma.mr.access\": [\"remote_write\"]}" --min 1
 }
+
+# run_driver SCENARIO: tests/host/rg-host-driver (cross-process memory access, library loads);
+# its key=value facts in $OUT/driver-SCENARIO.txt.
+run_driver()
+{
+	"$RG_BUILD/tests/host/rg-host-driver" "$1" >"$OUT/driver-$1.txt" || fail "rg-host-driver $1 failed"
+}
+
+fact()
+{
+	sed -n "s/^$2=//p" "$OUT/driver-$1.txt" | head -n 1
+}
+
+assert_mem()
+{
+	local pid victim victim2
+	pid=$(fact mem pid)
+	victim=$(fact mem victim)
+	victim2=$(fact mem victim2)
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"process_vm_readv\", \"target.process.pid\": $victim,
+		\"target.process.name\": \"rg-host-driver\", \"target.process.start_boot_ns\": {\">\": 0}}" --count 1
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"process_vm_writev\", \"target.process.pid\": $victim}" --count 1
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"ptrace_seize\", \"target.process.pid\": $victim}" --count 1
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"ptrace_attach\", \"target.process.pid\": $victim2}" --count 1
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"proc_mem_open\", \"target.process.pid\": $victim}" --count 1
+	# the victim is named with the start time its fork had
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"target.process.start_boot_ns\": $(ev_get "{\"event.action\": \"fork\", \"process.pid\": $victim}" \
+		process.start_boot_ns)}" --count 5
+}
+
+assert_lib()
+{
+	local pid
+	pid=$(fact lib pid)
+	ev --match "{\"event.action\": \"library_load\", \"process.pid\": $pid, \"rdma.library\": \"libibverbs\",
+		\"dll.path\": \"~^/usr/lib/.*/libibverbs\\\\.so\\\\.1\"}" --count 1
+	ev --match "{\"event.action\": \"library_load\", \"process.pid\": $pid, \"rdma.library\": \"librdmacm\"}" --count 1
+	ev --match "{\"event.action\": \"library_load\", \"process.pid\": $pid, \"rdma.library\": \"provider\",
+		\"dll.path\": \"$(fact lib provider)\"}" --count 1
+	ev --match "{\"event.action\": \"verbs\", \"process.pid\": $pid, \"rdma.op\": \"get_device_list\",
+		\"rdma.via\": \"library\"}" --count 1
+}

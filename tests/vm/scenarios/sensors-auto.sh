@@ -22,8 +22,12 @@ expect_json "$OUT/plan.json" --match "{\"mode\": \"auto\", \"features.fentry\": 
 ev --match '{"event.action": "agent_start", "agent.text": "~verbs=fentry rdma_cm=fentry"}' --count 1
 run_pingpong
 run_rping
+run_driver mem
+run_driver lib
 stop_daemon
 assert_pingpong "$PP_SERVER" "$PP_CLIENT"
 assert_rping "$RP_SERVER" "$RP_CLIENT"
+assert_mem
+assert_lib
 # fexit hooks see the kernel's return value: nothing failed here
 ev --match '{"event.action": "verbs", "event.flags": ["failed"], "rdma.op": {"|": ["reg_mr", "create_qp", "modify_qp"]}}' --absent

@@ -13,6 +13,10 @@ expect_json "$OUT/plan.json" --match '{"mode": "tracepoint", "hooks.verbs.active
 	"hooks.mmap.active": "tracepoint", "hooks.memory.active": "tracepoint"}' --count 1
 run_pingpong
 run_rping
+run_driver mem
+run_driver lib
 stop_daemon
 assert_pingpong "$PP_SERVER" "$PP_CLIENT"
 assert_rping "$RP_SERVER" "$RP_CLIENT"
+assert_mem
+assert_lib
