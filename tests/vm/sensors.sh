@@ -176,3 +176,41 @@ assert_lib()
 	ev --match "{\"event.action\": \"verbs\", \"process.pid\": $pid, \"rdma.op\": \"get_device_list\",
 		\"rdma.via\": \"library\"}" --count 1
 }
+
+# sensors_scenario MODE: the daemon on --sensor MODE records ibv_rc_pingpong, rping, cross-process
+# memory access and library loads; the plan must show MODE's flavour on every hook point that has
+# one, and the events must be the same whatever the flavour.
+sensors_scenario()
+{
+	local mode=$1 v=$1 m=$1 o=$1
+	case $mode in
+	auto)
+		# fexit on the modules and do_sys_openat2; LSM hooks where the bpf LSM is active
+		# (Debian's 6.1 lists it by default), else fentry
+		v=fentry
+		o=fentry
+		m=fentry
+		! grep -qw bpf /sys/kernel/security/lsm || m=lsm
+		;;
+	esac
+	start_daemon "$mode"
+	expect_json "$OUT/plan.json" --match "{\"mode\": \"$mode\", \"hooks.verbs.active\": \"$v\",
+		\"hooks.rdma_cm.active\": \"$v\", \"hooks.open.active\": \"$o\",
+		\"hooks.mmap.active\": \"$m\", \"hooks.memory.active\": \"$m\",
+		\"hooks.process.active\": \"tracepoint\", \"hooks.library.active\": \"uprobe\",
+		\"hooks.modules.active\": \"tracepoint\", \"hooks.devices.active\": \"uevent\",
+		\"hooks.roce.active\": \"tc\"}" --count 1
+	ev --match "{\"event.action\": \"agent_start\", \"agent.text\": \"~verbs=$v rdma_cm=$v mmap=$m memory=$m\"}" --count 1
+	run_pingpong
+	run_rping
+	run_driver mem
+	run_driver lib
+	stop_daemon
+	assert_pingpong "$PP_SERVER" "$PP_CLIENT"
+	assert_rping "$RP_SERVER" "$RP_CLIENT"
+	assert_mem
+	assert_lib
+	# nothing rdma-core did failed, and no record was lost
+	ev --match '{"event.action": "verbs", "event.flags": ["failed"], "rdma.op": {"|": ["reg_mr", "create_qp", "modify_qp"]}}' --absent
+	ev --match '{"event.action": "agent_lost"}' --absent
+}
