@@ -404,8 +404,9 @@ static int make_plan(const struct sensors_config *cfg, const struct sensors_feat
 				st->active = i;
 				break;
 			}
-			snprintf(st->note, sizeof(st->note), "%s once %s is loaded",
-				 flavor_names[v->flavor], v->module);
+			if (st->want == i)
+				snprintf(st->note, sizeof(st->note), "%s once %s is loaded",
+					 flavor_names[v->flavor], v->module);
 		}
 		if (st->want < 0 && why[0])
 			snprintf(st->note, sizeof(st->note), "unavailable: %s", why);
