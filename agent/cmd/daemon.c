@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * rdmaguard daemon: for now the sensors alone. Probes the kernel, attaches the sensors, writes
- * every event as a JSON line (stdout or --record FILE) until SIGTERM/SIGINT. --dry-run prints the
- * hook chosen for each hook point and exits.
+ * rdmaguard daemon: for now the sensors alone. Probes the kernel, attaches the sensors, writes every
+ * event as a JSON line (stdout or --record FILE) until SIGTERM/SIGINT. --dry-run prints the hook
+ * chosen for each hook point and exits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,19 +29,19 @@ struct daemon_out {
 
 static void usage(FILE *f)
 {
-	fprintf(
-	    f, "Usage: rdmaguard daemon [OPTIONS]\n\n"
-	       "Watches the machine with eBPF sensors and writes each event as a JSON line.\n\n"
-	       "Options:\n"
-	       "  --sensor auto|fentry|kprobe|tracepoint\n"
-	       "                      hook flavour (default auto: the best the kernel allows)\n"
-	       "  --dry-run           print the hook chosen for each hook point as JSON, and exit\n"
-	       "  --record FILE|-     append events to FILE (default: standard output)\n"
-	       "  --ready-file FILE   create FILE once the sensors are attached\n"
-	       "  --roce-if IFACE     also count RoCE v2/iWARP traffic on IFACE (up to 8)\n"
-	       "  --roce-interval SEC report RoCE traffic every SEC seconds (default 10)\n"
-	       "  -h, --help          this help\n\n"
-	       "Stops on SIGTERM or SIGINT. Exit codes: 0 stopped, 2 error.\n");
+	fprintf(f,
+		"Usage: rdmaguard daemon [OPTIONS]\n\n"
+		"Watches the machine with eBPF sensors and writes each event as a JSON line.\n\n"
+		"Options:\n"
+		"  --sensor auto|fentry|kprobe|tracepoint\n"
+		"                      hook flavour (default auto: the best the kernel allows)\n"
+		"  --dry-run           print the hook chosen for each hook point as JSON, and exit\n"
+		"  --record FILE|-     append events to FILE (default: standard output)\n"
+		"  --ready-file FILE   create FILE once the sensors are attached\n"
+		"  --roce-if IFACE     also count RoCE v2/iWARP traffic on IFACE (up to 8)\n"
+		"  --roce-interval SEC report RoCE traffic every SEC seconds (default 10)\n"
+		"  -h, --help          this help\n\n"
+		"Stops on SIGTERM or SIGINT. Exit codes: 0 stopped, 2 error.\n");
 }
 
 static int emit(const struct rg_event *ev_in, void *userdata)
@@ -127,14 +127,14 @@ static int write_ready_file(const char *path)
 int cmd_daemon(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"sensor", required_argument, NULL, 's'},
-	    {"dry-run", no_argument, NULL, 'n'},
-	    {"record", required_argument, NULL, 'r'},
-	    {"ready-file", required_argument, NULL, 'R'},
-	    {"roce-if", required_argument, NULL, 'I'},
-	    {"roce-interval", required_argument, NULL, 'T'},
-	    {"help", no_argument, NULL, 'h'},
-	    {},
+		{"sensor", required_argument, NULL, 's'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"record", required_argument, NULL, 'r'},
+		{"ready-file", required_argument, NULL, 'R'},
+		{"roce-if", required_argument, NULL, 'I'},
+		{"roce-interval", required_argument, NULL, 'T'},
+		{"help", no_argument, NULL, 'h'},
+		{},
 	};
 	struct sensors_config cfg = {.mode = SENSORS_AUTO};
 	struct daemon_out out = {.f = stdout};
@@ -156,10 +156,8 @@ int cmd_daemon(int argc, char **argv)
 		case 's':
 			r = sensors_mode_from_string(optarg);
 			if (r < 0)
-				return cmd_usage_error("daemon",
-						       "unknown sensor '%s' (auto, fentry, "
-						       "kprobe, tracepoint)",
-						       optarg);
+				return cmd_usage_error("daemon", "unknown sensor '%s' (auto, fentry, "
+								 "kprobe, tracepoint)", optarg);
 			cfg.mode = (enum sensors_mode)r;
 			break;
 		case 'n':
@@ -179,10 +177,8 @@ int cmd_daemon(int argc, char **argv)
 			break;
 		case 'T':
 			if (safe_atou32(optarg, 10, &u) < 0 || u == 0 || u > 86400)
-				return cmd_usage_error("daemon",
-						       "--roce-interval: not a number of "
-						       "seconds (1-86400): '%s'",
-						       optarg);
+				return cmd_usage_error("daemon", "--roce-interval: not a number of "
+								 "seconds (1-86400): '%s'", optarg);
 			cfg.roce_interval_s = u;
 			break;
 		case 'h':
@@ -202,7 +198,7 @@ int cmd_daemon(int argc, char **argv)
 			return RG_EXIT_ERROR;
 		}
 		puts(json_object_to_json_string_ext(desc, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_SPACED));
+								  JSON_C_TO_STRING_SPACED));
 		json_object_put(desc);
 		return RG_EXIT_OK;
 	}
@@ -234,8 +230,7 @@ int cmd_daemon(int argc, char **argv)
 	desc = sensors_describe(s);
 	summarise(desc, summary, sizeof(summary));
 	if (desc)
-		log_debug("Sensors: %s",
-			  json_object_to_json_string_ext(desc, JSON_C_TO_STRING_PLAIN));
+		log_debug("Sensors: %s", json_object_to_json_string_ext(desc, JSON_C_TO_STRING_PLAIN));
 	json_object_put(desc);
 	agent_event(&out, RG_EV_AGENT_START, "sensors", summary);
 	if (ready && (r = write_ready_file(ready)) < 0) {
@@ -265,8 +260,7 @@ int cmd_daemon(int argc, char **argv)
 			if (evs[i].data.fd == sfd) {
 				struct signalfd_siginfo si;
 
-				if (read(sfd, &si, sizeof(si)) == sizeof(si) &&
-				    si.ssi_signo != SIGPIPE) {
+				if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGPIPE) {
 					log_info("Stopping on signal %u.", si.ssi_signo);
 					ret = RG_EXIT_OK;
 					goto stop;
