@@ -13,7 +13,7 @@ BUILD_DEPS="meson ninja-build gcc clang llvm pkg-config bpftool libbpf-dev libel
 # What the test suites run: the VM lab (qemu + Debian's kernel with rdma_rxe + rdma-core's tools),
 # a real syslog collector, schema validation, packaging checks.
 TEST_DEPS="qemu-system-x86 linux-image-amd64 busybox-static kmod iproute2 rdma-core ibverbs-utils
- ibverbs-providers perftest rdmacm-utils rsyslog rsyslog-gnutls gnutls-bin python3
+ ibverbs-providers perftest rdmacm-utils rsyslog rsyslog-gnutls gnutls-bin openssl python3
  python3-jsonschema valgrind systemd procps util-linux"
 
 deps() {

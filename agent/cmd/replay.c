@@ -1,14 +1,341 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rdmaguard replay EVENTS.jsonl [--policy FILE] [--rules DIR] [--output SPEC]...
+ *
+ * Feeds a recorded event file (one event_to_json() object per line, as `daemon --record` writes)
+ * through the engine and writes the alerts as JSON lines.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <json-c/json.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../common/exitcode.h"
+#include "../common/log.h"
+#include "../common/util.h"
+#include "../engine/engine.h"
+#include "../event/event_json.h"
+#include "../output/output.h"
+#include "config.h"
 
-/* Placeholder until the engine module lands. */
+#define REPLAY_MAX_LINE	   (64u * 1024)
+#define REPLAY_MAX_OUTPUTS 8
+#define REPLAY_FLUSH_MS	   10000
+
+struct replay {
+	struct rg_outputs *outputs;
+	int threshold;
+	uint64_t alerts, findings, submit_errors;
+};
+
+static int emit(struct json_object *alert, int severity, void *ud)
+{
+	struct replay *rp = ud;
+
+	rp->alerts++;
+	if (severity >= rp->threshold)
+		rp->findings++;
+	if (outputs_submit(rp->outputs, alert) < 0)
+		rp->submit_errors++; /* counted (and reported by the outputs' loss report) */
+	return 0;
+}
+
+/* --rate: sleeps so that event n is not fed before start + n / rate. */
+static void pace(uint64_t start_ns, unsigned long n, unsigned rate)
+{
+	uint64_t due = start_ns + (uint64_t)n * 1000000000ull / rate, now = now_monotonic_ns();
+	struct timespec ts;
+
+	if (due <= now)
+		return;
+	ts.tv_sec = (time_t)((due - now) / 1000000000ull);
+	ts.tv_nsec = (long)((due - now) % 1000000000ull);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void loss_report(const struct output_loss *loss, void *ud)
+{
+	const char *what;
+	char text[512];
+
+	(void)ud;
+	(void)output_loss_describe(loss, &what, text, sizeof(text));
+	log_warning("%s", text);
+}
+
+/* Reads one line (without its newline) of at most max bytes. 1: a line, 0: EOF, -E2BIG. */
+static int read_line(FILE *f, char *buf, size_t max, size_t *len)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (c == '\n') {
+			*len = n;
+			return 1;
+		}
+		if (n >= max)
+			return -E2BIG;
+		buf[n++] = (char)c;
+	}
+	if (ferror(f))
+		return -EIO;
+	*len = n;
+	return n ? 1 : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: rdmaguard replay EVENTS.jsonl [--policy FILE] [--rules DIR] [--output "
+	    "SPEC]...\n"
+	    "                        [--hostname NAME] [--boot-id ID] [--boot-time TIME]\n"
+	    "                        [--state-dir DIR] [--rate N] [--flush-timeout SEC]\n\n"
+	    "Feeds a recorded event file (JSON lines, '-' for stdin) through the rule engine and\n"
+	    "sends the alerts to each output, as the daemon does: stdout (default), file:PATH,\n"
+	    "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE.\n"
+	    "Network outputs spool under --state-dir (default " RG_STATEDIR "); at the end replay\n"
+	    "waits up to --flush-timeout seconds (default 10) for delivery, and what is left in\n"
+	    "the spool is delivered by the next replay or daemon with the same state directory.\n"
+	    "--rate N feeds at most N events per second (tests, benchmarks).\n"
+	    "--hostname, --boot-id (process.entity_id) and --boot-time (RFC 3339, to give\n"
+	    "process start times) describe the machine that recorded the events; they default\n"
+	    "to this machine's name and boot id, and no boot time.\n"
+	    "Unlike the daemon, replay does not require the policy file to be owned by root.\n\n"
+	    "Exit status: 0 no alert at or above the policy's threshold, 1 some, 2 an error.\n");
+}
+
 int cmd_replay(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "rdmaguard replay: not implemented yet\n");
-	return RG_EXIT_ERROR;
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"policy", required_argument, NULL, 'p'},
+		{"rules", required_argument, NULL, 'r'},
+		{"output", required_argument, NULL, 'o'},
+		{"hostname", required_argument, NULL, 'H'},
+		{"boot-id", required_argument, NULL, 'B'},
+		{"boot-time", required_argument, NULL, 'T'},
+		{"state-dir", required_argument, NULL, 'S'},
+		{"rate", required_argument, NULL, 'Q'},
+		{"flush-timeout", required_argument, NULL, 'F'},
+		{},
+	};
+	const char *policy_path = NULL, *rules_dir = NULL, *specs[REPLAY_MAX_OUTPUTS], *path;
+	struct engine_config cfg = {0};
+	struct output_spec *ospecs = NULL;
+	struct outputs_config ocfg = {.state_dir = RG_STATEDIR, .loss_cb = loss_report};
+	unsigned rate = 0, flush_s = REPLAY_FLUSH_MS / 1000;
+	uint32_t u;
+	uint64_t start_ns;
+	char oerr[512];
+	struct rg_policy *policy = NULL;
+	struct rg_ruleset *rules = NULL;
+	struct rg_engine *e = NULL;
+	struct replay rp = {0};
+	struct rg_error err;
+	_cleanup_free_ char *line = NULL;
+	size_t n_specs = 0, i, len;
+	unsigned long lineno = 0;
+	char buf[1200];
+	FILE *f = NULL;
+	int c, r, status = RG_EXIT_ERROR;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hp:r:o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return RG_EXIT_OK;
+		case 'p':
+			policy_path = optarg;
+			break;
+		case 'r':
+			rules_dir = optarg;
+			break;
+		case 'o':
+			if (n_specs == REPLAY_MAX_OUTPUTS)
+				return cmd_usage_error("replay", "at most %d outputs",
+						       REPLAY_MAX_OUTPUTS);
+			specs[n_specs++] = optarg;
+			break;
+		case 'H':
+			cfg.hostname = optarg;
+			break;
+		case 'B':
+			cfg.boot_id = optarg;
+			break;
+		case 'S':
+			ocfg.state_dir = optarg;
+			break;
+		case 'Q':
+			if (safe_atou32(optarg, 10, &u) < 0 || u == 0)
+				return cmd_usage_error("replay", "--rate: not a positive number: '%s'",
+						       optarg);
+			rate = u;
+			break;
+		case 'F':
+			if (safe_atou32(optarg, 10, &u) < 0 || u > 86400)
+				return cmd_usage_error("replay", "--flush-timeout: not a number of "
+								 "seconds (0-86400): '%s'", optarg);
+			flush_s = u;
+			break;
+		case 'T':
+			if (parse_timestamp(optarg, &cfg.boot_realtime_ns) < 0 ||
+			    !cfg.boot_realtime_ns)
+				return cmd_usage_error("replay",
+						       "invalid --boot-time '%s' (RFC 3339 "
+						       "UTC, e.g. 2026-01-02T03:04:05Z)",
+						       optarg);
+			break;
+		default:
+			return cmd_usage_error("replay", "invalid option");
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error("replay", "missing EVENTS file");
+	if (optind + 1 < argc)
+		return cmd_usage_error("replay", "unexpected argument '%s'", argv[optind + 1]);
+	path = argv[optind];
+	if (n_specs == 0)
+		specs[n_specs++] = "stdout";
+
+	r = engine_load_config(policy_path, false, rules_dir, &policy, &rules, &err);
+	if (r < 0) {
+		fprintf(stderr, "%s\n", rg_error_format(&err, buf, sizeof(buf)));
+		return RG_EXIT_ERROR;
+	}
+	rp.threshold = policy->threshold;
+	r = engine_new(policy, rules, &cfg, &e, &err);
+	if (r < 0) {
+		fprintf(stderr, "%s\n", rg_error_format(&err, buf, sizeof(buf)));
+		policy_free(policy);
+		ruleset_free(rules);
+		return RG_EXIT_ERROR;
+	}
+	ospecs = calloc(n_specs, sizeof(*ospecs));
+	if (!ospecs) {
+		log_oom();
+		goto out;
+	}
+	for (i = 0; i < n_specs; i++)
+		if (output_spec_parse(specs[i], &ospecs[i], oerr, sizeof(oerr)) < 0) {
+			fprintf(stderr, "rdmaguard replay: %s\n", oerr);
+			goto out;
+		}
+	ocfg.hostname = cfg.hostname;
+	if (outputs_new(ospecs, n_specs, &ocfg, &rp.outputs) < 0)
+		goto out;
+	start_ns = now_monotonic_ns();
+	if (strcmp(path, "-") == 0)
+		f = stdin;
+	else {
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		struct stat st;
+
+		if (fd < 0) {
+			log_error_errno(-errno, "Failed to open %s: %m", path);
+			goto out;
+		}
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			log_error("%s: not a regular file", path);
+			goto out;
+		}
+		f = fdopen(fd, "re");
+		if (!f) {
+			close(fd);
+			log_oom();
+			goto out;
+		}
+	}
+	line = malloc(REPLAY_MAX_LINE + 1);
+	if (!line) {
+		log_oom();
+		goto out;
+	}
+	for (;;) {
+		struct json_tokener *tok;
+		struct json_object *o;
+		struct rg_event ev;
+		char msg[256];
+
+		r = read_line(f, line, REPLAY_MAX_LINE, &len);
+		if (r == 0)
+			break;
+		lineno++;
+		if (r == -E2BIG) {
+			fprintf(stderr, "%s:%lu: line longer than %u bytes\n", path, lineno,
+				REPLAY_MAX_LINE);
+			goto out;
+		}
+		if (r < 0) {
+			log_error_errno(r, "Failed to read %s: %m", path);
+			goto out;
+		}
+		line[len] = 0;
+		if (strspn(line, " \t\r") == len)
+			continue;
+		if (memchr(line, 0, len)) {
+			fprintf(stderr, "%s:%lu:%zu: NUL byte in line\n", path, lineno,
+				(size_t)((char *)memchr(line, 0, len) - line) + 1);
+			goto out;
+		}
+		tok = json_tokener_new();
+		if (!tok) {
+			log_oom();
+			goto out;
+		}
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+		o = json_tokener_parse_ex(tok, line, (int)len + 1);
+		if (!o) {
+			enum json_tokener_error je = json_tokener_get_error(tok);
+			size_t off = json_tokener_get_parse_end(tok);
+
+			fprintf(stderr, "%s:%lu:%zu: invalid JSON: %s\n", path, lineno,
+				MIN(off, len) + 1,
+				je == json_tokener_success ? "not an object"
+							   : json_tokener_error_desc(je));
+			json_tokener_free(tok);
+			goto out;
+		}
+		json_tokener_free(tok);
+		r = event_from_json(o, &ev, msg, sizeof(msg));
+		json_object_put(o);
+		if (r < 0) {
+			fprintf(stderr, "%s:%lu: %s\n", path, lineno, msg);
+			goto out;
+		}
+		if (rate)
+			pace(start_ns, lineno, rate);
+		r = engine_process(e, &ev, emit, &rp);
+		if (r < 0)
+			goto out;
+		(void)outputs_dispatch(rp.outputs);
+	}
+	if (engine_flush(e, emit, &rp) < 0)
+		goto out;
+	if (outputs_flush(rp.outputs, (int)flush_s * 1000) < 0)
+		log_warning("Not every alert was delivered within %u s; the spool under %s keeps the "
+			    "rest for the next run.", flush_s, ocfg.state_dir);
+	(void)outputs_dispatch(rp.outputs);
+	status = rp.findings ? RG_EXIT_FINDINGS : RG_EXIT_OK;
+	log_debug("%lu events, %" PRIu64 " alerts, %" PRIu64 " at or above %s", lineno, rp.alerts,
+		  rp.findings, severity_to_string(rp.threshold));
+out:
+	if (f && f != stdin)
+		fclose(f);
+	outputs_free(rp.outputs);
+	free(ospecs);
+	engine_free(e);
+	return status;
 }

@@ -29,7 +29,9 @@ def dry_run():
     p = subprocess.run([RG, "daemon", "--dry-run", "--sensor", "tracepoint"],
                        capture_output=True, text=True, timeout=120)
     check(p.returncode == 0, f"--dry-run exits 0 (got {p.returncode}: {p.stderr.strip()})")
-    plan = json.loads(p.stdout)
+    doc = json.loads(p.stdout)
+    check(doc["rules"] > 0 and doc["outputs"] == ["stdout"], "--dry-run checks rules and outputs")
+    plan = doc["sensors"]
     check(plan["mode"] == "tracepoint", "--dry-run reports the forced mode")
     for hook in ("process", "open", "verbs", "rdma_cm", "mmap", "memory", "library",
                  "modules", "devices", "roce"):
@@ -74,8 +76,14 @@ def recorded_run():
         check(not os.path.exists(ready), "the ready file is removed at stop")
         with open(record) as f:
             events = [json.loads(line) for line in f]
-    check(events[0]["event"]["action"] == "agent_start", "the first line is agent_start")
-    check("verbs=tracepoint" in events[0]["agent"]["text"], "agent_start names the hooks")
+    # The start-up inventory (every process, as process_present) comes first, then agent_start.
+    starts = [i for i, e in enumerate(events) if e["event"]["action"] == "agent_start"]
+    check(len(starts) == 1, "one agent_start")
+    seeds = [i for i, e in enumerate(events) if e["event"]["action"] == "process_present"]
+    check(seeds and starts and max(seeds) < starts[0], "the inventory is taken before agent_start")
+    check(any(e["event"]["action"] == "process_present" and e["process"]["pid"] == os.getpid()
+              for e in events[:starts[0]]), "the inventory seeded the process tree (this test runner)")
+    check("verbs=tracepoint" in events[starts[0]]["agent"]["text"], "agent_start names the hooks")
     check(events[-1]["event"]["action"] == "agent_stop", "the last line is agent_stop")
     seqs = [e["event"]["sequence"] for e in events]
     check(seqs == list(range(1, len(events) + 1)), "event.sequence counts 1, 2, 3...")

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The daemon's control surfaces: the root-only status socket that `rdmaguard status` reads, the
+ * optional PID file, and readiness notification for systemd.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+#define STATUS_SOCKET_DEFAULT RG_RUNDIR "/status.sock"
+#define STATUS_REPLY_MAX      (1u << 20)
+
+/*
+ * Listens on a unix stream socket at path, mode 0600, replacing a stale socket file. Returns the
+ * non-blocking listening fd or -errno.
+ */
+int status_listen(const char *path);
+/*
+ * Accepts one client on the listening fd and writes doc (plus a newline) to it if the peer is
+ * root (SO_PEERCRED uid 0); closes the connection either way. 0, -EAGAIN (no client), -EPERM
+ * (refused peer) or -errno.
+ */
+int status_serve_one(int listen_fd, struct json_object *doc);
+/* Client side: connects, reads the reply (at most STATUS_REPLY_MAX bytes) into *ret. */
+int status_query(const char *path, char **ret);
+
+/*
+ * Writes the PID to path (0644) and holds an exclusive lock on it; -EBUSY if another live daemon
+ * holds it. Returns the fd to keep open, or -errno.
+ */
+int pidfile_acquire(const char *path);
+void pidfile_release(int fd, const char *path);
+
+/* sd_notify() wrappers; no-ops when not started by systemd. */
+void notify_ready(const char *status);
+void notify_reloading(void);
+void notify_stopping(void);
+void notify_status(const char *status);

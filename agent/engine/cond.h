@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The condition language of rules (README "Rules, policies and alerts" documents it for users).
+ *
+ *   expr     := or
+ *   or       := and ("or" and)*
+ *   and      := unary ("and" unary)*
+ *   unary    := "not" unary | primary
+ *   primary  := "(" expr ")" | "true" | "false"
+ *             | FIELD                                   truthy: bool true, number != 0, text not ""
+ *             | FIELD ("=="|"!="|"<"|"<="|">"|">=") (VALUE | FIELD)
+ *             | FIELD ["not"] "in" "(" VALUE ("," VALUE)* ")"
+ *             | FIELD ("contains"|"glob"|"startswith"|"endswith") VALUE
+ *             | ("lineage"|"ancestor"|"parent") "(" expr ")"   process.* fields of the process
+ *                                          and/or its ancestors (only process.* fields inside)
+ *             | "within" "(" FIELD "," DURATION ")"      |event time - FIELD| <= DURATION
+ *   VALUE    := 'text' | "text" | word | NUMBER | true | false
+ *   NUMBER   := decimal or 0x hex, optional size suffix KiB MiB GiB TiB; may start with '-'
+ *   DURATION := NUMBER with ms, s, m, h or d
+ *
+ * FIELD is an event field by its JSON name (event_json.h's table) or a field the engine derives
+ * (process.executable, process.ancestors, game.running, process.allowed, ...; see cond.c). A
+ * comparison on a field the event does not have is false (so is `!=`), whatever the value.
+ *
+ * Compiled once to a flat node array; evaluation walks it without allocating.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event/event.h"
+
+struct cond;
+struct cond_ctx;
+struct field_ref;
+
+#define COND_MAX_NODES	512
+#define COND_MAX_TEXT	8192
+#define COND_MAX_DEPTH	32
+#define COND_LIST_MAX	64 /* list values (args, ancestors) are cut at this many items */
+
+/*
+ * Compiles text (len bytes). On error returns -EINVAL, with the byte offset of the problem in
+ * *err_off and the message in errbuf; -ENOMEM on allocation failure.
+ */
+int cond_compile(const char *text, size_t len, struct cond **ret, size_t *err_off, char *errbuf,
+		 size_t errlen);
+void cond_free(struct cond *c);
+bool cond_eval(const struct cond *c, struct cond_ctx *ctx);
+/* Bit t set: the condition can be true for events of type t (bit 0: none). */
+uint32_t cond_type_mask(const struct cond *c);
+const char *cond_text(const struct cond *c);
+
+/*
+ * A named field, for message templates and aggregation keys. Same names as in conditions.
+ * -EINVAL (unknown field) with a message in errbuf.
+ */
+int field_ref_new(const char *name, struct field_ref **ret, char *errbuf, size_t errlen);
+void field_ref_free(struct field_ref *f);
+const char *field_ref_name(const struct field_ref *f);
+/* Writes the field's value as text; returns false (and writes "?") if the event lacks it. */
+bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf, size_t size);
+/* Mixes the field's value (or its absence) into a 64-bit FNV-1a hash. */
+uint64_t field_ref_hash(const struct field_ref *f, struct cond_ctx *ctx, uint64_t h);
+
+/* Names of the fields the engine derives (i = 0, 1, ... until NULL), for docs and tests. */
+const char *cond_derived_field(size_t i);

@@ -1,0 +1,1295 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <openssl/evp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cond.h"
+#include "engine-internal.h"
+#include "engine.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "event/event_json.h"
+
+/* The per-rule view the engine evaluates: the rule with the policy's override applied. */
+struct erule {
+	const struct rg_rule *rule;
+	const struct rg_rule_override *ov; /* NULL if none */
+	bool enabled;
+	int action;
+	uint64_t window_ns;
+	uint64_t alerts, matches;
+};
+
+struct agg {
+	uint64_t key;	     /* 0: free */
+	int32_t next;	     /* hash chain */
+	uint32_t rule;	     /* index into rules */
+	uint64_t seq;	     /* creation order, for a stable flush order */
+	uint64_t window_end; /* event time */
+	uint64_t first_ns, last_ns;
+	uint64_t pending; /* matches since the last alert */
+	int severity;	  /* highest of the pending matches */
+	/* The game state at the last repeat: the summary describes then, not the flush. */
+	bool has_game, game_running;
+	uint64_t game_ended_ns;
+	struct game_session game;
+	struct rg_event last; /* the last repeat (must stay last: agg_new clears up to it) */
+};
+
+#define HASH_CACHE_SIZE 64
+
+struct hash_cache_entry {
+	uint64_t dev, ino, size, mtime_ns;
+	char sha[65];
+};
+
+struct rg_engine {
+	struct rg_policy *policy;
+	struct rg_ruleset *rules;
+	struct erule *erules;
+	struct proctree *tree;
+	struct engine_config cfg;
+	char hostname[256];
+	char boot_id[64];
+
+	struct game_session *games; /* one per policy game */
+	size_t n_games;
+	uint64_t game_ended_ns;
+
+	struct agg *aggs;
+	size_t agg_cap;
+	int32_t *agg_buckets;
+	uint32_t agg_mask;
+	int32_t *agg_scratch;
+	uint64_t agg_seq;
+	uint64_t next_deadline; /* earliest window_end, UINT64_MAX if none */
+	size_t agg_used;
+
+	uint64_t now;	      /* latest event/tick time seen */
+	uint64_t alert_seq;
+	int emit_err;
+
+	struct hash_cache_entry hcache[HASH_CACHE_SIZE];
+	unsigned hcache_next;
+
+	struct engine_stats st;
+};
+
+static const char *event_device(const struct rg_event *ev)
+{
+	switch (ev->type) {
+	case RG_EV_DEVICE_OPEN:
+		return ev->u.open.device;
+	case RG_EV_VERBS:
+		return ev->u.verbs.device;
+	case RG_EV_QP_PRESENT:
+		return ev->u.qp.device;
+	case RG_EV_MR_PRESENT:
+		return ev->u.mr.device;
+	case RG_EV_DEVICE_PRESENT:
+	case RG_EV_DEVICE_ADD:
+	case RG_EV_DEVICE_REMOVE:
+		return ev->u.dev.name;
+	default:
+		return NULL;
+	}
+}
+
+/* Hashing of executables. */
+
+static int read_start_ns(uint32_t pid, uint64_t *ret)
+{
+	char path[64], *p;
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	unsigned long long ticks;
+	long hz = clock_ticks_per_sec();
+	int i, r;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	r = read_fd_bounded(fd, 4096, &buf, NULL, NULL);
+	if (r < 0)
+		return r;
+	p = strrchr(buf, ')');
+	if (!p || hz <= 0)
+		return -EBADMSG;
+	/* Field 3 (state) follows ") "; start time is field 22. */
+	p += 2;
+	for (i = 3; i < 22 && p; i++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p || sscanf(p, "%llu", &ticks) != 1)
+		return -EBADMSG;
+	*ret = (uint64_t)ticks * (1000000000ull / (uint64_t)hz);
+	return 0;
+}
+
+/*
+ * Opens the executable of the live process n describes, checking that the pid still names that
+ * process (start time) and, when n knows it, that the file is the one n ran.
+ */
+static int open_live_exe(const struct proc_node *n, struct stat *st)
+{
+	_cleanup_close_ int fd = -1;
+	char path[64];
+	uint64_t start = 0;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", n->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0)
+		return -errno;
+	if (!S_ISREG(st->st_mode))
+		return -EBADFD;
+	if (n->exe_ino &&
+	    ((uint64_t)st->st_ino != n->exe_ino || (uint64_t)st->st_dev != n->exe_dev))
+		return -ESTALE;
+	if (n->start_boot_ns) {
+		r = read_start_ns(n->pid, &start);
+		if (r < 0)
+			return r;
+		if (start != n->start_boot_ns)
+			return -ESTALE;
+	}
+	return TAKE_FD(fd);
+}
+
+/* Live mode, when the events did not say: the executable's inode and device, once per exec. */
+static void proc_exe_id(struct rg_engine *e, struct proc_node *n)
+{
+	struct stat st;
+	int fd;
+
+	if (n->exe_ino || !e->cfg.hash_live || (n->flags & PROC_F_EXE_STATTED) ||
+	    !proc_node_live(n))
+		return;
+	n->flags |= PROC_F_EXE_STATTED;
+	fd = open_live_exe(n, &st);
+	if (fd < 0)
+		return;
+	close(fd);
+	n->exe_ino = (uint64_t)st.st_ino;
+	n->exe_dev = (uint64_t)st.st_dev;
+}
+
+static int hash_live(struct rg_engine *e, const struct proc_node *n, char out[65])
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	uint64_t mtime;
+	unsigned i;
+	int r;
+
+	fd = open_live_exe(n, &st);
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)st.st_size > ENGINE_HASH_MAX_BYTES)
+		return -EFBIG;
+	mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	for (i = 0; i < HASH_CACHE_SIZE; i++) {
+		struct hash_cache_entry *c = &e->hcache[i];
+		if (c->sha[0] && c->dev == (uint64_t)st.st_dev && c->ino == (uint64_t)st.st_ino &&
+		    c->size == (uint64_t)st.st_size && c->mtime_ns == mtime) {
+			memcpy(out, c->sha, 65);
+			return 0;
+		}
+	}
+	r = sha256_fd(fd, ENGINE_HASH_MAX_BYTES, out);
+	if (r < 0)
+		return r;
+	i = e->hcache_next++ % HASH_CACHE_SIZE;
+	e->hcache[i].dev = (uint64_t)st.st_dev;
+	e->hcache[i].ino = (uint64_t)st.st_ino;
+	e->hcache[i].size = (uint64_t)st.st_size;
+	e->hcache[i].mtime_ns = mtime;
+	memcpy(e->hcache[i].sha, out, 65);
+	return 0;
+}
+
+/* The executable's sha256, computed at most once per exec; "" if it cannot be. */
+static const char *proc_sha256(struct rg_engine *e, struct proc_node *n)
+{
+	char out[65];
+	int r = -ENOTSUP;
+
+	if (n->flags & PROC_F_HASHED)
+		return n->sha256;
+	if (e->cfg.hash_exe)
+		r = e->cfg.hash_exe(e->cfg.hash_ud, n, out);
+	else if (e->cfg.hash_live)
+		r = hash_live(e, n, out);
+	if (r >= 0 && strlen(out) == 64)
+		memcpy(n->sha256, out, 65);
+	else {
+		n->sha256[0] = 0;
+		if (r != -ENOTSUP)
+			log_debug_errno(r, "Cannot hash the executable of pid %u: %m", n->pid);
+	}
+	n->flags |= PROC_F_HASHED;
+	return n->sha256;
+}
+
+/* Allowlist. */
+
+static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, struct proc_node *n,
+			const struct rg_event *ev)
+{
+	uint64_t now = ev->ts ? ev->ts : now_realtime_ns();
+	const char *dev;
+	size_t i;
+
+	if (a->expires_ns && now >= a->expires_ns)
+		return false;
+	if (!(n->flags & PROC_F_EXEC_KNOWN) || fnmatch(a->exe, n->exe, FNM_PATHNAME) != 0)
+		return false;
+	if (a->pinned) {
+		proc_exe_id(e, n);
+		if (n->exe_ino != a->ino || n->exe_dev != a->dev)
+			return false;
+	}
+	if (a->n_uids) {
+		for (i = 0; i < a->n_uids; i++)
+			if (a->uids[i] == n->uid)
+				break;
+		if (i == a->n_uids)
+			return false;
+	}
+	if (a->parent) {
+		struct proc_node *p = proctree_parent(e->tree, n);
+		if (!p || !(p->flags & PROC_F_EXEC_KNOWN) ||
+		    fnmatch(a->parent, p->exe, FNM_PATHNAME))
+			return false;
+	}
+	if (a->n_devices) {
+		dev = event_device(ev);
+		if (dev && dev[0]) {
+			for (i = 0; i < a->n_devices; i++)
+				if (strcmp(a->devices[i], dev) == 0)
+					break;
+			if (i == a->n_devices)
+				return false;
+		}
+	}
+	if (a->has_ops) {
+		bool ok = a->op_types & (1u << ev->type);
+		if (ev->type == RG_EV_VERBS && ev->u.verbs.op < 32)
+			ok = ok || (a->op_verbs & (1u << ev->u.verbs.op));
+		if (ev->type == RG_EV_RDMA_CM && ev->u.cm.op < 32)
+			ok = ok || (a->op_cm & (1u << ev->u.cm.op));
+		if (!ok)
+			return false;
+	}
+	/* Last: the only check that may read a file. */
+	if (a->sha256[0] && strcmp(proc_sha256(e, n), a->sha256) != 0)
+		return false;
+	return true;
+}
+
+bool engine_proc_allowed(struct cond_ctx *ctx, struct proc_node *n)
+{
+	struct rg_engine *e = ctx->engine;
+	bool ok = false;
+	size_t i;
+
+	if (n == ctx->proc && ctx->allowed >= 0)
+		return ctx->allowed;
+	for (i = 0; i < e->policy->n_allow && !ok; i++)
+		ok = allow_match(e, &e->policy->allow[i], n, ctx->ev);
+	if (n == ctx->proc)
+		ctx->allowed = ok;
+	return ok;
+}
+
+uint64_t engine_proc_start_time(const struct cond_ctx *ctx, const struct proc_node *n)
+{
+	const struct rg_engine *e = ctx->engine;
+
+	if (e->cfg.boot_realtime_ns && n->start_boot_ns)
+		return e->cfg.boot_realtime_ns + n->start_boot_ns;
+	return n->fork_ns;
+}
+
+/* Game sessions. */
+
+static void session_add(struct rg_engine *e, struct proc_node *n, uint64_t ts)
+{
+	struct game_session *g;
+	struct cond_ctx ctx = {.engine = e};
+
+	if (n->game < 0 || (size_t)n->game >= e->n_games)
+		return;
+	g = &e->games[n->game];
+	if (g->live++ == 0) {
+		uint64_t start = engine_proc_start_time(&ctx, n);
+
+		g->running = true;
+		g->ever = true;
+		g->pid = n->pid;
+		g->start_boot_ns = n->start_boot_ns;
+		g->uid = n->uid;
+		g->sid = n->sid;
+		g->started_ns = start ? start : ts;
+		g->ended_ns = 0;
+		g->rdma_events = 0;
+		log_debug("Game \"%s\" started (pid %u)", e->policy->games[n->game].name, n->pid);
+	}
+	n->flags |= PROC_F_GAME_COUNTED;
+}
+
+static void session_remove(struct rg_engine *e, struct proc_node *n, uint64_t ts)
+{
+	struct game_session *g;
+
+	if (!(n->flags & PROC_F_GAME_COUNTED))
+		return;
+	n->flags &= ~PROC_F_GAME_COUNTED;
+	if (n->game < 0 || (size_t)n->game >= e->n_games)
+		return;
+	g = &e->games[n->game];
+	if (g->live && --g->live == 0) {
+		g->running = false;
+		g->ended_ns = ts ? ts : 1;
+		if (g->ended_ns > e->game_ended_ns)
+			e->game_ended_ns = g->ended_ns;
+		log_debug("Game \"%s\" ended", e->policy->games[n->game].name);
+	}
+}
+
+static int classify(struct rg_engine *e, struct proc_node *n)
+{
+	size_t i;
+
+	if (!(n->flags & PROC_F_EXEC_KNOWN))
+		return -1;
+	for (i = 0; i < e->policy->n_games; i++)
+		if (policy_game_exe_match(&e->policy->games[i], n->exe))
+			return (int)i;
+	for (i = 0; i < e->policy->n_games; i++)
+		if (e->policy->games[i].n_sha256 &&
+		    policy_game_sha_match(&e->policy->games[i], proc_sha256(e, n)))
+			return (int)i;
+	return -1;
+}
+
+/* Makes n's game membership and its session count agree. */
+static void game_sync(struct rg_engine *e, struct proc_node *n, int game, uint64_t ts)
+{
+	if ((n->flags & PROC_F_GAME_COUNTED) && n->game != game)
+		session_remove(e, n, ts);
+	n->game = game;
+	if (game >= 0)
+		n->flags |= PROC_F_GAME;
+	else
+		n->flags &= ~PROC_F_GAME;
+	if (game >= 0 && proc_node_live(n) && !(n->flags & PROC_F_GAME_COUNTED))
+		session_add(e, n, ts);
+}
+
+static void on_exit_hook(struct proc_node *n, bool evicted, void *ud)
+{
+	struct rg_engine *e = ud;
+
+	(void)evicted;
+	session_remove(e, n, e->now);
+}
+
+static bool any_game_running(const struct rg_engine *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->n_games; i++)
+		if (e->games[i].running)
+			return true;
+	return false;
+}
+
+/* The game an event is about: its target's, its process's, the latest running, the latest ended. */
+static const struct game_session *select_game(const struct rg_engine *e, const struct cond_ctx *c)
+{
+	const struct game_session *best = NULL;
+	size_t i;
+
+	if (c->target && (c->target->flags & PROC_F_GAME) && c->target->game >= 0 &&
+	    (size_t)c->target->game < e->n_games)
+		return &e->games[c->target->game];
+	if (c->proc && (c->proc->flags & PROC_F_GAME) && c->proc->game >= 0 &&
+	    (size_t)c->proc->game < e->n_games)
+		return &e->games[c->proc->game];
+	for (i = 0; i < e->n_games; i++) {
+		const struct game_session *g = &e->games[i];
+		if (!g->ever)
+			continue;
+		if (!best || (g->running && !best->running) ||
+		    (g->running == best->running && (g->running ? g->started_ns > best->started_ns
+								: g->ended_ns > best->ended_ns)))
+			best = g;
+	}
+	return best;
+}
+
+static void ctx_init(struct rg_engine *e, const struct rg_event *ev, struct proc_node *proc,
+		     struct cond_ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ev = ev;
+	c->policy = e->policy;
+	c->engine = e;
+	c->tree = e->tree;
+	c->proc = c->cur = proc;
+	c->allowed = -1;
+	if (ev->type == RG_EV_MEMORY_ACCESS && ev->u.mem.target_pid)
+		c->target = proctree_find(e->tree, ev->u.mem.target_pid,
+					  ev->u.mem.target_start_boot_ns);
+	c->game_running = any_game_running(e);
+	c->game_ended_ns = e->game_ended_ns;
+	c->game = select_game(e, c);
+}
+
+/* Entity ids and alerts. */
+
+void engine_policy_event(struct rg_event *ev, uint64_t ts, bool ok, int error, const char *file,
+			 const char *text)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = RG_EV_AGENT_POLICY;
+	ev->provider = RG_PROV_AGENT;
+	ev->ts = ts;
+	ev->proc.pid = ev->proc.tid = (uint32_t)getpid();
+	event_set_str(ev->proc.comm, sizeof(ev->proc.comm), "rdmaguard", 9);
+	ev->u.agent.ok = ok;
+	ev->u.agent.error = ok ? 0 : error;
+	if (file)
+		event_set_str(ev->u.agent.what, sizeof(ev->u.agent.what), file, strlen(file));
+	if (text)
+		event_set_str(ev->u.agent.text, sizeof(ev->u.agent.text), text, strlen(text));
+}
+
+void engine_entity_id(const struct rg_engine *e, uint32_t pid, uint64_t start_boot_ns,
+		      char out[static 33])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+	char buf[160];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%s:%u:%" PRIu64, e->boot_id, pid, start_boot_ns);
+	if (!EVP_Digest(buf, (size_t)n, md, &mdlen, EVP_sha256(), NULL) || mdlen < 16) {
+		/* Cannot happen with a working libcrypto; still give something stable. */
+		snprintf(out, 33, "%08x%024" PRIx64, pid, start_boot_ns);
+		return;
+	}
+	for (i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+#define SET(o, path, val)                                                                          \
+	do {                                                                                       \
+		if (json_set_path((o), (path), (val)) < 0)                                         \
+			goto oom;                                                                  \
+	} while (0)
+
+static struct json_object *json_time(uint64_t ns)
+{
+	char buf[32];
+
+	format_timestamp(ns, buf);
+	return json_object_new_string(buf);
+}
+
+static struct json_object *args_json(const struct proc_node *n)
+{
+	struct json_object *a = json_object_new_array();
+	uint32_t off = 0, len = MIN(n->args_len, (uint32_t)RG_ARGS_LEN);
+
+	while (a && off < len) {
+		size_t k = strnlen(n->args + off, len - off);
+		json_object_array_add(a, json_object_new_string_len(n->args + off, (int)k));
+		off += (uint32_t)k + 1;
+	}
+	return a;
+}
+
+/* {pid, name, executable, start_time, entity_id} of a process (ancestors, parent). */
+static struct json_object *proc_brief(struct rg_engine *e, const struct cond_ctx *ctx,
+				      const struct proc_node *n)
+{
+	struct json_object *o = json_object_new_object();
+	uint64_t start = engine_proc_start_time(ctx, n);
+	char id[33];
+
+	if (!o)
+		return NULL;
+	engine_entity_id(e, n->pid, n->start_boot_ns, id);
+	if (json_set_path(o, "pid", json_object_new_int64(n->pid)) < 0 ||
+	    (n->comm[0] && json_set_path(o, "name", json_object_new_string(n->comm)) < 0) ||
+	    ((n->flags & PROC_F_EXEC_KNOWN) && n->exe[0] &&
+	     json_set_path(o, "executable", json_object_new_string(n->exe)) < 0) ||
+	    (start && json_set_path(o, "start_time", json_time(start)) < 0) ||
+	    json_set_path(o, "entity_id", json_object_new_string(id)) < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int set_process(struct rg_engine *e, struct json_object *o, const struct cond_ctx *ctx,
+		       const struct proc_node *n)
+{
+	struct proc_node *anc[PROCTREE_MAX_DEPTH], *p;
+	struct json_object *a;
+	uint64_t start = engine_proc_start_time(ctx, n);
+	size_t na, i;
+	char id[33];
+
+	engine_entity_id(e, n->pid, n->start_boot_ns, id);
+	SET(o, "process.pid", json_object_new_int64(n->pid));
+	if (n->comm[0])
+		SET(o, "process.name", json_object_new_string(n->comm));
+	if ((n->flags & PROC_F_EXEC_KNOWN) && n->exe[0]) {
+		SET(o, "process.executable", json_object_new_string(n->exe));
+		SET(o, "process.args", args_json(n));
+	}
+	if (start)
+		SET(o, "process.start_time", json_time(start));
+	if (n->start_boot_ns)
+		SET(o, "process.start_boot_ns", json_object_new_uint64(n->start_boot_ns));
+	SET(o, "process.entity_id", json_object_new_string(id));
+	SET(o, "process.user.id", json_object_new_int64(n->uid));
+	if (n->flags & PROC_F_EXEC_KNOWN && n->sid)
+		SET(o, "process.session.id", json_object_new_int64(n->sid));
+	if ((n->flags & PROC_F_HASHED) && n->sha256[0])
+		SET(o, "process.hash.sha256", json_object_new_string(n->sha256));
+	if (n->flags & PROC_F_GAME)
+		SET(o, "process.is_game", json_object_new_boolean(1));
+	p = proctree_parent(e->tree, n);
+	if (p) {
+		struct json_object *po = proc_brief(e, ctx, p);
+		if (!po)
+			goto oom;
+		SET(o, "process.parent", po);
+	} else if (n->ppid) {
+		SET(o, "process.parent.pid", json_object_new_int64(n->ppid));
+	}
+	na = proctree_ancestors(e->tree, n, anc, PROCTREE_MAX_DEPTH);
+	a = json_object_new_array();
+	if (!a)
+		goto oom;
+	SET(o, "process.ancestors", a);
+	for (i = 0; i < na; i++) {
+		struct json_object *b = proc_brief(e, ctx, anc[i]);
+		if (!b || json_object_array_add(a, b) < 0) {
+			json_object_put(b);
+			goto oom;
+		}
+	}
+	return 0;
+oom:
+	return -ENOMEM;
+}
+
+static struct json_object *alert_build(struct rg_engine *e, const struct erule *er,
+				       struct cond_ctx *ctx, int severity, uint64_t count,
+				       uint64_t first_ns, uint64_t last_ns)
+{
+	const struct rg_rule *rule = er->rule;
+	const struct rg_event *ev = ctx->ev;
+	struct json_object *o = event_to_json(ev), *t;
+	char uuid[37], msg[ENGINE_MESSAGE_MAX];
+	const char *outcome = "alert";
+	size_t i;
+
+	if (!o)
+		return NULL;
+	if (uuid_v4(uuid) < 0)
+		goto oom;
+	if (ev->flags & RG_EVF_KILLED)
+		outcome = "killed";
+	else if (ev->flags & RG_EVF_DENIED)
+		outcome = "denied";
+	SET(o, "@timestamp", json_time(last_ns ? last_ns : now_realtime_ns()));
+	SET(o, "event.kind", json_object_new_string("alert"));
+	SET(o, "event.id", json_object_new_string(uuid));
+	SET(o, "event.sequence", json_object_new_uint64(++e->alert_seq));
+	SET(o, "event.created", json_time(now_realtime_ns()));
+	if (first_ns)
+		SET(o, "event.start", json_time(first_ns));
+	if (last_ns)
+		SET(o, "event.end", json_time(last_ns));
+	SET(o, "event.severity", json_object_new_int(severity));
+	SET(o, "rule.id", json_object_new_string(rule->id));
+	SET(o, "rule.name", json_object_new_string(rule->name));
+	if (rule->description)
+		SET(o, "rule.description", json_object_new_string(rule->description));
+	SET(o, "rule.action", json_object_new_string(action_to_string(er->action)));
+	SET(o, "severity", json_object_new_string(severity_to_string(severity)));
+	rule_render_message(rule, ctx, msg, sizeof(msg));
+	SET(o, "message", json_object_new_string(msg));
+	SET(o, "count", json_object_new_uint64(count));
+	SET(o, "action", json_object_new_string(outcome));
+	SET(o, "host.hostname", json_object_new_string(e->hostname));
+	if (ctx->proc && set_process(e, o, ctx, ctx->proc) < 0)
+		goto oom;
+	if (ctx->target) {
+		char id[33];
+
+		engine_entity_id(e, ctx->target->pid, ctx->target->start_boot_ns, id);
+		SET(o, "target.process.entity_id", json_object_new_string(id));
+		if ((ctx->target->flags & PROC_F_EXEC_KNOWN) && ctx->target->exe[0])
+			SET(o, "target.process.executable",
+			    json_object_new_string(ctx->target->exe));
+		if (ctx->target->flags & PROC_F_GAME)
+			SET(o, "target.process.is_game", json_object_new_boolean(1));
+	}
+	if (ctx->game && ctx->game->game >= 0 && (size_t)ctx->game->game < e->policy->n_games) {
+		const struct game_session *g = ctx->game;
+
+		SET(o, "game.name", json_object_new_string(e->policy->games[g->game].name));
+		SET(o, "game.pid", json_object_new_int64(g->pid));
+		if (g->started_ns)
+			SET(o, "game.started", json_time(g->started_ns));
+		SET(o, "game.running", json_object_new_boolean(g->running));
+		if (!g->running && g->ended_ns)
+			SET(o, "game.ended", json_time(g->ended_ns));
+		SET(o, "game.rdma_events", json_object_new_uint64(g->rdma_events));
+	}
+	if (rule->n_tags) {
+		t = json_object_new_array();
+		if (!t)
+			goto oom;
+		SET(o, "tags", t);
+		for (i = 0; i < rule->n_tags; i++)
+			if (json_object_array_add(t, json_object_new_string(rule->tags[i])) < 0)
+				goto oom;
+	}
+	if (rule->threat) {
+		SET(o, "threat.framework", json_object_new_string("MITRE ATT&CK"));
+		SET(o, "threat.tactic.id", json_object_new_string(rule->threat->tactic_id));
+		SET(o, "threat.tactic.name", json_object_new_string(rule->threat->tactic_name));
+		SET(o, "threat.technique.id", json_object_new_string(rule->threat->technique_id));
+		SET(o, "threat.technique.name",
+		    json_object_new_string(rule->threat->technique_name));
+	}
+	return o;
+oom:
+	json_object_put(o);
+	return NULL;
+}
+
+static void emit_alert(struct rg_engine *e, struct erule *er, struct cond_ctx *ctx, int severity,
+		       uint64_t count, uint64_t first_ns, uint64_t last_ns, engine_emit_fn emit,
+		       void *ud)
+{
+	struct json_object *o = alert_build(e, er, ctx, severity, count, first_ns, last_ns);
+	int r;
+
+	if (!o) {
+		log_oom();
+		if (!e->emit_err)
+			e->emit_err = -ENOMEM;
+		return;
+	}
+	er->alerts++;
+	e->st.alerts++;
+	e->st.alerts_by_severity[severity]++;
+	if (severity > e->st.max_severity)
+		e->st.max_severity = severity;
+	r = emit ? emit(o, severity, ud) : 0;
+	if (r < 0 && !e->emit_err)
+		e->emit_err = r;
+	json_object_put(o);
+}
+
+/* Aggregation table. */
+
+static uint32_t agg_bucket(const struct rg_engine *e, uint64_t key)
+{
+	return (uint32_t)(key ^ (key >> 29)) & e->agg_mask;
+}
+
+static struct agg *agg_find(struct rg_engine *e, uint64_t key)
+{
+	int32_t i;
+
+	for (i = e->agg_buckets[agg_bucket(e, key)]; i >= 0; i = e->aggs[i].next)
+		if (e->aggs[i].key == key)
+			return &e->aggs[i];
+	return NULL;
+}
+
+static void agg_remove(struct rg_engine *e, struct agg *a)
+{
+	int32_t *p = &e->agg_buckets[agg_bucket(e, a->key)], idx = (int32_t)(a - e->aggs);
+
+	while (*p >= 0) {
+		if (*p == idx) {
+			*p = a->next;
+			break;
+		}
+		p = &e->aggs[*p].next;
+	}
+	a->key = 0;
+	e->agg_used--;
+}
+
+static void flush_one(struct rg_engine *e, struct agg *a, engine_emit_fn emit, void *ud)
+{
+	struct cond_ctx ctx;
+	struct proc_node *n = NULL;
+
+	if (!a->pending)
+		return;
+	if (a->last.proc.pid)
+		n = proctree_find(e->tree, a->last.proc.pid, a->last.proc.start_boot_ns);
+	ctx_init(e, &a->last, n, &ctx);
+	ctx.game = a->has_game ? &a->game : NULL;
+	ctx.game_running = a->game_running;
+	ctx.game_ended_ns = a->game_ended_ns;
+	e->st.agg_pending -= a->pending;
+	emit_alert(e, &e->erules[a->rule], &ctx, a->severity, a->pending, a->first_ns, a->last_ns,
+		   emit, ud);
+	a->pending = 0;
+	a->severity = 0;
+}
+
+static int cmp_agg(const void *x, const void *y, void *ud)
+{
+	const struct rg_engine *e = ud;
+	const struct agg *a = &e->aggs[*(const int32_t *)x], *b = &e->aggs[*(const int32_t *)y];
+
+	if (a->window_end != b->window_end)
+		return a->window_end < b->window_end ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * Ends every window that ended at or before now (all of them with force): emits the pending
+ * counts in order; an entry that had repeats starts a new window, one that had none goes.
+ */
+static void agg_expire(struct rg_engine *e, uint64_t now, bool force, engine_emit_fn emit, void *ud)
+{
+	size_t i, n = 0;
+
+	if (!force && now < e->next_deadline)
+		return;
+	for (i = 0; i < e->agg_cap; i++)
+		if (e->aggs[i].key && (force || e->aggs[i].window_end <= now))
+			e->agg_scratch[n++] = (int32_t)i;
+	qsort_r(e->agg_scratch, n, sizeof(*e->agg_scratch), cmp_agg, e);
+	for (i = 0; i < n; i++) {
+		struct agg *a = &e->aggs[e->agg_scratch[i]];
+		bool had = a->pending > 0;
+
+		flush_one(e, a, emit, ud);
+		if (had && !force) {
+			uint64_t w = e->erules[a->rule].window_ns;
+			a->window_end = MAX(a->window_end + w, now + 1);
+		} else
+			agg_remove(e, a);
+	}
+	e->next_deadline = UINT64_MAX;
+	for (i = 0; i < e->agg_cap; i++)
+		if (e->aggs[i].key && e->aggs[i].window_end < e->next_deadline)
+			e->next_deadline = e->aggs[i].window_end;
+}
+
+static struct agg *agg_new(struct rg_engine *e, uint64_t key, engine_emit_fn emit, void *ud)
+{
+	struct agg *a = NULL;
+	uint32_t b;
+	size_t i;
+
+	if (e->agg_used == e->agg_cap) {
+		/* Full: flush the entry closest to the end of its window. */
+		struct agg *victim = NULL;
+
+		for (i = 0; i < e->agg_cap; i++)
+			if (!victim || e->aggs[i].window_end < victim->window_end)
+				victim = &e->aggs[i];
+		flush_one(e, victim, emit, ud);
+		agg_remove(e, victim);
+		e->st.agg_evicted++;
+	}
+	for (i = 0; i < e->agg_cap; i++)
+		if (!e->aggs[i].key) {
+			a = &e->aggs[i];
+			break;
+		}
+	if (!a)
+		return NULL;
+	memset(a, 0, offsetof(struct agg, last));
+	a->key = key;
+	a->seq = ++e->agg_seq;
+	b = agg_bucket(e, key);
+	a->next = e->agg_buckets[b];
+	e->agg_buckets[b] = (int32_t)(a - e->aggs);
+	e->agg_used++;
+	return a;
+}
+
+static uint64_t agg_key(struct rg_engine *e, size_t ri, struct cond_ctx *ctx)
+{
+	const struct rg_rule *rule = e->erules[ri].rule;
+	uint64_t h = 1469598103934665603ull;
+	uint64_t v[3] = {ri, 0, 0};
+	unsigned char *p = (unsigned char *)v;
+	size_t i;
+
+	if (ctx->proc) {
+		v[1] = ctx->proc->pid;
+		v[2] = ctx->proc->start_boot_ns;
+	}
+	for (i = 0; i < sizeof(v); i++) {
+		h ^= p[i];
+		h *= 1099511628211ull;
+	}
+	for (i = 0; i < rule->n_agg_by; i++)
+		h = field_ref_hash(rule->agg_by[i], ctx, h);
+	return h ? h : 1;
+}
+
+/* Rule evaluation. */
+
+static int rule_severity(const struct erule *er, struct cond_ctx *ctx)
+{
+	const struct rg_rule *rule = er->rule;
+	size_t i;
+
+	if (er->ov && er->ov->severity >= 0)
+		return er->ov->severity;
+	for (i = 0; i < rule->n_sev_when; i++)
+		if (cond_eval(rule->sev_when[i].cond, ctx))
+			return rule->sev_when[i].severity;
+	return rule->severity;
+}
+
+static bool rule_matches(const struct erule *er, struct cond_ctx *ctx)
+{
+	const struct rg_rule *rule = er->rule;
+	size_t i;
+
+	if (!cond_eval(rule->cond, ctx))
+		return false;
+	for (i = 0; i < rule->n_exceptions; i++)
+		if (cond_eval(rule->exceptions[i], ctx))
+			return false;
+	for (i = 0; er->ov && i < er->ov->n_exceptions; i++)
+		if (cond_eval(er->ov->exceptions[i], ctx))
+			return false;
+	return true;
+}
+
+static void rule_fired(struct rg_engine *e, size_t ri, struct cond_ctx *ctx, engine_emit_fn emit,
+		       void *ud)
+{
+	struct erule *er = &e->erules[ri];
+	int sev = rule_severity(er, ctx);
+	uint64_t ts = ctx->ev->ts, key;
+	struct agg *a;
+
+	er->matches++;
+	e->st.matches++;
+	if (!er->rule->aggregate || er->window_ns == 0) {
+		emit_alert(e, er, ctx, sev, 1, ts, ts, emit, ud);
+		return;
+	}
+	key = agg_key(e, ri, ctx);
+	a = agg_find(e, key);
+	if (a && a->rule == ri) {
+		if (!a->pending)
+			a->first_ns = ts;
+		a->last_ns = ts;
+		a->pending++;
+		if (sev > a->severity)
+			a->severity = sev;
+		a->last = *ctx->ev;
+		a->has_game = ctx->game != NULL;
+		if (ctx->game)
+			a->game = *ctx->game;
+		a->game_running = ctx->game_running;
+		a->game_ended_ns = ctx->game_ended_ns;
+		e->st.agg_pending++;
+		return;
+	}
+	emit_alert(e, er, ctx, sev, 1, ts, ts, emit, ud);
+	a = agg_new(e, key, emit, ud);
+	if (!a)
+		return; /* cannot happen: agg_new always frees a slot */
+	a->rule = (uint32_t)ri;
+	a->window_end = (ts ? ts : e->now) + er->window_ns;
+	if (a->window_end < e->next_deadline)
+		e->next_deadline = a->window_end;
+}
+
+static bool is_rdma_activity(const struct rg_event *ev)
+{
+	if (ev->flags & RG_EVF_FAILED)
+		return false;
+	switch (ev->type) {
+	case RG_EV_DEVICE_OPEN:
+	case RG_EV_VERBS:
+	case RG_EV_RDMA_CM:
+	case RG_EV_LIBRARY_LOAD:
+		return true;
+	case RG_EV_QP_PRESENT:
+		return !ev->u.qp.kernel;
+	case RG_EV_MR_PRESENT:
+		return !ev->u.mr.kernel;
+	default:
+		return false;
+	}
+}
+
+static void update_state(struct rg_engine *e, const struct rg_event *ev, struct proc_node *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	switch (ev->type) {
+	case RG_EV_PROCESS_PRESENT:
+	case RG_EV_EXEC:
+		game_sync(e, n, classify(e, n), ev->ts);
+		break;
+	case RG_EV_FORK:
+		/* The tree copied the parent's game; count the child in its session. */
+		game_sync(e, n, (n->flags & PROC_F_GAME) ? n->game : -1, ev->ts);
+		break;
+	default:
+		break;
+	}
+	if (!is_rdma_activity(ev))
+		return;
+	if (!(n->flags & PROC_F_HAS_RDMA)) {
+		n->flags |= PROC_F_HAS_RDMA;
+		n->rdma_first_ns = ev->ts ? ev->ts : 1;
+	}
+	if (n->flags & PROC_F_GAME)
+		return;
+	for (i = 0; i < e->n_games; i++)
+		if (e->games[i].running) {
+			e->games[i].rdma_events++;
+			n->flags |= PROC_F_RDMA_IN_GAME;
+		}
+}
+
+int engine_process(struct rg_engine *e, const struct rg_event *ev, engine_emit_fn emit, void *ud)
+{
+	struct proc_node *n;
+	struct cond_ctx ctx;
+	size_t i;
+	int r;
+
+	e->emit_err = 0;
+	e->st.events++;
+	if (ev->type < RG_EV__MAX)
+		e->st.events_by_type[ev->type]++;
+	if (ev->ts > e->now)
+		e->now = ev->ts;
+	agg_expire(e, e->now, false, emit, ud);
+	n = proctree_update(e->tree, ev);
+	update_state(e, ev, n);
+	ctx_init(e, ev, n, &ctx);
+	for (i = 0; i < e->rules->n; i++) {
+		struct erule *er = &e->erules[i];
+
+		if (!er->enabled || !rule_matches(er, &ctx))
+			continue;
+		ctx.cur = ctx.proc;
+		rule_fired(e, i, &ctx, emit, ud);
+	}
+	r = e->emit_err;
+	e->emit_err = 0;
+	return r;
+}
+
+int engine_tick(struct rg_engine *e, uint64_t now_ns, engine_emit_fn emit, void *ud)
+{
+	int r;
+
+	e->emit_err = 0;
+	if (now_ns > e->now)
+		e->now = now_ns;
+	agg_expire(e, now_ns, false, emit, ud);
+	r = e->emit_err;
+	e->emit_err = 0;
+	return r;
+}
+
+int engine_flush(struct rg_engine *e, engine_emit_fn emit, void *ud)
+{
+	int r;
+
+	e->emit_err = 0;
+	agg_expire(e, e->now, true, emit, ud);
+	r = e->emit_err;
+	e->emit_err = 0;
+	return r;
+}
+
+/* Creation, reload. */
+
+int engine_check(const struct rg_policy *policy, const struct rg_ruleset *rules,
+		 struct rg_error *err)
+{
+	size_t i, j;
+
+	for (i = 0; i < policy->n_overrides; i++) {
+		const struct rg_rule_override *ov = &policy->overrides[i];
+
+		if (!ruleset_find(rules, ov->rule_id))
+			return rg_error_set(err, policy->path ? policy->path : "policy", ov->line,
+					    ov->column, "\"rules\" overrides unknown rule \"%s\"",
+					    ov->rule_id);
+		for (j = 0; j < i; j++)
+			if (strcmp(policy->overrides[j].rule_id, ov->rule_id) == 0)
+				return rg_error_set(err, policy->path ? policy->path : "policy",
+						    ov->line, ov->column,
+						    "rule \"%s\" is overridden twice", ov->rule_id);
+	}
+	return 0;
+}
+
+int engine_load_config(const char *policy_path, bool check_owner, const char *rules_dir,
+		       struct rg_policy **ret_policy, struct rg_ruleset **ret_rules,
+		       struct rg_error *err)
+{
+	struct rg_policy *p = NULL;
+	struct rg_ruleset *rs = NULL;
+	int r;
+
+	if (policy_path)
+		r = policy_load(policy_path, check_owner, &p, err);
+	else
+		r = policy_new_default(&p);
+	if (r < 0)
+		return r;
+	r = rules_load_dir(rules_dir ? rules_dir : rules_default_dir(), &rs, err);
+	if (r < 0) {
+		policy_free(p);
+		return r;
+	}
+	r = engine_check(p, rs, err);
+	if (r < 0) {
+		policy_free(p);
+		ruleset_free(rs);
+		return r;
+	}
+	*ret_policy = p;
+	*ret_rules = rs;
+	return 0;
+}
+
+static int erules_build(const struct rg_policy *policy, const struct rg_ruleset *rules,
+			struct erule **ret)
+{
+	struct erule *er = calloc(rules->n ? rules->n : 1, sizeof(*er));
+	size_t i, j;
+
+	if (!er)
+		return -ENOMEM;
+	for (i = 0; i < rules->n; i++) {
+		const struct rg_rule *rule = &rules->rules[i];
+
+		er[i].rule = rule;
+		er[i].enabled = rule->enabled;
+		er[i].action = rule->action;
+		er[i].window_ns = rule->window_ns ? rule->window_ns : policy->aggregate_window_ns;
+		for (j = 0; j < policy->n_overrides; j++)
+			if (strcmp(policy->overrides[j].rule_id, rule->id) == 0)
+				er[i].ov = &policy->overrides[j];
+		if (er[i].ov && er[i].ov->enabled >= 0)
+			er[i].enabled = er[i].ov->enabled;
+		if (er[i].ov && er[i].ov->action >= 0)
+			er[i].action = er[i].ov->action;
+	}
+	*ret = er;
+	return 0;
+}
+
+static void read_boot_id(char *buf, size_t size)
+{
+	_cleanup_close_ int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *s = NULL;
+
+	buf[0] = 0;
+	if (fd < 0 || read_fd_bounded(fd, 64, &s, NULL, NULL) < 0)
+		return;
+	strscpy_ok(buf, strstrip(s), size);
+}
+
+void engine_free(struct rg_engine *e)
+{
+	if (!e)
+		return;
+	proctree_free(e->tree);
+	policy_free(e->policy);
+	ruleset_free(e->rules);
+	free(e->erules);
+	free(e->games);
+	free(e->aggs);
+	free(e->agg_buckets);
+	free(e->agg_scratch);
+	free(e);
+}
+
+static void resync_game(struct proc_node *n, void *ud)
+{
+	struct rg_engine *e = ud;
+
+	n->flags &= ~PROC_F_GAME_COUNTED;
+	game_sync(e, n, classify(e, n), e->now);
+}
+
+int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct engine_config *cfg,
+	       struct rg_engine **ret, struct rg_error *err)
+{
+	struct rg_engine *e;
+	size_t nb = 16, i;
+	int r;
+
+	r = engine_check(policy, rules, err);
+	if (r < 0)
+		return r;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	if (cfg)
+		e->cfg = *cfg;
+	e->agg_cap = e->cfg.agg_capacity ? e->cfg.agg_capacity : ENGINE_DEFAULT_AGG_CAPACITY;
+	if (e->agg_cap > ENGINE_MAX_AGG_CAPACITY) {
+		free(e);
+		return rg_error_set(err, NULL, 0, 0, "aggregation capacity too large");
+	}
+	r = proctree_new(e->cfg.proc_capacity, &e->tree);
+	if (r < 0) {
+		free(e);
+		return r == -EINVAL ? rg_error_set(err, NULL, 0, 0, "invalid process capacity") : r;
+	}
+	proctree_set_exit_hook(e->tree, on_exit_hook, e);
+	while (nb < e->agg_cap)
+		nb <<= 1;
+	e->aggs = calloc(e->agg_cap, sizeof(*e->aggs));
+	e->agg_buckets = malloc(nb * sizeof(*e->agg_buckets));
+	e->agg_scratch = calloc(e->agg_cap, sizeof(*e->agg_scratch));
+	e->games = calloc(policy->n_games ? policy->n_games : 1, sizeof(*e->games));
+	if (!e->aggs || !e->agg_buckets || !e->agg_scratch || !e->games ||
+	    erules_build(policy, rules, &e->erules) < 0) {
+		e->policy = NULL;
+		e->rules = NULL;
+		engine_free(e);
+		return -ENOMEM;
+	}
+	memset(e->agg_buckets, 0xff, nb * sizeof(*e->agg_buckets));
+	e->agg_mask = (uint32_t)nb - 1;
+	e->next_deadline = UINT64_MAX;
+	e->n_games = policy->n_games;
+	for (i = 0; i < e->n_games; i++)
+		e->games[i].game = (int32_t)i;
+	e->st.max_severity = -1;
+	if (e->cfg.hostname)
+		strscpy_ok(e->hostname, e->cfg.hostname, sizeof(e->hostname));
+	else if (gethostname(e->hostname, sizeof(e->hostname) - 1) < 0)
+		strcpy(e->hostname, "localhost");
+	if (e->cfg.boot_id)
+		strscpy_ok(e->boot_id, e->cfg.boot_id, sizeof(e->boot_id));
+	else
+		read_boot_id(e->boot_id, sizeof(e->boot_id));
+	e->cfg.hostname = NULL;
+	e->cfg.boot_id = NULL;
+	e->policy = policy;
+	e->rules = rules;
+	*ret = e;
+	return 0;
+}
+
+int engine_reload(struct rg_engine *e, struct rg_policy *policy, struct rg_ruleset *rules,
+		  engine_emit_fn emit, void *ud, struct rg_error *err)
+{
+	struct game_session *games;
+	struct erule *er;
+	size_t i;
+	int r;
+
+	r = engine_check(policy, rules, err);
+	if (r < 0)
+		return r;
+	games = calloc(policy->n_games ? policy->n_games : 1, sizeof(*games));
+	if (!games || erules_build(policy, rules, &er) < 0) {
+		free(games);
+		return -ENOMEM;
+	}
+	/* The old rules' pending repeats go out under the old rules. */
+	e->emit_err = 0;
+	agg_expire(e, e->now, true, emit, ud);
+	r = e->emit_err;
+	e->emit_err = 0;
+
+	policy_free(e->policy);
+	ruleset_free(e->rules);
+	free(e->erules);
+	free(e->games);
+	e->policy = policy;
+	e->rules = rules;
+	e->erules = er;
+	e->games = games;
+	e->n_games = policy->n_games;
+	for (i = 0; i < e->n_games; i++)
+		e->games[i].game = (int32_t)i;
+	/* Game membership under the new policy; sessions restart from the live processes. */
+	proctree_foreach_live(e->tree, resync_game, e);
+	return r;
+}
+
+const struct rg_policy *engine_policy(const struct rg_engine *e)
+{
+	return e->policy;
+}
+
+const struct rg_ruleset *engine_rules(const struct rg_engine *e)
+{
+	return e->rules;
+}
+
+struct proctree *engine_proctree(struct rg_engine *e)
+{
+	return e->tree;
+}
+
+void engine_get_stats(const struct rg_engine *e, struct engine_stats *ret)
+{
+	*ret = e->st;
+	ret->games_running = 0;
+	for (size_t i = 0; i < e->n_games; i++)
+		ret->games_running += e->games[i].running;
+	proctree_get_stats(e->tree, &ret->proc);
+}
+
+int engine_rule_effective(const struct rg_engine *e, size_t i, bool *enabled, int *action)
+{
+	if (i >= e->rules->n)
+		return -ENOENT;
+	*enabled = e->erules[i].enabled;
+	*action = e->erules[i].action;
+	return 0;
+}
+
+void engine_rule_stats(const struct rg_engine *e, size_t i, uint64_t *alerts, uint64_t *matches)
+{
+	*alerts = i < e->rules->n ? e->erules[i].alerts : 0;
+	*matches = i < e->rules->n ? e->erules[i].matches : 0;
+}

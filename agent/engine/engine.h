@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The rule engine: events in, alerts (JSON objects, the schema in rules/schema/alert.schema.json)
+ * out. It keeps the correlation state: the process tree (fed only by events), game sessions, which
+ * processes used RDMA, and the aggregation of repeats.
+ *
+ * Repeats: the first match of a rule for a process and object (the rule's aggregate.by fields)
+ * is emitted at once with count 1; further matches within the window (policy aggregate_window,
+ * default 60 s, or the rule's own) are counted, and when the window ends one alert says how many
+ * there were (count, event.start, event.end). Nothing is silenced: pending counts are emitted by
+ * engine_tick() when their window ends, by engine_flush(), on reload, and when the table is full
+ * (the entry closest to its end is flushed early). Time is the events' own (@timestamp), so a
+ * replay aggregates exactly as the live daemon did.
+ *
+ * Bounded memory: the process tree (engine_config.proc_capacity entries) and the aggregation table
+ * (agg_capacity entries) are allocated at creation; events are evaluated without allocating.
+ * Only building an alert allocates.
+ *
+ * Not thread-safe: one thread calls everything (the daemon's event loop).
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event/event.h"
+#include "jsondoc.h"
+#include "policy.h"
+#include "proctree/proctree.h"
+#include "rules.h"
+
+#define ENGINE_DEFAULT_AGG_CAPACITY 1024
+#define ENGINE_MAX_AGG_CAPACITY	    (1u << 20)
+#define ENGINE_MESSAGE_MAX	    512
+#define ENGINE_HASH_MAX_BYTES	    (512ull << 20) /* executables larger than this are not hashed */
+
+struct rg_engine;
+
+/*
+ * Receives each alert. The object is the engine's: take a reference (json_object_get) to keep it.
+ * severity is the alert's (enum rg_severity). A negative return is passed back to the caller of
+ * engine_process/tick/flush (after the remaining alerts of that call are emitted).
+ */
+typedef int (*engine_emit_fn)(struct json_object *alert, int severity, void *ud);
+
+struct engine_config {
+	const char *hostname;	   /* NULL: gethostname() */
+	const char *boot_id;	   /* NULL: /proc/sys/kernel/random/boot_id; "" if unreadable */
+	uint64_t
+	    boot_realtime_ns; /* wall clock at boot (boot_to_realtime_offset_ns()); 0: unknown */
+	size_t proc_capacity;	   /* 0: PROCTREE_DEFAULT_CAPACITY */
+	size_t agg_capacity;	   /* 0: ENGINE_DEFAULT_AGG_CAPACITY */
+	/*
+	 * How to get the sha256 of a process's executable (policy games and allow entries that
+	 * name one). hash_live: read /proc/PID/exe of the live process, checking that pid, start
+	 * time and inode are still the node's (the daemon and audit). hash_exe: a custom function
+	 * (tests). Neither: nothing is hashed and sha256 conditions never match (replay).
+	 */
+	bool hash_live;
+	int (*hash_exe)(void *ud, const struct proc_node *n, char out[65]);
+	void *hash_ud;
+};
+
+/*
+ * Checks that policy and rules fit together (every per-rule override names a rule). -EINVAL with
+ * err at the override's position in the policy file.
+ */
+int engine_check(const struct rg_policy *policy, const struct rg_ruleset *rules,
+		 struct rg_error *err);
+/*
+ * Loads what an engine needs, as every command does it: the policy file (NULL: the built-in
+ * default policy; check_owner as in policy_load()) and the rules directory (NULL:
+ * rules_default_dir()), then engine_check(). On error nothing is returned and err says where.
+ */
+int engine_load_config(const char *policy_path, bool check_owner, const char *rules_dir,
+		       struct rg_policy **ret_policy, struct rg_ruleset **ret_rules,
+		       struct rg_error *err);
+
+/* Creates an engine; on success it owns policy and rules. cfg may be NULL. */
+int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct engine_config *cfg,
+	       struct rg_engine **ret, struct rg_error *err);
+void engine_free(struct rg_engine *e);
+
+/*
+ * Swaps in a new policy and rule set (SIGHUP), keeping the process tree, RDMA history and game
+ * sessions (recomputed for the new games). Pending repeats of the old rules are emitted first.
+ * On error (-EINVAL, err set) nothing changes and the caller still owns policy and rules; on
+ * success the engine owns them and has freed the old ones.
+ */
+int engine_reload(struct rg_engine *e, struct rg_policy *policy, struct rg_ruleset *rules,
+		  engine_emit_fn emit, void *ud, struct rg_error *err);
+
+/* Feeds one event. Returns 0, or the first negative value emit returned. */
+int engine_process(struct rg_engine *e, const struct rg_event *ev, engine_emit_fn emit, void *ud);
+/* Emits the aggregated repeats whose window ended at or before now_ns (wall clock). */
+int engine_tick(struct rg_engine *e, uint64_t now_ns, engine_emit_fn emit, void *ud);
+/* Emits every pending repeat now (shutdown, end of a replay). */
+int engine_flush(struct rg_engine *e, engine_emit_fn emit, void *ud);
+
+const struct rg_policy *engine_policy(const struct rg_engine *e);
+const struct rg_ruleset *engine_rules(const struct rg_engine *e);
+struct proctree *engine_proctree(struct rg_engine *e);
+
+struct engine_stats {
+	uint64_t events;
+	uint64_t events_by_type[RG_EV__MAX];
+	uint64_t alerts; /* emitted */
+	uint64_t alerts_by_severity[RG_SEV__MAX];
+	uint64_t matches;    /* rule matches, including repeats folded into counts */
+	uint64_t agg_pending; /* repeats counted but not emitted yet */
+	uint64_t agg_evicted; /* entries flushed early because the table was full */
+	int max_severity;    /* highest severity emitted, -1 if none */
+	size_t games_running;
+	struct proctree_stats proc;
+};
+void engine_get_stats(const struct rg_engine *e, struct engine_stats *ret);
+/*
+ * The i-th rule of engine_rules() as the policy leaves it: enabled, and its action (enum rg_action;
+ * enforcement, issue 7, arms deny/kill for these). -ENOENT past the end.
+ */
+int engine_rule_effective(const struct rg_engine *e, size_t i, bool *enabled, int *action);
+/* Alerts emitted for the i-th rule of engine_rules(), and matches (repeats included). */
+void engine_rule_stats(const struct rg_engine *e, size_t i, uint64_t *alerts, uint64_t *matches);
+
+/*
+ * Fills an AGENT_POLICY event (what AGENT-003 reports) for the daemon: ok after a (re)load, or
+ * not ok with the reason (rg_error_format() text) when a new set was rejected and the old one
+ * stays in force. file is the policy path (or the rules directory).
+ */
+void engine_policy_event(struct rg_event *ev, uint64_t ts, bool ok, int error, const char *file,
+			 const char *text);
+
+/* process.entity_id for (pid, start_boot_ns) on this engine's host boot: 32 hex digits. */
+void engine_entity_id(const struct rg_engine *e, uint32_t pid, uint64_t start_boot_ns,
+		      char out[static 33]);

@@ -1,0 +1,979 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jsondoc.h"
+#include "common/util.h"
+
+struct jpos {
+	const struct json_object *parent; /* NULL for the root */
+	const struct json_object *value;  /* NULL for null */
+	char *key;			  /* object member, else NULL */
+	size_t idx;			  /* array element */
+	size_t key_pos, val_pos;
+};
+
+struct jdoc {
+	char *file;
+	char *text;
+	size_t len;
+	struct json_object *root;
+	struct jpos *pos;
+	size_t npos, apos;
+	/* Built after parsing, so that position lookups are O(1) and line numbers O(log n). */
+	uint32_t *by_member; /* open addressing on (parent, key or index) -> pos index + 1 */
+	uint32_t *by_value;  /* on the value pointer */
+	size_t mask;
+	size_t *lines; /* offset of the start of each line */
+	size_t nlines;
+};
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t member_hash(const struct json_object *parent, const char *key, size_t idx)
+{
+	uint64_t h = mix((uint64_t)(uintptr_t)parent);
+
+	if (key)
+		for (; *key; key++)
+			h = (h ^ (unsigned char)*key) * 1099511628211ull;
+	else
+		h ^= mix(idx + 1);
+	return mix(h);
+}
+
+static int build_index(struct jdoc *d)
+{
+	size_t n = 16, i, k;
+
+	while (n < d->npos * 2)
+		n <<= 1;
+	d->by_member = calloc(n, sizeof(*d->by_member));
+	d->by_value = calloc(n, sizeof(*d->by_value));
+	if (!d->by_member || !d->by_value)
+		return -ENOMEM;
+	d->mask = n - 1;
+	for (i = 0; i < d->npos; i++) {
+		const struct jpos *e = &d->pos[i];
+
+		for (k = member_hash(e->parent, e->key, e->idx) & d->mask; d->by_member[k];
+		     k = (k + 1) & d->mask)
+			;
+		d->by_member[k] = (uint32_t)i + 1;
+		if (!e->value)
+			continue;
+		for (k = mix((uint64_t)(uintptr_t)e->value) & d->mask; d->by_value[k];
+		     k = (k + 1) & d->mask)
+			;
+		d->by_value[k] = (uint32_t)i + 1;
+	}
+	d->nlines = 1;
+	for (i = 0; i < d->len; i++)
+		d->nlines += d->text[i] == '\n';
+	d->lines = malloc(d->nlines * sizeof(*d->lines));
+	if (!d->lines)
+		return -ENOMEM;
+	d->lines[0] = 0;
+	for (i = 0, k = 1; i < d->len; i++)
+		if (d->text[i] == '\n')
+			d->lines[k++] = i + 1;
+	return 0;
+}
+
+int rg_error_set(struct rg_error *err, const char *file, unsigned line, unsigned column,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return -EINVAL;
+	strscpy_ok(err->file, file ? file : "", sizeof(err->file));
+	err->line = line;
+	err->column = line ? column : 0;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+const char *rg_error_format(const struct rg_error *err, char *buf, size_t size)
+{
+	if (err->file[0] && err->line)
+		snprintf(buf, size, "%s:%u:%u: %s", err->file, err->line, err->column, err->msg);
+	else if (err->file[0])
+		snprintf(buf, size, "%s: %s", err->file, err->msg);
+	else
+		snprintf(buf, size, "%s", err->msg);
+	return buf;
+}
+
+void jdoc_line_col(const struct jdoc *doc, size_t pos, unsigned *line, unsigned *column)
+{
+	size_t lo = 0, hi, i, bol = 0;
+	unsigned l = 1;
+
+	if (pos > doc->len)
+		pos = doc->len;
+	if (doc->lines) {
+		/* the last line start <= pos */
+		hi = doc->nlines;
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (doc->lines[mid] <= pos)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		*line = (unsigned)lo + 1;
+		*column = (unsigned)(pos - doc->lines[lo]) + 1;
+		return;
+	}
+	/* During parsing, before the index exists. */
+	for (i = 0; i < pos; i++)
+		if (doc->text[i] == '\n') {
+			l++;
+			bol = i + 1;
+		}
+	*line = l;
+	*column = (unsigned)(pos - bol) + 1;
+}
+
+static int verror(const struct jdoc *doc, size_t pos, struct rg_error *err, const char *fmt,
+		  va_list ap)
+{
+	unsigned line = 0, col = 0;
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (pos != JDOC_NOPOS)
+		jdoc_line_col(doc, pos, &line, &col);
+	return rg_error_set(err, doc->file, line, col, "%s", msg);
+}
+
+int jdoc_error(const struct jdoc *doc, size_t pos, struct rg_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = verror(doc, pos, err, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+const char *json_type_words(const struct json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_double:
+	case json_type_int:
+		return "a number";
+	case json_type_object:
+		return "an object";
+	case json_type_array:
+		return "an array";
+	case json_type_string:
+		return "a string";
+	}
+	return "?";
+}
+
+/* The parser. */
+
+struct parser {
+	struct jdoc *doc;
+	const char *s;
+	size_t len, i;
+	unsigned depth;
+	struct rg_error *err;
+};
+
+static int perr(struct parser *p, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int perr(struct parser *p, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = verror(p->doc, pos, p->err, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static int skip_ws(struct parser *p)
+{
+	while (p->i < p->len) {
+		char c = p->s[p->i];
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			p->i++;
+		} else if (c == '/' && p->i + 1 < p->len && p->s[p->i + 1] == '/') {
+			while (p->i < p->len && p->s[p->i] != '\n')
+				p->i++;
+		} else if (c == '/' && p->i + 1 < p->len && p->s[p->i + 1] == '*') {
+			size_t start = p->i;
+
+			p->i += 2;
+			for (;;) {
+				if (p->i + 1 >= p->len) {
+					return perr(p, start, "unterminated comment");
+				}
+				if (p->s[p->i] == '*' && p->s[p->i + 1] == '/') {
+					p->i += 2;
+					break;
+				}
+				p->i++;
+			}
+		} else
+			break;
+	}
+	return 0;
+}
+
+static const char *describe(struct parser *p, char buf[static 16])
+{
+	unsigned char c;
+
+	if (p->i >= p->len)
+		return "end of file";
+	c = (unsigned char)p->s[p->i];
+	if (c >= 0x21 && c < 0x7f)
+		snprintf(buf, 16, "'%c'", c);
+	else
+		snprintf(buf, 16, "byte 0x%02x", c);
+	return buf;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int read_u16(struct parser *p, size_t at, unsigned *ret)
+{
+	unsigned v = 0;
+	int k;
+
+	if (at + 4 > p->len)
+		return perr(p, at - 2, "invalid \\u escape");
+	for (k = 0; k < 4; k++) {
+		int h = hexval(p->s[at + k]);
+		if (h < 0)
+			return perr(p, at - 2, "invalid \\u escape");
+		v = v << 4 | (unsigned)h;
+	}
+	*ret = v;
+	return 0;
+}
+
+/* Length of a valid UTF-8 sequence at s (n bytes available), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+	size_t k, len;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else
+		return 0;
+	if (n < len)
+		return 0;
+	for (k = 1; k < len; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[k] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static size_t put_utf8(char *out, uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | cp >> 6);
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | cp >> 12);
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | cp >> 18);
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/*
+ * Decodes the string at p->i (an opening quote). The result is malloc'ed, NUL-terminated, and may
+ * contain NUL bytes (from \u0000); its length goes to ret_len. If out_map is set, stops after
+ * decoded byte stop_at and stores the raw offset that produced it.
+ */
+static int scan_string(struct parser *p, char **ret, size_t *ret_len, size_t stop_at,
+		       size_t *out_map)
+{
+	size_t start = p->i, n = 0;
+	char *buf = NULL;
+
+	if (p->i >= p->len || p->s[p->i] != '"')
+		return perr(p, p->i, "expected a string");
+	if (ret) {
+		/* The decoded form is never longer than the raw one. */
+		size_t k = p->i + 1;
+		while (k < p->len && p->s[k] != '"')
+			k += p->s[k] == '\\' ? 2 : 1;
+		buf = malloc(MIN(k, p->len) - p->i + 1);
+		if (!buf)
+			return -ENOMEM;
+	}
+	p->i++;
+	for (;;) {
+		size_t at = p->i;
+		unsigned char c;
+		char tmp[4];
+		size_t tl;
+
+		if (p->i >= p->len) {
+			free(buf);
+			return perr(p, start, "unterminated string");
+		}
+		c = (unsigned char)p->s[p->i];
+		if (c == '"') {
+			p->i++;
+			break;
+		}
+		if (c < 0x20) {
+			free(buf);
+			return perr(p, at,
+				    "control character in string (use an escape such as \\n)");
+		}
+		if (c == '\\') {
+			unsigned u, lo;
+
+			if (p->i + 1 >= p->len) {
+				free(buf);
+				return perr(p, start, "unterminated string");
+			}
+			switch (p->s[p->i + 1]) {
+			case '"':
+			case '\\':
+			case '/':
+				tmp[0] = p->s[p->i + 1];
+				tl = 1;
+				p->i += 2;
+				break;
+			case 'b':
+				tmp[0] = '\b', tl = 1, p->i += 2;
+				break;
+			case 'f':
+				tmp[0] = '\f', tl = 1, p->i += 2;
+				break;
+			case 'n':
+				tmp[0] = '\n', tl = 1, p->i += 2;
+				break;
+			case 'r':
+				tmp[0] = '\r', tl = 1, p->i += 2;
+				break;
+			case 't':
+				tmp[0] = '\t', tl = 1, p->i += 2;
+				break;
+			case 'u':
+				if (read_u16(p, p->i + 2, &u) < 0) {
+					free(buf);
+					return -EINVAL;
+				}
+				p->i += 6;
+				if (u >= 0xd800 && u <= 0xdbff) {
+					if (p->i + 1 >= p->len || p->s[p->i] != '\\' ||
+					    p->s[p->i + 1] != 'u' ||
+					    read_u16(p, p->i + 2, &lo) < 0 || lo < 0xdc00 ||
+					    lo > 0xdfff) {
+						free(buf);
+						return perr(p, at, "invalid UTF-16 surrogate pair");
+					}
+					p->i += 6;
+					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+				} else if (u >= 0xdc00 && u <= 0xdfff) {
+					free(buf);
+					return perr(p, at, "invalid UTF-16 surrogate pair");
+				}
+				tl = put_utf8(tmp, u);
+				break;
+			default:
+				free(buf);
+				return perr(p, at, "invalid escape '\\%c'",
+					    (p->s[p->i + 1] >= 0x21 && p->s[p->i + 1] < 0x7f)
+						? p->s[p->i + 1]
+						: '?');
+			}
+		} else {
+			tl = utf8_len((const unsigned char *)p->s + p->i, p->len - p->i);
+			if (!tl) {
+				free(buf);
+				return perr(p, at, "invalid UTF-8 in string");
+			}
+			memcpy(tmp, p->s + p->i, tl);
+			p->i += tl;
+		}
+		if (out_map && stop_at < n + tl) {
+			*out_map = at;
+			return 0;
+		}
+		if (buf)
+			memcpy(buf + n, tmp, tl);
+		n += tl;
+	}
+	if (out_map) {
+		*out_map = p->i - 1; /* past the end: the closing quote */
+		return 0;
+	}
+	if (buf)
+		buf[n] = 0;
+	if (ret)
+		*ret = buf;
+	if (ret_len)
+		*ret_len = n;
+	return 0;
+}
+
+static int add_pos(struct parser *p, const struct json_object *parent, const char *key, size_t idx,
+		   size_t key_pos, size_t val_pos, const struct json_object *value)
+{
+	struct jdoc *d = p->doc;
+	struct jpos *e;
+
+	if (d->npos == d->apos) {
+		size_t na = d->apos ? d->apos * 2 : 64;
+		struct jpos *np = realloc(d->pos, na * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		d->pos = np;
+		d->apos = na;
+	}
+	e = &d->pos[d->npos];
+	e->key = NULL;
+	if (key) {
+		e->key = strdup(key);
+		if (!e->key)
+			return -ENOMEM;
+	}
+	d->npos++;
+	e->parent = parent;
+	e->value = value;
+	e->idx = idx;
+	e->key_pos = key_pos;
+	e->val_pos = val_pos;
+	return 0;
+}
+
+static int parse_value(struct parser *p, struct json_object **ret);
+
+static int parse_number(struct parser *p, struct json_object **ret)
+{
+	size_t start = p->i, k = p->i;
+	bool neg = false, frac = false;
+	char buf[64];
+
+	if (k < p->len && p->s[k] == '-') {
+		neg = true;
+		k++;
+	}
+	if (k >= p->len || p->s[k] < '0' || p->s[k] > '9')
+		return perr(p, start, "invalid number");
+	if (p->s[k] == '0') {
+		k++;
+		if (k < p->len && p->s[k] >= '0' && p->s[k] <= '9')
+			return perr(p, start, "invalid number (leading zero)");
+	} else
+		while (k < p->len && p->s[k] >= '0' && p->s[k] <= '9')
+			k++;
+	if (k < p->len && p->s[k] == '.') {
+		frac = true;
+		k++;
+		if (k >= p->len || p->s[k] < '0' || p->s[k] > '9')
+			return perr(p, start, "invalid number");
+		while (k < p->len && p->s[k] >= '0' && p->s[k] <= '9')
+			k++;
+	}
+	if (k < p->len && (p->s[k] == 'e' || p->s[k] == 'E')) {
+		frac = true;
+		k++;
+		if (k < p->len && (p->s[k] == '+' || p->s[k] == '-'))
+			k++;
+		if (k >= p->len || p->s[k] < '0' || p->s[k] > '9')
+			return perr(p, start, "invalid number");
+		while (k < p->len && p->s[k] >= '0' && p->s[k] <= '9')
+			k++;
+	}
+	if (k - start >= sizeof(buf))
+		return perr(p, start, "number too long");
+	memcpy(buf, p->s + start, k - start);
+	buf[k - start] = 0;
+	p->i = k;
+	if (frac) {
+		double d = strtod(buf, NULL);
+		if (!isfinite(d))
+			return perr(p, start, "number out of range");
+		*ret = json_object_new_double(d);
+	} else {
+		uint64_t u;
+		if (safe_atou64(buf + neg, 10, &u) < 0)
+			return perr(p, start, "number out of range");
+		if (neg) {
+			if (u > (uint64_t)INT64_MAX + 1)
+				return perr(p, start, "number out of range");
+			*ret = json_object_new_int64(u == (uint64_t)INT64_MAX + 1 ? INT64_MIN
+										  : -(int64_t)u);
+		} else if (u > INT64_MAX)
+			*ret = json_object_new_uint64(u);
+		else
+			*ret = json_object_new_int64((int64_t)u);
+	}
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int parse_object(struct parser *p, struct json_object **ret)
+{
+	struct json_object *o = json_object_new_object();
+	char cb[16];
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	p->i++; /* { */
+	r = skip_ws(p);
+	if (r < 0)
+		goto fail;
+	if (p->i < p->len && p->s[p->i] == '}') {
+		p->i++;
+		*ret = o;
+		return 0;
+	}
+	for (;;) {
+		size_t key_pos = p->i, val_pos, klen;
+		struct json_object *v = NULL;
+		char *key = NULL;
+
+		if (p->i >= p->len || p->s[p->i] != '"') {
+			r = perr(p, p->i, "expected a string key, found %s", describe(p, cb));
+			goto fail;
+		}
+		r = scan_string(p, &key, &klen, 0, NULL);
+		if (r < 0)
+			goto fail;
+		if (strlen(key) != klen) {
+			free(key);
+			r = perr(p, key_pos, "NUL character in key");
+			goto fail;
+		}
+		if (json_object_object_get_ex(o, key, NULL)) {
+			r = perr(p, key_pos, "duplicate key \"%s\"", key);
+			free(key);
+			goto fail;
+		}
+		r = skip_ws(p);
+		if (r >= 0 && (p->i >= p->len || p->s[p->i] != ':'))
+			r = perr(p, p->i, "expected ':' after the key, found %s", describe(p, cb));
+		if (r >= 0) {
+			p->i++;
+			r = skip_ws(p);
+		}
+		val_pos = p->i;
+		if (r >= 0)
+			r = parse_value(p, &v);
+		if (r < 0) {
+			free(key);
+			goto fail;
+		}
+		if (json_object_object_add(o, key, v) < 0) {
+			json_object_put(v);
+			free(key);
+			r = -ENOMEM;
+			goto fail;
+		}
+		r = add_pos(p, o, key, 0, key_pos, val_pos, v);
+		free(key);
+		if (r < 0)
+			goto fail;
+		r = skip_ws(p);
+		if (r < 0)
+			goto fail;
+		if (p->i < p->len && p->s[p->i] == ',') {
+			p->i++;
+			r = skip_ws(p);
+			if (r < 0)
+				goto fail;
+			if (p->i < p->len && p->s[p->i] == '}') {
+				r = perr(p, p->i, "trailing comma before '}'");
+				goto fail;
+			}
+			continue;
+		}
+		if (p->i < p->len && p->s[p->i] == '}') {
+			p->i++;
+			break;
+		}
+		r = perr(p, p->i, "expected ',' or '}', found %s", describe(p, cb));
+		goto fail;
+	}
+	*ret = o;
+	return 0;
+fail:
+	json_object_put(o);
+	return r;
+}
+
+static int parse_array(struct parser *p, struct json_object **ret)
+{
+	struct json_object *a = json_object_new_array();
+	size_t idx = 0;
+	char cb[16];
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	p->i++; /* [ */
+	r = skip_ws(p);
+	if (r < 0)
+		goto fail;
+	if (p->i < p->len && p->s[p->i] == ']') {
+		p->i++;
+		*ret = a;
+		return 0;
+	}
+	for (;; idx++) {
+		size_t val_pos = p->i;
+		struct json_object *v = NULL;
+
+		r = parse_value(p, &v);
+		if (r < 0)
+			goto fail;
+		if (json_object_array_add(a, v) < 0) {
+			json_object_put(v);
+			r = -ENOMEM;
+			goto fail;
+		}
+		r = add_pos(p, a, NULL, idx, val_pos, val_pos, v);
+		if (r < 0)
+			goto fail;
+		r = skip_ws(p);
+		if (r < 0)
+			goto fail;
+		if (p->i < p->len && p->s[p->i] == ',') {
+			p->i++;
+			r = skip_ws(p);
+			if (r < 0)
+				goto fail;
+			if (p->i < p->len && p->s[p->i] == ']') {
+				r = perr(p, p->i, "trailing comma before ']'");
+				goto fail;
+			}
+			continue;
+		}
+		if (p->i < p->len && p->s[p->i] == ']') {
+			p->i++;
+			break;
+		}
+		r = perr(p, p->i, "expected ',' or ']', found %s", describe(p, cb));
+		goto fail;
+	}
+	*ret = a;
+	return 0;
+fail:
+	json_object_put(a);
+	return r;
+}
+
+static bool match_word(struct parser *p, const char *w)
+{
+	size_t n = strlen(w);
+
+	if (p->len - p->i < n || memcmp(p->s + p->i, w, n) != 0)
+		return false;
+	/* "truex" is not "true" */
+	if (p->i + n < p->len) {
+		char c = p->s[p->i + n];
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '_')
+			return false;
+	}
+	p->i += n;
+	return true;
+}
+
+static int parse_value(struct parser *p, struct json_object **ret)
+{
+	char cb[16];
+	int r;
+
+	if (p->i >= p->len)
+		return perr(p, p->i, "expected a value, found end of file");
+	switch (p->s[p->i]) {
+	case '{':
+	case '[':
+		if (++p->depth > JDOC_MAX_DEPTH)
+			return perr(p, p->i, "nesting deeper than %d levels", JDOC_MAX_DEPTH);
+		r = p->s[p->i] == '{' ? parse_object(p, ret) : parse_array(p, ret);
+		p->depth--;
+		return r;
+	case '"': {
+		char *s = NULL;
+		size_t n;
+
+		r = scan_string(p, &s, &n, 0, NULL);
+		if (r < 0)
+			return r;
+		*ret = json_object_new_string_len(s, (int)n);
+		free(s);
+		return *ret ? 0 : -ENOMEM;
+	}
+	case '-':
+	case '0' ... '9':
+		return parse_number(p, ret);
+	default:
+		break;
+	}
+	if (match_word(p, "true")) {
+		*ret = json_object_new_boolean(1);
+		return *ret ? 0 : -ENOMEM;
+	}
+	if (match_word(p, "false")) {
+		*ret = json_object_new_boolean(0);
+		return *ret ? 0 : -ENOMEM;
+	}
+	if (match_word(p, "null")) {
+		*ret = NULL;
+		return 0;
+	}
+	if (p->s[p->i] == '\'')
+		return perr(p, p->i, "strings must use double quotes");
+	return perr(p, p->i, "expected a value, found %s", describe(p, cb));
+}
+
+void jdoc_free(struct jdoc *doc)
+{
+	size_t i;
+
+	if (!doc)
+		return;
+	for (i = 0; i < doc->npos; i++)
+		free(doc->pos[i].key);
+	free(doc->pos);
+	free(doc->by_member);
+	free(doc->by_value);
+	free(doc->lines);
+	json_object_put(doc->root);
+	free(doc->text);
+	free(doc->file);
+	free(doc);
+}
+
+int jdoc_parse(const char *file, const char *text, size_t len, struct jdoc **ret,
+	       struct rg_error *err)
+{
+	struct jdoc *doc = calloc(1, sizeof(*doc));
+	struct parser p = {.doc = doc, .err = err};
+	struct json_object *root = NULL;
+	char cb[16];
+	size_t root_pos;
+	int r;
+
+	if (!doc)
+		return -ENOMEM;
+	doc->file = strdup(file ? file : "");
+	doc->text = malloc(len + 1);
+	if (!doc->file || !doc->text) {
+		jdoc_free(doc);
+		return -ENOMEM;
+	}
+	memcpy(doc->text, text, len);
+	doc->text[len] = 0;
+	doc->len = len;
+	p.s = doc->text;
+	p.len = len;
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		p.i = 3;
+	r = skip_ws(&p);
+	if (r < 0)
+		goto fail;
+	if (p.i >= p.len) {
+		r = perr(&p, p.i, "empty document");
+		goto fail;
+	}
+	root_pos = p.i;
+	r = parse_value(&p, &root);
+	if (r < 0)
+		goto fail;
+	doc->root = root; /* freed with the document from here on */
+	r = skip_ws(&p);
+	if (r < 0)
+		goto fail;
+	if (p.i < p.len) {
+		r = perr(&p, p.i, "unexpected %s after the end of the document", describe(&p, cb));
+		goto fail;
+	}
+	r = add_pos(&p, NULL, NULL, 0, root_pos, root_pos, root);
+	if (r >= 0)
+		r = build_index(doc);
+	if (r < 0)
+		goto fail;
+	*ret = doc;
+	return 0;
+fail:
+	jdoc_free(doc);
+	return r;
+}
+
+int jdoc_load(const char *path, bool check_owner, struct jdoc **ret, struct rg_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	bool trunc;
+	size_t len;
+	int r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		r = -errno;
+		rg_error_set(err, path, 0, 0, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		rg_error_set(err, path, 0, 0, "cannot stat: %s", strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rg_error_set(err, path, 0, 0, "not a regular file");
+		return -EINVAL;
+	}
+	if (check_owner && st.st_uid != 0) {
+		rg_error_set(err, path, 0, 0, "refused: owned by uid %u, not root",
+			     (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	if (check_owner && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		rg_error_set(err, path, 0, 0, "refused: writable by group or other (mode %04o)",
+			     (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	r = read_fd_bounded(fd, JDOC_MAX_SIZE, &buf, &len, &trunc);
+	if (r < 0) {
+		rg_error_set(err, path, 0, 0, "cannot read: %s", strerror(-r));
+		return r;
+	}
+	if (trunc) {
+		rg_error_set(err, path, 0, 0, "larger than %u bytes", JDOC_MAX_SIZE);
+		return -EFBIG;
+	}
+	return jdoc_parse(path, buf, len, ret, err);
+}
+
+struct json_object *jdoc_root(const struct jdoc *doc)
+{
+	return doc->root;
+}
+
+const char *jdoc_file(const struct jdoc *doc)
+{
+	return doc->file;
+}
+
+size_t jdoc_member_pos(const struct jdoc *doc, const struct json_object *obj, const char *key,
+		       bool at_key)
+{
+	size_t k;
+
+	if (!obj)
+		return doc->npos ? doc->pos[doc->npos - 1].val_pos : JDOC_NOPOS;
+	for (k = member_hash(obj, key, 0) & doc->mask; doc->by_member[k]; k = (k + 1) & doc->mask) {
+		const struct jpos *e = &doc->pos[doc->by_member[k] - 1];
+
+		if (e->parent == obj && e->key && strcmp(e->key, key) == 0)
+			return at_key ? e->key_pos : e->val_pos;
+	}
+	return JDOC_NOPOS;
+}
+
+size_t jdoc_element_pos(const struct jdoc *doc, const struct json_object *arr, size_t idx)
+{
+	size_t k;
+
+	for (k = member_hash(arr, NULL, idx) & doc->mask; doc->by_member[k];
+	     k = (k + 1) & doc->mask) {
+		const struct jpos *e = &doc->pos[doc->by_member[k] - 1];
+
+		if (e->parent == arr && !e->key && e->idx == idx)
+			return e->val_pos;
+	}
+	return JDOC_NOPOS;
+}
+
+size_t jdoc_value_pos(const struct jdoc *doc, const struct json_object *val)
+{
+	size_t k;
+
+	if (!val)
+		return JDOC_NOPOS;
+	for (k = mix((uint64_t)(uintptr_t)val) & doc->mask; doc->by_value[k];
+	     k = (k + 1) & doc->mask)
+		if (doc->pos[doc->by_value[k] - 1].value == val)
+			return doc->pos[doc->by_value[k] - 1].val_pos;
+	return JDOC_NOPOS;
+}
+
+size_t jdoc_string_pos(const struct jdoc *doc, size_t pos, size_t decoded_off)
+{
+	struct rg_error err;
+	struct parser p = {.doc = (struct jdoc *)doc, .s = doc->text, .len = doc->len, .i = pos,
+			   .err = &err};
+	size_t out = JDOC_NOPOS;
+
+	if (pos == JDOC_NOPOS || pos >= doc->len || doc->text[pos] != '"')
+		return JDOC_NOPOS;
+	if (scan_string(&p, NULL, NULL, decoded_off, &out) < 0)
+		return JDOC_NOPOS;
+	return out;
+}

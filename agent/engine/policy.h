@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Policy files: the games, the machine's role, the allowlist, the severity threshold, per-rule
+ * overrides and enforcement settings. JSON with comments; every key is documented in README.md
+ * ("Rules, policies and alerts"); unknown keys are errors, so a typo never disables protection.
+ *
+ * Matching rules (why they differ): a game pattern's '*' also matches '/' (a pattern names a whole
+ * install tree; wider means more protection); an allow pattern's '*' stops at '/' (wider would mean
+ * less protection). A game matches by exe pattern OR sha256; an allow entry needs ALL it names.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jsondoc.h"
+
+struct cond;
+
+enum rg_severity {
+	RG_SEV_INFO = 0,
+	RG_SEV_LOW,
+	RG_SEV_MEDIUM,
+	RG_SEV_HIGH,
+	RG_SEV_CRITICAL,
+	RG_SEV__MAX,
+};
+
+/* "info" "low" "medium" "high" "critical". */
+int severity_from_string(const char *s); /* -EINVAL if unknown */
+const char *severity_to_string(int sev); /* NULL if out of range */
+
+enum rg_role {
+	RG_ROLE_MANAGED = 0, /* a managed desktop: RDMA is unexpected */
+	RG_ROLE_SERVER,	     /* RDMA is legitimate here; only game-related rules matter */
+};
+
+enum rg_action {
+	RG_ACTION_ALERT = 0,
+	RG_ACTION_DENY, /* enforcement: refuse the operation (issue 7) */
+	RG_ACTION_KILL, /* enforcement fallback: SIGKILL the process */
+};
+int action_from_string(const char *s);
+const char *action_to_string(int a);
+
+enum rg_enforce_scope {
+	RG_ENFORCE_ALWAYS = 0,	 /* deny non-allowlisted RDMA at any time */
+	RG_ENFORCE_WHILE_GAME, /* only while a game session runs */
+};
+
+#define POLICY_MAX_GAMES     64
+#define POLICY_MAX_ALLOW     1024
+#define POLICY_MAX_LIST	     64 /* exe patterns, hashes, uids, devices, operations per entry */
+#define POLICY_DEFAULT_MR_MAX (1ull << 30)
+#define POLICY_DEFAULT_WINDOW_NS (60ull * 1000000000ull)
+
+struct rg_policy_game {
+	char *name;
+	char **exe; /* glob patterns, '*' matches '/' */
+	size_t n_exe;
+	char (*sha256)[65];
+	size_t n_sha256;
+};
+
+struct rg_policy_allow {
+	char *exe;	    /* glob pattern (FNM_PATHNAME) */
+	bool exe_literal;   /* no glob characters: policy_resolve_inodes() can pin it */
+	bool pinned;	    /* ino/dev are set: the process's exe must be that very file */
+	uint64_t ino, dev;
+	char sha256[65];    /* "" if none */
+	uint32_t *uids;
+	size_t n_uids;
+	char *parent;	    /* glob pattern (FNM_PATHNAME) of the parent's exe, NULL if none */
+	char **devices;	    /* RDMA device names, none: any */
+	size_t n_devices;
+	bool has_ops;	    /* restricted to operations: */
+	uint32_t op_types;  /* bit per event type (event.action) */
+	uint32_t op_verbs;  /* bit per enum rg_verbs_op */
+	uint32_t op_cm;	    /* bit per enum rg_cm_op */
+	uint64_t expires_ns; /* wall clock; 0: never */
+	char *comment;
+	unsigned line, column; /* where the entry starts, for messages */
+};
+
+struct rg_rule_override {
+	char *rule_id;
+	int enabled;  /* -1 unset, 0, 1 */
+	int severity; /* -1 unset */
+	int action;   /* -1 unset */
+	struct cond **exceptions;
+	size_t n_exceptions;
+	unsigned line, column; /* of the rule id key */
+};
+
+struct rg_policy {
+	char *path;		/* NULL for the built-in default */
+	int role;		/* enum rg_role */
+	int threshold;		/* enum rg_severity: audit/replay exit 1 at or above it */
+	char *description;
+	struct rg_policy_game *games;
+	size_t n_games;
+	struct rg_policy_allow *allow;
+	size_t n_allow;
+	struct rg_rule_override *overrides;
+	size_t n_overrides;
+	uint64_t mr_max_bytes;	     /* RDMA-010: an MR larger than this is oversized */
+	uint64_t aggregate_window_ns; /* default window for repeats */
+	bool enforce;
+	int enforce_scope; /* enum rg_enforce_scope */
+	char **outputs;	   /* output specs for the daemon, validated by the output module */
+	size_t n_outputs;
+};
+
+/*
+ * Loads and validates a policy file. check_owner: refuse a file not owned by root or writable by
+ * group/other (-EPERM). Errors: -EINVAL with err set to file:line:column: message.
+ */
+int policy_load(const char *path, bool check_owner, struct rg_policy **ret, struct rg_error *err);
+/* Parses policy text (for tests and `policy check`); file names it in messages. */
+int policy_parse(const char *file, const char *text, size_t len, struct rg_policy **ret,
+		 struct rg_error *err);
+/* The policy used when none is given: role managed, no games, empty allowlist, threshold medium. */
+int policy_new_default(struct rg_policy **ret);
+void policy_free(struct rg_policy *p);
+
+/*
+ * Pins allow entries with a literal exe path to that file's inode and device (stat below root, NULL
+ * for "/"), so a copy elsewhere or a different file at that path in another mount namespace does
+ * not inherit the allowance. Entries whose file does not exist stay unpinned (and match nothing
+ * if the exe is unknown to the engine). Returns the number pinned.
+ */
+int policy_resolve_inodes(struct rg_policy *p, const char *root);
+
+/* Matching helpers (exe may be ""). */
+bool policy_game_exe_match(const struct rg_policy_game *g, const char *exe);
+bool policy_game_sha_match(const struct rg_policy_game *g, const char *sha256);
+bool policy_games_need_hash(const struct rg_policy *p);
+/* Whether an operation name is valid in "operations" (event action, verbs op or rdma_cm op). */
+bool policy_operation_valid(const char *name);

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The userspace process tree, fed only by events: PROCESS_PRESENT (seeded from /proc by the
+ * inventory), FORK, EXEC and EXIT. Any other event that names a process creates a stub entry for it
+ * if the tree has none, so that state (RDMA use, game membership) can hang off it.
+ *
+ * A process is keyed by (pid, start_boot_ns), so a reused pid is a new entry and the old one is
+ * marked exited. Entries live in one array allocated up front (capacity fixed at creation, default
+ * PROCTREE_DEFAULT_CAPACITY): when it is full the oldest exited entry is recycled, and only if none
+ * is exited the oldest live non-game entry (counted in evicted_live). Nothing on the update path
+ * allocates. Parents are found by key, not by pointer, so an evicted parent just ends the chain.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event/event.h"
+
+#define PROCTREE_DEFAULT_CAPACITY 8192
+#define PROCTREE_MAX_CAPACITY	  (1u << 20)
+#define PROCTREE_MAX_DEPTH	  32 /* ancestors walked at most */
+
+enum {
+	PROC_F_EXITED = 1u << 0,
+	PROC_F_EXEC_KNOWN =
+	    1u << 1, /* exe/args known: EXEC, PROCESS_PRESENT, or inherited at FORK */
+	PROC_F_FROM_EXEC = 1u << 2, /* exe/args come from an EXEC event (newer than any seed) */
+	PROC_F_SEEDED = 1u << 3,    /* first seen in a PROCESS_PRESENT event */
+	PROC_F_HAS_RDMA =
+	    1u << 4,		 /* opened an RDMA device, issued verbs/rdma_cm, loaded a library */
+	PROC_F_GAME = 1u << 5,	 /* runs a game of the policy (see game) */
+	PROC_F_HASHED = 1u << 6, /* sha256 was computed (empty string: could not be) */
+	PROC_F_RDMA_IN_GAME = 1u << 7, /* had RDMA activity while a game session ran */
+	PROC_F_GAME_COUNTED = 1u << 8, /* the engine counts it in its game's session */
+	PROC_F_EXE_STATTED = 1u << 9,  /* the engine looked up exe_ino/exe_dev itself */
+};
+
+struct proc_node {
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t uid;
+	uint32_t sid;
+	uint64_t start_boot_ns; /* 0: not known (stub from an event without it) */
+	uint64_t parent_start_boot_ns;
+	uint64_t exe_ino;
+	uint64_t exe_dev;
+	uint64_t first_seen_ns; /* wall clock of the first event that named it */
+	uint64_t fork_ns;	/* wall clock of its FORK event, 0 if not seen */
+	uint64_t exec_ns;	/* wall clock of its last EXEC event, 0 if not seen */
+	uint64_t exit_ns;	/* wall clock of its exit, 0 while live */
+	uint64_t rdma_first_ns; /* first RDMA activity, 0 if none */
+	uint32_t flags;		/* PROC_F_* */
+	int32_t game;		/* index of the policy game it runs, -1 if none */
+	uint32_t args_len;
+	char comm[RG_COMM_LEN];
+	char exe[RG_PATH_LEN];
+	char args[RG_ARGS_LEN]; /* NUL-separated argv, args_len bytes */
+	char sha256[65];	/* with PROC_F_HASHED */
+
+	/* Private to proctree.c. */
+	int32_t hnext;
+	int32_t lprev, lnext;
+	uint8_t in_use;
+};
+
+struct proctree_stats {
+	size_t capacity;
+	size_t live;
+	size_t exited;
+	uint64_t created;
+	uint64_t evicted_exited; /* recycled exited entries */
+	uint64_t evicted_live;	 /* live entries dropped because the tree was full */
+	uint64_t pid_reused;	 /* a new (pid, start) replaced a live entry with that pid */
+};
+
+struct proctree;
+
+/*
+ * Called when a live entry stops being live: its EXIT, a new process with the same pid, or (evicted
+ * = true) eviction from a full tree. The node is still readable during the call.
+ */
+typedef void (*proctree_exit_fn)(struct proc_node *n, bool evicted, void *ud);
+
+int proctree_new(size_t capacity, struct proctree **ret); /* 0: default capacity */
+void proctree_free(struct proctree *t);
+void proctree_set_exit_hook(struct proctree *t, proctree_exit_fn fn, void *ud);
+
+/*
+ * Applies an event: lifecycle events change the tree; every other event that names a process
+ * (pid != 0) gets an entry (a stub if the process was unknown). Returns the acting process's entry,
+ * or NULL when the event names none. For FORK it is the child. Never allocates.
+ */
+struct proc_node *proctree_update(struct proctree *t, const struct rg_event *ev);
+
+/*
+ * The entry for (pid, start_boot_ns). start_boot_ns 0 means "not known": the live entry with that
+ * pid, else the most recently exited one. NULL if none.
+ */
+struct proc_node *proctree_find(const struct proctree *t, uint32_t pid, uint64_t start_boot_ns);
+/* The parent's entry, NULL if unknown or evicted. */
+struct proc_node *proctree_parent(const struct proctree *t, const struct proc_node *n);
+/* Fills out[] with the parent, grandparent, ... (at most max, at most PROCTREE_MAX_DEPTH). */
+size_t proctree_ancestors(const struct proctree *t, const struct proc_node *n,
+			  struct proc_node **out, size_t max);
+
+/* Calls fn for every live entry (oldest first). */
+void proctree_foreach_live(struct proctree *t, void (*fn)(struct proc_node *n, void *ud), void *ud);
+void proctree_get_stats(const struct proctree *t, struct proctree_stats *ret);
+
+static inline bool proc_node_live(const struct proc_node *n)
+{
+	return !(n->flags & PROC_F_EXITED);
+}
