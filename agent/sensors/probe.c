@@ -15,7 +15,7 @@
 #include "common/util.h"
 #include "probe.h"
 
-#define TRACEFS	       "/sys/kernel/tracing"
+#define TRACEFS		"/sys/kernel/tracing"
 #define DEBUGFS_TRACING "/sys/kernel/debug/tracing"
 
 static bool exists(const char *path)
@@ -82,8 +82,8 @@ static bool lsm_listed(const char *lsms, const char *name)
 static bool probe_btf_prog(enum bpf_prog_type type, enum bpf_attach_type at, const char *func)
 {
 	struct bpf_insn insns[] = {
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
-		{.code = BPF_JMP | BPF_EXIT},
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+	    {.code = BPF_JMP | BPF_EXIT},
 	};
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	int id, fd, lfd;
@@ -170,8 +170,8 @@ bool kfunc_in_kallsyms(const char *func)
 		if (!p || (p[1] != 't' && p[1] != 'T') || p[2] != ' ')
 			continue;
 		name = p + 3;
-		if (strncmp(name, func, n) == 0 && (name[n] == '\n' || name[n] == '\t' ||
-						    name[n] == ' ' || name[n] == 0)) {
+		if (strncmp(name, func, n) == 0 &&
+		    (name[n] == '\n' || name[n] == '\t' || name[n] == ' ' || name[n] == 0)) {
 			found = true;
 			break;
 		}
