@@ -25,7 +25,8 @@ The installed layout is reproduced without touching the host: in a private mount
 /usr, /etc, /var and /run are overlays (on a tmpfs) holding the files of a stage directory
 (e.g. usr/sbin/rdmaguard, etc/rdmaguard/policy.json).
 
-Library: parse(path), Unit. Command (used by run()):
+Library: parse(path) -> Unit, capability_set(), service_dirs(), exec_argv(), Service (one run of
+a command as the unit's service). Internal command, started by Service.start():
   sandbox.py exec PLAN.json   (inside `unshare --mount --propagation private`)
 """
 import ctypes
@@ -384,9 +385,7 @@ def make_ro(paths, keep_rw=()):
         if not under(mp, paths) or under(mp, keep_rw) or "ro" in opts:
             continue
         if any(under(mp, [later]) for later, _ in mounts[i + 1:]):
-            if not any(later == mp for later, _ in mounts[i + 1:]):
-                continue  # covered by a mount above it
-            continue  # mounted over: the later one is handled in its turn
+            continue  # mounted over (or below an overlay): the later mount is handled instead
         remount_ro(mp, opts)
 
 
@@ -468,8 +467,8 @@ def setup_mounts(plan):
         tunables = ["/proc/sys", "/proc/sysrq-trigger", "/proc/latency_stats", "/proc/acpi",
                     "/proc/timer_stats", "/proc/fs", "/proc/irq", "/sys"]
         for p in tunables:
-            if os.path.exists(p):
-                bind_self(p) if not os.path.ismount(p) else None
+            if os.path.exists(p) and not os.path.ismount(p):
+                bind_self(p)
         make_ro(tunables)
     if unit.flag("ProtectControlGroups"):
         make_ro(["/sys/fs/cgroup"])
@@ -596,8 +595,8 @@ class Service:
             # A variant of the unit (e.g. ProtectHome=tmpfs), written next to the run.
             with open(unit_path, encoding="utf-8") as f:
                 text = f.read()
-            text += "\n[Service]\n" + "".join(f"{k}=\n{k}={v}\n" if k in (
-                "CapabilityBoundingSet",) else f"{k}={v}\n" for k, v in overrides.items())
+            # an empty assignment first resets list directives, as in a drop-in
+            text += "\n[Service]\n" + "".join(f"{k}=\n{k}={v}\n" for k, v in overrides.items())
             self.unit_path = os.path.join(workdir, "variant.service")
             with open(self.unit_path, "w", encoding="utf-8") as f:
                 f.write(text)
