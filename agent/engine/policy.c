@@ -634,10 +634,13 @@ int policy_resolve_inodes(struct rg_policy *p, const char *root)
 		struct stat st;
 
 		a->pinned = false;
+		a->pin_failed = false;
 		if (!a->exe_literal)
 			continue;
-		if (root_stat(&rt, a->exe, &st, true) < 0 || !S_ISREG(st.st_mode))
+		if (root_stat(&rt, a->exe, &st, true) < 0 || !S_ISREG(st.st_mode)) {
+			a->pin_failed = true;
 			continue;
+		}
 		a->ino = st.st_ino;
 		a->dev = st.st_dev;
 		a->pinned = true;
