@@ -922,9 +922,13 @@ static int tc_attach_if(struct rg_sensors *s, const char *ifname)
 		r = bpf_tc_hook_create(&hook);
 		if (r == 0)
 			t->created_hook = true;
-		else if (r != -EEXIST)
+		else if (r != -EEXIST) {
+			/* Degraded, not silent: AGENT-002 names the netdev. */
+			queue_sensor_event(s, HP_ROCE, false, "roce: no clsact qdisc on %s (%s)",
+					   ifname, strerror(-r));
 			return log_warning_errno(r, "Failed to add a clsact qdisc to %s: %m",
 						 ifname);
+		}
 		r = bpf_tc_attach(&hook, &in);
 		if (r == 0) {
 			hook.attach_point = BPF_TC_EGRESS;
@@ -933,6 +937,8 @@ static int tc_attach_if(struct rg_sensors *s, const char *ifname)
 		if (r < 0) {
 			log_warning_errno(r, "Failed to attach the RoCE counters to %s: %m",
 					  ifname);
+			queue_sensor_event(s, HP_ROCE, false, "roce: counters not attached to %s (%s)",
+					   ifname, strerror(-r));
 			hook.attach_point = BPF_TC_INGRESS;
 			in.prog_fd = in.prog_id = 0;
 			in.flags = 0;
@@ -1725,7 +1731,13 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 
 	sensors_probe_features(&s->feat);
 	if (!s->feat.ringbuf) {
-		r = log_error_errno(-EOPNOTSUPP, "This kernel has no BPF ring buffer (Linux 5.8).");
+		if (s->feat.ringbuf_error == -EPERM || s->feat.ringbuf_error == -EACCES)
+			r = log_error_errno(s->feat.ringbuf_error,
+					    "Not allowed to use BPF (needs root, or CAP_BPF and "
+					    "CAP_PERFMON): %m");
+		else
+			r = log_error_errno(-EOPNOTSUPP,
+					    "This kernel has no BPF ring buffer (Linux 5.8).");
 		goto fail;
 	}
 	r = make_plan(&s->cfg, &s->feat, &s->plan);
