@@ -17,6 +17,21 @@ SHARE=/run/lab
 LAB=$SHARE/_lab
 # shellcheck source=/dev/null
 . "$LAB/config.sh"
+
+# The guest has its own /tmp and /run: a source tree, build dir or scenario below them on the
+# host is bound back into place from /run/host (the host root as it is).
+expose()
+{
+	[ ! -e "$1" ] || return 0
+	[ -e "/run/host$1" ] || return 0
+	mkdir -p "$1"
+	mount --bind "/run/host$1" "$1"
+}
+expose "$RG_SRC"
+expose "$RG_BUILD"
+for f in "${RG_LAB_SCENARIO_FILES[@]}"; do
+	expose "$(dirname "$f")"
+done
 export RG_SRC RG_BUILD RG RG_LAB_LSM
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1

@@ -1,14 +1,14 @@
 #!/bin/bash
-# ib_read_lat for 4 s (RDMA READs of 2 bytes); while connected, both QPs point at each other and
+# ib_read_lat for 6 s (RDMA READs of 2 bytes); while connected, both QPs point at each other and
 # both MRs have a remote key.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-bg server ib_read_lat -d rxe0 -x 1 -D 4
+bg server ib_read_lat -d rxe0 -x 1 -D 6
 spid=$(bg_pid server)
 wait_for -m "server on TCP 18515" listening 18515
-bg client ib_read_lat -d rxe0 -x 1 -D 4 127.0.0.1
+bg client ib_read_lat -d rxe0 -x 1 -D 6 127.0.0.1
 cpid=$(bg_pid client)
 wait_for -m "the pair's QPs connected" rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
 rdma -j -d resource show mr >"$OUT/mr.json"

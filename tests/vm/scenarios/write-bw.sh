@@ -1,14 +1,14 @@
 #!/bin/bash
-# ib_write_bw for 4 s; while the pair is connected, the kernel's tables show both RC QPs pointing
+# ib_write_bw for 6 s; while the pair is connected, the kernel's tables show both RC QPs pointing
 # at each other and both MRs, with the right pid and comm.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-bg server ib_write_bw -d rxe0 -x 1 -D 4
+bg server ib_write_bw -d rxe0 -x 1 -D 6
 spid=$(bg_pid server)
 wait_for -m "server on TCP 18515" listening 18515
-bg client ib_write_bw -d rxe0 -x 1 -D 4 127.0.0.1
+bg client ib_write_bw -d rxe0 -x 1 -D 6 127.0.0.1
 cpid=$(bg_pid client)
 wait_for -m "the pair's QPs connected" rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
 rdma -j -d resource show mr >"$OUT/mr.json"
