@@ -254,9 +254,20 @@ json_str()
 	/usr/bin/python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$1"
 }
 
+# rc_qps_up PID...: each PID has an RC QP in RTR or RTS. One `rdma` run and no python, so that
+# polling it does not miss a peer that runs for a few seconds only, even on a loaded machine.
+rc_qps_up()
+{
+	local out pid
+	out=$(rdma resource show qp) || return 1
+	for pid; do
+		grep -qE " type RC state (RTR|RTS) .* pid $pid " <<<"$out" || return 1
+	done
+}
+
 # rc_pair_connected FILE PID_A PID_B: the RC QPs of two peers point at each other (each one's
 # rqpn is the other's lqpn) and are past INIT, in `rdma -j -d resource show qp` (saved to FILE).
-# Made for wait_for.
+# Slow under TCG: wait for rc_qps_up and stop the peers (kill -STOP) before calling it.
 rc_pair_connected()
 {
 	local f=$1 a=$2 b=$3 qa qb up='{"|": ["RTR", "RTS"]}'

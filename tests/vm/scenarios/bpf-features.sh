@@ -5,7 +5,7 @@
 # `bpftool feature probe`. The findings are written down in tests/vm/README.md.
 # lab-timeout: 400
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 for m in ib_core ib_uverbs rdma_rxe rdma_cm rdma_ucm; do

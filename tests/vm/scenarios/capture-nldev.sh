@@ -5,7 +5,7 @@
 # tests/fixtures/netlink), then check that decoding the captures gives iproute2's view exactly.
 # lab-timeout: 300
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 listen_id()
@@ -18,14 +18,14 @@ bg rping_server rping -s -a "$LAB_ADDR" -C 1
 rpid=$(bg_pid rping_server)
 wait_for -m "rping's listening cm_id" listen_id "$rpid"
 
-bg bw_server ib_write_bw -d rxe0 -x 1 -D 8
+bg bw_server ib_write_bw -d rxe0 -x 1 -D 4
 spid=$(bg_pid bw_server)
 wait_for -m "ib_write_bw server on TCP 18515" listening 18515
-bg bw_client ib_write_bw -d rxe0 -x 1 -D 8 127.0.0.1
+bg bw_client ib_write_bw -d rxe0 -x 1 -D 4 127.0.0.1
 cpid=$(bg_pid bw_client)
-wait_for -m "the pair's QPs connected" rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
-
+wait_for -m "both QPs past INIT" rc_qps_up "$spid" "$cpid"
 kill -STOP "$spid" "$cpid"
+rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
 /usr/bin/python3 "$RG_SRC/tests/vm/nldev.py" capture "$OUT/netlink" \
 	--peer "ib_write_bw server=$spid" --peer "ib_write_bw client=$cpid" --peer "rping server=$rpid"
 kill -CONT "$spid" "$cpid"

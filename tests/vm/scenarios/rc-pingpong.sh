@@ -2,7 +2,7 @@
 # ibv_rc_pingpong server and client on rxe0 (RC, GID index 1); the server's verbs objects are in
 # the kernel's tables with its pid and comm before the client connects.
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 n=500

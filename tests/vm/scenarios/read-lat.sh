@@ -1,16 +1,19 @@
 #!/bin/bash
-# ib_read_lat for 6 s (RDMA READs of 2 bytes); while connected, both QPs point at each other and
-# both MRs have a remote key.
+# ib_read_lat for 4 s (RDMA READs of 2 bytes); while the pair is connected (and frozen with
+# SIGSTOP), both QPs point at each other and both MRs have a remote key.
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-bg server ib_read_lat -d rxe0 -x 1 -D 6
+bg server ib_read_lat -d rxe0 -x 1 -D 4
 spid=$(bg_pid server)
 wait_for -m "server on TCP 18515" listening 18515
-bg client ib_read_lat -d rxe0 -x 1 -D 6 127.0.0.1
+bg client ib_read_lat -d rxe0 -x 1 -D 4 127.0.0.1
 cpid=$(bg_pid client)
-wait_for -m "the pair's QPs connected" rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
+wait_for -m "both QPs past INIT" rc_qps_up "$spid" "$cpid"
+# Freeze the pair so that it stays connected, whatever the machine's load, while we look.
+kill -STOP "$spid" "$cpid"
+rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
 rdma -j -d resource show mr >"$OUT/mr.json"
 # Both sides issue READs: both RTS. Each registers 2 pages with remote read access.
 for pid in "$spid" "$cpid"; do
@@ -20,6 +23,7 @@ for pid in "$spid" "$cpid"; do
 		\"comm\": \"ib_read_lat\", \"mrlen\": 8192}" --count 1 --get rkey)
 	expect_json "$OUT/mr.json" --match "{\"pid\": $pid, \"lkey\": \"$rkey\", \"rkey\": {\"!=\": \"0\"}}" --count 1
 done
+kill -CONT "$spid" "$cpid"
 bg_wait server
 bg_wait client
 # " #bytes        #iterations       t_avg[usec]    tps average"

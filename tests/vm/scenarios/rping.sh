@@ -1,7 +1,7 @@
 #!/bin/bash
 # rping over rdma_cm: 5 pings; the server's listening cm_id is in the kernel's tables.
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 listen_id()

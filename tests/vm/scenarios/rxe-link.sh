@@ -2,7 +2,7 @@
 # rdma link add creates a soft-RoCE device on dummy0: sysfs, the uverbs node and `rdma link show`.
 # lab-rxe: none
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 [ ! -e /sys/class/infiniband/rxe0 ] || fail "rxe0 exists before rdma link add"

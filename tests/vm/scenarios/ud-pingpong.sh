@@ -1,7 +1,7 @@
 #!/bin/bash
 # ibv_ud_pingpong server and client on rxe0 (UD, GID index 1).
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 n=500

@@ -2,7 +2,7 @@
 # udaddy: UD messages over rdma_cm (port space UDP) between a server bound to the lab address and
 # a client.
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 listen_id()

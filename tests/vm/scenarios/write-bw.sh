@@ -1,16 +1,19 @@
 #!/bin/bash
-# ib_write_bw for 6 s; while the pair is connected, the kernel's tables show both RC QPs pointing
-# at each other and both MRs, with the right pid and comm.
+# ib_write_bw for 4 s; while the pair is connected (and frozen with SIGSTOP), the kernel's tables
+# show both RC QPs pointing at each other and both MRs, with the right pid and comm.
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-bg server ib_write_bw -d rxe0 -x 1 -D 6
+bg server ib_write_bw -d rxe0 -x 1 -D 4
 spid=$(bg_pid server)
 wait_for -m "server on TCP 18515" listening 18515
-bg client ib_write_bw -d rxe0 -x 1 -D 6 127.0.0.1
+bg client ib_write_bw -d rxe0 -x 1 -D 4 127.0.0.1
 cpid=$(bg_pid client)
-wait_for -m "the pair's QPs connected" rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
+wait_for -m "both QPs past INIT" rc_qps_up "$spid" "$cpid"
+# Freeze the pair so that it stays connected, whatever the machine's load, while we look.
+kill -STOP "$spid" "$cpid"
+rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
 rdma -j -d resource show mr >"$OUT/mr.json"
 rdma -j resource show pd >"$OUT/pd.json"
 rdma -j resource show >"$OUT/res.json"
@@ -27,6 +30,7 @@ for pid in "$spid" "$cpid"; do
 done
 expect_json "$OUT/res.json" --match '{"ifname": "rxe0", "qp": {">=": 3}, "mr": {">=": 2}}' --count 1
 
+kill -CONT "$spid" "$cpid"
 bg_wait server
 bg_wait client
 # " 65536      1040             0.00               32.47  		   0.000520"
