@@ -83,7 +83,8 @@ done
 
 [[ $wall =~ ^[1-9][0-9]*$ ]] || die "--timeout: not a number of seconds: $wall"
 scenario_timeout=${RG_LAB_SCENARIO_TIMEOUT:-300}
-[[ $scenario_timeout =~ ^[1-9][0-9]*$ ]] || die "RG_LAB_SCENARIO_TIMEOUT: not a number: $scenario_timeout"
+[[ $scenario_timeout =~ ^[1-9][0-9]*$ ]] ||
+	die "RG_LAB_SCENARIO_TIMEOUT: not a number: $scenario_timeout"
 if [ "$all" = 1 ]; then
 	for f in "$VMDIR"/scenarios/*.sh; do
 		[ -e "$f" ] || continue
@@ -120,7 +121,9 @@ done
 build=$(realpath -m "$build")
 results=$(realpath -m "${results:-$build/vm-results}")
 cache=$(realpath -m "${RG_LAB_CACHE:-$build/vm-cache}")
-case $results in *,*) die "the results path must not contain a comma (qemu option syntax): $results" ;; esac
+case $results in
+*,*) die "the results path must not contain a comma (qemu option syntax): $results" ;;
+esac
 
 # --- what the lab needs on the host --------------------------------------------------------------
 need()
@@ -137,7 +140,7 @@ need timeout coreutils
 busybox=/bin/busybox
 [ -x $busybox ] || die "$busybox not found: apt-get install busybox-static"
 if ldd $busybox >/dev/null 2>&1; then
-	die "$busybox is dynamically linked and cannot run in the initramfs: apt-get install busybox-static"
+	die "$busybox is dynamically linked, useless in the initramfs: apt-get install busybox-static"
 fi
 
 # The kernel: the newest one in /boot whose modules include rdma_rxe.
@@ -147,13 +150,15 @@ pick_kver()
 	for k in /boot/vmlinuz-*; do
 		[ -e "$k" ] || continue
 		v=${k#/boot/vmlinuz-}
-		compgen -G "/lib/modules/$v/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko*" >/dev/null || continue
+		compgen -G "/lib/modules/$v/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko*" >/dev/null ||
+			continue
 		best=$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -n 1)
 	done
 	echo "$best"
 }
 kver=${RG_LAB_KVER:-$(pick_kver)}
-[ -n "$kver" ] || die "no kernel in /boot with rdma_rxe in /lib/modules/*: apt-get install linux-image-amd64"
+[ -n "$kver" ] ||
+	die "no kernel in /boot with rdma_rxe in /lib/modules/*: apt-get install linux-image-amd64"
 kernel=/boot/vmlinuz-$kver
 [ -r "$kernel" ] || die "cannot read $kernel (run as root, or apt-get install linux-image-$kver)"
 [ -d "/lib/modules/$kver" ] || die "no /lib/modules/$kver for $kernel"
@@ -202,8 +207,8 @@ build_initramfs()
 		base=${base%.ko*}.ko
 		echo "/lib/modules/$base" >>"$tmp/modules.order"
 	done
-	(cd "$tmp" && find . -mindepth 1 | LC_ALL=C sort | $busybox cpio -o -H newc 2>/dev/null) >"$tmp.cpio" ||
-		die "building the initramfs failed"
+	(cd "$tmp" && find . -mindepth 1 | LC_ALL=C sort | $busybox cpio -o -H newc 2>/dev/null) \
+		>"$tmp.cpio" || die "building the initramfs failed"
 	rm -rf "$tmp"
 	rm -f "$cache"/initramfs-*.cpio
 	mv "$tmp.cpio" "$out"
@@ -211,7 +216,7 @@ build_initramfs()
 }
 initrd=$(build_initramfs)
 
-# --- the lab share: the results directory ----------------------------------------------------------
+# --- the lab share: the results directory --------------------------------------------------
 lab=$results/_lab
 mkdir -p "$results"
 rm -rf "$lab"
@@ -246,7 +251,7 @@ qemu_args=(
 	-virtfs "local,path=$results,mount_tag=labshare,security_model=none,multidevs=remap"
 )
 
-# --- run it ------------------------------------------------------------------------------------------
+# --- run it ----------------------------------------------------------------------------------
 qpid=""
 stop_qemu()
 {
@@ -301,10 +306,13 @@ progress()
 	if [ "$boot_reported" = 0 ] && [ -s "$lab/booted" ]; then
 		boot_reported=1
 		boot_s=$(elapsed)
-		say "booted in $boot_s s (guest uptime $(cat "$lab/booted") s at the runner's start)"
+		say "booted in $boot_s s (guest uptime $(cat "$lab/booted") s when the runner started)"
 	fi
-	while [ "$reported" -lt ${#scenarios[@]} ] && [ -s "$results/${scenarios[$reported]}/rc" ]; do
-		report_scenario "${scenarios[$reported]}"
+	local next
+	while [ "$reported" -lt ${#scenarios[@]} ]; do
+		next=${scenarios[$reported]}
+		[ -s "$results/$next/rc" ] || break
+		report_scenario "$next"
 		reported=$((reported + 1))
 	done
 }
@@ -355,7 +363,8 @@ if [ "$reported" -lt ${#scenarios[@]} ]; then
 		if [ "$s" = "$current" ]; then
 			failed=$((failed + 1))
 			if [ "$killed" = 1 ]; then
-				echo "FAIL $s (still running at the VM's wall-clock limit of $wall s); tail of its log:"
+				echo "FAIL $s (still running at the VM's wall-clock limit of $wall s);" \
+					"tail of its log:"
 			else
 				echo "FAIL $s (the VM died while it ran); tail of its log:"
 			fi

@@ -211,12 +211,13 @@ _lab_gid_is()
 rxe_up()
 {
 	local name=${1:-rxe0} netdev=${2:-dummy0}
-	rdma link add "$name" type rxe netdev "$netdev" || fail "rdma link add $name type rxe netdev $netdev failed"
+	rdma link add "$name" type rxe netdev "$netdev" ||
+		fail "rdma link add $name type rxe netdev $netdev failed"
 	wait_for -m "$name port 1 ACTIVE" grep -q ACTIVE "/sys/class/infiniband/$name/ports/1/state"
 	wait_for -m "uverbs device node of $name" uverbs_of "$name"
 	if [ "$netdev" = dummy0 ]; then
-		wait_for -m "$name GID 1 = $LAB_ADDR" \
-			_lab_gid_is "/sys/class/infiniband/$name/ports/1/gids/1" "$(ipv4_gid "$LAB_ADDR")"
+		wait_for -m "$name GID 1 = $LAB_ADDR" _lab_gid_is \
+			"/sys/class/infiniband/$name/ports/1/gids/1" "$(ipv4_gid "$LAB_ADDR")"
 	fi
 }
 
@@ -252,6 +253,14 @@ rxe_down()
 json_str()
 {
 	/usr/bin/python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$1"
+}
+
+# cm_id_listening FILE PID: PID has a cm_id in LISTEN in `rdma -j resource show cm_id` (saved to
+# FILE). Made for wait_for.
+cm_id_listening()
+{
+	rdma -j resource show cm_id >"$1" &&
+		expect_json "$1" --match "{\"pid\": $2, \"state\": \"LISTEN\"}" --count 1
 }
 
 # rc_qps_up PID...: each PID has an RC QP in RTR or RTS. One `rdma` run and no python, so that

@@ -83,7 +83,8 @@ cgroup_kill()
 	local cg=$1
 	[ -d "$cg" ] || return 0
 	echo 1 >"$cg/cgroup.kill"
-	wait_for -t 30 -m "the scenario's processes to end" grep -q '^populated 0' "$cg/cgroup.events"
+	wait_for -t 30 -m "the scenario's processes to end" \
+		grep -q '^populated 0' "$cg/cgroup.events"
 	rmdir "$cg"
 }
 
@@ -100,10 +101,12 @@ echo 2 >/proc/sys/kernel/sysrq 2>/dev/null || true
 # helper even though /sbin/modprobe is the built-in default, as the recipe asks (see README).
 modprobe crc32_generic || lab_error "modprobe crc32_generic failed"
 echo /sbin/modprobe >/proc/sys/kernel/modprobe
-modprobe -a rdma_rxe ib_uverbs rdma_ucm dummy || lab_error "modprobe rdma_rxe ib_uverbs rdma_ucm dummy failed"
+modprobe -a rdma_rxe ib_uverbs rdma_ucm dummy ||
+	lab_error "modprobe rdma_rxe ib_uverbs rdma_ucm dummy failed"
 net_reset || lab_error "could not set up dummy0 with $LAB_ADDR"
 uptime_s >"$LAB/ready"
-echo "lab: RDMA stack ready at $(uptime_s) s; kernel $(uname -r); lsm=$(cat /sys/kernel/security/lsm)"
+echo "lab: RDMA stack ready at $(uptime_s) s; kernel $(uname -r);" \
+	"lsm=$(cat /sys/kernel/security/lsm)"
 
 # shellcheck disable=SC2153 # from config.sh
 for i in "${!RG_LAB_SCENARIOS[@]}"; do

@@ -8,15 +8,10 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-listen_id()
-{
-	rdma -j resource show cm_id >"$OUT/cm_id.json" &&
-		expect_json "$OUT/cm_id.json" --match "{\"pid\": $1, \"state\": \"LISTEN\"}" --count 1
-}
 
 bg rping_server rping -s -a "$LAB_ADDR" -C 1
 rpid=$(bg_pid rping_server)
-wait_for -m "rping's listening cm_id" listen_id "$rpid"
+wait_for -m "rping's listening cm_id" cm_id_listening "$OUT/cm_id.json" "$rpid"
 
 # -F: perftest times itself by regressing rdtsc on gettimeofday; under TCG on a busy host that
 # fit can fail ("Correlation coefficient r^2 < 0.9", "Can't produce a report", exit 1).
@@ -29,7 +24,8 @@ wait_for -m "both QPs past INIT" rc_qps_up "$spid" "$cpid"
 kill -STOP "$spid" "$cpid"
 rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
 /usr/bin/python3 "$RG_SRC/tests/vm/nldev.py" capture "$OUT/netlink" \
-	--peer "ib_write_bw server=$spid" --peer "ib_write_bw client=$cpid" --peer "rping server=$rpid"
+	--peer "ib_write_bw server=$spid" --peer "ib_write_bw client=$cpid" \
+	--peer "rping server=$rpid"
 kill -CONT "$spid" "$cpid"
 bg_wait bw_server
 bg_wait bw_client
@@ -40,17 +36,22 @@ bg_wait rping_server
 d=$OUT/netlink
 /usr/bin/python3 "$RG_SRC/tests/vm/nldev.py" check "$d"
 expect_json "$d/qp.json" \
-	--match "{\"pid\": $spid, \"comm\": \"ib_write_bw\", \"type\": \"RC\", \"state\": \"RTR\"}" --count 1 \
-	--match "{\"pid\": $cpid, \"comm\": \"ib_write_bw\", \"type\": \"RC\", \"state\": \"RTS\"}" --count 1 \
+	--match "{\"pid\": $spid, \"comm\": \"ib_write_bw\", \"type\": \"RC\", \"state\": \"RTR\"}" \
+	--count 1 \
+	--match "{\"pid\": $cpid, \"comm\": \"ib_write_bw\", \"type\": \"RC\", \"state\": \"RTS\"}" \
+	--count 1 \
 	--match '{"comm": "ib_core", "type": "GSI"}' --count 1
 expect_json "$d/mr.json" --match "{\"pid\": $spid, \"mrlen\": 131072}" --count 1 \
 	--match "{\"pid\": $cpid, \"mrlen\": 131072}" --count 1
-expect_json "$d/cm_id.json" --match "{\"pid\": $rpid, \"comm\": \"rping\", \"state\": \"LISTEN\"}" --count 1
+expect_json "$d/cm_id.json" \
+	--match "{\"pid\": $rpid, \"comm\": \"rping\", \"state\": \"LISTEN\"}" --count 1
 expect_json "$d/dev.json" --match '{"ifname": "rxe0", "node_type": "ca"}' --count 1
 idx=$(expect_json -q "$d/dev.json" --match '{"ifname": "rxe0"}' --count 1 --get ifindex)
 expect_json "$d/meta.json" --records requests \
-	--match '{"file": "get.bin", "nlmsg_type": 5121, "nlmsg_flags": 769, "objects": 1, "error": 0}' \
+	--match '{"file": "get.bin", "nlmsg_type": 5121, "nlmsg_flags": 769, "objects": 1,
+		"error": 0}' \
 	--count 1 \
 	--match "{\"file\": \"res_qp_get-rxe0.bin\", \"nlmsg_type\": 5130, \"nlmsg_flags\": 773,
-		\"objects\": 1, \"error\": 0, \"attrs\": {\"RDMA_NLDEV_ATTR_DEV_INDEX\": $idx}}" --count 1 \
+		\"objects\": 1, \"error\": 0, \"attrs\": {\"RDMA_NLDEV_ATTR_DEV_INDEX\": $idx}}" \
+	--count 1 \
 	--match '{"file": "res_qp_get.bin", "objects": 0, "error": 22}' --count 1

@@ -31,4 +31,5 @@ grep -q "remote address: .* QPN $(printf '0x%06x' "$sqpn")," "$OUT/client.log" |
 	fail "the client's remote QPN is not the server's QP $sqpn"
 
 rdma -j -d resource show qp >"$OUT/qp-after.json"
-expect_json "$OUT/qp-after.json" --match "{\"pid\": $spid}" --absent --match "{\"pid\": $cpid}" --absent
+expect_json "$OUT/qp-after.json" --match "{\"pid\": $spid}" --absent \
+	--match "{\"pid\": $cpid}" --absent

@@ -20,10 +20,12 @@ rdma -j -d resource show mr >"$OUT/mr.json"
 # Both sides issue READs: both RTS. Each registers 2 pages with remote read access.
 for pid in "$spid" "$cpid"; do
 	expect_json "$OUT/qp.json" \
-		--match "{\"pid\": $pid, \"comm\": \"ib_read_lat\", \"type\": \"RC\", \"state\": \"RTS\"}" --count 1
+		--match "{\"pid\": $pid, \"comm\": \"ib_read_lat\", \"type\": \"RC\",
+			\"state\": \"RTS\"}" --count 1
 	rkey=$(expect_json -q "$OUT/mr.json" --match "{\"ifname\": \"rxe0\", \"pid\": $pid,
 		\"comm\": \"ib_read_lat\", \"mrlen\": 8192}" --count 1 --get rkey)
-	expect_json "$OUT/mr.json" --match "{\"pid\": $pid, \"lkey\": \"$rkey\", \"rkey\": {\"!=\": \"0\"}}" --count 1
+	expect_json "$OUT/mr.json" \
+		--match "{\"pid\": $pid, \"lkey\": \"$rkey\", \"rkey\": {\"!=\": \"0\"}}" --count 1
 done
 kill -CONT "$spid" "$cpid"
 bg_wait server
