@@ -263,20 +263,20 @@ cm_id_listening()
 		expect_json "$1" --match "{\"pid\": $2, \"state\": \"LISTEN\"}" --count 1
 }
 
-# rc_qps_up PID...: each PID has an RC QP in RTR or RTS. One `rdma` run and no python, so that
-# polling it does not miss a peer that runs for a few seconds only, even on a loaded machine.
-rc_qps_up()
+# perftest_holding NAME...: the perftest peers started with `bg NAME stdbuf -oL ib_...` and
+# `--wait_destroy=SEC` have finished their test and now hold their QPs, MRs... for SEC seconds,
+# connected and idle. Made for wait_for: unlike a poll of the kernel's tables during the few
+# seconds of traffic, it cannot miss its moment on a loaded machine.
+perftest_holding()
 {
-	local out pid
-	out=$(rdma resource show qp) || return 1
-	for pid; do
-		grep -qE " type RC state (RTR|RTS) .* pid $pid " <<<"$out" || return 1
+	local name
+	for name; do
+		grep -q "before releasing resources" "$OUT/$name.log" || return 1
 	done
 }
 
 # rc_pair_connected FILE PID_A PID_B: the RC QPs of two peers point at each other (each one's
 # rqpn is the other's lqpn) and are past INIT, in `rdma -j -d resource show qp` (saved to FILE).
-# Slow under TCG: wait for rc_qps_up and stop the peers (kill -STOP) before calling it.
 rc_pair_connected()
 {
 	local f=$1 a=$2 b=$3 qa qb up='{"|": ["RTR", "RTS"]}'

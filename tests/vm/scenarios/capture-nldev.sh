@@ -1,26 +1,26 @@
 #!/bin/bash
-# RDMA netlink fixtures: with an ib_write_bw pair connected on rxe0 (frozen with SIGSTOP so the
-# tables hold still) and an rping server listening, capture the kernel's NLDEV replies and
-# iproute2's JSON view into $OUT/netlink (tests/vm/update-fixtures.sh copies them to
-# tests/fixtures/netlink), then check that decoding the captures gives iproute2's view exactly.
+# RDMA netlink fixtures: with an ib_write_bw pair connected on rxe0 (idle after its test and
+# frozen with SIGSTOP, so that the tables hold still) and an rping server listening, capture the
+# kernel's NLDEV replies and iproute2's JSON view into $OUT/netlink (tests/vm/update-fixtures.sh
+# copies them to tests/fixtures/netlink), then check that decoding the captures gives iproute2's
+# view exactly.
 # lab-timeout: 300
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-
 bg rping_server rping -s -a "$LAB_ADDR" -C 1
 rpid=$(bg_pid rping_server)
 wait_for -m "rping's listening cm_id" cm_id_listening "$OUT/cm_id.json" "$rpid"
 
-# -F: perftest times itself by regressing rdtsc on gettimeofday; under TCG on a busy host that
-# fit can fail ("Correlation coefficient r^2 < 0.9", "Can't produce a report", exit 1).
-bg bw_server ib_write_bw -d rxe0 -x 1 -F -D 4
+# stdbuf -oL, -F, --wait_destroy: see write-bw.sh. The pair is frozen after its test, idle.
+bw=(stdbuf -oL ib_write_bw -d rxe0 -x 1 -F -D 2 --wait_destroy=8)
+bg bw_server "${bw[@]}"
 spid=$(bg_pid bw_server)
 wait_for -m "ib_write_bw server on TCP 18515" listening 18515
-bg bw_client ib_write_bw -d rxe0 -x 1 -F -D 4 127.0.0.1
+bg bw_client "${bw[@]}" 127.0.0.1
 cpid=$(bg_pid bw_client)
-wait_for -m "both QPs past INIT" rc_qps_up "$spid" "$cpid"
+wait_for -m "both peers done and holding their resources" perftest_holding bw_server bw_client
 kill -STOP "$spid" "$cpid"
 rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
 /usr/bin/python3 "$RG_SRC/tests/vm/nldev.py" capture "$OUT/netlink" \

@@ -1,19 +1,19 @@
 #!/bin/bash
-# ib_read_lat for 4 s (RDMA READs of 2 bytes); while the pair is connected (and frozen with
-# SIGSTOP), both QPs point at each other and both MRs have a remote key.
+# ib_read_lat, 2 s of 2-byte RDMA READs. While the pair is still connected (held with
+# --wait_destroy and frozen, as in write-bw), both QPs are RTS and point at each other, and both
+# MRs have a remote key.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-# -F: perftest times itself by regressing rdtsc on gettimeofday; under TCG on a busy host that
-# fit can fail ("Correlation coefficient r^2 < 0.9", "Can't produce a report", exit 1).
-bg server ib_read_lat -d rxe0 -x 1 -F -D 4
+# stdbuf -oL, -F: see write-bw.sh.
+lat=(stdbuf -oL ib_read_lat -d rxe0 -x 1 -F -D 2 --wait_destroy=8)
+bg server "${lat[@]}"
 spid=$(bg_pid server)
 wait_for -m "server on TCP 18515" listening 18515
-bg client ib_read_lat -d rxe0 -x 1 -F -D 4 127.0.0.1
+bg client "${lat[@]}" 127.0.0.1
 cpid=$(bg_pid client)
-wait_for -m "both QPs past INIT" rc_qps_up "$spid" "$cpid"
-# Freeze the pair so that it stays connected, whatever the machine's load, while we look.
+wait_for -m "both peers done and holding their resources" perftest_holding server client
 kill -STOP "$spid" "$cpid"
 rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
 rdma -j -d resource show mr >"$OUT/mr.json"
