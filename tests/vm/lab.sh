@@ -164,22 +164,31 @@ kernel=/boot/vmlinuz-$kver
 [ -d "/lib/modules/$kver" ] || die "no /lib/modules/$kver for $kernel"
 
 # --- the initramfs, cached by the hash of everything that goes in it -----------------------------
+# initramfs_modules: the modules to insmod, dependencies first, into the array mods (empty when
+# the kernel has virtio-pci and 9p built in). One module per modprobe call: further names would be
+# taken as module parameters.
 initramfs_modules()
 {
-	local m kw path
+	local m deps kw path
+	declare -A have=()
+	mods=()
 	for m in virtio_pci 9pnet_virtio 9p; do
-		modprobe -S "$kver" --show-depends "$m" ||
-			die "modprobe -S $kver --show-depends $m failed"
-	done | while read -r kw path _; do
-		[ "$kw" = insmod ] && echo "$path"
-	done | awk '!seen[$0]++'
+		deps=$(modprobe -S "$kver" --show-depends "$m") ||
+			die "modprobe -S $kver --show-depends $m failed: no 9p support in $kver?"
+		while read -r kw path _; do
+			if [ "$kw" != insmod ] || [ -n "${have[$path]:-}" ]; then
+				continue
+			fi
+			have[$path]=1
+			mods+=("$path")
+		done <<<"$deps"
+	done
 }
 
 build_initramfs()
 {
-	local mods key out tmp m base
-	mapfile -t mods < <(initramfs_modules)
-	[ ${#mods[@]} -gt 0 ] || die "no virtio/9p modules for $kver (is it built in? see $VMDIR/README.md)"
+	local key out tmp m base mods
+	initramfs_modules
 	key=$({
 		echo "$kver"
 		sha256sum "$VMDIR/guest/init" $busybox "${mods[@]}"
@@ -195,6 +204,7 @@ build_initramfs()
 	cp $busybox "$tmp/bin/busybox"
 	cp "$VMDIR/guest/init" "$tmp/init"
 	chmod 755 "$tmp/init" "$tmp/bin/busybox"
+	: >"$tmp/modules.order"
 	for m in "${mods[@]}"; do
 		base=${m##*/}
 		case $m in
