@@ -12,7 +12,7 @@
 # The address lab.sh gives dummy0; rxe's IPv4 GID (index 1 with -g 1) is derived from it.
 LAB_ADDR=192.0.2.1
 
-declare -gA _lab_bg_pid=()
+declare -gA _lab_bg_pid=() _lab_bg_waited=()
 declare -ga _lab_bg_names=()
 
 # log MSG...: a line with the guest's uptime, on stderr (the scenario's log).
@@ -127,7 +127,7 @@ bg_wait()
 	pid=$(bg_pid "$name")
 	wait_for -t "$timeout" -m "$name (pid $pid) to exit" _lab_gone "$pid"
 	wait "$pid" || rc=$?
-	_lab_bg_pid[$name]=exited
+	_lab_bg_waited[$name]=1
 	if [ "$rc" != 0 ]; then
 		log "bg $name exited with status $rc; tail of $name.log:"
 		tail -n 20 "$OUT/$name.log" | sed 's/^/    /' >&2
@@ -150,8 +150,8 @@ kill_bgs()
 {
 	local name pid live=()
 	for name in "${_lab_bg_names[@]}"; do
+		[ -z "${_lab_bg_waited[$name]:-}" ] || continue
 		pid=${_lab_bg_pid[$name]}
-		[ "$pid" != exited ] || continue
 		if ! _lab_gone "$pid"; then
 			kill -TERM "$pid" 2>/dev/null || true
 			kill -CONT "$pid" 2>/dev/null || true
