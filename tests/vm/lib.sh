@@ -263,11 +263,37 @@ cm_id_listening()
 		expect_json "$1" --match "{\"pid\": $2, \"state\": \"LISTEN\"}" --count 1
 }
 
-# perftest_holding NAME...: the perftest peers started with `bg NAME stdbuf -oL ib_...` and
-# `--wait_destroy=SEC` have finished their test and now hold their QPs, MRs... for SEC seconds,
-# connected and idle. Made for wait_for: unlike a poll of the kernel's tables during the few
-# seconds of traffic, it cannot miss its moment on a loaded machine.
-perftest_holding()
+# perftest_pair SERVER CLIENT PERFTEST ARGS...: run a perftest server and client (to 127.0.0.1)
+# as the background peers SERVER and CLIENT and stop both (SIGSTOP) once their test is over but
+# their RC QPs, MRs... still exist, connected and idle; the pair is checked connected into
+# $OUT/qp.json. Look at them, then perftest_pair_end. Polling the kernel's tables during the few
+# seconds of traffic misses them on a loaded machine, and stopping perftest during its test breaks
+# its clock fit; so: --wait_destroy=8 keeps the resources 8 s after the test, and stdbuf -oL gets
+# its "Waiting 8 seconds before releasing resources" line into the log at once. Pass -F:
+# perftest times itself by regressing rdtsc on gettimeofday, which can fail under TCG on a busy
+# host ("Correlation coefficient r^2 < 0.9", "Can't produce a report", exit 1).
+perftest_pair()
+{
+	local server=$1 client=$2
+	shift 2
+	bg "$server" stdbuf -oL "$@" --wait_destroy=8
+	wait_for -m "$server on TCP 18515" listening 18515
+	bg "$client" stdbuf -oL "$@" --wait_destroy=8 127.0.0.1
+	wait_for -m "$server and $client done and holding their resources" \
+		_lab_perftest_holding "$server" "$client"
+	kill -STOP "$(bg_pid "$server")" "$(bg_pid "$client")"
+	rc_pair_connected "$OUT/qp.json" "$(bg_pid "$server")" "$(bg_pid "$client")"
+}
+
+# perftest_pair_end SERVER CLIENT: let the pair go on and require both to exit 0.
+perftest_pair_end()
+{
+	kill -CONT "$(bg_pid "$1")" "$(bg_pid "$2")"
+	bg_wait "$1"
+	bg_wait "$2"
+}
+
+_lab_perftest_holding()
 {
 	local name
 	for name; do

@@ -13,22 +13,13 @@ bg rping_server rping -s -a "$LAB_ADDR" -C 1
 rpid=$(bg_pid rping_server)
 wait_for -m "rping's listening cm_id" cm_id_listening "$OUT/cm_id.json" "$rpid"
 
-# stdbuf -oL, -F, --wait_destroy: see write-bw.sh. The pair is frozen after its test, idle.
-bw=(stdbuf -oL ib_write_bw -d rxe0 -x 1 -F -D 2 --wait_destroy=8)
-bg bw_server "${bw[@]}"
+perftest_pair bw_server bw_client ib_write_bw -d rxe0 -x 1 -F -D 2
 spid=$(bg_pid bw_server)
-wait_for -m "ib_write_bw server on TCP 18515" listening 18515
-bg bw_client "${bw[@]}" 127.0.0.1
 cpid=$(bg_pid bw_client)
-wait_for -m "both peers done and holding their resources" perftest_holding bw_server bw_client
-kill -STOP "$spid" "$cpid"
-rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
 /usr/bin/python3 "$RG_SRC/tests/vm/nldev.py" capture "$OUT/netlink" \
 	--peer "ib_write_bw server=$spid" --peer "ib_write_bw client=$cpid" \
 	--peer "rping server=$rpid"
-kill -CONT "$spid" "$cpid"
-bg_wait bw_server
-bg_wait bw_client
+perftest_pair_end bw_server bw_client
 bg rping_client rping -c -a "$LAB_ADDR" -C 1
 bg_wait rping_client
 bg_wait rping_server

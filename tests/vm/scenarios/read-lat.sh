@@ -1,21 +1,14 @@
 #!/bin/bash
-# ib_read_lat, 2 s of 2-byte RDMA READs. While the pair is still connected (held with
-# --wait_destroy and frozen, as in write-bw), both QPs are RTS and point at each other, and both
-# MRs have a remote key.
+# ib_read_lat, 2 s of 2-byte RDMA READs. While the pair is still connected (held after its test
+# and frozen: perftest_pair), both QPs are RTS and point at each other, and both MRs have a
+# remote key.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-# stdbuf -oL, -F: see write-bw.sh.
-lat=(stdbuf -oL ib_read_lat -d rxe0 -x 1 -F -D 2 --wait_destroy=8)
-bg server "${lat[@]}"
+perftest_pair server client ib_read_lat -d rxe0 -x 1 -F -D 2
 spid=$(bg_pid server)
-wait_for -m "server on TCP 18515" listening 18515
-bg client "${lat[@]}" 127.0.0.1
 cpid=$(bg_pid client)
-wait_for -m "both peers done and holding their resources" perftest_holding server client
-kill -STOP "$spid" "$cpid"
-rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
 rdma -j -d resource show mr >"$OUT/mr.json"
 # Both sides issue READs: both RTS. Each registers 2 pages with remote read access.
 for pid in "$spid" "$cpid"; do
@@ -27,9 +20,7 @@ for pid in "$spid" "$cpid"; do
 	expect_json "$OUT/mr.json" \
 		--match "{\"pid\": $pid, \"lkey\": \"$rkey\", \"rkey\": {\"!=\": \"0\"}}" --count 1
 done
-kill -CONT "$spid" "$cpid"
-bg_wait server
-bg_wait client
+perftest_pair_end server client
 # " #bytes        #iterations       t_avg[usec]    tps average"
 # " 2             14210            140.87         7098.80"
 awk '$1 == 2 && $2 > 0 { ok = 1 } END { exit !ok }' "$OUT/client.log" ||

@@ -1,23 +1,14 @@
 #!/bin/bash
-# ib_write_bw, 2 s of RDMA WRITEs. While the pair is still connected (perftest holds its resources
-# after the test with --wait_destroy; we also freeze it with SIGSTOP) the kernel's tables show
-# both RC QPs pointing at each other and both MRs, with the right pid and comm.
+# ib_write_bw, 2 s of RDMA WRITEs. While the pair is still connected (held after its test and
+# frozen: perftest_pair) the kernel's tables show both RC QPs pointing at each other and both
+# MRs, with the right pid and comm.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-# stdbuf -oL: perftest's "Waiting N seconds before releasing resources" reaches the log at once.
-# -F: perftest times itself by regressing rdtsc on gettimeofday; under TCG on a busy host that
-# fit can fail ("Correlation coefficient r^2 < 0.9", "Can't produce a report", exit 1).
-bw=(stdbuf -oL ib_write_bw -d rxe0 -x 1 -F -D 2 --wait_destroy=8)
-bg server "${bw[@]}"
+perftest_pair server client ib_write_bw -d rxe0 -x 1 -F -D 2
 spid=$(bg_pid server)
-wait_for -m "server on TCP 18515" listening 18515
-bg client "${bw[@]}" 127.0.0.1
 cpid=$(bg_pid client)
-wait_for -m "both peers done and holding their resources" perftest_holding server client
-kill -STOP "$spid" "$cpid"
-rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
 rdma -j -d resource show mr >"$OUT/mr.json"
 rdma -j resource show pd >"$OUT/pd.json"
 rdma -j resource show >"$OUT/res.json"
@@ -37,9 +28,7 @@ for pid in "$spid" "$cpid"; do
 done
 expect_json "$OUT/res.json" --match '{"ifname": "rxe0", "qp": {">=": 3}, "mr": {">=": 2}}' --count 1
 
-kill -CONT "$spid" "$cpid"
-bg_wait server
-bg_wait client
+perftest_pair_end server client
 # " 65536      1040             0.00               32.47  		   0.000520":
 # 64 KiB messages, iterations done. (The rates themselves are noise under TCG.)
 for peer in server client; do
