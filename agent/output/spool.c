@@ -493,7 +493,8 @@ static int spool_load(struct spool *s, const struct cursor_disk *cur)
 		bool found_head = false;
 		size_t i;
 
-		qsort(q->segs, q->n, sizeof(q->segs[0]), seg_cmp);
+		if (q->n > 1) /* qsort(NULL, 0, ...) is undefined */
+			qsort(q->segs, q->n, sizeof(q->segs[0]), seg_cmp);
 		for (i = 0; i < q->n; i++) {
 			r = segment_repair(s, qi, &q->segs[i], &max_seq);
 			if (r < 0)
