@@ -340,6 +340,8 @@ static int field_is_zero(const struct rg_event *ev, const struct event_field *f)
 	case EFK_ENUM:
 		return enum_get(ev, f) == 0;
 	case EFK_U32:
+		/* also 16-bit fields (rdma.object_id, rdma.method_id) */
+		return f->size == 2 ? *CAT(ev, f, uint16_t) == 0 : *CAT(ev, f, uint32_t) == 0;
 	case EFK_I32:
 	case EFK_HEX32:
 	case EFK_ACCESS:
@@ -375,6 +377,8 @@ static struct json_object *field_to_json(const struct rg_event *ev, const struct
 
 	switch (f->kind) {
 	case EFK_U32:
+		if (f->size == 2)
+			return json_object_new_int64(*CAT(ev, f, uint16_t));
 		return json_object_new_int64(*CAT(ev, f, uint32_t));
 	case EFK_I32:
 		return json_object_new_int(*CAT(ev, f, int32_t));
@@ -518,6 +522,12 @@ static int field_from_json(struct json_object *v, struct rg_event *ev, const str
 
 	switch (f->kind) {
 	case EFK_U32:
+		if (f->size == 2) {
+			if (get_u64(v, &u) < 0 || u > UINT16_MAX)
+				FAIL("%s: expected an unsigned 16-bit integer", f->name);
+			*AT(ev, f, uint16_t) = (uint16_t)u;
+			return 0;
+		}
 		if (get_u64(v, &u) < 0 || u > UINT32_MAX)
 			FAIL("%s: expected an unsigned 32-bit integer", f->name);
 		*AT(ev, f, uint32_t) = (uint32_t)u;
