@@ -27,11 +27,16 @@ struct rg_root {
 int root_init(struct rg_root *root, const char *path);
 void root_done(struct rg_root *root);
 
-/* open()/opendir()/readlink() of an absolute path ("/sys/...") below the root. */
+/*
+ * open()/opendir()/readlink() of an absolute path ("/sys/...") below the root. Without openat2
+ * (kernels before 5.6, valgrind) the same containment is done in userspace.
+ */
 int root_open(const struct rg_root *root, const char *path, int flags);
 DIR *root_opendir(const struct rg_root *root, const char *path);
 int root_readlink(const struct rg_root *root, const char *path, char *buf, size_t size);
 int root_stat(const struct rg_root *root, const char *path, struct stat *st, bool follow);
+/* Tests: resolve below roots as without openat2, for the rest of the process. */
+void root_disable_openat2(void);
 
 /*
  * Reads at most max bytes of a regular file into a NUL-terminated buffer. *ret_truncated (may be
