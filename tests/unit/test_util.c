@@ -230,6 +230,44 @@ START_TEST(test_uuid_sha)
 }
 END_TEST
 
+START_TEST(test_glob_check)
+{
+	static const char *const good[] = {
+		"/opt/arena/*", "/usr/bin/ib_*", "/a/[abc]/b", "/a/[!a-z]*", "/a/[]x]", "/a/[^]]",
+		"/a/[[:alpha:][:digit:]_-]", "/x\\[y", "/a/[\\]]", "/a/[a-a]", "", "[[]",
+	};
+	static const struct {
+		const char *pat;
+		size_t off;
+		const char *why;
+	} bad[] = {
+		{"/opt/[arena", 5, "unterminated '['"},
+		{"/a[]", 2, "unterminated '['"},
+		{"/a[!]", 2, "unterminated '['"},
+		{"/a\\", 2, "a pattern cannot end in a backslash"},
+		{"/a[b\\", 2, "unterminated '['"},
+		{"/a/[[:alpah:]]", 4, "unknown character class"},
+		{"/a/[[:alpha]", 4, "unterminated [:class:]"},
+		{"/a/[z-a]", 3, "empty range"},
+		{"/a/[[.a.]]", 4, "[. .] and [= =] are not supported"},
+		{"/a/[x-[=a=]]", 6, "[. .] and [= =] are not supported"},
+	};
+	const char *why;
+	size_t off;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(glob_check(good[i], &off, &why) == 0, "%s refused: %s", good[i], why);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		ck_assert_msg(glob_check(bad[i].pat, &off, &why) == -EINVAL, "%s accepted",
+			      bad[i].pat);
+		ck_assert_msg(off == bad[i].off, "%s: offset %zu", bad[i].pat, off);
+		ck_assert_msg(strncmp(why, bad[i].why, strlen(bad[i].why)) == 0, "%s: %s",
+			      bad[i].pat, why);
+	}
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -241,6 +279,7 @@ static Suite *util_suite(void)
 	tcase_add_test(core, test_numbers);
 	tcase_add_test(core, test_timestamps);
 	tcase_add_test(core, test_uuid_sha);
+	tcase_add_test(core, test_glob_check);
 	tcase_add_test(limits, test_fifo_refused);
 	tcase_add_test(limits, test_symlink_stays_in_root);
 	tcase_add_test(limits, test_bounded_read);
