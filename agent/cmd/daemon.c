@@ -1,14 +1,186 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rdmaguard daemon: option parsing; the daemon itself is agent/daemon/daemon.c. */
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "config.h"
 #include "../common/exitcode.h"
+#include "../common/log.h"
+#include "../common/util.h"
+#include "../daemon/control.h"
+#include "../daemon/daemon.h"
 
-/* Placeholder until the daemon module lands. */
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rdmaguard daemon [OPTIONS]\n\n"
+		"Watches the machine with eBPF sensors, correlates what they see with the policy's\n"
+		"games and allowlist through the rules, and sends alerts to the outputs. Runs until\n"
+		"SIGTERM or SIGINT; SIGHUP reloads policy and rules, SIGUSR1 reopens file outputs.\n\n"
+		"Options:\n"
+		"  --policy FILE        policy (default " RG_SYSCONFDIR "/policy.json if it exists,\n"
+		"                       else the built-in one); refused unless root-owned and not\n"
+		"                       writable by group or others\n"
+		"  --rules DIR          rules directory (default " RG_RULESDIR ")\n"
+		"  --output SPEC        where alerts go, repeatable: stdout, file:PATH,\n"
+		"                       syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE\n"
+		"                       (default: the policy's outputs, else stdout)\n"
+		"  --sensor MODE        auto (default: the best hook the kernel allows), fentry,\n"
+		"                       kprobe or tracepoint\n"
+		"  --state-dir DIR      spools of network outputs (default " RG_STATEDIR ")\n"
+		"  --record FILE|-      also append every event as a JSON line (for replay)\n"
+		"  --pid-file FILE      write the PID to FILE and lock it\n"
+		"  --status-socket PATH where `rdmaguard status` asks (default " STATUS_SOCKET_DEFAULT ");\n"
+		"                       an empty PATH disables it\n"
+		"  --heartbeat SEC      heartbeat interval (default %d)\n"
+		"  --reconcile SEC      reconcile with the kernel's RDMA tables every SEC (default %d)\n"
+		"  --facility NAME      syslog facility (default authpriv)\n"
+		"  --ready-file FILE    create FILE once running (for scripts; systemd gets sd_notify)\n"
+		"  --roce-if IFACE      also count RoCE v2/iWARP traffic on IFACE (up to 8)\n"
+		"  --roce-interval SEC  report RoCE traffic every SEC seconds (default 10)\n"
+		"  --no-inventory       skip the start-up inventory but for the process tree\n"
+		"  --dry-run            check policy, rules and outputs, print the hooks that would be\n"
+		"                       chosen, and exit\n"
+		"  -h, --help           this help\n\n"
+		"Exit codes: 0 stopped by a signal, 2 error (invalid policy, rules or output, sensors\n"
+		"that cannot attach, not root).\n",
+		DAEMON_DEFAULT_HEARTBEAT_S, DAEMON_DEFAULT_RECONCILE_S);
+}
+
+static int parse_seconds(const char *opt, const char *s, unsigned *ret)
+{
+	uint32_t u;
+
+	if (safe_atou32(s, 10, &u) < 0 || u == 0 || u > 86400)
+		return cmd_usage_error("daemon", "%s: not a number of seconds (1-86400): '%s'", opt, s);
+	*ret = u;
+	return 0;
+}
+
 int cmd_daemon(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "rdmaguard daemon: not implemented yet\n");
-	return RG_EXIT_ERROR;
+	enum {
+		OPT_POLICY = 256,
+		OPT_RULES,
+		OPT_OUTPUT,
+		OPT_SENSOR,
+		OPT_STATE_DIR,
+		OPT_RECORD,
+		OPT_PID_FILE,
+		OPT_STATUS_SOCKET,
+		OPT_HEARTBEAT,
+		OPT_RECONCILE,
+		OPT_FACILITY,
+		OPT_READY_FILE,
+		OPT_ROCE_IF,
+		OPT_ROCE_INTERVAL,
+		OPT_NO_INVENTORY,
+		OPT_DRY_RUN,
+	};
+	static const struct option opts[] = {
+		{"policy", required_argument, NULL, OPT_POLICY},
+		{"rules", required_argument, NULL, OPT_RULES},
+		{"output", required_argument, NULL, OPT_OUTPUT},
+		{"sensor", required_argument, NULL, OPT_SENSOR},
+		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
+		{"record", required_argument, NULL, OPT_RECORD},
+		{"pid-file", required_argument, NULL, OPT_PID_FILE},
+		{"status-socket", required_argument, NULL, OPT_STATUS_SOCKET},
+		{"heartbeat", required_argument, NULL, OPT_HEARTBEAT},
+		{"reconcile", required_argument, NULL, OPT_RECONCILE},
+		{"facility", required_argument, NULL, OPT_FACILITY},
+		{"ready-file", required_argument, NULL, OPT_READY_FILE},
+		{"roce-if", required_argument, NULL, OPT_ROCE_IF},
+		{"roce-interval", required_argument, NULL, OPT_ROCE_INTERVAL},
+		{"no-inventory", no_argument, NULL, OPT_NO_INVENTORY},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	struct daemon_config cfg = {.sensors.mode = SENSORS_AUTO};
+	bool dry_run = false;
+	size_t nifs = 0;
+	int c, r;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_POLICY:
+			cfg.policy_path = optarg;
+			break;
+		case OPT_RULES:
+			cfg.rules_dir = optarg;
+			break;
+		case OPT_OUTPUT:
+			if (cfg.n_outputs >= DAEMON_MAX_OUTPUTS)
+				return cmd_usage_error("daemon", "at most %d --output",
+						       DAEMON_MAX_OUTPUTS);
+			cfg.outputs[cfg.n_outputs++] = optarg;
+			break;
+		case OPT_SENSOR:
+			r = sensors_mode_from_string(optarg);
+			if (r < 0)
+				return cmd_usage_error("daemon", "unknown sensor '%s' (auto, fentry, "
+								 "kprobe, tracepoint)", optarg);
+			cfg.sensors.mode = (enum sensors_mode)r;
+			break;
+		case OPT_STATE_DIR:
+			cfg.state_dir = optarg;
+			break;
+		case OPT_RECORD:
+			cfg.record_path = optarg;
+			break;
+		case OPT_PID_FILE:
+			cfg.pid_file = optarg;
+			break;
+		case OPT_STATUS_SOCKET:
+			cfg.status_socket = optarg;
+			break;
+		case OPT_HEARTBEAT:
+			if (parse_seconds("--heartbeat", optarg, &cfg.heartbeat_s) < 0)
+				return RG_EXIT_ERROR;
+			break;
+		case OPT_RECONCILE:
+			if (parse_seconds("--reconcile", optarg, &cfg.reconcile_s) < 0)
+				return RG_EXIT_ERROR;
+			break;
+		case OPT_FACILITY:
+			cfg.facility = optarg;
+			break;
+		case OPT_READY_FILE:
+			cfg.ready_file = optarg;
+			break;
+		case OPT_ROCE_IF:
+			if (nifs >= ARRAY_SIZE(cfg.sensors.roce_ifaces))
+				return cmd_usage_error("daemon", "at most %zu --roce-if",
+						       ARRAY_SIZE(cfg.sensors.roce_ifaces));
+			cfg.sensors.roce_ifaces[nifs++] = optarg;
+			break;
+		case OPT_ROCE_INTERVAL:
+			if (parse_seconds("--roce-interval", optarg, &cfg.sensors.roce_interval_s) < 0)
+				return RG_EXIT_ERROR;
+			break;
+		case OPT_NO_INVENTORY:
+			cfg.no_inventory = true;
+			break;
+		case OPT_DRY_RUN:
+			dry_run = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return RG_EXIT_OK;
+		default:
+			return cmd_usage_error("daemon", "unrecognised option");
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error("daemon", "unexpected argument '%s'", argv[optind]);
+	if (cfg.record_path && strcmp(cfg.record_path, "-") == 0)
+		for (size_t i = 0; i < cfg.n_outputs; i++)
+			if (strcmp(cfg.outputs[i], "stdout") == 0)
+				return cmd_usage_error("daemon", "--record - and --output stdout "
+								 "would mix on standard output");
+	return dry_run ? daemon_dry_run(&cfg) : daemon_run(&cfg);
 }

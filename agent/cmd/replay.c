@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -22,86 +23,53 @@
 #include "../common/util.h"
 #include "../engine/engine.h"
 #include "../event/event_json.h"
+#include "../output/output.h"
+#include "config.h"
 
 #define REPLAY_MAX_LINE	   (64u * 1024)
 #define REPLAY_MAX_OUTPUTS 8
-
-/*
- * Alert outputs. Replay writes JSON lines itself to stdout and file:PATH (0600, appended);
- * the output module (agent/output/) will take over these and the syslog outputs.
- */
-struct replay_output {
-	int fd;
-	bool close;
-	const char *spec;
-};
-
-static int output_open(const char *spec, struct replay_output *o)
-{
-	o->spec = spec;
-	o->close = false;
-	if (strcmp(spec, "stdout") == 0) {
-		o->fd = STDOUT_FILENO;
-		return 0;
-	}
-	if (startswith(spec, "file:") && spec[5]) {
-		o->fd =
-		    open(spec + 5,
-			 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600);
-		if (o->fd < 0)
-			return log_error_errno(-errno, "Failed to open output %s: %m", spec);
-		o->close = true;
-		return 0;
-	}
-	log_error("Output '%s' is not supported by replay (stdout, file:PATH)", spec);
-	return -EINVAL;
-}
-
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, s, n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		s += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
+#define REPLAY_FLUSH_MS	   10000
 
 struct replay {
-	struct replay_output out[REPLAY_MAX_OUTPUTS];
-	size_t n_out;
+	struct rg_outputs *outputs;
 	int threshold;
-	uint64_t alerts, findings;
+	uint64_t alerts, findings, submit_errors;
 };
 
 static int emit(struct json_object *alert, int severity, void *ud)
 {
 	struct replay *rp = ud;
-	const char *s = json_object_to_json_string_ext(alert, JSON_C_TO_STRING_PLAIN |
-								  JSON_C_TO_STRING_NOSLASHESCAPE);
-	size_t i, n;
-	int r, ret = 0;
 
 	rp->alerts++;
 	if (severity >= rp->threshold)
 		rp->findings++;
-	if (!s)
-		return -ENOMEM;
-	n = strlen(s);
-	for (i = 0; i < rp->n_out; i++) {
-		r = write_all(rp->out[i].fd, s, n);
-		if (r >= 0)
-			r = write_all(rp->out[i].fd, "\n", 1);
-		if (r < 0)
-			ret =
-			    log_error_errno(r, "Failed to write to output %s: %m", rp->out[i].spec);
-	}
-	return ret;
+	if (outputs_submit(rp->outputs, alert) < 0)
+		rp->submit_errors++; /* counted (and reported by the outputs' loss report) */
+	return 0;
+}
+
+/* --rate: sleeps so that event n is not fed before start + n / rate. */
+static void pace(uint64_t start_ns, unsigned long n, unsigned rate)
+{
+	uint64_t due = start_ns + (uint64_t)n * 1000000000ull / rate, now = now_monotonic_ns();
+	struct timespec ts;
+
+	if (due <= now)
+		return;
+	ts.tv_sec = (time_t)((due - now) / 1000000000ull);
+	ts.tv_nsec = (long)((due - now) % 1000000000ull);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void loss_report(const struct output_loss *loss, void *ud)
+{
+	const char *what;
+	char text[512];
+
+	(void)ud;
+	(void)output_loss_describe(loss, &what, text, sizeof(text));
+	log_warning("%s", text);
 }
 
 /* Reads one line (without its newline) of at most max bytes. 1: a line, 0: EOF, -E2BIG. */
@@ -131,9 +99,15 @@ static void usage(FILE *f)
 	    f,
 	    "Usage: rdmaguard replay EVENTS.jsonl [--policy FILE] [--rules DIR] [--output "
 	    "SPEC]...\n"
-	    "                        [--hostname NAME] [--boot-id ID] [--boot-time TIME]\n\n"
+	    "                        [--hostname NAME] [--boot-id ID] [--boot-time TIME]\n"
+	    "                        [--state-dir DIR] [--rate N] [--flush-timeout SEC]\n\n"
 	    "Feeds a recorded event file (JSON lines, '-' for stdin) through the rule engine and\n"
-	    "writes the alerts as JSON lines to each output: stdout (default), file:PATH.\n"
+	    "sends the alerts to each output, as the daemon does: stdout (default), file:PATH,\n"
+	    "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE.\n"
+	    "Network outputs spool under --state-dir (default " RG_STATEDIR "); at the end replay\n"
+	    "waits up to --flush-timeout seconds (default 10) for delivery, and what is left in\n"
+	    "the spool is delivered by the next replay or daemon with the same state directory.\n"
+	    "--rate N feeds at most N events per second (tests, benchmarks).\n"
 	    "--hostname, --boot-id (process.entity_id) and --boot-time (RFC 3339, to give\n"
 	    "process start times) describe the machine that recorded the events; they default\n"
 	    "to this machine's name and boot id, and no boot time.\n"
@@ -151,10 +125,19 @@ int cmd_replay(int argc, char **argv)
 		{"hostname", required_argument, NULL, 'H'},
 		{"boot-id", required_argument, NULL, 'B'},
 		{"boot-time", required_argument, NULL, 'T'},
+		{"state-dir", required_argument, NULL, 'S'},
+		{"rate", required_argument, NULL, 'Q'},
+		{"flush-timeout", required_argument, NULL, 'F'},
 		{},
 	};
 	const char *policy_path = NULL, *rules_dir = NULL, *specs[REPLAY_MAX_OUTPUTS], *path;
 	struct engine_config cfg = {0};
+	struct output_spec *ospecs = NULL;
+	struct outputs_config ocfg = {.state_dir = RG_STATEDIR, .loss_cb = loss_report};
+	unsigned rate = 0, flush_s = REPLAY_FLUSH_MS / 1000;
+	uint32_t u;
+	uint64_t start_ns;
+	char oerr[512];
 	struct rg_policy *policy = NULL;
 	struct rg_ruleset *rules = NULL;
 	struct rg_engine *e = NULL;
@@ -191,6 +174,21 @@ int cmd_replay(int argc, char **argv)
 		case 'B':
 			cfg.boot_id = optarg;
 			break;
+		case 'S':
+			ocfg.state_dir = optarg;
+			break;
+		case 'Q':
+			if (safe_atou32(optarg, 10, &u) < 0 || u == 0)
+				return cmd_usage_error("replay", "--rate: not a positive number: '%s'",
+						       optarg);
+			rate = u;
+			break;
+		case 'F':
+			if (safe_atou32(optarg, 10, &u) < 0 || u > 86400)
+				return cmd_usage_error("replay", "--flush-timeout: not a number of "
+								 "seconds (0-86400): '%s'", optarg);
+			flush_s = u;
+			break;
 		case 'T':
 			if (parse_timestamp(optarg, &cfg.boot_realtime_ns) < 0 ||
 			    !cfg.boot_realtime_ns)
@@ -224,11 +222,20 @@ int cmd_replay(int argc, char **argv)
 		ruleset_free(rules);
 		return RG_EXIT_ERROR;
 	}
-	for (i = 0; i < n_specs; i++) {
-		if (output_open(specs[i], &rp.out[i]) < 0)
-			goto out;
-		rp.n_out++;
+	ospecs = calloc(n_specs, sizeof(*ospecs));
+	if (!ospecs) {
+		log_oom();
+		goto out;
 	}
+	for (i = 0; i < n_specs; i++)
+		if (output_spec_parse(specs[i], &ospecs[i], oerr, sizeof(oerr)) < 0) {
+			fprintf(stderr, "rdmaguard replay: %s\n", oerr);
+			goto out;
+		}
+	ocfg.hostname = cfg.hostname;
+	if (outputs_new(ospecs, n_specs, &ocfg, &rp.outputs) < 0)
+		goto out;
+	start_ns = now_monotonic_ns();
 	if (strcmp(path, "-") == 0)
 		f = stdin;
 	else {
@@ -308,23 +315,27 @@ int cmd_replay(int argc, char **argv)
 			fprintf(stderr, "%s:%lu: %s\n", path, lineno, msg);
 			goto out;
 		}
+		if (rate)
+			pace(start_ns, lineno, rate);
 		r = engine_process(e, &ev, emit, &rp);
 		if (r < 0)
 			goto out;
+		(void)outputs_dispatch(rp.outputs);
 	}
 	if (engine_flush(e, emit, &rp) < 0)
 		goto out;
+	if (outputs_flush(rp.outputs, (int)flush_s * 1000) < 0)
+		log_warning("Not every alert was delivered within %u s; the spool under %s keeps the "
+			    "rest for the next run.", flush_s, ocfg.state_dir);
+	(void)outputs_dispatch(rp.outputs);
 	status = rp.findings ? RG_EXIT_FINDINGS : RG_EXIT_OK;
 	log_debug("%lu events, %" PRIu64 " alerts, %" PRIu64 " at or above %s", lineno, rp.alerts,
 		  rp.findings, severity_to_string(rp.threshold));
 out:
 	if (f && f != stdin)
 		fclose(f);
-	for (i = 0; i < rp.n_out; i++)
-		if (rp.out[i].close && close(rp.out[i].fd) < 0 && status != RG_EXIT_ERROR) {
-			log_error_errno(-errno, "Failed to close output %s: %m", rp.out[i].spec);
-			status = RG_EXIT_ERROR;
-		}
+	outputs_free(rp.outputs);
+	free(ospecs);
 	engine_free(e);
 	return status;
 }

@@ -44,6 +44,7 @@ static const char *const provider_names[RG_PROV__MAX] = {
 static const char *const via_names[RG_VIA__MAX] = {
 	[RG_VIA_NONE] = "none",	    [RG_VIA_IOCTL] = "ioctl",	[RG_VIA_INVOKE] = "invoke_write",
 	[RG_VIA_WRITE] = "write",   [RG_VIA_KERNEL] = "kernel", [RG_VIA_MMAP] = "mmap",
+	[RG_VIA_LIBRARY] = "library",
 };
 
 static const char *const verbs_op_names[RG_OP__MAX] = {
@@ -75,6 +76,8 @@ static const char *const verbs_op_names[RG_OP__MAX] = {
 	[RG_OP_CREATE_SRQ] = "create_srq",
 	[RG_OP_DESTROY_SRQ] = "destroy_srq",
 	[RG_OP_MMAP] = "mmap",
+	[RG_OP_GET_DEVICE_LIST] = "get_device_list",
+	[RG_OP_OPEN_DEVICE] = "open_device",
 };
 
 static const char *const cm_op_names[RG_CM__MAX] = {

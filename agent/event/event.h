@@ -73,6 +73,7 @@ enum rg_via {
 	RG_VIA_WRITE,	 /* write() with struct ib_uverbs_cmd_hdr */
 	RG_VIA_KERNEL,	 /* observed inside ib_core/ib_uverbs (fentry/kprobe), kernel's own copy */
 	RG_VIA_MMAP,
+	RG_VIA_LIBRARY,	 /* a libibverbs entry point (uprobe), before any syscall */
 	RG_VIA__MAX,
 };
 
@@ -105,6 +106,8 @@ enum rg_verbs_op {
 	RG_OP_CREATE_SRQ,
 	RG_OP_DESTROY_SRQ,
 	RG_OP_MMAP,
+	RG_OP_GET_DEVICE_LIST, /* via library: ibv_get_device_list() */
+	RG_OP_OPEN_DEVICE,     /* via library: ibv_open_device() */
 	RG_OP__MAX,
 };
 
@@ -249,6 +252,7 @@ struct rg_ev_verbs {
 	uint32_t qp_attr_mask;
 	uint32_t dest_qp_num;
 	uint32_t wr_count;    /* post_send/post_recv */
+	uint32_t calls;	      /* post_send/post_recv: syscalls this event summarises (>= 1) */
 	uint8_t dgid[16];     /* MODIFY_QP to RTR: destination GID (RoCE v2: IPv4-mapped address) */
 	uint64_t mmap_len;
 	char device[RG_DEVNAME_LEN];

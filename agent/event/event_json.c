@@ -97,6 +97,7 @@ static const struct event_field verbs_fields[] = {
 	F("rdma.qp.attr_mask", EFK_U32, u.verbs.qp_attr_mask),
 	F("rdma.qp.dest_num", EFK_U32, u.verbs.dest_qp_num),
 	F("rdma.wr_count", EFK_U32, u.verbs.wr_count),
+	F("rdma.calls", EFK_U32, u.verbs.calls),
 	F("rdma.peer.gid", EFK_GID, u.verbs.dgid),
 	F("rdma.peer.address", EFK_GID_V4, u.verbs.dgid),
 	F("rdma.mmap.length", EFK_U64, u.verbs.mmap_len),

@@ -186,9 +186,9 @@ def test_replay(tmp, rules):
         filed = [json.loads(l) for l in f]
     check(res.returncode == 1 and len(res.stdout.splitlines()) == 3 and len(filed) == 6,
           "replay: two outputs", res)
-    res = run("replay", events, "--rules", rules, "--output", "syslog+tcp://127.0.0.1:1")
-    check(res.returncode == 2 and "not supported by replay" in res.stderr,
-          "replay: unsupported output", res)
+    res = run("replay", events, "--rules", rules, "--output", "syslog+udp://127.0.0.1:1")
+    check(res.returncode == 2 and 'output "syslog+udp://127.0.0.1:1"' in res.stderr,
+          "replay: an invalid output spec exits 2 and names it", res)
 
     # stdin, and nothing at or above the threshold -> 0
     quiet = '{"event":{"action":"agent_policy"},"agent":{"ok":1,"what":"p","text":"loaded"}}\n'

@@ -1,0 +1,626 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * /proc scanning. For every process: stat (comm, state, ppid, pgrp, session, flags, start time),
+ * status (uids), exe (target, inode, device), cmdline; and its RDMA traces: fds on /dev/infiniband/<node>
+ * or the uverbs event/completion anon inode, RDMA libraries and uverbs device mappings in maps.
+ * All reads are bounded; a process that exits while we read it is counted, not reported as an
+ * error; a process whose files are garbage is kept with its errors.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "inv_internal.h"
+#include "inventory/procs.h"
+
+#define PF_KTHREAD 0x00200000u
+
+static void proc_error(struct proc_info *p, const char *fmt, ...) _printf_(2, 3);
+static void proc_error(struct proc_info *p, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (p->n_errors >= PROCS_MAX_ERRORS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	str_sanitize(buf);
+	p->errors[p->n_errors] = strdup(buf);
+	if (p->errors[p->n_errors])
+		p->n_errors++;
+}
+
+void proc_info_done(struct proc_info *p)
+{
+	unsigned i;
+
+	free(p->exe);
+	free(p->cmdline);
+	free(p->fds);
+	free(p->libs);
+	for (i = 0; i < p->n_errors; i++)
+		free(p->errors[i]);
+	memset(p, 0, sizeof(*p));
+}
+
+void proc_table_free(struct proc_table *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->n; i++)
+		proc_info_done(&t->procs[i]);
+	free(t->procs);
+	free(t);
+}
+
+static uint64_t ticks_to_ns(uint64_t ticks)
+{
+	uint64_t hz = (uint64_t)clock_ticks_per_sec();
+
+	return ticks / hz * 1000000000ull + ticks % hz * 1000000000ull / hz;
+}
+
+
+static int read_stat(const struct rg_root *root, struct proc_info *p)
+{
+	_cleanup_free_ char *data = NULL;
+	char path[64], *open_paren, *close_paren, *f[24], *save = NULL, *tok;
+	unsigned n = 0;
+	uint64_t start, flags;
+	size_t len;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", p->pid);
+	r = root_read_file(root, path, 4096, &data, &len, NULL);
+	if (r < 0)
+		return r;
+	open_paren = memchr(data, '(', len);
+	close_paren = strrchr(data, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren) {
+		proc_error(p, "%s: no '(comm)'", path);
+		return -EINVAL;
+	}
+	*close_paren = 0;
+	event_set_str(p->comm, sizeof(p->comm), open_paren + 1, (size_t)(close_paren - open_paren - 1));
+	for (tok = strtok_r(close_paren + 1, " \n", &save); tok && n < ARRAY_SIZE(f);
+	     tok = strtok_r(NULL, " \n", &save))
+		f[n++] = tok;
+	/* f[0] = field 3 (state) ... f[19] = field 22 (starttime). */
+	if (n < 20 || strlen(f[0]) != 1 || safe_atou32(f[1], 10, &p->ppid) < 0 ||
+	    safe_atou32(f[2], 10, &p->pgid) < 0 || safe_atou32(f[3], 10, &p->sid) < 0 ||
+	    safe_atou64(f[6], 10, &flags) < 0 || safe_atou64(f[19], 10, &start) < 0) {
+		proc_error(p, "%s: malformed", path);
+		return -EINVAL;
+	}
+	p->state = f[0][0];
+	p->kernel_thread = (flags & PF_KTHREAD) != 0;
+	p->start_boot_ns = ticks_to_ns(start);
+	return 0;
+}
+
+static void read_status(const struct rg_root *root, struct proc_info *p)
+{
+	_cleanup_free_ char *data = NULL;
+	char path[64], *line, *save = NULL;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", p->pid);
+	r = root_read_file(root, path, 16384, &data, NULL, NULL);
+	if (r < 0) {
+		if (r != -ENOENT)
+			proc_error(p, "%s: %s", path, inv_strerror(r));
+		return;
+	}
+	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned uid, euid;
+
+		if (!startswith(line, "Uid:"))
+			continue;
+		if (sscanf(line + 4, "%u %u", &uid, &euid) == 2) {
+			p->uid = uid;
+			p->euid = euid;
+		} else {
+			proc_error(p, "%s: malformed Uid line", path);
+		}
+		return;
+	}
+	proc_error(p, "%s: no Uid line", path);
+}
+
+static void read_exe(const struct rg_root *root, struct proc_info *p)
+{
+	char path[64], target[4096];
+	struct stat st;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
+	r = root_readlink(root, path, target, sizeof(target));
+	if (r < 0) {
+		/* Kernel threads have none; EACCES without privileges (or across namespaces). */
+		p->exe_error = r;
+		if (r != -ENOENT && r != -EACCES && !p->kernel_thread)
+			proc_error(p, "%s: %s", path, inv_strerror(r));
+		return;
+	}
+	if (endswith(target, " (deleted)")) {
+		p->exe_deleted = true;
+		target[strlen(target) - strlen(" (deleted)")] = 0;
+	}
+	str_sanitize(target);
+	p->exe = strdup(target);
+	if (root_stat(root, path, &st, true) == 0) {
+		p->exe_ino = st.st_ino;
+		p->exe_dev = (uint64_t)st.st_dev;
+	}
+}
+
+static void read_cmdline(const struct rg_root *root, struct proc_info *p)
+{
+	char path[64], *data = NULL;
+	size_t len = 0, i;
+	bool truncated;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", p->pid);
+	r = root_read_file(root, path, PROCS_MAX_CMDLINE, &data, &len, &truncated);
+	if (r < 0) {
+		if (r != -ENOENT)
+			proc_error(p, "%s: %s", path, inv_strerror(r));
+		return;
+	}
+	/* argv strings, each NUL-terminated; sanitise within them. */
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)data[i];
+
+		if (c != 0 && (c < 0x20 || c == 0x7f))
+			data[i] = '?';
+	}
+	while (len > 0 && data[len - 1] == 0)
+		len--;
+	p->cmdline = data;
+	p->cmdline_len = len;
+	p->cmdline_truncated = truncated;
+}
+
+int procs_lib_kind(const char *path)
+{
+	static const char *const providers[] = {
+		"libmlx5.so",	 "libmlx4.so",	   "libefa.so",	     "libmana.so",
+		"libhns.so",	 "libbnxt_re",	   "libirdma",	     "librxe",
+		"libsiw",	 "libqedr",	   "libcxgb4",	     "libvmw_pvrdma",
+		"libocrdma",	 "libhfi1verbs",   "libipathverbs",  "libmthca",
+		"liberdma",	 "libionic",
+	};
+	const char *b = strrchr(path, '/');
+	size_t i;
+
+	b = b ? b + 1 : path;
+	if (startswith(b, "libibverbs.so"))
+		return RG_LIB_IBVERBS;
+	if (startswith(b, "librdmacm.so"))
+		return RG_LIB_RDMACM;
+	if (strstr(path, "/libibverbs/") || strstr(b, "-rdmav"))
+		return RG_LIB_PROVIDER;
+	for (i = 0; i < ARRAY_SIZE(providers); i++)
+		if (startswith(b, providers[i]))
+			return RG_LIB_PROVIDER;
+	if (startswith(b, "libibumad.so") || startswith(b, "libibmad.so") ||
+	    startswith(b, "libibnetdisc.so"))
+		return RG_LIB_OTHER;
+	return -1;
+}
+
+bool procs_fd_kind(const char *target, uint32_t *ret_kind)
+{
+	const char *name;
+
+	if (strcmp(target, "anon_inode:[infinibandevent]") == 0) {
+		*ret_kind = RG_NODE_OTHER;
+		return true;
+	}
+	if (!startswith(target, "/dev/infiniband/"))
+		return false;
+	name = target + strlen("/dev/infiniband/");
+	if (startswith(name, "uverbs"))
+		*ret_kind = RG_NODE_UVERBS;
+	else if (startswith(name, "rdma_cm"))
+		*ret_kind = RG_NODE_RDMA_CM;
+	else if (startswith(name, "umad"))
+		*ret_kind = RG_NODE_UMAD;
+	else if (startswith(name, "issm"))
+		*ret_kind = RG_NODE_ISSM;
+	else
+		*ret_kind = RG_NODE_OTHER;
+	return true;
+}
+
+/* The RDMA device and minor behind /dev/infiniband/NAME, from the class device. */
+static void node_details(const struct rg_root *root, struct proc_fd *f)
+{
+	char node[64], path[160], buf[64];
+	const char *cls;
+	unsigned maj, min;
+	struct stat st;
+
+	if (f->node_kind == RG_NODE_UVERBS)
+		cls = "infiniband_verbs";
+	else if (f->node_kind == RG_NODE_UMAD || f->node_kind == RG_NODE_ISSM)
+		cls = "infiniband_mad";
+	else if (f->node_kind == RG_NODE_RDMA_CM)
+		cls = "misc";
+	else
+		return;
+	if (sscanf(f->path, "/dev/infiniband/%63[^ /]", node) != 1)
+		return;
+	if (snprintf(path, sizeof(path), "/sys/class/%s/%s/ibdev", cls, node) < (int)sizeof(path) &&
+	    f->node_kind != RG_NODE_RDMA_CM)
+		(void)root_read_line(root, path, f->device, sizeof(f->device));
+	if (root_stat(root, f->path, &st, true) == 0 && S_ISCHR(st.st_mode)) {
+		f->minor = minor(st.st_rdev);
+		return;
+	}
+	if (snprintf(path, sizeof(path), "/sys/class/%s/%s/dev", cls, node) < (int)sizeof(path) &&
+	    root_read_line(root, path, buf, sizeof(buf)) > 0 && sscanf(buf, "%u:%u", &maj, &min) == 2)
+		f->minor = min;
+}
+
+static void read_fds(const struct rg_root *root, struct proc_info *p)
+{
+	char path[64], fpath[96], target[4096];
+	unsigned scanned = 0;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%u/fd", p->pid);
+	d = root_opendir(root, path);
+	if (!d) {
+		p->fd_error = -errno;
+		if (errno != ENOENT && errno != EACCES)
+			proc_error(p, "%s: %s", path, inv_strerror(-errno));
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct proc_fd *f;
+		uint32_t kind;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (++scanned > PROCS_MAX_FD_SCAN) {
+			p->fds_truncated = true;
+			break;
+		}
+		if (safe_atoi(de->d_name, &fd) < 0 || fd < 0)
+			continue;
+		if (inv_path(fpath, sizeof(fpath), "%s/%d", path, fd) < 0 ||
+		    root_readlink(root, fpath, target, sizeof(target)) < 0)
+			continue;
+		if (endswith(target, " (deleted)"))
+			target[strlen(target) - strlen(" (deleted)")] = 0;
+		if (!procs_fd_kind(target, &kind))
+			continue;
+		if (p->n_fds >= PROCS_MAX_RDMA_FDS) {
+			/* Keep the lowest-numbered ones, whatever the readdir order. */
+			unsigned hi = 0;
+
+			p->fds_truncated = true;
+			for (unsigned i = 1; i < p->n_fds; i++)
+				if (p->fds[i].fd > p->fds[hi].fd)
+					hi = i;
+			if (fd > p->fds[hi].fd)
+				continue;
+			f = &p->fds[hi];
+			memset(f, 0, sizeof(*f));
+		} else {
+			if (!p->fds) {
+				p->fds = calloc(PROCS_MAX_RDMA_FDS, sizeof(*p->fds));
+				if (!p->fds)
+					break;
+			}
+			f = &p->fds[p->n_fds++];
+		}
+		f->fd = fd;
+		f->node_kind = kind;
+		inv_strcpy(f->path, sizeof(f->path), target);
+		node_details(root, f);
+	}
+	closedir(d);
+	if (p->n_fds > 1) {
+		/* readdir order is arbitrary; report by fd number. */
+		for (unsigned i = 1; i < p->n_fds; i++)
+			for (unsigned k = i; k > 0 && p->fds[k - 1].fd > p->fds[k].fd; k--) {
+				struct proc_fd tmp = p->fds[k];
+
+				p->fds[k] = p->fds[k - 1];
+				p->fds[k - 1] = tmp;
+			}
+	}
+}
+
+/* "7f2c1a400000-7f2c1a421000 r-xp 00000000 fd:01 1234567   /usr/lib/.../libibverbs.so.1.14.44.0" */
+static void maps_line(char *line, struct proc_info *p)
+{
+	char *f[5], *s = line, *path;
+	unsigned n = 0, maj, min;
+	uint64_t ino;
+	bool exec;
+	int kind;
+	unsigned i;
+
+	while (n < 5) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			return;
+		f[n++] = s;
+		s = strchr(s, ' ');
+		if (!s)
+			return;
+		*s++ = 0;
+	}
+	while (*s == ' ')
+		s++;
+	path = s;
+	if (*path != '/')
+		return;
+	if (startswith(path, "/dev/infiniband/uverbs")) {
+		p->uverbs_mappings++;
+		return;
+	}
+	if (endswith(path, " (deleted)"))
+		path[strlen(path) - strlen(" (deleted)")] = 0;
+	kind = procs_lib_kind(path);
+	if (kind < 0)
+		return;
+	exec = strlen(f[1]) >= 3 && f[1][2] == 'x';
+	if (sscanf(f[3], "%x:%x", &maj, &min) != 2 || safe_atou64(f[4], 10, &ino) < 0)
+		return;
+	for (i = 0; i < p->n_libs; i++)
+		if (strncmp(p->libs[i].path, path, sizeof(p->libs[i].path) - 1) == 0) {
+			p->libs[i].executable |= exec;
+			return;
+		}
+	if (p->n_libs >= PROCS_MAX_LIBS) {
+		p->libs_truncated = true;
+		return;
+	}
+	if (!p->libs) {
+		p->libs = calloc(PROCS_MAX_LIBS, sizeof(*p->libs));
+		if (!p->libs)
+			return;
+	}
+	p->libs[p->n_libs].kind = (uint32_t)kind;
+	p->libs[p->n_libs].ino = ino;
+	p->libs[p->n_libs].dev = (uint64_t)makedev(maj, min);
+	p->libs[p->n_libs].executable = exec;
+	inv_strcpy(p->libs[p->n_libs].path, sizeof(p->libs[p->n_libs].path), path);
+	p->n_libs++;
+}
+
+static void read_maps(const struct rg_root *root, struct proc_info *p)
+{
+	struct line_reader *lr;
+	char path[64], *line;
+	unsigned lines = 0;
+	bool overlong;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
+	lr = malloc(sizeof(*lr));
+	if (!lr)
+		return;
+	r = line_reader_open(lr, root, path);
+	if (r < 0) {
+		p->maps_error = r;
+		if (r != -ENOENT && r != -EACCES)
+			proc_error(p, "%s: %s", path, inv_strerror(r));
+		free(lr);
+		return;
+	}
+	while ((r = line_reader_next(lr, &line, &overlong)) > 0) {
+		if (++lines > PROCS_MAX_MAPS_LINES) {
+			p->maps_truncated = true;
+			break;
+		}
+		if (!overlong)
+			maps_line(line, p);
+	}
+	if (r < 0) {
+		p->maps_error = r;
+		if (r != -ESRCH)
+			proc_error(p, "%s: %s", path, inv_strerror(r));
+	}
+	line_reader_close(lr);
+	free(lr);
+}
+
+int procs_read_one(const struct rg_root *root, uint32_t pid, unsigned flags, struct proc_info *ret)
+{
+	struct proc_info *p = ret;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	r = read_stat(root, p);
+	if (r == -ENOENT || r == -ESRCH) {
+		proc_info_done(p);
+		return -ENOENT;
+	}
+	if (r < 0 && r != -EINVAL)
+		proc_error(p, "/proc/%u/stat: %s", pid, inv_strerror(r));
+	read_status(root, p);
+	read_exe(root, p);
+	read_cmdline(root, p);
+	if (flags & PROCS_F_FDS)
+		read_fds(root, p);
+	if (flags & PROCS_F_MAPS)
+		read_maps(root, p);
+	return 0;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	const struct proc_info *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+const struct proc_info *proc_table_find(const struct proc_table *t, uint32_t pid)
+{
+	struct proc_info key = {.pid = pid};
+
+	if (!t || t->n == 0)
+		return NULL;
+	return bsearch(&key, t->procs, t->n, sizeof(*t->procs), pid_cmp);
+}
+
+int procs_scan(const struct rg_root *root, unsigned flags, struct proc_table **ret)
+{
+	_cleanup_(proc_table_freep) struct proc_table *t = NULL;
+	size_t cap = 0, i;
+	struct dirent *de;
+	DIR *d;
+
+	if (!root || !ret)
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	if (root->is_host)
+		t->self_pid = (uint32_t)getpid();
+	d = root_opendir(root, "/proc");
+	if (!d) {
+		t->error = -errno;
+		*ret = TAKE_PTR(t);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		uint32_t pid;
+		int r;
+
+		if (!isdigit((unsigned char)de->d_name[0]) || safe_atou32(de->d_name, 10, &pid) < 0 ||
+		    pid == 0)
+			continue;
+		if (++t->scanned > PROCS_MAX_SCAN || t->n >= PROCS_MAX) {
+			t->truncated = true;
+			break;
+		}
+		if (pid == t->self_pid)
+			continue;
+		if (t->n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			struct proc_info *np = realloc(t->procs, ncap * sizeof(*np));
+
+			if (!np) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			t->procs = np;
+			cap = ncap;
+		}
+		r = procs_read_one(root, pid, flags, &t->procs[t->n]);
+		if (r == -ENOENT) {
+			t->vanished++;
+			continue;
+		}
+		t->n++;
+	}
+	closedir(d);
+	if (t->n > 1)
+		qsort(t->procs, t->n, sizeof(*t->procs), pid_cmp);
+	for (i = 0; i < t->n; i++) {
+		const struct proc_info *parent = proc_table_find(t, t->procs[i].ppid);
+
+		if (parent && parent != &t->procs[i] && parent->start_boot_ns <= t->procs[i].start_boot_ns)
+			t->procs[i].parent_start_boot_ns = parent->start_boot_ns;
+	}
+	*ret = TAKE_PTR(t);
+	return 0;
+}
+
+bool proc_info_uses_rdma(const struct proc_info *p)
+{
+	return p->n_fds > 0 || p->n_libs > 0 || p->uverbs_mappings > 0;
+}
+
+void proc_info_to_task(const struct proc_info *p, struct rg_task *task)
+{
+	memset(task, 0, sizeof(*task));
+	task->pid = p->pid;
+	task->tid = p->pid;
+	task->ppid = p->ppid;
+	task->uid = p->uid;
+	task->start_boot_ns = p->start_boot_ns;
+	memcpy(task->comm, p->comm, sizeof(task->comm));
+	task->comm[sizeof(task->comm) - 1] = 0;
+}
+
+void proc_info_to_event(const struct proc_info *p, struct rg_event *ev)
+{
+	size_t n;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = RG_EV_PROCESS_PRESENT;
+	ev->provider = RG_PROV_INVENTORY;
+	proc_info_to_task(p, &ev->proc);
+	ev->u.exec.parent_start_boot_ns = p->parent_start_boot_ns;
+	ev->u.exec.exe_ino = p->exe_ino;
+	ev->u.exec.exe_dev = p->exe_dev;
+	ev->u.exec.sid = p->sid;
+	if (p->exe) {
+		if (strlen(p->exe) >= sizeof(ev->u.exec.exe))
+			ev->flags |= RG_EVF_TRUNC;
+		event_set_str(ev->u.exec.exe, sizeof(ev->u.exec.exe), p->exe, strlen(p->exe));
+	}
+	if (p->cmdline && p->cmdline_len) {
+		n = MIN(p->cmdline_len, sizeof(ev->u.exec.args));
+		memcpy(ev->u.exec.args, p->cmdline, n);
+		if (n < p->cmdline_len || p->cmdline_truncated) {
+			ev->flags |= RG_EVF_TRUNC;
+			ev->u.exec.args[sizeof(ev->u.exec.args) - 1] = 0;
+		}
+		ev->u.exec.args_len = (uint32_t)n;
+	}
+}
+
+static int start_cmp(const void *a, const void *b, void *arg)
+{
+	const struct proc_table *t = arg;
+	const struct proc_info *x = &t->procs[*(const size_t *)a];
+	const struct proc_info *y = &t->procs[*(const size_t *)b];
+
+	if (x->start_boot_ns != y->start_boot_ns)
+		return x->start_boot_ns < y->start_boot_ns ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+int proc_table_foreach_by_start(const struct proc_table *t,
+				int (*cb)(const struct proc_info *p, void *userdata), void *userdata)
+{
+	_cleanup_free_ size_t *idx = NULL;
+	size_t i;
+	int r = 0;
+
+	if (!t || t->n == 0)
+		return 0;
+	idx = malloc(t->n * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++)
+		idx[i] = i;
+	qsort_r(idx, t->n, sizeof(*idx), start_cmp, (void *)t);
+	for (i = 0; i < t->n && r == 0; i++)
+		r = cb(&t->procs[idx[i]], userdata);
+	return r;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Kernel feature probes for the sensors: each answer comes from trying (loading a two-instruction
+ * program, attaching it, detaching it) or from what the kernel exposes (tracefs, kallsyms, BTF),
+ * never from the kernel version.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+struct sensors_features {
+	bool tracefs;	  /* tracefs mounted (mounted by us if it was not) */
+	bool syscall_tp;  /* syscalls:sys_enter_ioctl exists */
+	bool raw_tp;	  /* BPF_PROG_TYPE_RAW_TRACEPOINT loads */
+	bool kprobe;	  /* the kprobe PMU or kprobe_events exists */
+	bool uprobe;	  /* the uprobe PMU or uprobe_events exists */
+	bool fentry;	  /* an fentry program loads and attaches */
+	bool lsm;	  /* BPF LSM is active and an LSM program loads and attaches */
+	bool ringbuf;	  /* BPF_MAP_TYPE_RINGBUF */
+	bool tc;	  /* BPF_PROG_TYPE_SCHED_CLS */
+	bool module_tp;	  /* module:module_load exists */
+	char lsms[256];	  /* /sys/kernel/security/lsm */
+};
+
+/* Mounts tracefs (and securityfs) if needed and probes. Never fails: missing means false. */
+void sensors_probe_features(struct sensors_features *f);
+
+/* The tracing events directory in use ("/sys/kernel/tracing/events" or the debugfs one). */
+const char *tracefs_events_dir(void);
+bool tracepoint_exists(const char *category, const char *name);
+
+/* Kernel functions: in vmlinux or module BTF (for fentry), or in kallsyms (for kprobes). */
+bool kfunc_in_btf(const char *func, const char *module);
+bool kfunc_in_kallsyms(const char *func);
+
+/* A module is loaded (live) or built in. */
+bool module_present(const char *name);
+bool module_has_btf(const char *name);

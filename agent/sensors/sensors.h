@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The eBPF sensors: probe the kernel's features, choose a hook for each hook point, load and
+ * attach the BPF programs (bpf/), consume the ring buffer and turn its records into struct
+ * rg_event (agent/event/event.h). Also: RDMA device and module uevents, RoCE v2/iWARP traffic
+ * counters (TC), per-CPU lost-record counters, late attach to ib_uverbs/rdma_ucm.
+ *
+ * Hook points and their flavours, best first (`--sensor auto`):
+ *   process   exec/fork/exit             sched tracepoints (every flavour)
+ *   open      device and /proc/PID/mem   fexit | kretprobe on do_sys_openat2 | sys_exit_open*
+ *   verbs     uverbs ioctl/write/mmap    fexit | kprobe on ib_uverbs_* | sys_enter/exit_ioctl+write
+ *   rdma_cm   rdma_cm write              fexit | kprobe on ucma_write | sys_enter/exit_write
+ *   mmap      library loads (+uverbs)    lsm mmap_file | fentry | kprobe on security_mmap_file |
+ *                                        sys_enter_mmap
+ *   memory    process_vm_*, ptrace       lsm ptrace_access_check | fexit | kprobe on
+ *                                        security_ptrace_access_check | syscall tracepoints
+ *   library   libibverbs entry points    uprobes
+ *   modules   RDMA module loads          module_load tracepoint, else uevents
+ *   devices   RDMA device add/remove     uevents (NETLINK_KOBJECT_UEVENT)
+ *   roce      RoCE v2/iWARP per peer     TC clsact on netdevs that carry an RDMA device
+ *
+ * Threading: a struct rg_sensors is used by one thread. Memory is bounded: the ring buffer
+ * (sensors_config.ringbuf_bytes), fixed-size tables (RDMA fds 16384, rdma_cm ids 1024, flows
+ * 4096, pending internal events 64).
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "event/event.h"
+
+enum sensors_mode {
+	SENSORS_AUTO = 0, /* best flavour per hook point: lsm > fentry > kprobe > tracepoint */
+	SENSORS_FENTRY,	  /* fentry/fexit where a hook point has one (error if refused) */
+	SENSORS_KPROBE,	  /* kprobes where a hook point has one (error if unavailable) */
+	SENSORS_TRACEPOINT, /* the syscall tracepoint fallback only */
+	SENSORS__MAX,
+};
+
+const char *sensors_mode_to_string(unsigned m);
+int sensors_mode_from_string(const char *s); /* -EINVAL if unknown */
+
+struct sensors_config {
+	enum sensors_mode mode;
+	size_t ringbuf_bytes;	  /* power of two; 0: 8 MiB */
+	unsigned roce_interval_s; /* RoCE traffic report period; 0: 10 s */
+	bool no_uprobes;	  /* do not attach the libibverbs uprobes */
+	bool no_roce;		  /* no TC counters */
+	bool no_uevents;	  /* no device/module uevent listener */
+	bool no_seed;		  /* do not seed the RDMA fd map from /proc */
+	const char *ibverbs_path; /* libibverbs for uprobes; NULL: the system's */
+	/* More netdevs to count RoCE/iWARP traffic on, besides those that carry an RDMA device
+	 * (found in sysfs): e.g. a NIC whose RDMA function is not bound yet. At most 8. */
+	const char *roce_ifaces[8];
+};
+
+struct rg_sensors;
+
+/* Callback for each event; a negative return stops sensors_poll() and is returned by it. */
+typedef int (*sensors_cb)(const struct rg_event *ev, void *userdata);
+
+/*
+ * Probes the kernel and describes what sensors_open() would choose, without loading anything
+ * (mounts tracefs/securityfs if needed). *ret: the same object as sensors_describe().
+ */
+int sensors_plan(const struct sensors_config *cfg, struct json_object **ret);
+
+/* Probes, loads, attaches, seeds. 0 or -errno (logged). Needs root (CAP_BPF, CAP_PERFMON...). */
+int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret);
+
+/* An fd (epoll) that becomes readable when sensors_poll() has work. */
+int sensors_fd(struct rg_sensors *s);
+
+/*
+ * Waits up to timeout_ms (0: do not wait, -1: forever) and delivers events to cb: sensor records,
+ * device/module uevents, RoCE traffic reports, lost-record alerts (RG_EV_AGENT_LOST, one per
+ * CPU that lost records since the last report), hook changes (RG_EV_AGENT_SENSOR). Events have
+ * seq 0: the consumer numbers them. Returns the number of events delivered, or -errno, or the
+ * callback's negative return. EINTR is not an error (returns 0).
+ */
+int sensors_poll(struct rg_sensors *s, int timeout_ms, sensors_cb cb, void *userdata);
+
+/* What is attached: mode, features, and per hook point the chosen and active flavour. */
+struct json_object *sensors_describe(struct rg_sensors *s);
+
+/*
+ * Records lost (ring buffer full) per CPU since start: fills per_cpu[0..n) and returns the number
+ * of possible CPUs (which may exceed n), or -errno.
+ */
+int sensors_lost(struct rg_sensors *s, uint64_t *per_cpu, size_t n);
+
+/* Detaches everything (NULL is fine). */
+void sensors_close(struct rg_sensors *s);
+
+/*
+ * For the enforcement programs (issue 7) and tests: the fd of a map of the sensors object by
+ * name ("rdma_fds", "rdma_procs", "events", ...), or -ENOENT.
+ */
+int sensors_map_fd(struct rg_sensors *s, const char *name);
+
+/* Inserts (pid, fd) into the RDMA fd map as an RDMA node of that kind (RG_NODE_*). 0 or -errno. */
+int sensors_remember_fd(struct rg_sensors *s, pid_t pid, int fd, unsigned node_kind);
+
+/* Scans /proc/<pid>/fd of every process for fds on /dev/infiniband nodes and remembers them. Returns the
+ * number remembered or -errno. Called by sensors_open() unless no_seed. */
+int sensors_seed_fds(struct rg_sensors *s, const char *proc_root);

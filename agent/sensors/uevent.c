@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "uevent.h"
+
+static void copy_field(char *dst, size_t size, const char *src, size_t n)
+{
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+	str_sanitize(dst);
+}
+
+int uevent_parse(const char *buf, size_t len, struct uevent *u)
+{
+	const char *p = buf, *end = buf + len, *at;
+	size_t n;
+
+	memset(u, 0, sizeof(*u));
+	if (!buf || len == 0)
+		return -EINVAL;
+	/* The header "ACTION@DEVPATH" */
+	n = strnlen(p, len);
+	at = memchr(p, '@', n);
+	if (!at || at == p)
+		return -EINVAL;
+	p += n + 1;
+	while (p < end) {
+		const char *eq;
+
+		n = strnlen(p, (size_t)(end - p));
+		eq = memchr(p, '=', n);
+		if (eq) {
+			size_t klen = (size_t)(eq - p), vlen = n - klen - 1;
+
+			if (klen == 6 && memcmp(p, "ACTION", 6) == 0)
+				copy_field(u->action, sizeof(u->action), eq + 1, vlen);
+			else if (klen == 9 && memcmp(p, "SUBSYSTEM", 9) == 0)
+				copy_field(u->subsystem, sizeof(u->subsystem), eq + 1, vlen);
+			else if (klen == 7 && memcmp(p, "DEVPATH", 7) == 0)
+				copy_field(u->devpath, sizeof(u->devpath), eq + 1, vlen);
+			else if (klen == 4 && memcmp(p, "NAME", 4) == 0)
+				copy_field(u->name, sizeof(u->name), eq + 1, vlen);
+		}
+		p += n + 1;
+	}
+	if (!u->action[0] || !u->subsystem[0] || !u->devpath[0])
+		return -EINVAL;
+	if (!u->name[0]) {
+		const char *slash = strrchr(u->devpath, '/');
+
+		copy_field(u->name, sizeof(u->name), slash ? slash + 1 : u->devpath,
+			   strlen(slash ? slash + 1 : u->devpath));
+	}
+	return 0;
+}
+
+int uevent_open(void)
+{
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = 1};
+	int fd, sz = 1 << 20;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
+	if (fd < 0)
+		return -errno;
+	/* A burst of device events must not overflow the socket: ask for 1 MiB. */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int uevent_receive(int fd, struct uevent *u)
+{
+	char buf[8192];
+	struct sockaddr_nl sa;
+	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+	struct msghdr msg = {.msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov,
+			     .msg_iovlen = 1};
+	ssize_t n;
+
+	n = recvmsg(fd, &msg, MSG_DONTWAIT);
+	if (n < 0)
+		return (errno == EAGAIN || errno == EINTR) ? 0 : -errno;
+	/* Only the kernel (port 0) speaks on this group for us; drop anything else. */
+	if (msg.msg_namelen != sizeof(sa) || sa.nl_pid != 0 || (msg.msg_flags & MSG_TRUNC))
+		return 0;
+	return uevent_parse(buf, (size_t)n, u) == 0 ? 1 : 0;
+}

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Shared by every sensors .bpf.c file: the maps (defined __weak so that each object file can
+ * include them and `bpftool gen object` links them into one), the knobs the agent sets before
+ * load, and helpers: process identity, fd -> struct file, RDMA node classification, dentry paths.
+ *
+ * Every loop is bounded; big buffers live in the ring buffer record or the per-CPU scratch map.
+ */
+#pragma once
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "events.h"
+
+#define S_IFMT	 00170000
+#define S_IFREG	 0100000
+#define S_IFCHR	 0020000
+#define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
+#define PROC_SUPER_MAGIC 0x9fa0
+#define PROT_EXEC	 0x4
+#define MINORBITS	 20
+#define MISC_MAJOR	 10
+#define IB_UVERBS_MAJOR	 231
+#define IB_UVERBS_BASE_MINOR 192
+#define IB_UMAD_BASE_MINOR   64 /* umad 0..63, issm 64..127 */
+#define PTRACE_MODE_ATTACH 0x02
+#define RG_PATH_DEPTH	 32
+#define RG_NAME_MAX	 64
+#define RG_POST_EMIT_NS	 1000000000ull /* one post_send/post_recv record per fd per second */
+
+/* Knobs, set by the agent before load (const volatile: the verifier sees the constants). */
+const volatile __u64 rg_tick_ns __weak = 10000000; /* 1e9 / sysconf(_SC_CLK_TCK) */
+const volatile __u32 rg_self_tgid __weak = 0;	   /* the agent: its own work is not reported */
+const volatile __s32 rg_nr_ioctl __weak = -1;	   /* syscall numbers, for hooks below syscalls */
+const volatile __s32 rg_nr_write __weak = -1;
+const volatile __s32 rg_nr_mmap __weak = -1;
+const volatile __s32 rg_nr_open __weak = -1;
+const volatile __s32 rg_nr_openat __weak = -1;
+const volatile __s32 rg_nr_openat2 __weak = -1;
+const volatile __s32 rg_nr_ptrace __weak = -1;
+const volatile __s32 rg_nr_process_vm_readv __weak = -1;
+const volatile __s32 rg_nr_process_vm_writev __weak = -1;
+const volatile __u32 rg_ibv_device_name_off __weak = 0; /* offsetof(struct ibv_device, name) */
+
+/* The one ring buffer. Its size is set by the agent (sensors_config.ringbuf_bytes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} events __weak SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RG_CNT__MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters __weak SEC(".maps");
+
+/* (tgid, fd) of every fd known to be an RDMA node: the cheap in-kernel filter for write(). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct rg_fd_key);
+	__type(value, struct rg_fd_val);
+} rdma_fds __weak SEC(".maps");
+
+/* tgids that hold (or held) an RDMA fd; inherited at fork. A write() on an fd not in rdma_fds
+ * is examined only for these (an fd inherited, dup'ed or received over a socket). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u32);
+} rdma_procs __weak SEC(".maps");
+
+/* Syscall entry -> exit, per thread. */
+#define PK_IOCTL 1
+#define PK_WRITE 2
+#define PK_MEM	 3
+#define PK_OPEN	 4
+#define PK__MAX	 5
+
+struct pending {
+	__u32 kind;
+	__s32 fd;
+	__u64 a0;
+	__u64 a1;
+	__u32 node;
+	__u32 rdev;
+	__u32 op;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct pending);
+} pending __weak SEC(".maps");
+
+/* How many entries of each kind are pending: exits of unrelated syscalls check this array
+ * (inlined by the verifier to a load) and skip the hash lookup while it is 0. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PK__MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} pending_count __weak SEC(".maps");
+
+/* post_send/post_recv aggregation per (tgid, fd, cmd). */
+struct post_key {
+	__u32 tgid;
+	__s32 fd;
+	__u32 cmd;
+	__u32 pad;
+};
+
+struct post_val {
+	__u64 calls;
+	__u64 last_emit_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct post_key);
+	__type(value, struct post_val);
+} posts __weak SEC(".maps");
+
+struct rg_scratch {
+	char path[2 * RG_REC_PATH];
+	char name[RG_NAME_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rg_scratch);
+} scratch __weak SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &which);
+
+	if (v)
+		*v += 1; /* per-CPU: no atomics needed */
+}
+
+#define RESERVE(type)                                                                              \
+	({                                                                                         \
+		type *_r = bpf_ringbuf_reserve(&events, sizeof(type), 0);                          \
+		if (!_r)                                                                           \
+			count(RG_CNT_RINGBUF_FULL);                                                \
+		_r;                                                                                \
+	})
+
+static __always_inline __u32 current_tgid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
+}
+
+static __always_inline bool is_self(void)
+{
+	return rg_self_tgid && current_tgid() == rg_self_tgid;
+}
+
+/* Start time of the task's process, as /proc/PID/stat gives it (clock ticks), in ns. */
+static __always_inline __u64 task_start_ns(struct task_struct *task)
+{
+	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
+	__u64 ns = BPF_CORE_READ(leader, start_boottime);
+	__u64 tick = rg_tick_ns ? rg_tick_ns : 10000000;
+
+	return ns / tick * tick;
+}
+
+static __always_inline void fill_hdr_task(struct rg_rec_hdr *h, struct task_struct *task,
+					  __u16 type, __u16 hook)
+{
+	h->type = type;
+	h->flags = 0;
+	h->hook = hook;
+	h->pad = 0;
+	h->ts_boot_ns = bpf_ktime_get_boot_ns();
+	h->pid = BPF_CORE_READ(task, tgid);
+	h->tid = BPF_CORE_READ(task, pid);
+	h->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	h->uid = BPF_CORE_READ(task, cred, uid.val);
+	h->start_boot_ns = task_start_ns(task);
+	BPF_CORE_READ_STR_INTO(&h->comm, task, comm);
+}
+
+static __always_inline void fill_hdr(struct rg_rec_hdr *h, __u16 type, __u16 hook)
+{
+	fill_hdr_task(h, (struct task_struct *)bpf_get_current_task(), type, hook);
+}
+
+static __always_inline struct file *fd_file(struct task_struct *task, int fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **arr;
+	struct file *f = NULL;
+	unsigned int max;
+
+	if (!fdt || fd < 0)
+		return NULL;
+	max = BPF_CORE_READ(fdt, max_fds);
+	if ((unsigned int)fd >= max)
+		return NULL;
+	arr = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
+static __always_inline struct file *current_fd_file(int fd)
+{
+	return fd_file((struct task_struct *)bpf_get_current_task(), fd);
+}
+
+/* Compares a NUL-terminated name read into buf with a literal (n includes the NUL for an exact
+ * match, or not for a prefix). */
+static __always_inline bool name_eq(const char *buf, const char *lit, int n)
+{
+#pragma unroll
+	for (int i = 0; i < 16; i++) {
+		if (i >= n)
+			return true;
+		if (buf[i] != lit[i])
+			return false;
+	}
+	return true;
+}
+
+#define NAME_IS(buf, lit)     name_eq(buf, lit, sizeof(lit))
+#define NAME_PREFIX(buf, lit) name_eq(buf, lit, sizeof(lit) - 1)
+
+static __always_inline int read_dentry_name(struct dentry *d, char *buf, __u32 size)
+{
+	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
+
+	return bpf_probe_read_kernel_str(buf, size, name);
+}
+
+/*
+ * What an open file is, for the sensors: an RDMA node (char major 231, the rdma_cm misc device, or
+ * any file in a directory called "infiniband", which also covers dynamic uverbs majors and the
+ * host tests' stand-ins), /proc/PID/mem, or nothing of interest (0).
+ */
+static __always_inline __u32 classify_file(struct file *file, __u32 *node, __u32 *rdev)
+{
+	__u32 zero = 0;
+	struct rg_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct inode *inode = BPF_CORE_READ(file, f_inode);
+	struct dentry *d = BPF_CORE_READ(file, f_path.dentry);
+	__u32 mode = BPF_CORE_READ(inode, i_mode);
+	__u32 dev = BPF_CORE_READ(inode, i_rdev);
+	unsigned long magic;
+
+	if (!s)
+		return 0;
+	*rdev = S_ISCHR(mode) ? dev : 0;
+	if (S_ISCHR(mode) && (dev >> MINORBITS) == IB_UVERBS_MAJOR) {
+		__u32 minor = dev & ((1u << MINORBITS) - 1);
+
+		*node = minor >= IB_UVERBS_BASE_MINOR ? RG_NODE_UVERBS_FD
+			: minor < IB_UMAD_BASE_MINOR  ? RG_NODE_UMAD_FD
+						      : RG_NODE_OTHER_FD;
+		return RG_OPEN_RDMA;
+	}
+	if (S_ISCHR(mode) && (dev >> MINORBITS) == MISC_MAJOR) {
+		read_dentry_name(d, s->name, 16);
+		if (NAME_IS(s->name, "rdma_cm")) {
+			*node = RG_NODE_RDMA_CM_FD;
+			return RG_OPEN_RDMA;
+		}
+		return 0;
+	}
+	magic = BPF_CORE_READ(inode, i_sb, s_magic);
+	if (magic == PROC_SUPER_MAGIC) {
+		read_dentry_name(d, s->name, 16);
+		if (NAME_IS(s->name, "mem"))
+			return RG_OPEN_PROC_MEM;
+		return 0;
+	}
+	read_dentry_name(BPF_CORE_READ(d, d_parent), s->name, 16);
+	if (!NAME_IS(s->name, "infiniband"))
+		return 0;
+	read_dentry_name(d, s->name, 16);
+	if (NAME_PREFIX(s->name, "uverbs"))
+		*node = RG_NODE_UVERBS_FD;
+	else if (NAME_IS(s->name, "rdma_cm"))
+		*node = RG_NODE_RDMA_CM_FD;
+	else if (NAME_PREFIX(s->name, "umad"))
+		*node = RG_NODE_UMAD_FD;
+	else
+		*node = RG_NODE_OTHER_FD;
+	return RG_OPEN_RDMA;
+}
+
+/*
+ * Builds the path of (dentry, vfsmount) up to the current task's root (what the process sees, as
+ * d_path() does; a chroot's paths start at the chroot) into out (RG_REC_PATH bytes), crossing
+ * mounts. Components are written backwards into scratch; a path longer than the buffer keeps its
+ * tail and returns 1 (truncated), else 0; -1 when no scratch.
+ */
+static __always_inline int build_path(struct dentry *dentry, struct vfsmount *vfsmnt, char *out)
+{
+	__u32 zero = 0;
+	struct rg_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct dentry *root_dentry = BPF_CORE_READ(task, fs, root.dentry);
+	struct vfsmount *root_mnt = BPF_CORE_READ(task, fs, root.mnt);
+	struct mount *mnt;
+	int end = RG_REC_PATH - 1, trunc = 0;
+
+	if (!s)
+		return -1;
+	mnt = (void *)vfsmnt - bpf_core_field_offset(struct mount, mnt);
+	s->path[RG_REC_PATH - 1] = 0;
+	for (int i = 0; i < RG_PATH_DEPTH; i++) {
+		struct dentry *mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
+		struct dentry *parent = BPF_CORE_READ(dentry, d_parent);
+		const unsigned char *name;
+		__u32 len;
+		int start;
+
+		if (dentry == root_dentry && vfsmnt == root_mnt)
+			break;
+		if (dentry == mnt_root || dentry == parent) {
+			struct mount *mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
+
+			if (dentry != mnt_root || mnt == mnt_parent)
+				break;
+			dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+			mnt = mnt_parent;
+			vfsmnt = (void *)mnt + bpf_core_field_offset(struct mount, mnt);
+			continue;
+		}
+		len = BPF_CORE_READ(dentry, d_name.len);
+		name = BPF_CORE_READ(dentry, d_name.name);
+		start = end - (int)len - 1;
+		if (len >= RG_REC_PATH || start < 0) {
+			trunc = 1;
+			break;
+		}
+		s->path[start & (RG_REC_PATH - 1)] = '/';
+		bpf_probe_read_kernel(&s->path[(start + 1) & (RG_REC_PATH - 1)],
+				      len & (RG_REC_PATH - 1), name);
+		end = start;
+		dentry = parent;
+	}
+	if (end == RG_REC_PATH - 1) {
+		out[0] = '/';
+		out[1] = 0;
+		return trunc;
+	}
+	bpf_probe_read_kernel_str(out, RG_REC_PATH, &s->path[end & (RG_REC_PATH - 1)]);
+	return trunc;
+}
+
+static __always_inline int file_path(struct file *file, char *out)
+{
+	struct dentry *d = BPF_CORE_READ(file, f_path.dentry);
+	struct vfsmount *m = BPF_CORE_READ(file, f_path.mnt);
+
+	return build_path(d, m, out);
+}
+
+/* Pending syscall entries (see pending_count). */
+static __always_inline void pending_put(__u32 kind, const struct pending *p)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *cnt = bpf_map_lookup_elem(&pending_count, &kind);
+
+	if (bpf_map_update_elem(&pending, &tid, p, BPF_NOEXIST) == 0) {
+		if (cnt)
+			__sync_fetch_and_add(cnt, 1);
+		return;
+	}
+	/* A stale entry of this thread (its exit was not seen): replace it, count unchanged. */
+	if (bpf_map_update_elem(&pending, &tid, p, BPF_ANY) != 0)
+		count(RG_CNT_PENDING_FULL);
+}
+
+static __always_inline bool pending_any(__u32 kind)
+{
+	__u64 *cnt = bpf_map_lookup_elem(&pending_count, &kind);
+
+	return cnt && *(volatile __u64 *)cnt != 0;
+}
+
+/* Takes this thread's entry of that kind into *out; false when there is none. */
+static __always_inline bool pending_take(__u32 kind, struct pending *out)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pending *p;
+	__u64 *cnt;
+
+	if (!pending_any(kind))
+		return false;
+	p = bpf_map_lookup_elem(&pending, &tid);
+	if (!p || p->kind != kind)
+		return false;
+	__builtin_memcpy(out, p, sizeof(*out));
+	bpf_map_delete_elem(&pending, &tid);
+	cnt = bpf_map_lookup_elem(&pending_count, &kind);
+	if (cnt)
+		__sync_fetch_and_sub(cnt, 1);
+	return true;
+}
+
+/* The user registers of the current syscall, for hooks below the syscall layer. */
+static __always_inline struct pt_regs *syscall_regs(void)
+{
+	return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+}
+
+#if defined(__TARGET_ARCH_x86)
+#define SYSCALL_NR(regs) ((long)BPF_CORE_READ((regs), orig_ax))
+#elif defined(__TARGET_ARCH_arm64)
+#define SYSCALL_NR(regs) ((long)BPF_CORE_READ((regs), syscallno))
+#else
+#define SYSCALL_NR(regs) (-1l)
+#endif
+
+/* Argument n (1-based) of the current syscall if it is number nr, else def. */
+#define SYSCALL_ARG_IF(nr, n, def)                                                                 \
+	({                                                                                         \
+		struct pt_regs *_regs = syscall_regs();                                            \
+		long _v = (def);                                                                   \
+		if ((nr) >= 0 && SYSCALL_NR(_regs) == (nr))                                        \
+			_v = (long)PT_REGS_PARM##n##_CORE_SYSCALL(_regs);                          \
+		_v;                                                                                \
+	})
+
+/* Remembers an RDMA fd of the current process (and the process as an RDMA user). */
+static __always_inline void remember_fd(__u32 tgid, int fd, struct file *file, __u32 node,
+					__u32 rdev)
+{
+	struct rg_fd_key k = {.tgid = tgid, .fd = fd};
+	struct rg_fd_val v = {
+		.file = (__u64)file,
+		.inode = (__u64)BPF_CORE_READ(file, f_inode),
+		.node = node,
+		.rdev = rdev,
+	};
+	__u32 one = 1;
+
+	if (bpf_map_update_elem(&rdma_fds, &k, &v, BPF_ANY) != 0)
+		count(RG_CNT_FDMAP_FULL);
+	bpf_map_update_elem(&rdma_procs, &tgid, &one, BPF_ANY);
+}
+
+/*
+ * Is fd of the current process an RDMA node of kind uverbs/rdma_cm? Looks in rdma_fds first (one
+ * lookup: the common, negative, case for every write() on the machine ends there unless the
+ * process is an RDMA user), validates the entry against fd reuse, and learns fds of RDMA users.
+ */
+static __always_inline bool lookup_rdma_fd(int fd, __u32 *node, __u32 *rdev)
+{
+	__u32 tgid = current_tgid();
+	struct rg_fd_key k = {.tgid = tgid, .fd = fd};
+	struct rg_fd_val *v = bpf_map_lookup_elem(&rdma_fds, &k);
+	struct file *file;
+	__u32 what;
+
+	if (!v && !bpf_map_lookup_elem(&rdma_procs, &tgid))
+		return false;
+	file = current_fd_file(fd);
+	if (!file)
+		return false;
+	if (v && v->file == (__u64)file && v->inode == (__u64)BPF_CORE_READ(file, f_inode)) {
+		*node = v->node;
+		*rdev = v->rdev;
+		return true;
+	}
+	/* Unknown fd of an RDMA user, a reused fd number, or an entry seeded by the agent. */
+	what = classify_file(file, node, rdev);
+	if (what != RG_OPEN_RDMA) {
+		if (v)
+			bpf_map_delete_elem(&rdma_fds, &k);
+		return false;
+	}
+	remember_fd(tgid, fd, file, *node, *rdev);
+	return true;
+}

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The records the BPF sensors send to userspace through the one ring buffer, and the keys and
+ * values of the maps userspace also reads or fills. Shared by the BPF programs (bpf/) and
+ * the agent (agent/sensors/): plain __u8/__u16/__u32/__u64 fields, explicit padding, every size
+ * pinned with _Static_assert in agent/sensors/records.c.
+ *
+ * Records carry raw bytes (the ioctl header and attributes, the write() buffer, pointed-to
+ * attribute contents) rather than decoded fields: decoding happens in userspace, in pure functions
+ * (agent/sensors/decode.h) that a fuzzer can drive. BPF only copies, bounded.
+ */
+#pragma once
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define RG_REC_COMM	  16
+#define RG_REC_PATH	  256 /* paths built from dentries; longer ones keep their tail */
+#define RG_REC_ARGS	  256
+#define RG_REC_DATA	  320 /* ioctl: header + 16 attributes (280 B); write(): first bytes */
+#define RG_REC_BLOB_SLOTS 8
+#define RG_REC_BLOB_SLOT  128 /* bytes kept of each pointed-to attribute */
+#define RG_REC_BLOB	  (RG_REC_BLOB_SLOTS * RG_REC_BLOB_SLOT)
+#define RG_REC_RESP_MAX	  256 /* write(): response bytes copied into blob[] (slots 0-1) */
+#define RG_IOCTL_MAX_ATTRS 16
+#define RG_REC_DEVNAME	  64
+
+/* ABI numbers BPF needs to filter and copy (checked against the uapi headers in records.c). */
+#define RG_ABI_RDMA_VERBS_IOCTL	  0xc0181b01u
+#define RG_ABI_IOCTL_HDR_SIZE	  24
+#define RG_ABI_IOCTL_ATTR_SIZE	  16
+#define RG_ABI_UDATA_DRIVER_FLAG  0x1000u /* attribute ids of the provider (UHW_IN/UHW_OUT) */
+#define RG_ABI_ATTR_CORE_OUT	  1	  /* DEVICE/INVOKE_WRITE's response */
+#define RG_ABI_OBJECT_QP	  4
+#define RG_ABI_ATTR_QP_RESP_QP_NUM 14	  /* QP/QP_CREATE's new QP number */
+#define RG_ABI_CMD_FLAG_EXTENDED  0x80000000u
+#define RG_ABI_CMD_MASK		  0xffu
+#define RG_ABI_CMD_POST_SEND	  28
+#define RG_ABI_CMD_POST_RECV	  29
+#define RG_ABI_CMD_POST_SRQ_RECV  36
+#define RG_ABI_CM_CREATE_ID	  0
+
+enum rg_rec_type {
+	RG_REC_NONE = 0,
+	RG_REC_EXEC,
+	RG_REC_FORK,
+	RG_REC_EXIT,
+	RG_REC_OPEN,  /* an RDMA node or /proc/PID/mem was opened (the fd is known) */
+	RG_REC_CMD,   /* a command on a uverbs or rdma_cm fd: ioctl, write() or mmap */
+	RG_REC_LIB,   /* executable mapping of a file that looks like an RDMA library */
+	RG_REC_MEM,   /* process_vm_readv/writev, ptrace attach/seize */
+	RG_REC_UCALL, /* a libibverbs entry point (uprobe) */
+	RG_REC_MODULE, /* a kernel module was loaded (module:module_load) */
+	RG_REC__MAX,
+};
+
+/* Which kind of hook produced a record (for the startup description and tests). */
+enum rg_hook_kind {
+	RG_HOOK_TRACEPOINT = 1,
+	RG_HOOK_RAW_TP,
+	RG_HOOK_KPROBE,
+	RG_HOOK_FENTRY,
+	RG_HOOK_LSM,
+	RG_HOOK_UPROBE,
+};
+
+/* rg_rec_hdr.flags */
+#define RG_RECF_TRUNC 0x1 /* a copy was cut at its bound */
+#define RG_RECF_FAULT 0x2 /* a user-memory read failed (partial data) */
+#define RG_RECF_NORET 0x4 /* ret is unknown (aggregated or entry-only hook) */
+
+struct rg_rec_hdr {
+	__u16 type;  /* enum rg_rec_type */
+	__u16 flags; /* RG_RECF_* */
+	__u16 hook;  /* enum rg_hook_kind */
+	__u16 pad;
+	__u64 ts_boot_ns; /* bpf_ktime_get_boot_ns() */
+	__u32 pid;	  /* tgid */
+	__u32 tid;
+	__u32 ppid; /* real_parent's tgid */
+	__u32 uid;
+	__u64 start_boot_ns; /* group leader's start_boottime, rounded down to a clock tick */
+	char comm[RG_REC_COMM];
+};
+
+struct rg_rec_exec {
+	struct rg_rec_hdr h;
+	__u64 parent_start_boot_ns;
+	__u64 exe_ino;
+	__u32 exe_dev; /* kernel dev_t encoding: major << 20 | minor */
+	__u32 sid;
+	__u32 args_len;	 /* bytes valid in args (NUL-separated) */
+	__u32 args_size; /* arg_end - arg_start: args was cut when larger than args_len */
+	char filename[RG_REC_PATH]; /* as given to execve */
+	char exe[RG_REC_PATH];	    /* mm->exe_file, built from dentries */
+	char args[RG_REC_ARGS];
+};
+
+struct rg_rec_fork { /* hdr describes the child; ppid is its parent */
+	struct rg_rec_hdr h;
+	__u64 parent_start_boot_ns;
+};
+
+struct rg_rec_exit {
+	struct rg_rec_hdr h;
+	__s32 code;    /* exit_code (wait status) */
+	__u32 rdma;    /* 1 if the process held RDMA fds (the agent then forgets them) */
+};
+
+/* rg_rec_open.what */
+#define RG_OPEN_RDMA	 1 /* an RDMA node: char major 231, rdma_cm, or a file in a dir "infiniband" */
+#define RG_OPEN_PROC_MEM 2 /* /proc/PID/mem */
+
+struct rg_rec_open {
+	struct rg_rec_hdr h;
+	__s32 fd;
+	__s32 ret;
+	__u32 what;
+	__u32 rdev; /* kernel dev_t encoding */
+	__u32 mode;
+	__u32 node; /* RG_NODE_*_FD for RG_OPEN_RDMA */
+	__u64 ino;
+	/* RG_OPEN_PROC_MEM: the process whose memory it is, seen from the proc inode */
+	__u32 target_pid;
+	__u32 pad;
+	__u64 target_start_boot_ns;
+	char target_comm[RG_REC_COMM];
+	char path[RG_REC_PATH];
+};
+
+/* rg_rec_cmd.via */
+#define RG_CMD_IOCTL 1
+#define RG_CMD_WRITE 2
+#define RG_CMD_MMAP  3
+#define RG_CMD_POSTS 4 /* post_send/post_recv calls not yet reported, flushed at process exit:
+			* data holds the command number (u32), calls the count */
+
+/* rg_rec_cmd.node, also rg_fd_val.node */
+#define RG_NODE_UVERBS_FD  1
+#define RG_NODE_RDMA_CM_FD 2
+#define RG_NODE_UMAD_FD	   3
+#define RG_NODE_OTHER_FD   4
+
+struct rg_rec_cmd {
+	struct rg_rec_hdr h;
+	__s32 fd;   /* -1 when not known */
+	__u32 node; /* RG_NODE_*_FD */
+	__s64 ret;
+	__u32 via; /* RG_CMD_* */
+	__u32 rdev;
+	__u64 count;	 /* write(): bytes the caller passed; mmap: length */
+	__u64 mmap_off;	 /* mmap: offset */
+	__u32 mmap_prot; /* mmap: prot */
+	__u32 calls;	 /* post_send/post_recv: calls summarised by this record (>= 1) */
+	__u32 data_len;	 /* bytes valid in data */
+	__u32 nblobs;	 /* ioctl: slots filled in (blob_len 0: inline attribute, or not copied);
+			  * write(): 1 if the response was copied */
+	__u16 blob_attr[RG_REC_BLOB_SLOTS]; /* ioctl: index of the attribute (slot i: attribute i) */
+	__u16 blob_len[RG_REC_BLOB_SLOTS];  /* bytes valid in each slot (write(): slot 0 spans) */
+	__u8 data[RG_REC_DATA];
+	__u8 blob[RG_REC_BLOB];
+};
+
+struct rg_rec_lib {
+	struct rg_rec_hdr h;
+	__u64 ino;
+	__u32 dev; /* kernel dev_t encoding */
+	__u32 prot;
+	char path[RG_REC_PATH];
+};
+
+/* rg_rec_mem.op: values of enum rg_mem_op (agent/event/event.h) */
+struct rg_rec_mem {
+	struct rg_rec_hdr h;
+	__u32 op;
+	__u32 target_pid; /* as the caller named it (pid or tid) */
+	__s64 ret;
+	__u64 target_start_boot_ns; /* 0 when the hook could not see the target task */
+	char target_comm[RG_REC_COMM];
+};
+
+/* rg_rec_ucall.fn */
+#define RG_UCALL_GET_DEVICE_LIST 1
+#define RG_UCALL_OPEN_DEVICE	 2
+
+struct rg_rec_ucall {
+	struct rg_rec_hdr h;
+	__u32 fn;
+	__u32 pad;
+	char device[RG_REC_DEVNAME]; /* open_device: ibv_device.name */
+};
+
+#define RG_REC_MODNAME 56
+
+struct rg_rec_module {
+	struct rg_rec_hdr h; /* the process that loaded it */
+	char name[RG_REC_MODNAME];
+};
+
+/* Map: fds known to be RDMA nodes, key (tgid, fd). Filled at open, learnt at first use, seeded
+ * from /proc by the agent at start. file/inode are kernel pointers that validate the entry
+ * against fd reuse; 0 in an entry seeded from userspace (validated and filled at first use). */
+struct rg_fd_key {
+	__u32 tgid;
+	__s32 fd;
+};
+
+struct rg_fd_val {
+	__u64 file;
+	__u64 inode;
+	__u32 node; /* RG_NODE_*_FD */
+	__u32 rdev;
+};
+
+/* Per-CPU counters (map "counters"): the agent sums or reports them per CPU. */
+enum rg_counter {
+	RG_CNT_RINGBUF_FULL = 0, /* a record was lost: the ring buffer was full */
+	RG_CNT_PENDING_FULL,	 /* a syscall entry could not be remembered for its exit */
+	RG_CNT_FDMAP_FULL,	 /* an RDMA fd could not be remembered */
+	RG_CNT_USER_FAULT,	 /* a user-memory copy failed */
+	RG_CNT_POSTS,		 /* post_send/post_recv calls seen (aggregated) */
+	RG_CNT__MAX,
+};
+
+/* TC program map "roce_flows": RoCE v2 (UDP 4791) and iWARP (TCP) packets per peer. */
+struct rg_flow_key {
+	__u8 peer[16]; /* IPv4-mapped for IPv4 */
+	__u8 local[16];
+	__u32 ifindex;
+	__u16 proto; /* 17 or 6 */
+	__u16 pad;
+};
+
+struct rg_flow_val {
+	__u64 packets_in;
+	__u64 bytes_in;
+	__u64 packets_out;
+	__u64 bytes_out;
+};

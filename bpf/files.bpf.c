@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Opens of RDMA nodes and of /proc/PID/mem (at the return of the open, when the fd is known and
+ * the kernel has resolved the path: symlinks, relative paths and /dev/char aliases do not hide the
+ * node), mmap of a uverbs fd, and executable mappings of RDMA libraries (ld.so maps a library's
+ * text with PROT_EXEC, whether it came from DT_NEEDED, dlopen or LD_PRELOAD).
+ */
+#include "cmd.bpf.h"
+
+#define MAP_ANONYMOUS 0x20
+
+/* The task a /proc/PID/... inode is about (proc_inode->pid's first task). */
+static __always_inline struct task_struct *proc_inode_task(struct inode *inode)
+{
+	struct proc_inode *pi = (void *)inode - bpf_core_field_offset(struct proc_inode, vfs_inode);
+	struct pid *pid = BPF_CORE_READ(pi, pid);
+	struct hlist_node *first;
+
+	if (!pid)
+		return NULL;
+	first = BPF_CORE_READ(pid, tasks[PIDTYPE_PID].first);
+	if (!first)
+		return NULL;
+	return (void *)first - bpf_core_field_offset(struct task_struct, pid_links);
+}
+
+static __always_inline void on_open_ret(long ret, __u16 hook)
+{
+	struct rg_rec_open *r;
+	struct inode *inode;
+	struct file *file;
+	__u32 node = 0, rdev = 0, what;
+
+	if (ret < 0 || is_self())
+		return;
+	file = current_fd_file((int)ret);
+	if (!file)
+		return;
+	what = classify_file(file, &node, &rdev);
+	if (!what)
+		return;
+	if (what == RG_OPEN_RDMA)
+		remember_fd(current_tgid(), (int)ret, file, node, rdev);
+	r = RESERVE(struct rg_rec_open);
+	if (!r)
+		return;
+	fill_hdr(&r->h, RG_REC_OPEN, hook);
+	inode = BPF_CORE_READ(file, f_inode);
+	r->fd = (int)ret;
+	r->ret = 0;
+	r->what = what;
+	r->rdev = rdev;
+	r->mode = BPF_CORE_READ(inode, i_mode);
+	r->node = node;
+	r->ino = BPF_CORE_READ(inode, i_ino);
+	r->target_pid = 0;
+	r->pad = 0;
+	r->target_start_boot_ns = 0;
+	r->target_comm[0] = 0;
+	if (what == RG_OPEN_PROC_MEM) {
+		struct task_struct *t = proc_inode_task(inode);
+
+		if (t) {
+			r->target_pid = BPF_CORE_READ(t, tgid);
+			r->target_start_boot_ns = task_start_ns(t);
+			BPF_CORE_READ_STR_INTO(&r->target_comm, t, comm);
+		}
+	}
+	if (file_path(file, r->path) > 0)
+		r->h.flags |= RG_RECF_TRUNC;
+	bpf_ringbuf_submit(r, 0);
+}
+
+SEC("tracepoint/syscalls/sys_exit_openat")
+int tp_exit_openat(struct trace_event_raw_sys_exit *ctx)
+{
+	on_open_ret(ctx->ret, RG_HOOK_TRACEPOINT);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_open")
+int tp_exit_open(struct trace_event_raw_sys_exit *ctx)
+{
+	on_open_ret(ctx->ret, RG_HOOK_TRACEPOINT);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_openat2")
+int tp_exit_openat2(struct trace_event_raw_sys_exit *ctx)
+{
+	on_open_ret(ctx->ret, RG_HOOK_TRACEPOINT);
+	return 0;
+}
+
+SEC("fexit/do_sys_openat2")
+int BPF_PROG(fx_do_sys_openat2, int dfd, const char *filename, void *how, long ret)
+{
+	on_open_ret(ret, RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("kretprobe/do_sys_openat2")
+int BPF_KRETPROBE(krp_do_sys_openat2, long ret)
+{
+	on_open_ret(ret, RG_HOOK_KPROBE);
+	return 0;
+}
+
+/* Does the file look like libibverbs, librdmacm or a verbs provider? By name (lib*-rdmav*.so,
+ * the providers perftest links directly) or by directory (.../libibverbs/). */
+static __always_inline bool is_rdma_lib(struct file *file)
+{
+	__u32 zero = 0;
+	struct rg_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct dentry *d = BPF_CORE_READ(file, f_path.dentry);
+
+	if (!s)
+		return false;
+	if (read_dentry_name(d, s->name, RG_NAME_MAX) <= 0)
+		return false;
+	if (NAME_PREFIX(s->name, "libibverbs") || NAME_PREFIX(s->name, "librdmacm") ||
+	    NAME_PREFIX(s->name, "libmlx4") || NAME_PREFIX(s->name, "libmlx5") ||
+	    NAME_PREFIX(s->name, "libefa") || NAME_PREFIX(s->name, "libmana") ||
+	    NAME_PREFIX(s->name, "libhns") || NAME_PREFIX(s->name, "libirdma"))
+		return true;
+	for (int i = 0; i < RG_NAME_MAX - 6; i++) {
+		char c = s->name[i];
+
+		if (!c)
+			break;
+		if (c == '-' && s->name[i + 1] == 'r' && s->name[i + 2] == 'd' &&
+		    s->name[i + 3] == 'm' && s->name[i + 4] == 'a' && s->name[i + 5] == 'v')
+			return true;
+	}
+	if (read_dentry_name(BPF_CORE_READ(d, d_parent), s->name, 16) <= 0)
+		return false;
+	return NAME_IS(s->name, "libibverbs");
+}
+
+static __always_inline void emit_lib(struct file *file, __u32 prot, __u16 hook)
+{
+	struct rg_rec_lib *r = RESERVE(struct rg_rec_lib);
+	struct inode *inode;
+
+	if (!r)
+		return;
+	fill_hdr(&r->h, RG_REC_LIB, hook);
+	inode = BPF_CORE_READ(file, f_inode);
+	r->ino = BPF_CORE_READ(inode, i_ino);
+	r->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	r->prot = prot;
+	if (file_path(file, r->path) > 0)
+		r->h.flags |= RG_RECF_TRUNC;
+	bpf_ringbuf_submit(r, 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int tp_enter_mmap(struct trace_event_raw_sys_enter *ctx)
+{
+	int fd = (int)ctx->args[4];
+	__u32 prot = ctx->args[2], node, rdev;
+	struct file *file;
+
+	if (fd < 0 || (ctx->args[3] & MAP_ANONYMOUS) || is_self())
+		return 0;
+	if (lookup_rdma_fd(fd, &node, &rdev)) {
+		emit_mmap(fd, node, rdev, ctx->args[1], ctx->args[5], prot, RG_HOOK_TRACEPOINT);
+		return 0;
+	}
+	if (!(prot & PROT_EXEC))
+		return 0;
+	file = current_fd_file(fd);
+	if (file && is_rdma_lib(file))
+		emit_lib(file, prot, RG_HOOK_TRACEPOINT);
+	return 0;
+}
+
+static __always_inline void on_mmap_file(struct file *file, unsigned long prot, __u16 hook)
+{
+	if (!file || !(prot & PROT_EXEC) || is_self())
+		return;
+	if (is_rdma_lib(file))
+		emit_lib(file, prot, hook);
+}
+
+SEC("fentry/security_mmap_file")
+int BPF_PROG(fe_security_mmap_file, struct file *file, unsigned long prot, unsigned long flags)
+{
+	on_mmap_file(file, prot, RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("kprobe/security_mmap_file")
+int BPF_KPROBE(kp_security_mmap_file, struct file *file, unsigned long prot, unsigned long flags)
+{
+	on_mmap_file(file, prot, RG_HOOK_KPROBE);
+	return 0;
+}
+
+SEC("lsm/mmap_file")
+int BPF_PROG(lsm_mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
+	     unsigned long flags, int ret)
+{
+	on_mmap_file(file, prot, RG_HOOK_LSM);
+	return ret; /* observe only: keep the verdict of the hooks before */
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Cross-process memory access: process_vm_readv/writev and ptrace attach/seize (opens of
+ * /proc/PID/mem are seen by the open hooks in files.bpf.c). Tracepoint flavour: syscall entry and
+ * exit (the return value is the byte count or the error). Below the syscalls, the kernel asks
+ * security_ptrace_access_check() with PTRACE_MODE_ATTACH for all three: one hook that also sees
+ * the target task.
+ */
+#include "common.bpf.h"
+
+#define PTRACE_ATTACH 16
+#define PTRACE_SEIZE  0x4206
+
+/* enum rg_mem_op (agent/event/event.h) */
+#define MEM_READV  1
+#define MEM_WRITEV 2
+#define MEM_ATTACH 3
+#define MEM_SEIZE  4
+
+static __always_inline void mem_enter(__u32 op, __u32 target)
+{
+	struct pending p = {};
+
+	if (is_self())
+		return;
+	p.kind = PK_MEM;
+	p.op = op;
+	p.a0 = target;
+	pending_put(PK_MEM, &p);
+}
+
+static __always_inline void emit_mem(__u32 op, __u32 target, __s64 ret, struct task_struct *t,
+				     __u16 hook, __u16 flags)
+{
+	struct rg_rec_mem *r = RESERVE(struct rg_rec_mem);
+
+	if (!r)
+		return;
+	fill_hdr(&r->h, RG_REC_MEM, hook);
+	r->h.flags |= flags;
+	r->op = op;
+	r->target_pid = target;
+	r->ret = ret;
+	r->target_start_boot_ns = 0;
+	r->target_comm[0] = 0;
+	if (t) {
+		r->target_start_boot_ns = task_start_ns(t);
+		BPF_CORE_READ_STR_INTO(&r->target_comm, t, comm);
+	}
+	bpf_ringbuf_submit(r, 0);
+}
+
+static __always_inline void mem_exit(long ret)
+{
+	struct pending p;
+
+	if (pending_take(PK_MEM, &p))
+		emit_mem(p.op, (__u32)p.a0, ret, NULL, RG_HOOK_TRACEPOINT, 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_process_vm_readv")
+int tp_enter_pvm_readv(struct trace_event_raw_sys_enter *ctx)
+{
+	mem_enter(MEM_READV, (__u32)ctx->args[0]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_process_vm_readv")
+int tp_exit_pvm_readv(struct trace_event_raw_sys_exit *ctx)
+{
+	mem_exit(ctx->ret);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_process_vm_writev")
+int tp_enter_pvm_writev(struct trace_event_raw_sys_enter *ctx)
+{
+	mem_enter(MEM_WRITEV, (__u32)ctx->args[0]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_process_vm_writev")
+int tp_exit_pvm_writev(struct trace_event_raw_sys_exit *ctx)
+{
+	mem_exit(ctx->ret);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_ptrace")
+int tp_enter_ptrace(struct trace_event_raw_sys_enter *ctx)
+{
+	long req = (long)ctx->args[0];
+
+	if (req == PTRACE_ATTACH)
+		mem_enter(MEM_ATTACH, (__u32)ctx->args[1]);
+	else if (req == PTRACE_SEIZE)
+		mem_enter(MEM_SEIZE, (__u32)ctx->args[1]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_ptrace")
+int tp_exit_ptrace(struct trace_event_raw_sys_exit *ctx)
+{
+	mem_exit(ctx->ret);
+	return 0;
+}
+
+/* Below the syscalls: which syscall asked is told by the user registers. */
+static __always_inline void on_ptrace_check(struct task_struct *child, unsigned int mode, int ret,
+					    __u16 hook)
+{
+	struct pt_regs *regs;
+	long nr, req;
+	__u32 op;
+
+	if (!(mode & PTRACE_MODE_ATTACH) || is_self())
+		return;
+	regs = syscall_regs();
+	nr = SYSCALL_NR(regs);
+	if (nr == rg_nr_process_vm_readv && nr >= 0)
+		op = MEM_READV;
+	else if (nr == rg_nr_process_vm_writev && nr >= 0)
+		op = MEM_WRITEV;
+	else if (nr == rg_nr_ptrace && nr >= 0) {
+		req = PT_REGS_PARM1_CORE_SYSCALL(regs);
+		if (req == PTRACE_ATTACH)
+			op = MEM_ATTACH;
+		else if (req == PTRACE_SEIZE)
+			op = MEM_SEIZE;
+		else
+			return;
+	} else
+		return; /* /proc/PID/mem: the open hooks report it, with the fd */
+	emit_mem(op, BPF_CORE_READ(child, pid), ret, child, hook, hook == RG_HOOK_KPROBE ? RG_RECF_NORET : 0);
+}
+
+SEC("fexit/security_ptrace_access_check")
+int BPF_PROG(fx_ptrace_access_check, struct task_struct *child, unsigned int mode, int ret)
+{
+	on_ptrace_check(child, mode, ret, RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("kprobe/security_ptrace_access_check")
+int BPF_KPROBE(kp_ptrace_access_check, struct task_struct *child, unsigned int mode)
+{
+	on_ptrace_check(child, mode, 0, RG_HOOK_KPROBE);
+	return 0;
+}
+
+SEC("lsm/ptrace_access_check")
+int BPF_PROG(lsm_ptrace_access_check, struct task_struct *child, unsigned int mode, int ret)
+{
+	on_ptrace_check(child, mode, ret, RG_HOOK_LSM);
+	return ret;
+}

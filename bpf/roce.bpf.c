@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RoCE v2 and iWARP packet counters per peer address, on the netdevs that carry an RDMA device
+ * (TC clsact ingress and egress). Soft-RoCE (rdma_rxe) traffic passes the host's IP stack as UDP
+ * to port 4791; iWARP (siw, and hardware iWARP seen on its netdev) is TCP on the ports the agent
+ * learnt from rdma_cm (map iwarp_ports). Counting only: every packet continues unchanged.
+ */
+#include "common.bpf.h"
+#include <bpf/bpf_endian.h>
+
+#define ETH_HLEN      14
+#define ETH_P_IP      0x0800
+#define ETH_P_IPV6    0x86DD
+#define IPPROTO_TCP   6
+#define IPPROTO_UDP   17
+#define ROCE_V2_PORT  4791
+#define TC_ACT_UNSPEC (-1)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct rg_flow_key);
+	__type(value, struct rg_flow_val);
+} roce_flows __weak SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u16); /* host order */
+	__type(value, __u8);
+} iwarp_ports __weak SEC(".maps");
+
+static __always_inline void map_v4(__u8 *dst, __u32 addr)
+{
+	__builtin_memset(dst, 0, 10);
+	dst[10] = 0xff;
+	dst[11] = 0xff;
+	__builtin_memcpy(dst + 12, &addr, 4);
+}
+
+static __always_inline void count_packet(struct __sk_buff *skb, bool ingress)
+{
+	struct rg_flow_key k = {};
+	struct rg_flow_val *v, zero = {};
+	__u8 saddr[16], daddr[16];
+	__u16 ports[2], sport, dport;
+	__u32 l4off;
+	__u8 l4proto;
+
+	if (skb->protocol == bpf_htons(ETH_P_IP)) {
+		struct iphdr ip;
+
+		if (bpf_skb_load_bytes(skb, ETH_HLEN, &ip, sizeof(ip)))
+			return;
+		l4proto = ip.protocol;
+		l4off = ETH_HLEN + (ip.ihl & 0xf) * 4;
+		map_v4(saddr, ip.saddr);
+		map_v4(daddr, ip.daddr);
+	} else if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr ip6;
+
+		if (bpf_skb_load_bytes(skb, ETH_HLEN, &ip6, sizeof(ip6)))
+			return;
+		l4proto = ip6.nexthdr;
+		l4off = ETH_HLEN + sizeof(ip6);
+		__builtin_memcpy(saddr, &ip6.saddr, 16);
+		__builtin_memcpy(daddr, &ip6.daddr, 16);
+	} else {
+		return;
+	}
+	if (l4proto != IPPROTO_UDP && l4proto != IPPROTO_TCP)
+		return;
+	if (bpf_skb_load_bytes(skb, l4off, ports, sizeof(ports)))
+		return;
+	sport = bpf_ntohs(ports[0]);
+	dport = bpf_ntohs(ports[1]);
+	if (l4proto == IPPROTO_UDP) {
+		if (dport != ROCE_V2_PORT)
+			return;
+	} else if (!bpf_map_lookup_elem(&iwarp_ports, &sport) &&
+		   !bpf_map_lookup_elem(&iwarp_ports, &dport)) {
+		return;
+	}
+	__builtin_memcpy(k.peer, ingress ? saddr : daddr, 16);
+	__builtin_memcpy(k.local, ingress ? daddr : saddr, 16);
+	k.ifindex = skb->ifindex;
+	k.proto = l4proto;
+	v = bpf_map_lookup_elem(&roce_flows, &k);
+	if (!v) {
+		bpf_map_update_elem(&roce_flows, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&roce_flows, &k);
+		if (!v)
+			return;
+	}
+	if (ingress) {
+		__sync_fetch_and_add(&v->packets_in, 1);
+		__sync_fetch_and_add(&v->bytes_in, skb->len);
+	} else {
+		__sync_fetch_and_add(&v->packets_out, 1);
+		__sync_fetch_and_add(&v->bytes_out, skb->len);
+	}
+}
+
+SEC("tc")
+int tc_roce_ingress(struct __sk_buff *skb)
+{
+	count_packet(skb, true);
+	return TC_ACT_UNSPEC;
+}
+
+SEC("tc")
+int tc_roce_egress(struct __sk_buff *skb)
+{
+	count_packet(skb, false);
+	return TC_ACT_UNSPEC;
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fexit/fentry on ib_uverbs and rdma_ucm: the zero-cost verbs hooks (they run only for RDMA
+ * commands; unrelated syscalls pay nothing). Built as their own skeleton (sensors_mod) because
+ * fentry programs are bound to the module's BTF at load time: the agent loads this object when
+ * ib_uverbs (and rdma_ucm) are present, possibly long after start, and shares the maps of the
+ * main object with it (bpf_map__reuse_fd).
+ */
+#include "cmd.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+static __always_inline int cur_fd(__s32 nr, int def)
+{
+	return (int)SYSCALL_ARG_IF(nr, 1, def);
+}
+
+SEC("fexit/ib_uverbs_ioctl")
+int BPF_PROG(fx_uverbs_ioctl, struct file *filp, unsigned int cmd, unsigned long arg, long ret)
+{
+	__u32 rdev;
+	int fd;
+
+	if (cmd != RG_ABI_RDMA_VERBS_IOCTL || is_self())
+		return 0;
+	rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
+	fd = cur_fd(rg_nr_ioctl, -1);
+	if (fd >= 0)
+		remember_fd(current_tgid(), fd, filp, RG_NODE_UVERBS_FD, rdev);
+	emit_ioctl(fd, arg, ret, rdev, RG_HOOK_FENTRY);
+	return 0;
+}
+
+static __always_inline int fx_write(struct file *filp, const char *buf, size_t count_, long ret,
+				    __u32 node)
+{
+	__u32 rdev;
+
+	if (is_self())
+		return 0;
+	rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
+	handle_write(cur_fd(rg_nr_write, -1), node, (__u64)buf, count_, ret, rdev,
+		     RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("fexit/ib_uverbs_write")
+int BPF_PROG(fx_uverbs_write, struct file *filp, const char *buf, size_t count_, loff_t *pos,
+	     long ret)
+{
+	return fx_write(filp, buf, count_, ret, RG_NODE_UVERBS_FD);
+}
+
+SEC("fexit/ucma_write")
+int BPF_PROG(fx_ucma_write, struct file *filp, const char *buf, size_t count_, loff_t *pos,
+	     long ret)
+{
+	return fx_write(filp, buf, count_, ret, RG_NODE_RDMA_CM_FD);
+}
+
+SEC("fentry/ib_uverbs_mmap")
+int BPF_PROG(fe_uverbs_mmap, struct file *filp, struct vm_area_struct *vma)
+{
+	__u64 len = BPF_CORE_READ(vma, vm_end) - BPF_CORE_READ(vma, vm_start);
+	__u64 off = BPF_CORE_READ(vma, vm_pgoff) << 12;
+
+	if (is_self())
+		return 0;
+	emit_mmap((int)SYSCALL_ARG_IF(rg_nr_mmap, 5, -1), RG_NODE_UVERBS_FD,
+		  BPF_CORE_READ(filp, f_inode, i_rdev), len, off,
+		  (__u32)(BPF_CORE_READ(vma, vm_flags) & 0x7), RG_HOOK_FENTRY);
+	return 0;
+}

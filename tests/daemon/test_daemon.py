@@ -1,0 +1,371 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The daemon end to end on this machine's kernel, with a real rsyslog as the SIEM.
+
+Alerts come from real sensor events: rg-host-driver (tests/host) opens a stand-in
+/dev/infiniband/uverbs0 and issues REG_MR with remote access and MODIFY_QP to RTR, each run a
+new process, so each run raises RDMA-004, RDMA-005 and RDMA-009 anew.
+
+  siem      alerts arrive in rsyslog as RFC 5424 with the JSON alert as MSG, match
+            rules/schema/alert.schema.json, name the driver's pid and the peer; agent_start,
+            heartbeats and agent_stop arrive; `rdmaguard status` answers with matching counters;
+            the file output holds the same alerts (0600); SIGTERM exits 0
+  outage    `rdmaguard replay --rate` streams 600 distinct alerts to rsyslog, which is stopped
+            mid-stream and started again: after de-duplication by uuid every alert arrived
+            exactly once, in order
+  kill9     the collector is down, the daemon spools alerts; once the spool holds them all the
+            daemon is killed -9; rsyslog starts, a new daemon starts on the same state
+            directory: what the first daemon produced (its file output) arrives exactly once,
+            in order, before the second daemon's own alerts
+  reload    SIGHUP with a valid policy changes behaviour (the driver becomes allowlisted and
+            stops raising alerts) and raises AGENT-003; SIGHUP with a broken policy keeps the
+            old one in force and raises AGENT-003 naming file:line:column; SIGUSR1 reopens the
+            file output after a rename (logrotate)
+
+Needs root (BPF, private mount namespaces); exits 77 only when not root.
+Usage: test_daemon.py SCENARIO
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "output"))
+import test_rsyslog as rsl  # noqa: E402  (the private rsyslogd harness)
+from test_rsyslog import Failure, Rsyslog, check, wait_for  # noqa: E402
+
+RG = os.environ.get("RG_RDMAGUARD", "")
+DRIVER = os.environ.get("RG_HOST_DRIVER", "")
+SRC = os.environ.get("RG_SOURCE_ROOT", "")
+RULES = os.path.join(SRC, "rules")
+SCHEMA = os.path.join(SRC, "rules", "schema", "alert.schema.json")
+
+
+class Daemon:
+    def __init__(self, d, outputs, name="daemon", policy=None, extra=()):
+        self.dir = os.path.join(d, name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.state = os.path.join(d, "state")
+        self.ready = os.path.join(self.dir, "ready")
+        self.sock = os.path.join(self.dir, "status.sock")
+        self.record = os.path.join(self.dir, "events.jsonl")
+        self.log = os.path.join(self.dir, "daemon.log")
+        args = [RG, "daemon", "--sensor", "tracepoint", "--rules", RULES,
+                "--state-dir", self.state, "--record", self.record, "--ready-file", self.ready,
+                "--status-socket", self.sock, "--reconcile", "3600"]
+        if policy:
+            args += ["--policy", policy]
+        for o in outputs:
+            args += ["--output", o]
+        args += list(extra)
+        logf = open(self.log, "ab")
+        self.proc = subprocess.Popen(args, stdout=logf, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        logf.close()
+        rsl.CHILDREN.append(self.proc)
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise Failure("the daemon exited with %s:\n%s" % (self.proc.returncode,
+                                                                   self.logtext()))
+            return os.path.exists(self.ready)
+        wait_for(ready, 120, "the daemon to be ready", interval=0.1)
+
+    def status(self):
+        p = subprocess.run([RG, "status", "--socket", self.sock], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode == 0, "rdmaguard status exits 0: %s" % p.stderr)
+        return json.loads(p.stdout)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        rc = self.proc.wait(60)
+        check(rc == 0, "SIGTERM stops the daemon with 0 (got %s):\n%s" % (rc, self.logtext()))
+
+    def logtext(self):
+        with open(self.log, errors="replace") as f:
+            return f.read()[-4000:]
+
+
+def drive(n=1):
+    """Runs the driver n times; returns their pids."""
+    pids = []
+    for _ in range(n):
+        p = subprocess.run([DRIVER, "verbs"], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0, "rg-host-driver verbs: %s" % p.stderr)
+        facts = dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
+        pids.append(int(facts["pid"]))
+    return pids
+
+
+def messages(rs):
+    """The JSON bodies rsyslog received, in arrival order."""
+    return [json.loads(r["msg"]) for r in rs.received()]
+
+
+def alerts_for(objs, pids):
+    return [o for o in objs if o.get("event", {}).get("kind") == "alert"
+            and o.get("process", {}).get("pid") in pids]
+
+
+def validate(alerts):
+    import jsonschema
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    v = jsonschema.Draft202012Validator(schema)
+    for a in alerts:
+        errs = sorted(v.iter_errors(a), key=str)
+        check(not errs, "alert %s does not match the schema: %s" % (a.get("rule", {}).get("id"),
+                                                                    errs[:2]))
+
+
+def rid(o):
+    return o.get("rule", {}).get("id")
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def scenario_siem(d):
+    rs = Rsyslog(d)
+    rs.start()
+    alerts_file = os.path.join(d, "alerts.jsonl")
+    dm = Daemon(d, ["syslog+tcp://127.0.0.1:%d" % rs.port, "file:" + alerts_file],
+                extra=["--heartbeat", "2"])
+    pids = drive(2)
+
+    def got_all():
+        mine = alerts_for(messages(rs), pids)
+        rules = {(a["process"]["pid"], a["rule"]["id"]) for a in mine}
+        return mine if all((p, r) in rules for p in pids
+                           for r in ("RDMA-004", "RDMA-005", "RDMA-009")) else None
+    mine = wait_for(got_all, 60, "RDMA-004/005/009 for both driver runs in rsyslog", 0.2)
+    validate(mine)
+    reg = [a for a in mine if a["rule"]["id"] == "RDMA-005" and a["process"]["pid"] == pids[0]]
+    check(reg[0]["rdma"]["mr"]["length"] == 65536 and
+          reg[0]["rdma"]["mr"]["access"] == ["local_write", "remote_write", "remote_read"],
+          "RDMA-005 carries the MR: %s" % reg[0]["rdma"])
+    conn = [a for a in mine if a["rule"]["id"] == "RDMA-009" and a["process"]["pid"] == pids[1]]
+    check(conn[0]["rdma"]["peer"]["address"] == "192.0.2.7", "RDMA-009 names the peer")
+    check(conn[0]["process"]["executable"].endswith("rg-host-driver"), "executable of the driver")
+    # The raw syslog records carry the rule and severity as structured data.
+    for r in rs.received():
+        body = json.loads(r["msg"])
+        if body.get("event", {}).get("kind") == "alert":
+            m = rsl.SD_RE.match(r["sd"])
+            check(m and m.group(1) == body["rule"]["id"] and m.group(2) == body["severity"]
+                  and m.group(3) == body["event"]["id"], "structured data %r" % r["sd"])
+            check(r["msgid"] == body["rule"]["id"], "MSGID is the rule id")
+    objs = messages(rs)
+    check(any(o["event"].get("action") == "agent_start" and "verbs=tracepoint" in o["message"]
+              for o in objs), "agent_start with the hooks reached the SIEM")
+    wait_for(lambda: any(o["event"].get("action") == "agent_heartbeat" for o in messages(rs)),
+             30, "a heartbeat", 0.2)
+    hb = [o for o in messages(rs) if o["event"].get("action") == "agent_heartbeat"][0]
+    check(hb["agent"]["events"]["total"] > 0 and "lost_per_cpu" in hb["agent"]["sensors"],
+          "the heartbeat carries counters")
+
+    st = dm.status()
+    check(st["pid"] == dm.proc.pid, "status names the daemon")
+    for r in ("RDMA-004", "RDMA-005", "RDMA-009"):
+        check(st["alerts"]["by_rule"].get(r, 0) >= 2, "status counts %s: %s" % (r, st["alerts"]))
+    check(st["events"]["by_type"].get("verbs", 0) >= 4, "status counts verbs events")
+    check(st["sensors"]["hooks"]["hooks"]["verbs"]["active"] == "tracepoint", "status hooks")
+    outs = {o["name"]: o for o in st["outputs"]}
+    check(("syslog+tcp://127.0.0.1:%d" % rs.port) in outs, "status lists the syslog output")
+    check(os.stat(alerts_file).st_mode & 0o777 == 0o600, "the file output is 0600")
+
+    dm.stop()
+    objs = messages(rs)
+    check(objs[-1]["event"]["action"] == "agent_stop", "agent_stop is the last message")
+    filed = read_jsonl(alerts_file)
+    check([o["event"]["id"] for o in filed] == rsl.dedup([o["event"]["id"] for o in objs]),
+          "the file output and rsyslog hold the same alerts in the same order")
+    rs.stop()
+
+
+def make_events(path, n):
+    """n distinct processes each opening uverbs0: n RDMA-004 alerts, none folded as repeats."""
+    with open(path, "w") as f:
+        for i in range(n):
+            pid = 40000 + i
+            f.write(json.dumps({
+                "@timestamp": "2026-12-02T13:00:%02d.%06dZ" % (i // 1000000 % 60, i % 1000000),
+                "event": {"action": "device_open", "provider": "sensor"},
+                "process": {"pid": pid, "name": "cheat%d" % i, "start_boot_ns": 1000000 + i},
+                "file": {"path": "/dev/infiniband/uverbs0"},
+                "rdma": {"node": "uverbs", "device": "rxe0", "fd": 3},
+            }) + "\n")
+
+
+def scenario_outage(d):
+    rs = Rsyslog(d)
+    rs.start()
+    events = os.path.join(d, "events.jsonl")
+    filed = os.path.join(d, "alerts.jsonl")
+    make_events(events, 600)
+    p = subprocess.Popen([RG, "replay", events, "--rules", RULES, "--rate", "200",
+                          "--state-dir", os.path.join(d, "state"), "--flush-timeout", "60",
+                          "--output", "syslog+tcp://127.0.0.1:%d" % rs.port,
+                          "--output", "file:" + filed],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    rsl.CHILDREN.append(p)
+    wait_for(lambda: len(rs.received()) >= 150, 60, "a quarter of the stream", 0.05)
+    rs.stop()
+    down_at = len(read_jsonl(filed))
+    wait_for(lambda: len(read_jsonl(filed)) >= down_at + 150, 60,
+             "150 more alerts while the collector is down", 0.05)
+    rs.start()
+    _, err = p.communicate(timeout=120)
+    check(p.returncode == 1, "replay exits 1 (findings): %s" % err)
+    sent = read_jsonl(filed)
+    check(len(sent) == 600 and all(a["rule"]["id"] == "RDMA-004" for a in sent),
+          "600 distinct RDMA-004 alerts were produced (%d)" % len(sent))
+    validate(sent[:20])
+    rsl.wait_all_received(rs, sent, timeout=60)
+    dups = rsl.assert_exactly_once_in_order(rs, sent)
+    print("outage: %d alerts, %d duplicates after the restart" % (len(sent), dups))
+    rs.stop()
+
+
+def scenario_kill9(d):
+    port = rsl.free_port()
+    spec = "syslog+tcp://127.0.0.1:%d" % port
+    filed = os.path.join(d, "alerts-1.jsonl")
+    dm = Daemon(d, [spec, "file:" + filed], name="first")
+    drive(4)
+
+    def spooled():
+        st = dm.status()
+        out = [o for o in st["outputs"] if o["name"] == spec][0]
+        produced = len(read_jsonl(filed))
+        return produced >= 12 and out["spool_records"] >= produced and (produced, out)
+    produced, out = wait_for(spooled, 60, "every alert in the spool", 0.2)
+    os.kill(dm.proc.pid, signal.SIGKILL)
+    dm.proc.wait(30)
+    first = read_jsonl(filed)
+    check(len(first) == produced, "no alert was produced after the spool check")
+
+    rs = Rsyslog(d)
+    rs.port = port
+    rs.start()
+    filed2 = os.path.join(d, "alerts-2.jsonl")
+    dm2 = Daemon(d, [spec, "file:" + filed2], name="second")
+    rsl.wait_all_received(rs, first, timeout=60)
+    dm2.stop()
+    second = read_jsonl(filed2)
+    rsl.wait_all_received(rs, first + second, timeout=60)
+    dups = rsl.assert_exactly_once_in_order(rs, first + second)
+    print("kill9: %d spooled alerts and %d of the second run delivered, %d duplicates"
+          % (len(first), len(second), dups))
+    rs.stop()
+
+
+def write_policy(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.chmod(tmp, 0o600)
+    os.chown(tmp, 0, 0)
+    os.rename(tmp, path)
+
+
+def scenario_reload(d):
+    policy = os.path.join(d, "policy.json")
+    write_policy(policy, '{"role": "managed", "games": [], "allow": []}\n')
+    filed = os.path.join(d, "alerts.jsonl")
+    dm = Daemon(d, ["file:" + filed], policy=policy)
+
+    def alerts(pids):
+        return [a for a in read_jsonl(filed) if a.get("process", {}).get("pid") in pids]
+
+    p1 = drive(1)
+    wait_for(lambda: alerts(p1), 30, "alerts for the first driver run", 0.2)
+
+    # A valid new policy: the driver is allowlisted now.
+    write_policy(policy, '{"role": "managed", "games": [],\n "allow": [{"exe": "%s"}]}\n'
+                 % os.path.realpath(DRIVER))
+    dm.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: [a for a in read_jsonl(filed) if rid(a) == "AGENT-003"],
+             30, "AGENT-003 for the reload", 0.2)
+    p2 = drive(1)
+    # A broken policy: the previous one stays in force.
+    write_policy(policy, '{"role": "managed",\n  "allow": [{"exe": 42}]}\n')
+    dm.proc.send_signal(signal.SIGHUP)
+    rejected = wait_for(lambda: [a for a in read_jsonl(filed) if rid(a) == "AGENT-003"
+                                 and "policy.json:2:" in a.get("message", "")],
+                        30, "AGENT-003 for the rejected policy", 0.2)
+    check(rejected[0]["severity"] in ("medium", "high"), "a rejected policy is not just info: %s"
+          % rejected[0]["severity"])
+    p3 = drive(1)
+    # SIGUSR1 after a rename: the file output reopens its path.
+    os.rename(filed, filed + ".1")
+    dm.proc.send_signal(signal.SIGUSR1)
+    wait_for(lambda: os.path.exists(filed), 30, "the file output to reopen", 0.1)
+    p4 = drive(1)
+    dm.stop()
+    before = read_jsonl(filed + ".1")
+    after = read_jsonl(filed)
+    allp = before + after
+    check(not [a for a in allp if a.get("process", {}).get("pid") in p2 + p3 + p4],
+          "no alert for the driver while it is allowlisted (also after the rejected reload)")
+    check(any(rid(a) == "AGENT-003" and "reloaded" in a["message"] for a in before),
+          "AGENT-003 says the policy was reloaded")
+    st_alerts = [a for a in after if a.get("event", {}).get("action") == "agent_stop"]
+    check(st_alerts, "alerts after the SIGUSR1 go to the new file")
+
+
+SCENARIOS = {
+    "siem": scenario_siem,
+    "outage": scenario_outage,
+    "kill9": scenario_kill9,
+    "reload": scenario_reload,
+}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
+        print("usage: test_daemon.py {%s}" % "|".join(SCENARIOS), file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("SKIP: the daemon attaches BPF programs and needs root")
+        return 77
+    for var, val in (("RG_RDMAGUARD", RG), ("RG_HOST_DRIVER", DRIVER)):
+        if not val or not os.access(val, os.X_OK):
+            print("%s does not name the binary" % var, file=sys.stderr)
+            return 2
+    d = tempfile.mkdtemp(prefix="rg-daemon-")
+    ok = False
+    try:
+        SCENARIOS[sys.argv[1]](d)
+        ok = True
+        print("PASS %s" % sys.argv[1])
+    except Failure as e:
+        print("FAIL %s: %s" % (sys.argv[1], e))
+        for root, _, files in os.walk(d):
+            for f in files:
+                if f.endswith(".log"):
+                    p = os.path.join(root, f)
+                    with open(p, errors="replace") as fh:
+                        print("---- %s\n%s" % (p, fh.read()[-3000:]))
+    finally:
+        for p in rsl.CHILDREN:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if ok:
+            import shutil
+            shutil.rmtree(d, ignore_errors=True)
+        else:
+            print("kept %s" % d)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,548 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rg-host-driver SCENARIO: does real syscalls that the sensors must see, and prints what it did
+ * as "key=value" lines on stdout (pids, fds, addresses), so that the host tests can assert the
+ * decoded events field by field. Runs as root.
+ *
+ * The verbs and rdma_cm scenarios need /dev/infiniband/{uverbs0,rdma_cm}: this machine's kernel
+ * has no InfiniBand, so the driver enters a private mount namespace, mounts a tmpfs on /dev and
+ * creates them as regular files there (stand-ins: write() works, ioctl() fails with ENOTTY, the
+ * sensors see the same path, fd and bytes as with the real device).
+ *
+ * Scenarios: verbs, cm, proc, exit CODE, mem, lib, hold.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_cm.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+
+#define say(...)                                                                                   \
+	do {                                                                                       \
+		printf(__VA_ARGS__);                                                               \
+		fflush(stdout);                                                                    \
+	} while (0)
+
+static void die(const char *what)
+{
+	fprintf(stderr, "rg-host-driver: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+/* A private /dev with stand-ins for the RDMA nodes. */
+static void standin_dev(void)
+{
+	int fd;
+
+	if (unshare(CLONE_NEWNS) < 0)
+		die("unshare(CLONE_NEWNS)");
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		die("make / private");
+	if (mount("rgdev", "/dev", "tmpfs", MS_NOSUID, "mode=0755,size=4m") < 0)
+		die("mount tmpfs on /dev");
+	if (mkdir("/dev/infiniband", 0755) < 0)
+		die("mkdir /dev/infiniband");
+	fd = open("/dev/null", O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void wr(int fd, const void *buf, size_t len, const char *what)
+{
+	ssize_t n = write(fd, buf, len);
+
+	if (n != (ssize_t)len)
+		die(what);
+}
+
+struct cmd_reg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_reg_mr body;
+};
+
+struct cmd_modify_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_qp body;
+};
+
+struct cmd_post_send {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_post_send body;
+};
+
+struct cmd_u32 {
+	struct ib_uverbs_cmd_hdr hdr;
+	__u64 response;
+	__u32 handle;
+	__u32 reserved;
+};
+
+struct ioctl_buf {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[8];
+};
+
+static void set_gid_v4(uint8_t gid[16], const char *ip)
+{
+	memset(gid, 0, 16);
+	gid[10] = gid[11] = 0xff;
+	if (inet_pton(AF_INET, ip, gid + 12) != 1)
+		die("inet_pton");
+}
+
+static int scenario_verbs(void)
+{
+	static struct ib_uverbs_reg_mr_resp mr_resp = {.mr_handle = 0x55, .lkey = 1, .rkey = 2};
+	struct cmd_reg_mr reg = {0};
+	struct cmd_modify_qp mq = {0};
+	struct cmd_post_send ps = {0};
+	struct cmd_u32 dealloc = {0}, destroy_qp = {0};
+	struct ioctl_buf ib = {0};
+	struct ib_uverbs_reg_mr core_in = {0};
+	static struct ib_uverbs_reg_mr_resp core_out = {.mr_handle = 0x66};
+	uint8_t garbage[8] = {0x34, 0x12, 0xff, 0x7f, 0xaa, 0xbb, 0xcc, 0xdd};
+	uint8_t *pages, *hdr_at_end;
+	int fd, fd2, r;
+	pid_t child;
+	void *map;
+
+	standin_dev();
+	fd = open("/dev/infiniband/uverbs0", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		die("open uverbs0");
+	say("pid=%d\nfd=%d\n", getpid(), fd);
+
+	/* 1: legacy write() REG_MR, with a response buffer the sensors copy after the call */
+	reg.hdr.command = IB_USER_VERBS_CMD_REG_MR;
+	reg.hdr.in_words = sizeof(reg) / 4;
+	reg.hdr.out_words = sizeof(mr_resp) / 4;
+	reg.body.response = (uintptr_t)&mr_resp;
+	reg.body.start = 0x7f0000001000ull;
+	reg.body.length = 0x10000;
+	reg.body.hca_va = 0x7f0000001000ull;
+	reg.body.pd_handle = 1;
+	reg.body.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_WRITE |
+				IB_UVERBS_ACCESS_REMOTE_READ;
+	wr(fd, &reg, sizeof(reg), "write reg_mr");
+
+	/* 2: MODIFY_QP to RTR with the peer's RoCE v2 GID */
+	mq.hdr.command = IB_USER_VERBS_CMD_MODIFY_QP;
+	mq.hdr.in_words = sizeof(mq) / 4;
+	set_gid_v4(mq.body.dest.dgid, "192.0.2.7");
+	mq.body.qp_handle = 7;
+	mq.body.attr_mask = 1 | (1 << 7) | (1 << 20); /* IB_QP_STATE | IB_QP_AV | IB_QP_DEST_QPN */
+	mq.body.dest_qp_num = 0x1234;
+	mq.body.qp_state = 2; /* RTR */
+	wr(fd, &mq, sizeof(mq), "write modify_qp");
+
+	/* 3: truncated: a REG_MR header that claims 48 bytes, 20 written */
+	wr(fd, &reg, 20, "write truncated");
+	/* 4: garbage command word */
+	wr(fd, garbage, sizeof(garbage), "write garbage");
+
+	/* 5: ioctl INVOKE_WRITE tunnelling REG_MR (fails with ENOTTY on the stand-in) */
+	core_in.start = 0x7f0000200000ull;
+	core_in.length = 0x200000;
+	core_in.hca_va = 0x7f0000200000ull;
+	core_in.pd_handle = 2;
+	core_in.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_READ |
+			       IB_UVERBS_ACCESS_REMOTE_ATOMIC;
+	ib.hdr.length = sizeof(ib.hdr) + 3 * sizeof(struct ib_uverbs_attr);
+	ib.hdr.object_id = UVERBS_OBJECT_DEVICE;
+	ib.hdr.method_id = UVERBS_METHOD_INVOKE_WRITE;
+	ib.hdr.num_attrs = 3;
+	ib.hdr.driver_id = 14; /* RDMA_DRIVER_RXE */
+	ib.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CORE_IN,
+					      .len = sizeof(core_in), .data = (uintptr_t)&core_in};
+	ib.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CORE_OUT,
+					      .len = sizeof(core_out), .data = (uintptr_t)&core_out};
+	ib.attrs[2] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8,
+					      .data = IB_USER_VERBS_CMD_REG_MR};
+	r = ioctl(fd, RDMA_VERBS_IOCTL, &ib);
+	say("invoke_ret=%d\ninvoke_errno=%d\n", r, r < 0 ? errno : 0);
+
+	/* 6: ioctl QP_CREATE (RC) with the QP number the kernel would have written */
+	memset(&ib, 0, sizeof(ib));
+	ib.hdr.length = sizeof(ib.hdr) + 3 * sizeof(struct ib_uverbs_attr);
+	ib.hdr.object_id = UVERBS_OBJECT_QP;
+	ib.hdr.method_id = UVERBS_METHOD_QP_CREATE;
+	ib.hdr.num_attrs = 3;
+	ib.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_HANDLE, .data = 0x21};
+	ib.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_TYPE, .len = 1,
+					      .data = 2 /* IB_QPT_RC */};
+	ib.attrs[2] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_RESP_QP_NUM,
+					      .len = 4, .data = 0x777};
+	(void)ioctl(fd, RDMA_VERBS_IOCTL, &ib);
+
+	/* 7: ioctl REG_DMABUF_MR, on-demand paging with remote read */
+	memset(&ib, 0, sizeof(ib));
+	ib.hdr.length = sizeof(ib.hdr) + 4 * sizeof(struct ib_uverbs_attr);
+	ib.hdr.object_id = UVERBS_OBJECT_MR;
+	ib.hdr.method_id = UVERBS_METHOD_REG_DMABUF_MR;
+	ib.hdr.num_attrs = 4;
+	ib.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_REG_DMABUF_MR_LENGTH, .len = 8,
+					      .data = 0x200000};
+	ib.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_REG_DMABUF_MR_IOVA, .len = 8,
+					      .data = 0x1000};
+	ib.attrs[2] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_REG_DMABUF_MR_FD, .len = 4,
+					      .data = 9};
+	ib.attrs[3] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS,
+					      .len = 4,
+					      .data = IB_UVERBS_ACCESS_REMOTE_READ |
+						      IB_UVERBS_ACCESS_ON_DEMAND};
+	(void)ioctl(fd, RDMA_VERBS_IOCTL, &ib);
+
+	/* 8: truncated ioctl: the header claims 20 attributes, the buffer ends after it */
+	pages = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (pages == MAP_FAILED || munmap(pages + 4096, 4096) < 0)
+		die("mmap");
+	hdr_at_end = pages + 4096 - sizeof(struct ib_uverbs_ioctl_hdr);
+	memset(hdr_at_end, 0, sizeof(struct ib_uverbs_ioctl_hdr));
+	((struct ib_uverbs_ioctl_hdr *)hdr_at_end)->length = 24;
+	((struct ib_uverbs_ioctl_hdr *)hdr_at_end)->object_id = UVERBS_OBJECT_MR;
+	((struct ib_uverbs_ioctl_hdr *)hdr_at_end)->method_id = UVERBS_METHOD_REG_DMABUF_MR;
+	((struct ib_uverbs_ioctl_hdr *)hdr_at_end)->num_attrs = 20;
+	(void)ioctl(fd, RDMA_VERBS_IOCTL, hdr_at_end);
+
+	/* 9: garbage ioctl: random-looking bytes */
+	for (size_t i = 0; i < sizeof(ib); i++)
+		((uint8_t *)&ib)[i] = (uint8_t)(i * 37 + 11);
+	(void)ioctl(fd, RDMA_VERBS_IOCTL, &ib);
+
+	/* 10: mmap of the uverbs fd */
+	if (ftruncate(fd, 8192) < 0)
+		die("ftruncate");
+	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap uverbs0");
+	munmap(map, 4096);
+
+	/* 11: post_send on the data path: 5 calls within a second, then one more after it */
+	ps.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	ps.hdr.in_words = sizeof(ps) / 4;
+	ps.body.qp_handle = 7;
+	ps.body.wr_count = 1;
+	for (int i = 0; i < 5; i++)
+		wr(fd, &ps, sizeof(ps), "write post_send");
+	usleep(1100 * 1000);
+	wr(fd, &ps, sizeof(ps), "write post_send");
+	/* post_recv: the first call now, the next two when the process exits */
+	ps.hdr.command = IB_USER_VERBS_CMD_POST_RECV;
+	for (int i = 0; i < 3; i++)
+		wr(fd, &ps, sizeof(ps), "write post_recv");
+
+	/* 12: a dup'ed fd is learnt (the process is an RDMA user) */
+	fd2 = dup(fd);
+	if (fd2 < 0)
+		die("dup");
+	dealloc.hdr.command = IB_USER_VERBS_CMD_DEALLOC_PD;
+	dealloc.hdr.in_words = (sizeof(dealloc.hdr) + 4) / 4;
+	memcpy(&dealloc.response, &(uint32_t){3}, 4); /* struct ib_uverbs_dealloc_pd { pd_handle } */
+	wr(fd2, &dealloc, sizeof(dealloc.hdr) + 4, "write dealloc_pd");
+	say("dupfd=%d\n", fd2);
+
+	/* 13: a child inherits the fd */
+	child = fork();
+	if (child == 0) {
+		destroy_qp.hdr.command = IB_USER_VERBS_CMD_DESTROY_QP;
+		destroy_qp.hdr.in_words = sizeof(destroy_qp) / 4;
+		destroy_qp.handle = 7;
+		wr(fd, &destroy_qp, sizeof(destroy_qp), "write destroy_qp");
+		_exit(0);
+	}
+	waitpid(child, NULL, 0);
+	say("child=%d\n", child);
+
+	/* 14: the fd number reused by an ordinary file is not an RDMA fd any more */
+	close(fd2);
+	close(fd);
+	fd = open("/dev/not-rdma", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		die("open /dev/not-rdma");
+	wr(fd, &reg, sizeof(reg), "write to a regular file");
+	say("reused_fd=%d\n", fd);
+	close(fd);
+	return 0;
+}
+
+static int scenario_cm(void)
+{
+	struct {
+		struct rdma_ucm_cmd_hdr hdr;
+		union {
+			struct rdma_ucm_create_id create;
+			struct rdma_ucm_resolve_addr resolve;
+			struct rdma_ucm_connect connect;
+			struct rdma_ucm_listen listen;
+		};
+	} c;
+	static struct rdma_ucm_create_id_resp resp = {.id = 3};
+	struct sockaddr_in *src, *dst;
+	int fd;
+
+	standin_dev();
+	fd = open("/dev/infiniband/rdma_cm", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		die("open rdma_cm");
+	say("pid=%d\nfd=%d\n", getpid(), fd);
+
+	memset(&c, 0, sizeof(c));
+	c.hdr.cmd = RDMA_USER_CM_CMD_CREATE_ID;
+	c.hdr.in = sizeof(c.create);
+	c.hdr.out = sizeof(resp);
+	c.create.response = (uintptr_t)&resp;
+	c.create.ps = RDMA_PS_TCP;
+	c.create.qp_type = 2;
+	wr(fd, &c, sizeof(c.hdr) + sizeof(c.create), "create_id");
+
+	memset(&c, 0, sizeof(c));
+	c.hdr.cmd = RDMA_USER_CM_CMD_RESOLVE_ADDR;
+	c.hdr.in = sizeof(c.resolve);
+	c.resolve.id = 3;
+	c.resolve.timeout_ms = 2000;
+	src = (struct sockaddr_in *)&c.resolve.src_addr;
+	dst = (struct sockaddr_in *)&c.resolve.dst_addr;
+	src->sin_family = AF_INET;
+	inet_pton(AF_INET, "192.0.2.1", &src->sin_addr);
+	dst->sin_family = AF_INET;
+	dst->sin_port = htons(7471);
+	inet_pton(AF_INET, "198.51.100.4", &dst->sin_addr);
+	c.resolve.src_size = sizeof(*src);
+	c.resolve.dst_size = sizeof(*dst);
+	wr(fd, &c, sizeof(c.hdr) + sizeof(c.resolve), "resolve_addr");
+
+	memset(&c, 0, sizeof(c));
+	c.hdr.cmd = RDMA_USER_CM_CMD_CONNECT;
+	c.hdr.in = sizeof(c.connect);
+	c.connect.id = 3;
+	wr(fd, &c, sizeof(c.hdr) + sizeof(c.connect), "connect");
+
+	memset(&c, 0, sizeof(c));
+	c.hdr.cmd = RDMA_USER_CM_CMD_LISTEN;
+	c.hdr.in = sizeof(c.listen);
+	c.listen.id = 3;
+	c.listen.backlog = 8;
+	wr(fd, &c, sizeof(c.hdr) + sizeof(c.listen), "listen");
+	close(fd);
+	return 0;
+}
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	pause();
+	return NULL;
+}
+
+static int scenario_proc(const char *self)
+{
+	pid_t child;
+	int status;
+	pthread_t t;
+
+	say("pid=%d\n", getpid());
+	/* A second thread: the process must still exit exactly once. */
+	if (pthread_create(&t, NULL, idle_thread, NULL) != 0)
+		die("pthread_create");
+	child = fork();
+	if (child == 0) {
+		execl(self, "rg-host-driver", "exit", "7", (char *)NULL);
+		_exit(127);
+	}
+	say("child=%d\n", child);
+	waitpid(child, &status, 0);
+	say("status=%d\n", status);
+	exit(5); /* with the idle thread still running */
+}
+
+static volatile char secret[64] = "the game's memory";
+
+static int scenario_mem(void)
+{
+	pid_t victim, victim2;
+	char buf[16];
+	char path[64];
+	struct iovec local = {.iov_base = buf, .iov_len = sizeof(buf)};
+	struct iovec remote = {.iov_base = (void *)secret, .iov_len = sizeof(buf)};
+	ssize_t n;
+	int fd;
+
+	say("pid=%d\n", getpid());
+	victim = fork();
+	if (victim == 0) {
+		for (;;)
+			pause();
+	}
+	victim2 = fork();
+	if (victim2 == 0) {
+		for (;;)
+			pause();
+	}
+	say("victim=%d\nvictim2=%d\n", victim, victim2);
+	n = process_vm_readv(victim, &local, 1, &remote, 1, 0);
+	say("readv=%zd\n", n);
+	n = process_vm_writev(victim, &local, 1, &remote, 1, 0);
+	say("writev=%zd\n", n);
+	say("seize=%ld\n", ptrace(PTRACE_SEIZE, victim, NULL, NULL));
+	say("attach=%ld\n", ptrace(PTRACE_ATTACH, victim2, NULL, NULL));
+	snprintf(path, sizeof(path), "/proc/%d/mem", victim);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	say("memfd=%d\n", fd);
+	if (fd >= 0)
+		close(fd);
+	kill(victim, SIGKILL);
+	kill(victim2, SIGKILL);
+	waitpid(victim, NULL, 0);
+	waitpid(victim2, NULL, 0);
+	return 0;
+}
+
+/* A provider next to libibverbs (rxe's if there is one), as libibverbs itself would load it. */
+static int find_provider(void *sym, char *out, size_t size)
+{
+	Dl_info info;
+	char dir[PATH_MAX];
+	DIR *d;
+	struct dirent *de;
+	int found = 0;
+
+	if (!dladdr(sym, &info) || !info.dli_fname)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", info.dli_fname);
+	if (!strrchr(dir, '/'))
+		return 0;
+	strcpy(strrchr(dir, '/'), "/libibverbs");
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (!strstr(de->d_name, "-rdmav"))
+			continue;
+		if (!found || strncmp(de->d_name, "librxe-", 7) == 0) {
+			if (strlen(dir) + strlen(de->d_name) + 2 > size)
+				continue;
+			strcpy(out, dir);
+			strcat(out, "/");
+			strcat(out, de->d_name);
+			found = 1;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static int scenario_lib(void)
+{
+	void *verbs, *provider = NULL, *cm;
+	void *(*get_list)(int *);
+	void (*free_list)(void *);
+	char prov[PATH_MAX] = "";
+	int num = -1;
+
+	say("pid=%d\n", getpid());
+	verbs = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_GLOBAL);
+	if (!verbs) {
+		fprintf(stderr, "dlopen libibverbs: %s\n", dlerror());
+		return 2;
+	}
+	get_list = (void *(*)(int *))dlsym(verbs, "ibv_get_device_list");
+	free_list = (void (*)(void *))dlsym(verbs, "ibv_free_device_list");
+	if (get_list) {
+		void *l = get_list(&num);
+
+		if (l && free_list)
+			free_list(l);
+	}
+	say("devices=%d\n", num);
+	if (get_list && find_provider((void *)get_list, prov, sizeof(prov)))
+		provider = dlopen(prov, RTLD_NOW | RTLD_GLOBAL);
+	say("provider=%s\n", provider ? prov : "");
+	cm = dlopen("librdmacm.so.1", RTLD_NOW | RTLD_GLOBAL);
+	say("rdmacm=%d\n", cm != NULL);
+	return 0;
+}
+
+static volatile sig_atomic_t go;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go = 1;
+}
+
+/* Opens uverbs0 before the sensors start, then, on SIGUSR1, registers memory through it. */
+static int scenario_hold(void)
+{
+	struct cmd_reg_mr reg = {0};
+	struct sigaction sa = {.sa_handler = on_usr1};
+	sigset_t block, old;
+	int fd;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	sigaction(SIGUSR1, &sa, NULL);
+	standin_dev();
+	fd = open("/dev/infiniband/uverbs0", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		die("open uverbs0");
+	say("pid=%d\nfd=%d\n", getpid(), fd);
+	while (!go)
+		sigsuspend(&old);
+	reg.hdr.command = IB_USER_VERBS_CMD_REG_MR;
+	reg.hdr.in_words = sizeof(reg) / 4;
+	reg.body.start = 0x1000;
+	reg.body.length = 0x3000;
+	reg.body.access_flags = IB_UVERBS_ACCESS_REMOTE_WRITE;
+	wr(fd, &reg, sizeof(reg), "write reg_mr");
+	say("done=1\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: rg-host-driver verbs|cm|proc|exit CODE|mem|lib\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "verbs") == 0)
+		return scenario_verbs();
+	if (strcmp(argv[1], "cm") == 0)
+		return scenario_cm();
+	if (strcmp(argv[1], "proc") == 0)
+		return scenario_proc(argv[0][0] == '/' ? argv[0] : "/proc/self/exe");
+	if (strcmp(argv[1], "exit") == 0 && argc > 2)
+		return atoi(argv[2]);
+	if (strcmp(argv[1], "mem") == 0)
+		return scenario_mem();
+	if (strcmp(argv[1], "lib") == 0)
+		return scenario_lib();
+	if (strcmp(argv[1], "hold") == 0)
+		return scenario_hold();
+	fprintf(stderr, "rg-host-driver: unknown scenario %s\n", argv[1]);
+	return 2;
+}

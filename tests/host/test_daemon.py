@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+"""`rdmaguard daemon` on this machine's kernel: --dry-run, bad usage, and a recorded run while
+rg-host-driver does verbs calls on a stand-in device; asserts the JSON lines exactly.
+Needs root (exit 77 otherwise). Environment: RG_RDMAGUARD, RG_HOST_DRIVER."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+RG = os.environ["RG_RDMAGUARD"]
+DRIVER = os.environ["RG_HOST_DRIVER"]
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if cond:
+        print(f"ok - {what}")
+    else:
+        failures += 1
+        print(f"not ok - {what}")
+
+
+def dry_run():
+    p = subprocess.run([RG, "daemon", "--dry-run", "--sensor", "tracepoint"],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"--dry-run exits 0 (got {p.returncode}: {p.stderr.strip()})")
+    doc = json.loads(p.stdout)
+    check(doc["rules"] > 0 and doc["outputs"] == ["stdout"], "--dry-run checks rules and outputs")
+    plan = doc["sensors"]
+    check(plan["mode"] == "tracepoint", "--dry-run reports the forced mode")
+    for hook in ("process", "open", "verbs", "rdma_cm", "mmap", "memory", "library",
+                 "modules", "devices", "roce"):
+        check(hook in plan["hooks"], f"--dry-run describes hook point {hook}")
+    check(plan["hooks"]["verbs"]["active"] == "tracepoint", "verbs on tracepoints")
+    check(plan["hooks"]["verbs"]["programs"][0] == "tracepoint/syscalls/sys_enter_ioctl",
+          "--dry-run names the tracepoints")
+
+
+def bad_usage():
+    p = subprocess.run([RG, "daemon", "--sensor", "bogus"], capture_output=True, text=True,
+                       timeout=30)
+    check(p.returncode == 2 and "unknown sensor" in p.stderr, "--sensor bogus exits 2")
+    p = subprocess.run([RG, "daemon", "extra"], capture_output=True, text=True, timeout=30)
+    check(p.returncode == 2, "a stray argument exits 2")
+
+
+def recorded_run():
+    with tempfile.TemporaryDirectory() as tmp:
+        record = os.path.join(tmp, "events.jsonl")
+        ready = os.path.join(tmp, "ready")
+        d = subprocess.Popen([RG, "daemon", "--sensor", "tracepoint", "--record", record,
+                              "--ready-file", ready], stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(ready) and time.monotonic() < deadline and d.poll() is None:
+            time.sleep(0.1)
+        check(os.path.exists(ready), "the daemon writes its ready file")
+        with open(ready) as f:
+            check(f.read().strip() == str(d.pid), "the ready file holds the daemon's pid")
+        drv = subprocess.run([DRIVER, "verbs"], capture_output=True, text=True, timeout=60)
+        check(drv.returncode == 0, "the driver ran")
+        facts = dict(line.split("=", 1) for line in drv.stdout.splitlines() if "=" in line)
+        pid = int(facts["pid"])
+        time.sleep(1.5)  # the daemon polls every second at least
+        d.send_signal(signal.SIGTERM)
+        try:
+            rc = d.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            d.kill()
+            rc = -1
+        check(rc == 0, f"SIGTERM stops the daemon with 0 (got {rc})")
+        check(not os.path.exists(ready), "the ready file is removed at stop")
+        with open(record) as f:
+            events = [json.loads(line) for line in f]
+    # The start-up inventory (every process, as process_present) comes first, then agent_start.
+    starts = [i for i, e in enumerate(events) if e["event"]["action"] == "agent_start"]
+    check(len(starts) == 1, "one agent_start")
+    seeds = [i for i, e in enumerate(events) if e["event"]["action"] == "process_present"]
+    check(seeds and starts and max(seeds) < starts[0], "the inventory is taken before agent_start")
+    check(any(e["event"]["action"] == "process_present" and e["process"]["pid"] == os.getpid()
+              for e in events[:starts[0]]), "the inventory seeded the process tree (this test runner)")
+    check("verbs=tracepoint" in events[starts[0]]["agent"]["text"], "agent_start names the hooks")
+    check(events[-1]["event"]["action"] == "agent_stop", "the last line is agent_stop")
+    seqs = [e["event"]["sequence"] for e in events]
+    check(seqs == list(range(1, len(events) + 1)), "event.sequence counts 1, 2, 3...")
+
+    mine = [e for e in events if e.get("process", {}).get("pid") == pid]
+    reg = [e for e in mine if e["event"]["action"] == "verbs"
+           and e["rdma"].get("op") == "reg_mr" and e["rdma"].get("via") == "write"
+           and "flags" not in e["event"]]
+    check(len(reg) == 1, "one clean reg_mr by write()")
+    if reg:
+        r = reg[0]["rdma"]
+        check(r["mr"] == {"addr": 0x7f0000001000, "length": 65536, "iova": 0x7f0000001000,
+                          "access": ["local_write", "remote_write", "remote_read"]},
+              f"reg_mr fields: {r['mr']}")
+        check(r["fd"] == int(facts["fd"]) and r["handle"] == 0x55, "reg_mr fd and handle")
+    mq = [e for e in mine if e["event"]["action"] == "verbs" and e["rdma"].get("op") == "modify_qp"]
+    check(len(mq) == 1, "one modify_qp")
+    if mq:
+        r = mq[0]["rdma"]
+        check(r["qp"]["state"] == "rtr" and r["qp"]["dest_num"] == 0x1234,
+              f"modify_qp to RTR with dest QPN: {r['qp']}")
+        check(r["peer"] == {"gid": "::ffff:192.0.2.7", "address": "192.0.2.7"},
+              f"modify_qp names the peer: {r['peer']}")
+    inv = [e for e in mine if e["event"]["action"] == "verbs"
+           and e["rdma"].get("via") == "invoke_write"]
+    check(len(inv) == 1 and inv[0]["event"]["flags"] == ["failed"]
+          and inv[0]["rdma"]["ret"] == -25, "the tunnelled reg_mr failed with ENOTTY")
+    opens = [e for e in mine if e["event"]["action"] == "device_open"]
+    check(len(opens) == 1 and opens[0]["file"]["path"] == "/dev/infiniband/uverbs0"
+          and opens[0]["rdma"]["node"] == "uverbs", "device_open of uverbs0")
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: the daemon attaches BPF programs and needs root")
+        return 77
+    dry_run()
+    bad_usage()
+    recorded_run()
+    print(f"{'FAIL' if failures else 'PASS'}: {failures} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,374 @@
+#!/bin/bash
+# The VM lab: boots Debian's kernel (which has rdma_rxe) once under qemu in software emulation,
+# with the host's root read-only over 9p, and runs scenarios against a real soft-RoCE stack.
+# See tests/vm/README.md.
+#
+# Exit status: 0 every scenario passed, 1 some scenario failed, 2 the lab could not run.
+set -euo pipefail
+
+usage()
+{
+	cat <<'EOF'
+usage: tests/vm/lab.sh [--lsm] [--build DIR] [--results DIR] [--timeout SEC] (--all | SCENARIO...)
+
+  SCENARIO       a name under tests/vm/scenarios/ (NAME.sh), or the path of a scenario script;
+                 all run in one boot, in order
+  --all          every scenario under tests/vm/scenarios/, sorted by name
+  --lsm          boot with lsm=lockdown,capability,landlock,yama,apparmor,bpf
+  --build DIR    meson build dir (default $RG_BUILD or <source>/build); scenarios get
+                 RG=DIR/agent/rdmaguard
+  --results DIR  where results go (default DIR/vm-results under the build dir):
+                 RESULTS/NAME/{log,rc,time,...}, RESULTS/_lab/{console.log,...}
+  --timeout SEC  wall-clock limit for the whole VM (default 1500)
+
+Environment: RG_LAB_SCENARIO_TIMEOUT (per scenario, default 300 s; a scenario's
+"# lab-timeout: SEC" line wins), RG_LAB_KVER (kernel version under /boot),
+RG_LAB_QEMU, RG_LAB_MEM (MiB, 2048), RG_LAB_SMP (2), RG_LAB_ACCEL (tcg), RG_LAB_CACHE,
+RG_LAB_APPEND (extra kernel command line).
+Exit status: 0 all passed, 1 some scenario failed, 2 the lab could not run.
+EOF
+}
+
+die()
+{
+	echo "lab: error: $*" >&2
+	exit 2
+}
+
+say()
+{
+	echo "lab: $*"
+}
+
+RG_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VMDIR=$RG_SRC/tests/vm
+build=${RG_BUILD:-$RG_SRC/build}
+results=""
+wall=1500
+lsm=0
+all=0
+scenarios=()
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--lsm) lsm=1 ;;
+	--all) all=1 ;;
+	--build)
+		[ $# -ge 2 ] || die "--build needs a directory"
+		build=$2
+		shift
+		;;
+	--results)
+		[ $# -ge 2 ] || die "--results needs a directory"
+		results=$2
+		shift
+		;;
+	--timeout)
+		[ $# -ge 2 ] || die "--timeout needs a number of seconds"
+		wall=$2
+		shift
+		;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	-*)
+		usage >&2
+		die "unknown option $1"
+		;;
+	*) scenarios+=("$1") ;;
+	esac
+	shift
+done
+
+[[ $wall =~ ^[1-9][0-9]*$ ]] || die "--timeout: not a number of seconds: $wall"
+scenario_timeout=${RG_LAB_SCENARIO_TIMEOUT:-300}
+[[ $scenario_timeout =~ ^[1-9][0-9]*$ ]] || die "RG_LAB_SCENARIO_TIMEOUT: not a number: $scenario_timeout"
+if [ "$all" = 1 ]; then
+	for f in "$VMDIR"/scenarios/*.sh; do
+		[ -e "$f" ] || continue
+		f=${f##*/}
+		scenarios+=("${f%.sh}")
+	done
+fi
+[ ${#scenarios[@]} -gt 0 ] || {
+	usage >&2
+	die "no scenario given"
+}
+# A scenario is a name under scenarios/ or the path of a script (NAME is its base name).
+declare -A seen=()
+files=()
+for i in "${!scenarios[@]}"; do
+	s=${scenarios[$i]}
+	case $s in
+	*/*)
+		[ -f "$s" ] || die "no such scenario file: $s"
+		f=$(realpath "$s")
+		s=${f##*/}
+		s=${s%.sh}
+		;;
+	*) f=$VMDIR/scenarios/$s.sh ;;
+	esac
+	[[ $s =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]] || die "bad scenario name: $s"
+	[ -f "$f" ] || die "no such scenario: $s (no $f)"
+	[ -z "${seen[$s]:-}" ] || die "scenario listed twice: $s"
+	seen[$s]=1
+	scenarios[i]=$s
+	files+=("$f")
+done
+
+build=$(realpath -m "$build")
+results=$(realpath -m "${results:-$build/vm-results}")
+cache=$(realpath -m "${RG_LAB_CACHE:-$build/vm-cache}")
+case $results in *,*) die "the results path must not contain a comma (qemu option syntax): $results" ;; esac
+
+# --- what the lab needs on the host --------------------------------------------------------------
+need()
+{
+	command -v "$1" >/dev/null 2>&1 || die "$1 not found: apt-get install $2"
+}
+qemu=${RG_LAB_QEMU:-qemu-system-x86_64}
+need "$qemu" qemu-system-x86
+need modprobe kmod
+need rdma iproute2
+need ss iproute2
+need timeout coreutils
+[ -x /usr/bin/python3 ] || die "/usr/bin/python3 not found: apt-get install python3"
+busybox=/bin/busybox
+[ -x $busybox ] || die "$busybox not found: apt-get install busybox-static"
+if ldd $busybox >/dev/null 2>&1; then
+	die "$busybox is dynamically linked and cannot run in the initramfs: apt-get install busybox-static"
+fi
+
+# The kernel: the newest one in /boot whose modules include rdma_rxe.
+pick_kver()
+{
+	local k v best=""
+	for k in /boot/vmlinuz-*; do
+		[ -e "$k" ] || continue
+		v=${k#/boot/vmlinuz-}
+		compgen -G "/lib/modules/$v/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko*" >/dev/null || continue
+		best=$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -n 1)
+	done
+	echo "$best"
+}
+kver=${RG_LAB_KVER:-$(pick_kver)}
+[ -n "$kver" ] || die "no kernel in /boot with rdma_rxe in /lib/modules/*: apt-get install linux-image-amd64"
+kernel=/boot/vmlinuz-$kver
+[ -r "$kernel" ] || die "cannot read $kernel (run as root, or apt-get install linux-image-$kver)"
+[ -d "/lib/modules/$kver" ] || die "no /lib/modules/$kver for $kernel"
+
+# --- the initramfs, cached by the hash of everything that goes in it -----------------------------
+initramfs_modules()
+{
+	local m kw path
+	for m in virtio_pci 9pnet_virtio 9p; do
+		modprobe -S "$kver" --show-depends "$m" ||
+			die "modprobe -S $kver --show-depends $m failed"
+	done | while read -r kw path _; do
+		[ "$kw" = insmod ] && echo "$path"
+	done | awk '!seen[$0]++'
+}
+
+build_initramfs()
+{
+	local mods key out tmp m base
+	mapfile -t mods < <(initramfs_modules)
+	[ ${#mods[@]} -gt 0 ] || die "no virtio/9p modules for $kver (is it built in? see $VMDIR/README.md)"
+	key=$({
+		echo "$kver"
+		sha256sum "$VMDIR/guest/init" $busybox "${mods[@]}"
+	} | sha256sum | cut -c1-16)
+	out=$cache/initramfs-$kver-$key.cpio
+	if [ -s "$out" ]; then
+		echo "$out"
+		return
+	fi
+	mkdir -p "$cache"
+	tmp=$(mktemp -d "$cache/build.XXXXXX")
+	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,lib/modules}
+	cp $busybox "$tmp/bin/busybox"
+	cp "$VMDIR/guest/init" "$tmp/init"
+	chmod 755 "$tmp/init" "$tmp/bin/busybox"
+	for m in "${mods[@]}"; do
+		base=${m##*/}
+		case $m in
+		*.ko) cp "$m" "$tmp/lib/modules/$base" ;;
+		*.ko.xz) xz -dc "$m" >"$tmp/lib/modules/${base%.xz}" ;;
+		*.ko.zst) zstd -qdc "$m" >"$tmp/lib/modules/${base%.zst}" ;;
+		*.ko.gz) gzip -dc "$m" >"$tmp/lib/modules/${base%.gz}" ;;
+		*) die "unknown module format: $m" ;;
+		esac
+		base=${base%.ko*}.ko
+		echo "/lib/modules/$base" >>"$tmp/modules.order"
+	done
+	(cd "$tmp" && find . -mindepth 1 | LC_ALL=C sort | $busybox cpio -o -H newc 2>/dev/null) >"$tmp.cpio" ||
+		die "building the initramfs failed"
+	rm -rf "$tmp"
+	rm -f "$cache"/initramfs-*.cpio
+	mv "$tmp.cpio" "$out"
+	echo "$out"
+}
+initrd=$(build_initramfs)
+
+# --- the lab share: the results directory ----------------------------------------------------------
+lab=$results/_lab
+mkdir -p "$results"
+rm -rf "$lab"
+for s in "${scenarios[@]}"; do
+	rm -rf "${results:?}/$s"
+done
+mkdir -p "$lab"
+cp "$VMDIR/guest/runner.sh" "$lab/runner.sh"
+{
+	printf 'RG_SRC=%q\n' "$RG_SRC"
+	printf 'RG_BUILD=%q\n' "$build"
+	printf 'RG=%q\n' "$build/agent/rdmaguard"
+	printf 'RG_LAB_LSM=%q\n' "$lsm"
+	printf 'RG_LAB_SCENARIO_TIMEOUT=%q\n' "$scenario_timeout"
+	printf 'RG_LAB_SCENARIOS=('
+	printf ' %q' "${scenarios[@]}"
+	printf ' )\n'
+	printf 'RG_LAB_SCENARIO_FILES=('
+	printf ' %q' "${files[@]}"
+	printf ' )\n'
+} >"$lab/config.sh"
+
+append="console=ttyS0 panic=-1 ${RG_LAB_APPEND:-}"
+[ "$lsm" = 0 ] || append+=" lsm=lockdown,capability,landlock,yama,apparmor,bpf"
+
+qemu_args=(
+	-accel "${RG_LAB_ACCEL:-tcg}" -smp "${RG_LAB_SMP:-2}" -m "${RG_LAB_MEM:-2048}" -cpu max
+	-nodefaults -no-user-config -display none -monitor none -no-reboot
+	-kernel "$kernel" -initrd "$initrd" -append "$append"
+	-serial "file:$lab/console.log"
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$results,mount_tag=labshare,security_model=none,multidevs=remap"
+)
+
+# --- run it ------------------------------------------------------------------------------------------
+qpid=""
+stop_qemu()
+{
+	[ -n "$qpid" ] || return 0
+	if kill -0 "$qpid" 2>/dev/null; then
+		kill -TERM "$qpid" 2>/dev/null || true
+		for _ in $(seq 50); do
+			kill -0 "$qpid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$qpid" 2>/dev/null || true
+	fi
+	wait "$qpid" 2>/dev/null || true
+	qpid=""
+}
+trap stop_qemu EXIT
+trap 'say "interrupted"; exit 2' INT TERM HUP
+
+t0=$EPOCHREALTIME
+elapsed()
+{
+	awk -v s="$t0" -v n="$EPOCHREALTIME" 'BEGIN { printf "%.1f", n - s }'
+}
+
+say "kernel $kver ($append), ${#scenarios[@]} scenario(s), results in $results"
+"$qemu" "${qemu_args[@]}" >"$lab/qemu.log" 2>&1 &
+qpid=$!
+
+failed=0
+reported=0
+boot_reported=0
+killed=0
+report_scenario()
+{
+	local s=$1 d=$results/$1 rc t
+	rc=$(cat "$d/rc")
+	t=$(cat "$d/time" 2>/dev/null || echo "?")
+	if [ "$rc" = 0 ]; then
+		echo "ok $s ($t s)"
+	else
+		failed=$((failed + 1))
+		local why=""
+		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+			why=", timed out"
+		fi
+		echo "FAIL $s rc=$rc ($t s$why); tail of $d/log:"
+		tail -n 30 "$d/log" | sed 's/^/    /'
+	fi
+}
+progress()
+{
+	if [ "$boot_reported" = 0 ] && [ -s "$lab/booted" ]; then
+		boot_reported=1
+		boot_s=$(elapsed)
+		say "booted in $boot_s s (guest uptime $(cat "$lab/booted") s at the runner's start)"
+	fi
+	while [ "$reported" -lt ${#scenarios[@]} ] && [ -s "$results/${scenarios[$reported]}/rc" ]; do
+		report_scenario "${scenarios[$reported]}"
+		reported=$((reported + 1))
+	done
+}
+
+deadline=$((SECONDS + wall))
+while kill -0 "$qpid" 2>/dev/null; do
+	progress
+	if [ "$SECONDS" -ge "$deadline" ]; then
+		killed=1
+		break
+	fi
+	sleep 0.2
+done
+if [ "$killed" = 1 ]; then
+	current=$(cat "$lab/current" 2>/dev/null || true)
+	say "wall-clock limit of $wall s reached${current:+ while running $current}; killing qemu"
+	stop_qemu
+else
+	qrc=0
+	wait "$qpid" || qrc=$?
+	qpid=""
+	[ "$qrc" = 0 ] || say "qemu exited with status $qrc: $(tail -n 5 "$lab/qemu.log")"
+fi
+progress
+
+console_tail()
+{
+	say "tail of $lab/console.log:"
+	tail -n "${1:-40}" "$lab/console.log" 2>/dev/null | sed 's/^/    /'
+}
+
+if [ ! -s "$lab/booted" ]; then
+	[ "$killed" = 1 ] || say "qemu exited before the runner started"
+	console_tail
+	die "the VM did not boot (qemu log: $lab/qemu.log)"
+fi
+if [ -s "$lab/error" ]; then
+	console_tail 20
+	die "the lab could not be set up: $(cat "$lab/error")"
+fi
+if [ "$reported" -lt ${#scenarios[@]} ]; then
+	current=$(cat "$lab/current" 2>/dev/null || true)
+	if [ -z "$current" ]; then
+		console_tail
+		die "the runner stopped before scenario ${scenarios[$reported]}"
+	fi
+	for s in "${scenarios[@]:$reported}"; do
+		if [ "$s" = "$current" ]; then
+			failed=$((failed + 1))
+			if [ "$killed" = 1 ]; then
+				echo "FAIL $s (still running at the VM's wall-clock limit of $wall s); tail of its log:"
+			else
+				echo "FAIL $s (the VM died while it ran); tail of its log:"
+			fi
+			tail -n 30 "$results/$s/log" 2>/dev/null | sed 's/^/    /'
+			[ "$killed" = 1 ] || console_tail 30
+		else
+			failed=$((failed + 1))
+			echo "FAIL $s (not run)"
+		fi
+	done
+fi
+
+passed=$((${#scenarios[@]} - failed))
+say "$passed passed, $failed failed; boot ${boot_s:-?} s, total $(elapsed) s; results in $results"
+[ "$failed" = 0 ] || exit 1
+exit 0

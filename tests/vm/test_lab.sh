@@ -1,0 +1,69 @@
+#!/bin/bash
+# Self-test of the VM lab harness (TAP): a passing, a hanging, a failing scenario and one that
+# outlives the VM's wall-clock limit are each reported as such, leftovers are cleaned between
+# scenarios, and a lab that cannot run exits 2 with the reason. Needs what lab.sh needs.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+S=$here/selftest
+
+n=0
+failed=0
+out=""
+rc=0
+# run ARGS...: lab.sh ARGS, keeping its output and exit status.
+run()
+{
+	rc=0
+	out=$("$here/lab.sh" --results "$results" "$@" 2>&1) || rc=$?
+	printf '# %s\n' "${out//$'\n'/$'\n# '}"
+}
+# check NAME TEST...: one TAP line.
+check()
+{
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name"
+		failed=$((failed + 1))
+	fi
+}
+has()
+{
+	grep -qE -- "$1" <<<"$out"
+}
+
+run "$S/pass.sh" "$S/hang.sh" "$S/leftovers.sh" "$S/fail.sh"
+check "some scenario failed: exit 1" [ "$rc" = 1 ]
+check "pass reported ok" has '^ok pass \([0-9.]+ s\)$'
+check "hang stopped by its own timeout" has '^FAIL hang rc=124 \([0-9.]+ s, timed out\)'
+check "hang's log tail shown" has '^    hang: waiting forever$'
+check "leftovers of pass and hang cleaned" has '^ok leftovers '
+check "fail reported with its status" has '^FAIL fail rc=3 '
+check "fail's log tail shown" has '^    fail: deliberate failure$'
+check "summary" has '^lab: 2 passed, 2 failed; boot [0-9.]+ s'
+check "per-scenario results" [ -s "$results/pass/file" ] && [ "$(cat "$results/fail/rc")" = 3 ]
+
+run --timeout 60 "$S/wallclock.sh" "$S/pass.sh"
+check "wall-clock limit: exit 1" [ "$rc" = 1 ]
+check "the running scenario named" has '^FAIL wallclock \(still running at the VM.s wall-clock limit of 60 s\)'
+check "the rest not run" has '^FAIL pass \(not run\)$'
+
+run no-such-scenario
+check "unknown scenario: exit 2" [ "$rc" = 2 ]
+check "unknown scenario: why" has 'no such scenario: no-such-scenario'
+RG_LAB_KVER=0.0-none run "$S/pass.sh"
+check "missing kernel: exit 2" [ "$rc" = 2 ]
+check "missing kernel: why" has 'cannot read /boot/vmlinuz-0.0-none'
+RG_LAB_QEMU=qemu-system-none run "$S/pass.sh"
+check "missing qemu: exit 2 with the package" has 'qemu-system-none not found: apt-get install qemu-system-x86'
+RG_LAB_APPEND="init=/nonexistent rdinit=/nonexistent" run --timeout 60 "$S/pass.sh"
+check "boot failure: exit 2" [ "$rc" = 2 ]
+check "boot failure: why" has 'the VM did not boot'
+
+echo "1..$n"
+[ "$failed" = 0 ]
