@@ -423,6 +423,34 @@ struct rg_ruleset *fuzz_shipped_rules(void)
 	return set;
 }
 
+void fuzz_check_event(const struct rg_event *evp)
+{
+	struct json_object *j1, *j2;
+	struct rg_event ev2, ev1 = *evp, *ev = &ev1;
+	char err[256];
+	char *s1;
+
+	/* @timestamp has microseconds: a time below 1 us is the epoch, which means "none". */
+	if (ev->ts < 1000)
+		ev->ts = 0;
+	FUZZ_ASSERT(ev->type > 0 && ev->type < RG_EV__MAX, "event type %u", ev->type);
+	j1 = event_to_json(ev);
+	FUZZ_ASSERT(j1, "event_to_json failed");
+	s1 = strdup(json_object_to_json_string_ext(j1, JSON_C_TO_STRING_PLAIN));
+	if (!s1)
+		abort();
+	FUZZ_ASSERT(event_from_json(j1, &ev2, err, sizeof(err)) == 0,
+		    "its own JSON does not parse: %s: %s", err, s1);
+	j2 = event_to_json(&ev2);
+	FUZZ_ASSERT(j2, "event_to_json failed");
+	FUZZ_ASSERT(strcmp(s1, json_object_to_json_string_ext(j2, JSON_C_TO_STRING_PLAIN)) == 0,
+		    "the JSON round trip changed the event:\n  %s\n  %s", s1,
+		    json_object_to_json_string_ext(j2, JSON_C_TO_STRING_PLAIN));
+	free(s1);
+	json_object_put(j1);
+	json_object_put(j2);
+}
+
 static int emit(struct json_object *alert, int severity, void *ud)
 {
 	const char *s = json_object_to_json_string_ext(alert, JSON_C_TO_STRING_PLAIN);

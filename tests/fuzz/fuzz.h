@@ -71,6 +71,12 @@ int fuzz_archive_extract(const uint8_t *data, size_t size, int dirfd);
 void fuzz_fixture_events(const struct rg_event **ret, size_t *n);
 void fuzz_engine_run(struct rg_policy *policy, struct rg_ruleset *rules,
 		     const struct rg_event *events, size_t n);
+/*
+ * An event survives `daemon --record` then `replay`: its JSON parses back into an event whose
+ * JSON is the same. Aborts otherwise.
+ */
+void fuzz_check_event(const struct rg_event *ev);
+
 /* The rules of rules/ (read once), parsed anew. */
 struct rg_ruleset *fuzz_shipped_rules(void);
 /* The policy of the rule fixtures (games, allow entries), parsed. */

@@ -3,14 +3,17 @@
 """Writes the seed corpora of tests/fuzz/corpus/ from the repository's real inputs.
 
 Seeds are committed; run this again when the inputs they come from change (new rules, fixtures,
-netlink captures). It only (re)writes the files it names; hand-made seeds next to them stay.
-usage: make-seeds.py [SOURCE_ROOT]
+netlink captures, fixture roots). It only (re)writes the files it names; hand-made seeds next to
+them stay. The binary seeds of the verbs, rdma_cm, record and uevent targets come from
+BUILD_DIR/tests/fuzz/fuzz-make-seeds (make-seeds-bin.c, built with the uapi structs).
+usage: make-seeds.py [SOURCE_ROOT [BUILD_DIR]]
 """
 import glob
 import json
 import os
 import re
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -166,8 +169,56 @@ def spool():
                                                 ("f", "cursor", b"\0" * 100)]))
 
 
+def netlink():
+    # Replies captured from a real rxe kernel in the VM lab (not the requests).
+    for p in sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "netlink", "*.bin"))):
+        if not p.endswith(".req.bin"):
+            put("nldev", os.path.basename(p), read(p))
+    # Several replies in one stream, as one dump receives them.
+    stream = b"".join(read(os.path.join(ROOT, "tests", "fixtures", "netlink", n)) for n in
+                      ("get.bin", "res_qp_get-rxe0.bin", "res_mr_get-rxe0.bin",
+                       "res_cm_id_get-rxe0.bin"))
+    put("nldev", "stream-get-qp-mr-cm_id", stream)
+
+
+def roots():
+    """Each fixture root (tests/fixtures/roots/NAME) as an archive of the inventory target."""
+    base = os.path.join(ROOT, "tests", "fixtures", "roots")
+    for name in sorted(os.listdir(base)):
+        top = os.path.join(base, name)
+        if not os.path.isdir(top):
+            continue
+        entries = []
+        for d, dirs, files in os.walk(top):
+            dirs.sort()
+            rel = os.path.relpath(d, top)
+            for f in sorted(files + [x for x in dirs if os.path.islink(os.path.join(d, x))]):
+                full = os.path.join(d, f)
+                path = f if rel == "." else f"{rel}/{f}"
+                if os.path.islink(full):
+                    entries.append(("l", path, os.readlink(full)))
+                elif os.path.isfile(full):
+                    entries.append(("f", path, read(full)))
+            if not files and not dirs and rel != ".":
+                entries.append(("d", rel))
+        put("inventory", name, archive(entries))
+
+
+def binary_seeds(build):
+    exe = os.path.join(build, "tests", "fuzz", "fuzz-make-seeds")
+    if not os.path.exists(exe):
+        print(f"note: {exe} not built: the verbs, rdma_cm, record and uevent seeds are not "
+              "rewritten", file=sys.stderr)
+        return
+    subprocess.run([exe, CORPUS], check=True)
+
+
 def main():
+    build = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "build")
     policies_and_rules()
+    netlink()
+    roots()
+    binary_seeds(build)
     events()
     rfc5424()
     output_specs()
