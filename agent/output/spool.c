@@ -730,6 +730,22 @@ static int queue_append(struct spool *s, unsigned qi, uint64_t ts_ns, const void
 	iov[0] = (struct iovec){.iov_base = &h, .iov_len = sizeof(h)};
 	iov[1] = (struct iovec){.iov_base = (void *)data, .iov_len = len};
 	n = pwritev(sg->fd, iov, 2, (off_t)sg->size);
+	if (n >= 0 && n < (ssize_t)(sizeof(h) + len)) {
+		/* A short write (a full disk): writing the rest says why (ENOSPC, EDQUOT, EFBIG). */
+		size_t done = (size_t)n;
+		int iovcnt = 2;
+		struct iovec *v = iov;
+
+		while (v->iov_len <= done) {
+			done -= v->iov_len;
+			v++;
+			iovcnt--;
+		}
+		v->iov_base = (char *)v->iov_base + done;
+		v->iov_len -= done;
+		r = (int)pwritev(sg->fd, v, iovcnt, (off_t)sg->size + n);
+		n = r < 0 ? -1 : n + r;
+	}
 	if (n != (ssize_t)(sizeof(h) + len)) {
 		r = n < 0 ? -errno : -EIO;
 		/* Leave no partial record behind: later appends go at sg->size. */
