@@ -2,7 +2,7 @@
 # Quick start, step 2: the whole test suite, as root; builds first where needed.
 #   1. build/: every suite (unit, output, host BPF, daemon, VM lab e2e)
 #   2. build-fuzz/ (clang, ASan+UBSan, libFuzzer instrumentation): the unit, output, host,
-#      daemon and fault suites again; every sanitizer finding, and every leak, fails the test
+#      daemon, fault and load suites again; every sanitizer finding and every leak fails
 #   3. valgrind (memcheck, tests/hardening/valgrind.sh) on the unit suite of build/: the Check
 #      binaries and every rdmaguard the CLI tests start; any error or leak fails
 #   4. tests/fuzz/run.sh: every fuzz target for RG_FUZZ_SECONDS seconds (default 60)
@@ -29,14 +29,15 @@ for s in $steps; do
 		meson test -C build --print-errorlogs --num-processes 2 "$@" || status=1
 		;;
 	sanitize)
-		step "build-fuzz/ (clang, ASan+UBSan): unit, output, host, daemon and fault suites"
+		step "build-fuzz/ (clang, ASan+UBSan): unit, output, host, daemon, fault, load"
 		if [ ! -f build-fuzz/build.ninja ]; then
 			CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
 				-Db_lundef=false
 		fi
 		ninja -C build-fuzz
 		meson test -C build-fuzz --print-errorlogs --num-processes 2 --suite unit \
-			--suite output --suite host --suite daemon --suite fault || status=1
+			--suite output --suite host --suite daemon --suite fault --suite load \
+			|| status=1
 		;;
 	valgrind)
 		step "valgrind: the unit suite of build/"
