@@ -31,8 +31,10 @@ static __always_inline struct rg_rec_cmd *cmd_begin(int fd, __u32 node, __s64 re
 	r->calls = 1;
 	r->data_len = 0;
 	r->nblobs = 0;
-	__builtin_memset(r->blob_attr, 0, sizeof(r->blob_attr));
 	__builtin_memset(r->blob_len, 0, sizeof(r->blob_len));
+	__builtin_memset(r->out_small_len, 0, sizeof(r->out_small_len));
+	for (int i = 0; i < RG_REC_BLOB_SLOTS; i++)
+		r->blob_attr[i] = i;
 	return r;
 }
 
@@ -70,12 +72,13 @@ static __always_inline void emit_ioctl(int fd, __u64 arg, __s64 ret, __u32 rdev,
 	meth = *(__u16 *)&r->data[4];
 	/*
 	 * Attribute i's contents go to slot i: a running slot counter would make every iteration's
-	 * verifier state differ (exponential). Pointer attributes past the 8th are not copied; the
-	 * decoder flags what it misses. An input of 8 bytes or less travels inline in the attribute,
-	 * an output is always a pointer: the outputs the decoder reads (INVOKE_WRITE's CORE_OUT, the
-	 * new QP's number) are copied whatever their size, and only when the call succeeded.
+	 * verifier state differ (exponential). Pointed-to inputs of the first 8 attributes are
+	 * copied (128 bytes each); the decoder flags what it misses. An input of 8 bytes or less
+	 * travels inline in the attribute, an output is always a pointer: the outputs the decoder
+	 * reads (INVOKE_WRITE's CORE_OUT, the new QP's number) are copied whatever their size and
+	 * position (small ones into out_small[i]), and only when the call succeeded.
 	 */
-	for (__u32 i = 0; i < RG_REC_BLOB_SLOTS; i++) {
+	for (__u32 i = 0; i < RG_IOCTL_MAX_ATTRS; i++) {
 		__u32 off = RG_ABI_IOCTL_HDR_SIZE + i * RG_ABI_IOCTL_ATTR_SIZE;
 		__u16 id, len;
 		__u32 copy;
@@ -87,22 +90,34 @@ static __always_inline void emit_ioctl(int fd, __u64 arg, __s64 ret, __u32 rdev,
 		id = *(__u16 *)&r->data[off];
 		len = *(__u16 *)&r->data[off + 2];
 		ptr = *(__u64 *)&r->data[off + 8];
-		r->blob_attr[i] = i;
-		r->blob_len[i] = 0;
 		out = (obj == 0 && meth == 0 && id == RG_ABI_ATTR_CORE_OUT) ||
 		      (obj == RG_ABI_OBJECT_QP && meth == 0 && id == RG_ABI_ATTR_QP_RESP_QP_NUM);
 		if (!len || (id & RG_ABI_UDATA_DRIVER_FLAG) || (len <= 8 && !out) ||
 		    (out && ret < 0))
 			continue;
+		if (len <= 8) {
+			copy = len;
+			barrier_var(copy);
+			if (copy > 8)
+				copy = 8;
+			if (bpf_probe_read_user(&r->out_small[i], copy, (void *)ptr) == 0)
+				r->out_small_len[i] = copy;
+			else
+				r->h.flags |= RG_RECF_FAULT;
+			continue;
+		}
+		if (i >= RG_REC_BLOB_SLOTS)
+			continue;
 		copy = len;
 		barrier_var(copy);
 		if (copy > RG_REC_BLOB_SLOT)
 			copy = RG_REC_BLOB_SLOT;
-		if (bpf_probe_read_user(&r->blob[i * RG_REC_BLOB_SLOT], copy, (void *)ptr)) {
+		if (bpf_probe_read_user(&r->blob[(i & (RG_REC_BLOB_SLOTS - 1)) * RG_REC_BLOB_SLOT],
+					copy, (void *)ptr)) {
 			r->h.flags |= RG_RECF_FAULT;
 			continue;
 		}
-		r->blob_len[i] = copy;
+		r->blob_len[i & (RG_REC_BLOB_SLOTS - 1)] = copy;
 	}
 	r->nblobs = n < RG_REC_BLOB_SLOTS ? n : RG_REC_BLOB_SLOTS;
 out:

@@ -15,21 +15,21 @@
 
 #include "events.h"
 
-#define S_IFMT	 00170000
-#define S_IFREG	 0100000
-#define S_IFCHR	 0020000
-#define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
-#define PROC_SUPER_MAGIC 0x9fa0
-#define PROT_EXEC	 0x4
-#define MINORBITS	 20
-#define MISC_MAJOR	 10
-#define IB_UVERBS_MAJOR	 231
+#define S_IFMT		     00170000
+#define S_IFREG		     0100000
+#define S_IFCHR		     0020000
+#define S_ISCHR(m)	     (((m)&S_IFMT) == S_IFCHR)
+#define PROC_SUPER_MAGIC     0x9fa0
+#define PROT_EXEC	     0x4
+#define MINORBITS	     20
+#define MISC_MAJOR	     10
+#define IB_UVERBS_MAJOR	     231
 #define IB_UVERBS_BASE_MINOR 192
 #define IB_UMAD_BASE_MINOR   64 /* umad 0..63, issm 64..127 */
-#define PTRACE_MODE_ATTACH 0x02
-#define RG_PATH_DEPTH	 32
-#define RG_NAME_MAX	 64
-#define RG_POST_EMIT_NS	 1000000000ull /* one post_send/post_recv record per fd per second */
+#define PTRACE_MODE_ATTACH   0x02
+#define RG_PATH_DEPTH	     32
+#define RG_NAME_MAX	     64
+#define RG_POST_EMIT_NS	     1000000000ull /* one post_send/post_recv record per fd per second */
 
 /* Knobs, set by the agent before load (const volatile: the verifier sees the constants). */
 const volatile __u64 rg_tick_ns __weak = 10000000; /* 1e9 / sysconf(_SC_CLK_TCK) */
@@ -442,10 +442,10 @@ static __always_inline void remember_fd(__u32 tgid, int fd, struct file *file, _
 {
 	struct rg_fd_key k = {.tgid = tgid, .fd = fd};
 	struct rg_fd_val v = {
-		.file = (__u64)file,
-		.inode = (__u64)BPF_CORE_READ(file, f_inode),
-		.node = node,
-		.rdev = rdev,
+	    .file = (__u64)file,
+	    .inode = (__u64)BPF_CORE_READ(file, f_inode),
+	    .node = node,
+	    .rdev = rdev,
 	};
 	__u32 one = 1;
 

@@ -15,42 +15,42 @@
 #include <linux/types.h>
 #endif
 
-#define RG_REC_COMM	  16
-#define RG_REC_PATH	  256 /* paths built from dentries; longer ones keep their tail */
-#define RG_REC_ARGS	  256
-#define RG_REC_DATA	  320 /* ioctl: header + 16 attributes (280 B); write(): first bytes */
-#define RG_REC_BLOB_SLOTS 8
-#define RG_REC_BLOB_SLOT  128 /* bytes kept of each pointed-to attribute */
-#define RG_REC_BLOB	  (RG_REC_BLOB_SLOTS * RG_REC_BLOB_SLOT)
-#define RG_REC_RESP_MAX	  256 /* write(): response bytes copied into blob[] (slots 0-1) */
+#define RG_REC_COMM	   16
+#define RG_REC_PATH	   256 /* paths built from dentries; longer ones keep their tail */
+#define RG_REC_ARGS	   256
+#define RG_REC_DATA	   320 /* ioctl: header + 16 attributes (280 B); write(): first bytes */
+#define RG_REC_BLOB_SLOTS  8
+#define RG_REC_BLOB_SLOT   128 /* bytes kept of each pointed-to attribute */
+#define RG_REC_BLOB	   (RG_REC_BLOB_SLOTS * RG_REC_BLOB_SLOT)
+#define RG_REC_RESP_MAX	   256 /* write(): response bytes copied into blob[] (slots 0-1) */
 #define RG_IOCTL_MAX_ATTRS 16
-#define RG_REC_DEVNAME	  64
+#define RG_REC_DEVNAME	   64
 
 /* ABI numbers BPF needs to filter and copy (checked against the uapi headers in records.c). */
-#define RG_ABI_RDMA_VERBS_IOCTL	  0xc0181b01u
-#define RG_ABI_IOCTL_HDR_SIZE	  24
-#define RG_ABI_IOCTL_ATTR_SIZE	  16
-#define RG_ABI_UDATA_DRIVER_FLAG  0x1000u /* attribute ids of the provider (UHW_IN/UHW_OUT) */
-#define RG_ABI_ATTR_CORE_OUT	  1	  /* DEVICE/INVOKE_WRITE's response */
-#define RG_ABI_OBJECT_QP	  4
-#define RG_ABI_ATTR_QP_RESP_QP_NUM 14	  /* QP/QP_CREATE's new QP number */
-#define RG_ABI_CMD_FLAG_EXTENDED  0x80000000u
-#define RG_ABI_CMD_MASK		  0xffu
-#define RG_ABI_CMD_POST_SEND	  28
-#define RG_ABI_CMD_POST_RECV	  29
-#define RG_ABI_CMD_POST_SRQ_RECV  36
-#define RG_ABI_CM_CREATE_ID	  0
+#define RG_ABI_RDMA_VERBS_IOCTL	   0xc0181b01u
+#define RG_ABI_IOCTL_HDR_SIZE	   24
+#define RG_ABI_IOCTL_ATTR_SIZE	   16
+#define RG_ABI_UDATA_DRIVER_FLAG   0x1000u /* attribute ids of the provider (UHW_IN/UHW_OUT) */
+#define RG_ABI_ATTR_CORE_OUT	   1	   /* DEVICE/INVOKE_WRITE's response */
+#define RG_ABI_OBJECT_QP	   4
+#define RG_ABI_ATTR_QP_RESP_QP_NUM 14 /* QP/QP_CREATE's new QP number */
+#define RG_ABI_CMD_FLAG_EXTENDED   0x80000000u
+#define RG_ABI_CMD_MASK		   0xffu
+#define RG_ABI_CMD_POST_SEND	   28
+#define RG_ABI_CMD_POST_RECV	   29
+#define RG_ABI_CMD_POST_SRQ_RECV   36
+#define RG_ABI_CM_CREATE_ID	   0
 
 enum rg_rec_type {
 	RG_REC_NONE = 0,
 	RG_REC_EXEC,
 	RG_REC_FORK,
 	RG_REC_EXIT,
-	RG_REC_OPEN,  /* an RDMA node or /proc/PID/mem was opened (the fd is known) */
-	RG_REC_CMD,   /* a command on a uverbs or rdma_cm fd: ioctl, write() or mmap */
-	RG_REC_LIB,   /* executable mapping of a file that looks like an RDMA library */
-	RG_REC_MEM,   /* process_vm_readv/writev, ptrace attach/seize */
-	RG_REC_UCALL, /* a libibverbs entry point (uprobe) */
+	RG_REC_OPEN,   /* an RDMA node or /proc/PID/mem was opened (the fd is known) */
+	RG_REC_CMD,    /* a command on a uverbs or rdma_cm fd: ioctl, write() or mmap */
+	RG_REC_LIB,    /* executable mapping of a file that looks like an RDMA library */
+	RG_REC_MEM,    /* process_vm_readv/writev, ptrace attach/seize */
+	RG_REC_UCALL,  /* a libibverbs entry point (uprobe) */
 	RG_REC_MODULE, /* a kernel module was loaded (module:module_load) */
 	RG_REC__MAX,
 };
@@ -104,12 +104,13 @@ struct rg_rec_fork { /* hdr describes the child; ppid is its parent */
 
 struct rg_rec_exit {
 	struct rg_rec_hdr h;
-	__s32 code;    /* exit_code (wait status) */
-	__u32 rdma;    /* 1 if the process held RDMA fds (the agent then forgets them) */
+	__s32 code; /* exit_code (wait status) */
+	__u32 rdma; /* 1 if the process held RDMA fds (the agent then forgets them) */
 };
 
 /* rg_rec_open.what */
-#define RG_OPEN_RDMA	 1 /* an RDMA node: char major 231, rdma_cm, or a file in a dir "infiniband" */
+#define RG_OPEN_RDMA 1 /* an RDMA node: char major 231, rdma_cm, or a file in a dir "infiniband"   \
+			*/
 #define RG_OPEN_PROC_MEM 2 /* /proc/PID/mem */
 
 struct rg_rec_open {
@@ -133,8 +134,9 @@ struct rg_rec_open {
 #define RG_CMD_IOCTL 1
 #define RG_CMD_WRITE 2
 #define RG_CMD_MMAP  3
-#define RG_CMD_POSTS 4 /* post_send/post_recv calls not yet reported, flushed at process exit:
-			* data holds the command number (u32), calls the count */
+#define RG_CMD_POSTS                                                                               \
+	4 /* post_send/post_recv calls not yet reported, flushed at process exit:                  \
+	   * data holds the command number (u32), calls the count */
 
 /* rg_rec_cmd.node, also rg_fd_val.node */
 #define RG_NODE_UVERBS_FD  1
@@ -156,8 +158,12 @@ struct rg_rec_cmd {
 	__u32 data_len;	 /* bytes valid in data */
 	__u32 nblobs;	 /* ioctl: slots filled in (blob_len 0: inline attribute, or not copied);
 			  * write(): 1 if the response was copied */
-	__u16 blob_attr[RG_REC_BLOB_SLOTS]; /* ioctl: index of the attribute (slot i: attribute i) */
-	__u16 blob_len[RG_REC_BLOB_SLOTS];  /* bytes valid in each slot (write(): slot 0 spans) */
+	__u16
+	    blob_attr[RG_REC_BLOB_SLOTS];  /* ioctl: index of the attribute (slot i: attribute i) */
+	__u16 blob_len[RG_REC_BLOB_SLOTS]; /* bytes valid in each slot (write(): slot 0 spans) */
+	/* ioctl: outputs of 8 bytes or less (pointers too), by attribute index, any of the 16 */
+	__u8 out_small_len[RG_IOCTL_MAX_ATTRS];
+	__u64 out_small[RG_IOCTL_MAX_ATTRS];
 	__u8 data[RG_REC_DATA];
 	__u8 blob[RG_REC_BLOB];
 };

@@ -131,7 +131,8 @@ static __always_inline void on_ptrace_check(struct task_struct *child, unsigned 
 			return;
 	} else
 		return; /* /proc/PID/mem: the open hooks report it, with the fd */
-	emit_mem(op, BPF_CORE_READ(child, pid), ret, child, hook, hook == RG_HOOK_KPROBE ? RG_RECF_NORET : 0);
+	emit_mem(op, BPF_CORE_READ(child, pid), ret, child, hook,
+		 hook == RG_HOOK_KPROBE ? RG_RECF_NORET : 0);
 }
 
 SEC("fexit/security_ptrace_access_check")

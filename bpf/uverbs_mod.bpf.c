@@ -39,8 +39,7 @@ static __always_inline int fx_write(struct file *filp, const char *buf, size_t c
 	if (is_self())
 		return 0;
 	rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
-	handle_write(cur_fd(rg_nr_write, -1), node, (__u64)buf, count_, ret, rdev,
-		     RG_HOOK_FENTRY);
+	handle_write(cur_fd(rg_nr_write, -1), node, (__u64)buf, count_, ret, rdev, RG_HOOK_FENTRY);
 	return 0;
 }
 

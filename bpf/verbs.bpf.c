@@ -50,7 +50,7 @@ int tp_enter_write(struct trace_event_raw_sys_enter *ctx)
 	struct pending p = {};
 	__u32 node, rdev, cmd, calls;
 
-	if (!lookup_rdma_fd(fd, &node, &rdev) || is_self())
+	if (is_self() || !lookup_rdma_fd(fd, &node, &rdev))
 		return 0;
 	if (node != RG_NODE_UVERBS_FD && node != RG_NODE_RDMA_CM_FD)
 		return 0;
@@ -85,7 +85,7 @@ int tp_exit_write(struct trace_event_raw_sys_exit *ctx)
 
 /* kprobe flavour: entry remembers, return emits. */
 static __always_inline int kprobe_cmd_entry(__u32 kind, struct file *filp, __u64 a0, __u64 a1,
-					     __u32 node, int fd)
+					    __u32 node, int fd)
 {
 	struct pending p = {};
 

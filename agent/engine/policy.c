@@ -10,6 +10,7 @@
 #include "cond.h"
 #include "jsonval.h"
 #include "policy.h"
+#include "output/output.h"
 #include "common/util.h"
 
 static const char *const severity_names[RG_SEV__MAX] = {"info", "low", "medium", "high",
@@ -589,6 +590,23 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 	r = jv_string_list(doc, root, "outputs", POLICY_MAX_LIST, &p->outputs, &p->n_outputs, err);
 	if (r < 0)
 		goto fail;
+	for (size_t k = 0; k < p->n_outputs; k++) {
+		struct json_object *outs = json_object_object_get(root, "outputs");
+		struct output_spec *spec = malloc(sizeof(*spec));
+		char msg[512];
+
+		if (!spec) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		r = output_spec_parse(p->outputs[k], spec, msg, sizeof(msg));
+		free(spec);
+		if (r < 0) {
+			r = jdoc_error(doc, doc ? jdoc_element_pos(doc, outs, k) : JDOC_NOPOS, err, "%s",
+				       msg);
+			goto fail;
+		}
+	}
 	if (doc && jdoc_file(doc)[0] && !(p->path = strdup(jdoc_file(doc)))) {
 		r = -ENOMEM;
 		goto fail;
@@ -641,10 +659,13 @@ int policy_resolve_inodes(struct rg_policy *p, const char *root)
 		struct stat st;
 
 		a->pinned = false;
+		a->pin_failed = false;
 		if (!a->exe_literal)
 			continue;
-		if (root_stat(&rt, a->exe, &st, true) < 0 || !S_ISREG(st.st_mode))
+		if (root_stat(&rt, a->exe, &st, true) < 0 || !S_ISREG(st.st_mode)) {
+			a->pin_failed = true;
 			continue;
+		}
 		a->ino = st.st_ino;
 		a->dev = st.st_dev;
 		a->pinned = true;

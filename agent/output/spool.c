@@ -748,8 +748,10 @@ static int queue_append(struct spool *s, unsigned qi, uint64_t ts_ns, const void
 	}
 	if (n != (ssize_t)(sizeof(h) + len)) {
 		r = n < 0 ? -errno : -EIO;
-		/* Leave no partial record behind: later appends go at sg->size. */
-		(void)ftruncate(sg->fd, (off_t)sg->size);
+		/* Leave no partial record behind: later appends go at sg->size (and if the cut
+		 * fails, the CRC check drops the torn record when the spool is next opened). */
+		if (ftruncate(sg->fd, (off_t)sg->size) < 0)
+			log_debug_errno(-errno, "Failed to cut a partial spool record: %m");
 		if (sg->size == 0)
 			queue_trim(s, qi);
 		return r;

@@ -15,7 +15,8 @@ _Static_assert(sizeof(struct rg_rec_exec) == 56 + 32 + 3 * 256, "rg_rec_exec");
 _Static_assert(sizeof(struct rg_rec_fork) == 64, "rg_rec_fork");
 _Static_assert(sizeof(struct rg_rec_exit) == 64, "rg_rec_exit");
 _Static_assert(sizeof(struct rg_rec_open) == 56 + 64 + 256, "rg_rec_open");
-_Static_assert(sizeof(struct rg_rec_cmd) == 56 + 56 + 32 + RG_REC_DATA + RG_REC_BLOB, "rg_rec_cmd");
+_Static_assert(sizeof(struct rg_rec_cmd) == 56 + 56 + 32 + 16 + 128 + RG_REC_DATA + RG_REC_BLOB,
+	       "rg_rec_cmd");
 _Static_assert(sizeof(struct rg_rec_lib) == 56 + 16 + 256, "rg_rec_lib");
 _Static_assert(sizeof(struct rg_rec_mem) == 56 + 40, "rg_rec_mem");
 _Static_assert(sizeof(struct rg_rec_ucall) == 56 + 8 + 64, "rg_rec_ucall");
@@ -25,7 +26,7 @@ _Static_assert(sizeof(struct rg_flow_key) == 40 && sizeof(struct rg_flow_val) ==
 _Static_assert(RG_REC_RESP_MAX <= RG_REC_BLOB, "response fits the blob");
 _Static_assert(RG_REC_COMM == RG_COMM_LEN, "comm");
 _Static_assert(RG_MEM_PROCESS_VM_READV == 1 && RG_MEM_PROCESS_VM_WRITEV == 2 &&
-		       RG_MEM_PTRACE_ATTACH == 3 && RG_MEM_PTRACE_SEIZE == 4,
+		   RG_MEM_PTRACE_ATTACH == 3 && RG_MEM_PTRACE_SEIZE == 4,
 	       "memory.bpf.c uses these values");
 
 uint64_t kdev_to_dev(uint32_t kdev)
@@ -37,15 +38,13 @@ static const struct {
 	const char *name;
 	bool soft;
 } rdma_modules[] = {
-	{"ib_core", false},	  {"ib_uverbs", false},	  {"ib_umad", false},
-	{"ib_cm", false},	  {"iw_cm", false},	  {"rdma_cm", false},
-	{"rdma_ucm", false},	  {"ib_ipoib", false},	  {"rdmavt", false},
-	{"mlx5_ib", false},	  {"mlx4_ib", false},	  {"irdma", false},
-	{"bnxt_re", false},	  {"qedr", false},	  {"iw_cxgb4", false},
-	{"hns_roce_hw_v2", false}, {"efa", false},	  {"erdma", false},
-	{"mana_ib", false},	  {"vmw_pvrdma", false},  {"ocrdma", false},
-	{"hfi1", false},	  {"ib_qib", false},	  {"ib_mthca", false},
-	{"usnic_verbs", false},	  {"rdma_rxe", true},	  {"siw", true},
+    {"ib_core", false},	    {"ib_uverbs", false}, {"ib_umad", false},  {"ib_cm", false},
+    {"iw_cm", false},	    {"rdma_cm", false},	  {"rdma_ucm", false}, {"ib_ipoib", false},
+    {"rdmavt", false},	    {"mlx5_ib", false},	  {"mlx4_ib", false},  {"irdma", false},
+    {"bnxt_re", false},	    {"qedr", false},	  {"iw_cxgb4", false}, {"hns_roce_hw_v2", false},
+    {"efa", false},	    {"erdma", false},	  {"mana_ib", false},  {"vmw_pvrdma", false},
+    {"ocrdma", false},	    {"hfi1", false},	  {"ib_qib", false},   {"ib_mthca", false},
+    {"usnic_verbs", false}, {"rdma_rxe", true},	  {"siw", true},
 };
 
 bool rdma_module_name(const char *name, bool *soft)
@@ -102,8 +101,8 @@ uint32_t proc_mem_target(const char *path)
 	}
 	if (n < 2 || len[0] != 3 || memcmp(comp[0], "mem", 3) != 0)
 		return 0;
-	if (n >= 4 && len[2] == 4 && memcmp(comp[2], "task", 4) == 0 && all_digits(comp[3], len[3]) &&
-	    all_digits(comp[1], len[1])) {
+	if (n >= 4 && len[2] == 4 && memcmp(comp[2], "task", 4) == 0 &&
+	    all_digits(comp[3], len[3]) && all_digits(comp[1], len[1])) {
 		memcpy(buf, comp[3], len[3]);
 		buf[len[3]] = 0;
 	} else if (all_digits(comp[1], len[1])) {
@@ -115,7 +114,8 @@ uint32_t proc_mem_target(const char *path)
 	return safe_atou32(buf, 10, &pid) < 0 ? 0 : pid;
 }
 
-static void fill_proc(const struct rg_rec_hdr *h, const struct convert_ctx *ctx, struct rg_event *ev)
+static void fill_proc(const struct rg_rec_hdr *h, const struct convert_ctx *ctx,
+		      struct rg_event *ev)
 {
 	ev->provider = RG_PROV_SENSOR;
 	ev->ts = h->ts_boot_ns + ctx->boot_to_real_ns;
@@ -161,7 +161,8 @@ static void target_info(const struct convert_ctx *ctx, struct rg_ev_memory *m)
 		event_set_str(m->target_comm, sizeof(m->target_comm), comm, sizeof(comm));
 }
 
-static int conv_exec(const struct rg_rec_exec *r, const struct convert_ctx *ctx, struct rg_event *ev)
+static int conv_exec(const struct rg_rec_exec *r, const struct convert_ctx *ctx,
+		     struct rg_event *ev)
 {
 	struct rg_ev_exec *x = &ev->u.exec;
 	uint32_t n = MIN(r->args_len, (uint32_t)RG_REC_ARGS);
@@ -191,7 +192,8 @@ static int conv_exec(const struct rg_rec_exec *r, const struct convert_ctx *ctx,
 	return 1;
 }
 
-static int conv_open(const struct rg_rec_open *r, const struct convert_ctx *ctx, struct rg_event *ev)
+static int conv_open(const struct rg_rec_open *r, const struct convert_ctx *ctx,
+		     struct rg_event *ev)
 {
 	uint32_t major = r->rdev >> 20, minor = r->rdev & 0xfffff;
 
@@ -227,8 +229,8 @@ static int conv_open(const struct rg_rec_open *r, const struct convert_ctx *ctx,
 		ev->u.open.node_kind = RG_NODE_UMAD;
 		break;
 	default:
-		ev->u.open.node_kind = (major == 231 && minor >= 64 && minor < 128) ? RG_NODE_ISSM
-										   : RG_NODE_OTHER;
+		ev->u.open.node_kind =
+		    (major == 231 && minor >= 64 && minor < 128) ? RG_NODE_ISSM : RG_NODE_OTHER;
 		break;
 	}
 	ev->u.open.minor = r->rdev ? minor : 0;
@@ -268,7 +270,7 @@ static int conv_cmd(const struct rg_rec_cmd *r, const struct convert_ctx *ctx, s
 	set_device(ctx, r->rdev, ev->u.verbs.device, sizeof(ev->u.verbs.device));
 	switch (r->via) {
 	case RG_CMD_IOCTL: {
-		struct uverbs_blob blobs[RG_REC_BLOB_SLOTS];
+		struct uverbs_blob blobs[RG_REC_BLOB_SLOTS + RG_IOCTL_MAX_ATTRS];
 		size_t nb = 0;
 
 		for (uint32_t i = 0; i < r->nblobs; i++) {
@@ -279,9 +281,18 @@ static int conv_cmd(const struct rg_rec_cmd *r, const struct convert_ctx *ctx, s
 			blobs[nb].data = r->blob + (size_t)i * RG_REC_BLOB_SLOT;
 			nb++;
 		}
+		for (uint32_t i = 0; i < RG_IOCTL_MAX_ATTRS; i++) {
+			if (!r->out_small_len[i])
+				continue;
+			blobs[nb].attr = (uint16_t)i;
+			blobs[nb].len = MIN(r->out_small_len[i], (uint8_t)8);
+			blobs[nb].data = (const uint8_t *)&r->out_small[i];
+			nb++;
+		}
 		ev->flags |= decode_uverbs_ioctl(r->data, data_len, blobs, nb, &ev->u.verbs);
 		if (ev->flags & RG_EVF_FAILED) {
-			/* the kernel wrote no new handle or QP number: what is there is the caller's */
+			/* the kernel wrote no new handle or QP number: what is there is the
+			 * caller's */
 			ev->u.verbs.handle = 0;
 			ev->u.verbs.qp_num = 0;
 		}
@@ -290,8 +301,8 @@ static int conv_cmd(const struct rg_rec_cmd *r, const struct convert_ctx *ctx, s
 	case RG_CMD_WRITE: {
 		size_t rlen = r->nblobs ? MIN((size_t)r->blob_len[0], (size_t)RG_REC_RESP_MAX) : 0;
 
-		ev->flags |= decode_uverbs_write(r->data, data_len, r->count, r->blob, rlen,
-						 &ev->u.verbs);
+		ev->flags |=
+		    decode_uverbs_write(r->data, data_len, r->count, r->blob, rlen, &ev->u.verbs);
 		return 1;
 	}
 	case RG_CMD_POSTS: {
@@ -330,7 +341,8 @@ static int conv_mem(const struct rg_rec_mem *r, const struct convert_ctx *ctx, s
 	    !(r->h.flags & RG_RECF_NORET))
 		m->bytes = (uint64_t)r->ret;
 	m->target_start_boot_ns = r->target_start_boot_ns;
-	event_set_str(m->target_comm, sizeof(m->target_comm), r->target_comm, sizeof(r->target_comm));
+	event_set_str(m->target_comm, sizeof(m->target_comm), r->target_comm,
+		      sizeof(r->target_comm));
 	target_info(ctx, m);
 	return 1;
 }
@@ -402,8 +414,8 @@ int record_to_event(const void *rec, size_t size, const struct convert_ctx *ctx,
 		ev->type = RG_EV_VERBS;
 		fill_proc(h, ctx, ev);
 		ev->u.verbs.via = RG_VIA_LIBRARY;
-		ev->u.verbs.op = r->fn == RG_UCALL_GET_DEVICE_LIST ? RG_OP_GET_DEVICE_LIST
-								    : RG_OP_OPEN_DEVICE;
+		ev->u.verbs.op =
+		    r->fn == RG_UCALL_GET_DEVICE_LIST ? RG_OP_GET_DEVICE_LIST : RG_OP_OPEN_DEVICE;
 		ev->u.verbs.fd = -1;
 		event_set_str(ev->u.verbs.device, sizeof(ev->u.verbs.device), r->device,
 			      sizeof(r->device));

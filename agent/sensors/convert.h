@@ -15,7 +15,8 @@ struct convert_ctx {
 	uint64_t boot_to_real_ns; /* add to a boot-time stamp for wall-clock time */
 	/* Name of the RDMA device behind an RDMA char device (kernel dev_t); may be NULL. */
 	void (*devname)(void *ud, uint32_t rdev, char *buf, size_t size);
-	/* Start time (ns since boot, tick-rounded) and comm of a process; 0 or -errno; may be NULL. */
+	/* Start time (ns since boot, tick-rounded) and comm of a process; 0 or -errno; may be NULL.
+	 */
 	int (*proc_info)(void *ud, uint32_t pid, uint64_t *start_boot_ns, char comm[RG_COMM_LEN]);
 	void *ud;
 };

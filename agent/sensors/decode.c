@@ -38,37 +38,36 @@ _Static_assert(offsetof(struct ib_uverbs_attr, data) == 8, "attr.data");
 _Static_assert(UVERBS_UDATA_DRIVER_DATA_FLAG == RG_ABI_UDATA_DRIVER_FLAG, "driver attr flag");
 _Static_assert(UVERBS_ATTR_UHW_IN == 0x1000 && UVERBS_ATTR_UHW_OUT == 0x1001, "UHW");
 _Static_assert(UVERBS_OBJECT_DEVICE == 0 && UVERBS_OBJECT_PD == 1 && UVERBS_OBJECT_CQ == 3 &&
-		       UVERBS_OBJECT_QP == 4 && UVERBS_OBJECT_SRQ == 5 && UVERBS_OBJECT_AH == 6 &&
-		       UVERBS_OBJECT_MR == 7 && UVERBS_OBJECT_MW == 8,
+		   UVERBS_OBJECT_QP == 4 && UVERBS_OBJECT_SRQ == 5 && UVERBS_OBJECT_AH == 6 &&
+		   UVERBS_OBJECT_MR == 7 && UVERBS_OBJECT_MW == 8,
 	       "uverbs objects");
 _Static_assert(UVERBS_METHOD_INVOKE_WRITE == 0 && UVERBS_METHOD_QUERY_PORT == 2 &&
-		       UVERBS_METHOD_GET_CONTEXT == 3,
+		   UVERBS_METHOD_GET_CONTEXT == 3,
 	       "device methods");
-_Static_assert(UVERBS_ATTR_CORE_IN == 0 && UVERBS_ATTR_CORE_OUT == 1 &&
-		       UVERBS_ATTR_WRITE_CMD == 2,
+_Static_assert(UVERBS_ATTR_CORE_IN == 0 && UVERBS_ATTR_CORE_OUT == 1 && UVERBS_ATTR_WRITE_CMD == 2,
 	       "invoke_write attrs");
-_Static_assert(UVERBS_ATTR_CORE_OUT == RG_ABI_ATTR_CORE_OUT && UVERBS_OBJECT_QP == RG_ABI_OBJECT_QP &&
-		       UVERBS_ATTR_CREATE_QP_RESP_QP_NUM == RG_ABI_ATTR_QP_RESP_QP_NUM,
+_Static_assert(UVERBS_ATTR_CORE_OUT == RG_ABI_ATTR_CORE_OUT &&
+		   UVERBS_OBJECT_QP == RG_ABI_OBJECT_QP &&
+		   UVERBS_ATTR_CREATE_QP_RESP_QP_NUM == RG_ABI_ATTR_QP_RESP_QP_NUM,
 	       "outputs BPF copies");
 _Static_assert(UVERBS_METHOD_QP_CREATE == 0 && UVERBS_METHOD_QP_DESTROY == 1, "qp methods");
 _Static_assert(UVERBS_ATTR_CREATE_QP_HANDLE == 0 && UVERBS_ATTR_CREATE_QP_TYPE == 9 &&
-		       UVERBS_ATTR_CREATE_QP_RESP_QP_NUM == 14,
+		   UVERBS_ATTR_CREATE_QP_RESP_QP_NUM == 14,
 	       "create_qp attrs");
 _Static_assert(UVERBS_METHOD_CQ_CREATE == 0 && UVERBS_METHOD_CQ_DESTROY == 1, "cq methods");
 _Static_assert(UVERBS_METHOD_SRQ_CREATE == 0 && UVERBS_METHOD_SRQ_DESTROY == 1, "srq methods");
 _Static_assert(UVERBS_METHOD_DM_MR_REG == 0 && UVERBS_METHOD_MR_DESTROY == 1 &&
-		       UVERBS_METHOD_REG_DMABUF_MR == 4,
+		   UVERBS_METHOD_REG_DMABUF_MR == 4,
 	       "mr methods");
 _Static_assert(UVERBS_ATTR_REG_DM_MR_HANDLE == 0 && UVERBS_ATTR_REG_DM_MR_LENGTH == 2 &&
-		       UVERBS_ATTR_REG_DM_MR_ACCESS_FLAGS == 4,
+		   UVERBS_ATTR_REG_DM_MR_ACCESS_FLAGS == 4,
 	       "dm mr attrs");
 _Static_assert(UVERBS_ATTR_REG_DMABUF_MR_HANDLE == 0 && UVERBS_ATTR_REG_DMABUF_MR_OFFSET == 2 &&
-		       UVERBS_ATTR_REG_DMABUF_MR_LENGTH == 3 &&
-		       UVERBS_ATTR_REG_DMABUF_MR_IOVA == 4 && UVERBS_ATTR_REG_DMABUF_MR_FD == 5 &&
-		       UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS == 6,
+		   UVERBS_ATTR_REG_DMABUF_MR_LENGTH == 3 && UVERBS_ATTR_REG_DMABUF_MR_IOVA == 4 &&
+		   UVERBS_ATTR_REG_DMABUF_MR_FD == 5 && UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS == 6,
 	       "dmabuf mr attrs");
 _Static_assert(UVERBS_METHOD_PD_DESTROY == 0 && UVERBS_METHOD_MW_DESTROY == 0 &&
-		       UVERBS_METHOD_AH_DESTROY == 0,
+		   UVERBS_METHOD_AH_DESTROY == 0,
 	       "destroy methods");
 
 /*
@@ -76,45 +75,46 @@ _Static_assert(UVERBS_METHOD_PD_DESTROY == 0 && UVERBS_METHOD_MW_DESTROY == 0 &&
  * kernel's ib_user_ioctl_cmds.h: HANDLE 0, PD_HANDLE 1, DMA_HANDLE 2, IOVA 3, ADDR 4, LENGTH 5,
  * ACCESS_FLAGS 6, FD 7, FD_OFFSET 8, RESP_LKEY 9, RESP_RKEY 10.
  */
-#define RG_METHOD_REG_MR	5
-#define RG_ATTR_REG_MR_HANDLE	0
-#define RG_ATTR_REG_MR_IOVA	3
-#define RG_ATTR_REG_MR_ADDR	4
-#define RG_ATTR_REG_MR_LENGTH	5
-#define RG_ATTR_REG_MR_ACCESS	6
-#define RG_ATTR_REG_MR_FD	7
+#define RG_METHOD_REG_MR      5
+#define RG_ATTR_REG_MR_HANDLE 0
+#define RG_ATTR_REG_MR_IOVA   3
+#define RG_ATTR_REG_MR_ADDR   4
+#define RG_ATTR_REG_MR_LENGTH 5
+#define RG_ATTR_REG_MR_ACCESS 6
+#define RG_ATTR_REG_MR_FD     7
 _Static_assert(UVERBS_METHOD_REG_DMABUF_MR + 1 == RG_METHOD_REG_MR, "REG_MR follows");
 
 _Static_assert(IB_USER_VERBS_CMD_FLAG_EXTENDED == RG_ABI_CMD_FLAG_EXTENDED, "extended flag");
 _Static_assert(IB_USER_VERBS_CMD_COMMAND_MASK == RG_ABI_CMD_MASK, "command mask");
 _Static_assert(IB_USER_VERBS_CMD_POST_SEND == RG_ABI_CMD_POST_SEND &&
-		       IB_USER_VERBS_CMD_POST_RECV == RG_ABI_CMD_POST_RECV &&
-		       IB_USER_VERBS_CMD_POST_SRQ_RECV == RG_ABI_CMD_POST_SRQ_RECV,
+		   IB_USER_VERBS_CMD_POST_RECV == RG_ABI_CMD_POST_RECV &&
+		   IB_USER_VERBS_CMD_POST_SRQ_RECV == RG_ABI_CMD_POST_SRQ_RECV,
 	       "post commands");
 _Static_assert(IB_USER_VERBS_CMD_GET_CONTEXT == 0 && IB_USER_VERBS_CMD_ALLOC_PD == 3 &&
-		       IB_USER_VERBS_CMD_REG_MR == 9 && IB_USER_VERBS_CMD_REREG_MR == 11 &&
-		       IB_USER_VERBS_CMD_DEREG_MR == 13 && IB_USER_VERBS_CMD_CREATE_CQ == 18 &&
-		       IB_USER_VERBS_CMD_CREATE_QP == 24 && IB_USER_VERBS_CMD_MODIFY_QP == 26 &&
-		       IB_USER_VERBS_CMD_DESTROY_QP == 27 && IB_USER_VERBS_CMD_OPEN_QP == 40,
+		   IB_USER_VERBS_CMD_REG_MR == 9 && IB_USER_VERBS_CMD_REREG_MR == 11 &&
+		   IB_USER_VERBS_CMD_DEREG_MR == 13 && IB_USER_VERBS_CMD_CREATE_CQ == 18 &&
+		   IB_USER_VERBS_CMD_CREATE_QP == 24 && IB_USER_VERBS_CMD_MODIFY_QP == 26 &&
+		   IB_USER_VERBS_CMD_DESTROY_QP == 27 && IB_USER_VERBS_CMD_OPEN_QP == 40,
 	       "legacy commands per rdma-abi.md");
 _Static_assert(sizeof(struct ib_uverbs_cmd_hdr) == 8, "cmd hdr");
 _Static_assert(sizeof(struct ib_uverbs_ex_cmd_hdr) == 16, "ex cmd hdr");
 _Static_assert(offsetof(struct ib_uverbs_cmd_hdr, out_words) == 6, "out_words (BPF reads it)");
 _Static_assert(offsetof(struct ib_uverbs_ex_cmd_hdr, response) == 0, "ex response (BPF)");
 _Static_assert(offsetof(struct ib_uverbs_reg_mr, response) == 0, "response first (BPF)");
-_Static_assert(sizeof(struct ib_uverbs_reg_mr) == 40 && offsetof(struct ib_uverbs_reg_mr, start) == 8 &&
-		       offsetof(struct ib_uverbs_reg_mr, length) == 16 &&
-		       offsetof(struct ib_uverbs_reg_mr, hca_va) == 24 &&
-		       offsetof(struct ib_uverbs_reg_mr, pd_handle) == 32 &&
-		       offsetof(struct ib_uverbs_reg_mr, access_flags) == 36,
+_Static_assert(sizeof(struct ib_uverbs_reg_mr) == 40 &&
+		   offsetof(struct ib_uverbs_reg_mr, start) == 8 &&
+		   offsetof(struct ib_uverbs_reg_mr, length) == 16 &&
+		   offsetof(struct ib_uverbs_reg_mr, hca_va) == 24 &&
+		   offsetof(struct ib_uverbs_reg_mr, pd_handle) == 32 &&
+		   offsetof(struct ib_uverbs_reg_mr, access_flags) == 36,
 	       "reg_mr per rdma-abi.md");
 _Static_assert(sizeof(struct ib_uverbs_modify_qp) == 112 &&
-		       offsetof(struct ib_uverbs_modify_qp, qp_handle) == 64 &&
-		       offsetof(struct ib_uverbs_modify_qp, attr_mask) == 68 &&
-		       offsetof(struct ib_uverbs_modify_qp, dest_qp_num) == 84 &&
-		       offsetof(struct ib_uverbs_modify_qp, qp_access_flags) == 88 &&
-		       offsetof(struct ib_uverbs_modify_qp, qp_state) == 96 &&
-		       offsetof(struct ib_uverbs_qp_dest, dgid) == 0,
+		   offsetof(struct ib_uverbs_modify_qp, qp_handle) == 64 &&
+		   offsetof(struct ib_uverbs_modify_qp, attr_mask) == 68 &&
+		   offsetof(struct ib_uverbs_modify_qp, dest_qp_num) == 84 &&
+		   offsetof(struct ib_uverbs_modify_qp, qp_access_flags) == 88 &&
+		   offsetof(struct ib_uverbs_modify_qp, qp_state) == 96 &&
+		   offsetof(struct ib_uverbs_qp_dest, dgid) == 0,
 	       "modify_qp per rdma-abi.md");
 _Static_assert(offsetof(struct ib_uverbs_ex_modify_qp, base) == 0, "ex modify_qp");
 _Static_assert(offsetof(struct ib_uverbs_ex_create_qp_resp, base) == 0, "ex create_qp resp");
@@ -124,13 +124,13 @@ _Static_assert(sizeof(struct rdma_ucm_cmd_hdr) == 8, "cm hdr");
 _Static_assert(RDMA_USER_CM_CMD_CREATE_ID == RG_ABI_CM_CREATE_ID, "cm create_id");
 _Static_assert(offsetof(struct rdma_ucm_create_id, response) == 8, "create_id response (BPF)");
 _Static_assert(RDMA_USER_CM_CMD_BIND_IP == 2 && RDMA_USER_CM_CMD_RESOLVE_IP == 3 &&
-		       RDMA_USER_CM_CMD_RESOLVE_ROUTE == 4 && RDMA_USER_CM_CMD_CONNECT == 6 &&
-		       RDMA_USER_CM_CMD_LISTEN == 7 && RDMA_USER_CM_CMD_ACCEPT == 8 &&
-		       RDMA_USER_CM_CMD_RESOLVE_ADDR == 21,
+		   RDMA_USER_CM_CMD_RESOLVE_ROUTE == 4 && RDMA_USER_CM_CMD_CONNECT == 6 &&
+		   RDMA_USER_CM_CMD_LISTEN == 7 && RDMA_USER_CM_CMD_ACCEPT == 8 &&
+		   RDMA_USER_CM_CMD_RESOLVE_ADDR == 21,
 	       "cm commands per rdma-abi.md");
 _Static_assert(offsetof(struct rdma_ucm_destroy_id, response) == 0 &&
-		       offsetof(struct rdma_ucm_bind_ip, response) == 0 &&
-		       offsetof(struct rdma_ucm_query, response) == 0,
+		   offsetof(struct rdma_ucm_bind_ip, response) == 0 &&
+		   offsetof(struct rdma_ucm_query, response) == 0,
 	       "cm response first (BPF)");
 
 /* IB_QP_* attr_mask bits (include/rdma/ib_verbs.h; not in uapi). */
@@ -207,7 +207,8 @@ uint32_t decode_uverbs_cmd(uint32_t cmd_word, const void *body_, size_t blen, co
 			RESP(struct ib_uverbs_ex_create_qp_resp, base.qpn, &v->qp_num);
 			break;
 		case IB_USER_VERBS_EX_CMD_MODIFY_QP:
-			goto modify_qp; /* struct ib_uverbs_ex_modify_qp starts with the legacy one */
+			goto modify_qp; /* struct ib_uverbs_ex_modify_qp starts with the legacy one
+					 */
 		default:
 			v->op = RG_OP_OTHER;
 			break;
@@ -593,7 +594,8 @@ uint32_t decode_uverbs_ioctl(const void *buf_, size_t len, const struct uverbs_b
 			set32(&iv, UVERBS_ATTR_CREATE_QP_TYPE, &v->qp_type);
 			{
 				size_t qlen = 0;
-				const uint8_t *q = attr_out(&iv, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, &qlen);
+				const uint8_t *q =
+				    attr_out(&iv, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, &qlen);
 
 				if (q && qlen >= 4)
 					memcpy(&v->qp_num, q, 4);
@@ -715,8 +717,7 @@ static uint32_t sockaddr_at(const uint8_t *b, size_t len, size_t off, size_t siz
 		if (!rdn(body, blen, offsetof(T, F), (out), sizeof(((T *)0)->F)))                  \
 			flags |= RG_EVF_TRUNC;                                                     \
 	} while (0)
-#define CMADDR(T, F, a)                                                                            \
-	(flags |= sockaddr_at(body, blen, offsetof(T, F), sizeof(((T *)0)->F), (a)))
+#define CMADDR(T, F, a) (flags |= sockaddr_at(body, blen, offsetof(T, F), sizeof(((T *)0)->F), (a)))
 
 uint32_t decode_rdma_cm_write(const void *buf_, size_t len, uint64_t count, const void *resp_,
 			      size_t rlen, struct rg_ev_rdma_cm *cm)
@@ -801,9 +802,11 @@ uint32_t decode_rdma_cm_write(const void *buf_, size_t len, uint64_t count, cons
 		    option == RDMA_USER_CM_QUERY_ADDR && resp && rlen) {
 			uint32_t f = 0;
 
-			f |= sockaddr_at(resp, rlen, offsetof(struct rdma_ucm_query_addr_resp, src_addr),
+			f |= sockaddr_at(resp, rlen,
+					 offsetof(struct rdma_ucm_query_addr_resp, src_addr),
 					 sizeof(struct __kernel_sockaddr_storage), &cm->src);
-			f |= sockaddr_at(resp, rlen, offsetof(struct rdma_ucm_query_addr_resp, dst_addr),
+			f |= sockaddr_at(resp, rlen,
+					 offsetof(struct rdma_ucm_query_addr_resp, dst_addr),
 					 sizeof(struct __kernel_sockaddr_storage), &cm->dst);
 			flags |= f & RG_EVF_MALFORMED;
 		}

@@ -15,7 +15,7 @@
 #include "common/util.h"
 #include "probe.h"
 
-#define TRACEFS	       "/sys/kernel/tracing"
+#define TRACEFS		"/sys/kernel/tracing"
 #define DEBUGFS_TRACING "/sys/kernel/debug/tracing"
 
 static bool exists(const char *path)
@@ -82,8 +82,8 @@ static bool lsm_listed(const char *lsms, const char *name)
 static bool probe_btf_prog(enum bpf_prog_type type, enum bpf_attach_type at, const char *func)
 {
 	struct bpf_insn insns[] = {
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
-		{.code = BPF_JMP | BPF_EXIT},
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+	    {.code = BPF_JMP | BPF_EXIT},
 	};
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	int id, fd, lfd;
@@ -114,12 +114,21 @@ static bool probe_btf_prog(enum bpf_prog_type type, enum bpf_attach_type at, con
 
 void sensors_probe_features(struct sensors_features *f)
 {
+	int r;
+
 	memset(f, 0, sizeof(*f));
 	f->tracefs = mount_tracefs();
 	f->syscall_tp = f->tracefs && tracepoint_exists("syscalls", "sys_enter_ioctl");
 	f->module_tp = f->tracefs && tracepoint_exists("module", "module_load");
 	f->raw_tp = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL) == 1;
 	f->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
+	if (!f->ringbuf) {
+		/* Tell an unprivileged caller from an old kernel: even a plain array is refused. */
+		r = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+		if (r >= 0)
+			close(r);
+		f->ringbuf_error = r < 0 ? -errno : 0;
+	}
 	f->tc = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SCHED_CLS, NULL) == 1;
 	f->kprobe = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) == 1 &&
 		    (exists("/sys/bus/event_source/devices/kprobe/type") ||
@@ -170,8 +179,8 @@ bool kfunc_in_kallsyms(const char *func)
 		if (!p || (p[1] != 't' && p[1] != 'T') || p[2] != ' ')
 			continue;
 		name = p + 3;
-		if (strncmp(name, func, n) == 0 && (name[n] == '\n' || name[n] == '\t' ||
-						    name[n] == ' ' || name[n] == 0)) {
+		if (strncmp(name, func, n) == 0 &&
+		    (name[n] == '\n' || name[n] == '\t' || name[n] == ' ' || name[n] == 0)) {
 			found = true;
 			break;
 		}

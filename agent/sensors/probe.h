@@ -9,17 +9,18 @@
 #include <stdbool.h>
 
 struct sensors_features {
-	bool tracefs;	  /* tracefs mounted (mounted by us if it was not) */
-	bool syscall_tp;  /* syscalls:sys_enter_ioctl exists */
-	bool raw_tp;	  /* BPF_PROG_TYPE_RAW_TRACEPOINT loads */
-	bool kprobe;	  /* the kprobe PMU or kprobe_events exists */
-	bool uprobe;	  /* the uprobe PMU or uprobe_events exists */
-	bool fentry;	  /* an fentry program loads and attaches */
-	bool lsm;	  /* BPF LSM is active and an LSM program loads and attaches */
-	bool ringbuf;	  /* BPF_MAP_TYPE_RINGBUF */
-	bool tc;	  /* BPF_PROG_TYPE_SCHED_CLS */
-	bool module_tp;	  /* module:module_load exists */
-	char lsms[256];	  /* /sys/kernel/security/lsm */
+	bool tracefs;	 /* tracefs mounted (mounted by us if it was not) */
+	bool syscall_tp; /* syscalls:sys_enter_ioctl exists */
+	bool raw_tp;	 /* BPF_PROG_TYPE_RAW_TRACEPOINT loads */
+	bool kprobe;	 /* the kprobe PMU or kprobe_events exists */
+	bool uprobe;	 /* the uprobe PMU or uprobe_events exists */
+	bool fentry;	 /* an fentry program loads and attaches */
+	bool lsm;	 /* BPF LSM is active and an LSM program loads and attaches */
+	bool ringbuf;	 /* BPF_MAP_TYPE_RINGBUF */
+	int ringbuf_error; /* why the probe failed (-EPERM: not privileged), 0 if it ran */
+	bool tc;	 /* BPF_PROG_TYPE_SCHED_CLS */
+	bool module_tp;	 /* module:module_load exists */
+	char lsms[256];	 /* /sys/kernel/security/lsm */
 };
 
 /* Mounts tracefs (and securityfs) if needed and probes. Never fails: missing means false. */

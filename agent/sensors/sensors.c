@@ -37,15 +37,15 @@
 #include "sensors_mod.skel.h"
 #include "uevent.h"
 
-#define DEFAULT_RINGBUF	   (8u << 20)
-#define DEFAULT_ROCE_S	   10
-#define MAX_LINKS	   64
-#define MAX_TC_IFS	   32
-#define MAX_CM_IDS	   1024
-#define MAX_FLOWS	   4096
-#define DEVCACHE	   32
-#define SEED_MAX_PIDS	   65536
-#define SEED_MAX_FDS	   65536
+#define DEFAULT_RINGBUF (8u << 20)
+#define DEFAULT_ROCE_S	10
+#define MAX_LINKS	64
+#define MAX_TC_IFS	32
+#define MAX_CM_IDS	1024
+#define MAX_FLOWS	4096
+#define DEVCACHE	32
+#define SEED_MAX_PIDS	65536
+#define SEED_MAX_FDS	65536
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
 
@@ -61,9 +61,10 @@ enum flavor {
 };
 
 static const char *const flavor_names[] = {
-	[FL_NONE] = "none",   [FL_TRACEPOINT] = "tracepoint", [FL_KPROBE] = "kprobe",
-	[FL_FENTRY] = "fentry", [FL_LSM] = "lsm",	      [FL_UPROBE] = "uprobe",
-	[FL_TC] = "tc",	      [FL_UEVENT] = "uevent",
+    [FL_NONE] = "none",	    [FL_TRACEPOINT] = "tracepoint",
+    [FL_KPROBE] = "kprobe", [FL_FENTRY] = "fentry",
+    [FL_LSM] = "lsm",	    [FL_UPROBE] = "uprobe",
+    [FL_TC] = "tc",	    [FL_UEVENT] = "uevent",
 };
 
 struct variant {
@@ -82,7 +83,7 @@ struct hook_def {
 #define TP_MEM                                                                                     \
 	{                                                                                          \
 		"tp_enter_pvm_readv", "tp_exit_pvm_readv", "tp_enter_pvm_writev",                  \
-			"tp_exit_pvm_writev", "tp_enter_ptrace", "tp_exit_ptrace"                  \
+		    "tp_exit_pvm_writev", "tp_enter_ptrace", "tp_exit_ptrace"                      \
 	}
 
 enum {
@@ -100,43 +101,43 @@ enum {
 };
 
 static const struct hook_def hook_defs[HP__MAX] = {
-	[HP_PROCESS] = {"process",
-			{{FL_TRACEPOINT, {"tp_sched_exec", "rawtp_sched_fork", "tp_sched_exit"}}}},
-	[HP_OPEN] = {"open",
-		     {{FL_FENTRY, {"fx_do_sys_openat2"}, "do_sys_openat2"},
-		      {FL_KPROBE, {"krp_do_sys_openat2"}, "do_sys_openat2"},
-		      {FL_TRACEPOINT, {"tp_exit_openat", "tp_exit_open", "tp_exit_openat2"}}}},
-	[HP_VERBS] = {"verbs",
-		      {{FL_FENTRY,
-			{"fx_uverbs_ioctl", "fx_uverbs_write", "fe_uverbs_mmap"},
-			"ib_uverbs_ioctl",
-			"ib_uverbs",
-			true},
-		       {FL_KPROBE,
-			{"kp_uverbs_ioctl", "krp_uverbs_ioctl", "kp_uverbs_write", "krp_uverbs_write",
-			 "kp_uverbs_mmap"},
-			"ib_uverbs_ioctl",
-			"ib_uverbs"},
-		       {FL_TRACEPOINT,
-			{"tp_enter_ioctl", "tp_exit_ioctl", "tp_enter_write", "tp_exit_write"}}}},
-	[HP_RDMA_CM] = {"rdma_cm",
-			{{FL_FENTRY, {"fx_ucma_write"}, "ucma_write", "rdma_ucm", true},
-			 {FL_KPROBE, {"kp_ucma_write", "krp_ucma_write"}, "ucma_write", "rdma_ucm"},
-			 {FL_TRACEPOINT, {"tp_enter_write", "tp_exit_write"}}}},
-	[HP_MMAP] = {"mmap",
-		     {{FL_LSM, {"lsm_mmap_file"}, "bpf_lsm_mmap_file"},
-		      {FL_FENTRY, {"fe_security_mmap_file"}, "security_mmap_file"},
-		      {FL_KPROBE, {"kp_security_mmap_file"}, "security_mmap_file"},
-		      {FL_TRACEPOINT, {"tp_enter_mmap"}}}},
-	[HP_MEMORY] = {"memory",
-		       {{FL_LSM, {"lsm_ptrace_access_check"}, "bpf_lsm_ptrace_access_check"},
-			{FL_FENTRY, {"fx_ptrace_access_check"}, "security_ptrace_access_check"},
-			{FL_KPROBE, {"kp_ptrace_access_check"}, "security_ptrace_access_check"},
-			{FL_TRACEPOINT, TP_MEM}}},
-	[HP_LIBRARY] = {"library", {{FL_UPROBE, {"up_ibv_get_device_list", "up_ibv_open_device"}}}},
-	[HP_MODULES] = {"modules", {{FL_TRACEPOINT, {"tp_module_load"}}, {FL_UEVENT}}},
-	[HP_DEVICES] = {"devices", {{FL_UEVENT}}},
-	[HP_ROCE] = {"roce", {{FL_TC, {"tc_roce_ingress", "tc_roce_egress"}}}},
+    [HP_PROCESS] = {"process",
+		    {{FL_TRACEPOINT, {"tp_sched_exec", "rawtp_sched_fork", "tp_sched_exit"}}}},
+    [HP_OPEN] = {"open",
+		 {{FL_FENTRY, {"fx_do_sys_openat2"}, "do_sys_openat2"},
+		  {FL_KPROBE, {"krp_do_sys_openat2"}, "do_sys_openat2"},
+		  {FL_TRACEPOINT, {"tp_exit_openat", "tp_exit_open", "tp_exit_openat2"}}}},
+    [HP_VERBS] = {"verbs",
+		  {{FL_FENTRY,
+		    {"fx_uverbs_ioctl", "fx_uverbs_write", "fe_uverbs_mmap"},
+		    "ib_uverbs_ioctl",
+		    "ib_uverbs",
+		    true},
+		   {FL_KPROBE,
+		    {"kp_uverbs_ioctl", "krp_uverbs_ioctl", "kp_uverbs_write", "krp_uverbs_write",
+		     "kp_uverbs_mmap"},
+		    "ib_uverbs_ioctl",
+		    "ib_uverbs"},
+		   {FL_TRACEPOINT,
+		    {"tp_enter_ioctl", "tp_exit_ioctl", "tp_enter_write", "tp_exit_write"}}}},
+    [HP_RDMA_CM] = {"rdma_cm",
+		    {{FL_FENTRY, {"fx_ucma_write"}, "ucma_write", "rdma_ucm", true},
+		     {FL_KPROBE, {"kp_ucma_write", "krp_ucma_write"}, "ucma_write", "rdma_ucm"},
+		     {FL_TRACEPOINT, {"tp_enter_write", "tp_exit_write"}}}},
+    [HP_MMAP] = {"mmap",
+		 {{FL_LSM, {"lsm_mmap_file"}, "bpf_lsm_mmap_file"},
+		  {FL_FENTRY, {"fe_security_mmap_file"}, "security_mmap_file"},
+		  {FL_KPROBE, {"kp_security_mmap_file"}, "security_mmap_file"},
+		  {FL_TRACEPOINT, {"tp_enter_mmap"}}}},
+    [HP_MEMORY] = {"memory",
+		   {{FL_LSM, {"lsm_ptrace_access_check"}, "bpf_lsm_ptrace_access_check"},
+		    {FL_FENTRY, {"fx_ptrace_access_check"}, "security_ptrace_access_check"},
+		    {FL_KPROBE, {"kp_ptrace_access_check"}, "security_ptrace_access_check"},
+		    {FL_TRACEPOINT, TP_MEM}}},
+    [HP_LIBRARY] = {"library", {{FL_UPROBE, {"up_ibv_get_device_list", "up_ibv_open_device"}}}},
+    [HP_MODULES] = {"modules", {{FL_TRACEPOINT, {"tp_module_load"}}, {FL_UEVENT}}},
+    [HP_DEVICES] = {"devices", {{FL_UEVENT}}},
+    [HP_ROCE] = {"roce", {{FL_TC, {"tc_roce_ingress", "tc_roce_egress"}}}},
 };
 
 struct hook_state {
@@ -231,10 +232,10 @@ static bool fmt_path(char *buf, size_t size, const char *fmt, ...)
 }
 
 static const char *const mode_names[SENSORS__MAX] = {
-	[SENSORS_AUTO] = "auto",
-	[SENSORS_FENTRY] = "fentry",
-	[SENSORS_KPROBE] = "kprobe",
-	[SENSORS_TRACEPOINT] = "tracepoint",
+    [SENSORS_AUTO] = "auto",
+    [SENSORS_FENTRY] = "fentry",
+    [SENSORS_KPROBE] = "kprobe",
+    [SENSORS_TRACEPOINT] = "tracepoint",
 };
 
 const char *sensors_mode_to_string(unsigned m)
@@ -404,8 +405,9 @@ static int make_plan(const struct sensors_config *cfg, const struct sensors_feat
 				st->active = i;
 				break;
 			}
-			snprintf(st->note, sizeof(st->note), "%s once %s is loaded",
-				 flavor_names[v->flavor], v->module);
+			if (st->want == i)
+				snprintf(st->note, sizeof(st->note), "%s once %s is loaded",
+					 flavor_names[v->flavor], v->module);
 		}
 		if (st->want < 0 && why[0])
 			snprintf(st->note, sizeof(st->note), "unavailable: %s", why);
@@ -439,19 +441,23 @@ static struct json_object *describe(const struct sensors_config *cfg,
 	json_object_object_add(feat, "lsms", json_object_new_string(f->lsms));
 	json_object_object_add(o, "features", feat);
 	mods = json_object_new_object();
-	json_object_object_add(mods, "ib_uverbs", json_object_new_boolean(module_present("ib_uverbs")));
-	json_object_object_add(mods, "rdma_ucm", json_object_new_boolean(module_present("rdma_ucm")));
+	json_object_object_add(mods, "ib_uverbs",
+			       json_object_new_boolean(module_present("ib_uverbs")));
+	json_object_object_add(mods, "rdma_ucm",
+			       json_object_new_boolean(module_present("rdma_ucm")));
 	json_object_object_add(o, "modules", mods);
 	hooks = json_object_new_object();
 	for (unsigned hp = 0; hp < HP__MAX; hp++) {
 		const struct hook_state *st = &p->hp[hp];
-		const struct variant *want = variant_of(hp, st->want), *act = variant_of(hp, st->active);
+		const struct variant *want = variant_of(hp, st->want),
+				     *act = variant_of(hp, st->active);
 		struct json_object *h = json_object_new_object(), *progs = json_object_new_array();
 
-		json_object_object_add(h, "chosen",
-				       json_object_new_string(flavor_names[want ? want->flavor : FL_NONE]));
-		json_object_object_add(h, "active",
-				       json_object_new_string(flavor_names[act ? act->flavor : FL_NONE]));
+		json_object_object_add(
+		    h, "chosen",
+		    json_object_new_string(flavor_names[want ? want->flavor : FL_NONE]));
+		json_object_object_add(
+		    h, "active", json_object_new_string(flavor_names[act ? act->flavor : FL_NONE]));
 		if (act)
 			for (int i = 0; i < 8 && act->progs[i]; i++) {
 				const char *name = act->progs[i];
@@ -463,9 +469,9 @@ static struct json_object *describe(const struct sensors_config *cfg,
 					prog = bpf_object__find_program_by_name(main_obj, name);
 				/* section names say where; "tc" and "uprobe" say nothing */
 				json_object_array_add(
-					progs, json_object_new_string(
-						       prog && act->flavor != FL_TC &&
-								       act->flavor != FL_UPROBE
+				    progs,
+				    json_object_new_string(prog && act->flavor != FL_TC &&
+								   act->flavor != FL_UPROBE
 							       ? bpf_program__section_name(prog)
 							       : name));
 			}
@@ -480,7 +486,8 @@ static struct json_object *describe(const struct sensors_config *cfg,
 			json_object_object_add(h, "interfaces", ifs);
 		}
 		if (hp == HP_LIBRARY && s && s->ibverbs_path[0])
-			json_object_object_add(h, "library", json_object_new_string(s->ibverbs_path));
+			json_object_object_add(h, "library",
+					       json_object_new_string(s->ibverbs_path));
 		json_object_object_add(hooks, hook_defs[hp].name, h);
 	}
 	json_object_object_add(o, "hooks", hooks);
@@ -518,7 +525,7 @@ struct json_object *sensors_describe(struct rg_sensors *s)
 /* ---- queued agent events ---- */
 
 static void queue_sensor_event(struct rg_sensors *s, unsigned hp, bool ok, const char *fmt, ...)
-	_printf_(4, 5);
+    _printf_(4, 5);
 static void queue_sensor_event(struct rg_sensors *s, unsigned hp, bool ok, const char *fmt, ...)
 {
 	struct rg_event *ev;
@@ -631,7 +638,8 @@ static void sync_links(struct rg_sensors *s)
 			for (int i = 0; i < 8 && v->progs[i] && r == 0; i++) {
 				/* tracepoints that this kernel lacks were not loaded (arm64 has no
 				 * open(2)); the others of the variant cover the hook point */
-				if (v->flavor == FL_TRACEPOINT && !prog_loaded(s, v->progs[i], false))
+				if (v->flavor == FL_TRACEPOINT &&
+				    !prog_loaded(s, v->progs[i], false))
 					continue;
 				r = link_attach(s, v->progs[i], v->mod_obj);
 			}
@@ -642,15 +650,18 @@ static void sync_links(struct rg_sensors *s)
 				bool deferred;
 				char why[96];
 
-				if (n && mode_allows(s->cfg.mode, hp, n->flavor) && variant_loaded(s, n) &&
-				    variant_possible(&s->feat, hp, n, &deferred, why, sizeof(why)) &&
+				if (n && mode_allows(s->cfg.mode, hp, n->flavor) &&
+				    variant_loaded(s, n) &&
+				    variant_possible(&s->feat, hp, n, &deferred, why,
+						     sizeof(why)) &&
 				    !deferred)
 					break;
 			}
 			queue_sensor_event(s, hp, false, "%s: %s failed to attach (%s)%s%s",
-					   hook_defs[hp].name, flavor_names[v->flavor], strerror(-r),
-					   next < 4 ? ", falling back to " : "",
-					   next < 4 ? flavor_names[hook_defs[hp].v[next].flavor] : "");
+					   hook_defs[hp].name, flavor_names[v->flavor],
+					   strerror(-r), next < 4 ? ", falling back to " : "",
+					   next < 4 ? flavor_names[hook_defs[hp].v[next].flavor]
+						    : "");
 			snprintf(st->note, sizeof(st->note), "%s failed to attach: %s",
 				 flavor_names[v->flavor], strerror(-r));
 			st->active = next < 4 ? next : -1;
@@ -698,7 +709,8 @@ static int mod_load(struct rg_sensors *s, bool uverbs, bool cm)
 	mod = sensors_mod_bpf__open();
 	if (!mod)
 		return log_warning_errno(-errno, "Failed to open the ib_uverbs sensors: %m");
-	bpf_object__for_each_map(map, mod->obj) {
+	bpf_object__for_each_map(map, mod->obj)
+	{
 		struct bpf_map *mine;
 
 		if (bpf_map__is_internal(map))
@@ -790,7 +802,8 @@ static void modules_changed(struct rg_sensors *s)
 				if (v->flavor == FL_TRACEPOINT)
 					break;
 				if (variant_loaded(s, v) &&
-				    variant_possible(&s->feat, hp, v, &deferred, why, sizeof(why)) &&
+				    variant_possible(&s->feat, hp, v, &deferred, why,
+						     sizeof(why)) &&
 				    !deferred) {
 					st->active = cand;
 					break;
@@ -804,8 +817,9 @@ static void modules_changed(struct rg_sensors *s)
 		if (st->active != old) {
 			const struct variant *a = variant_of(hp, st->active);
 
-			queue_sensor_event(s, hp, st->active >= 0, "%s: %s (%s)", hook_defs[hp].name,
-					   a ? flavor_names[a->flavor] : "none", st->note);
+			queue_sensor_event(s, hp, st->active >= 0, "%s: %s (%s)",
+					   hook_defs[hp].name, a ? flavor_names[a->flavor] : "none",
+					   st->note);
 		}
 	}
 	sync_links(s);
@@ -819,11 +833,16 @@ static int find_ibverbs(char *buf, size_t size)
 {
 	static const char *const dirs[] = {
 #if defined(__x86_64__)
-		"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+		"/usr/lib/x86_64-linux-gnu",
+		"/lib/x86_64-linux-gnu",
 #elif defined(__aarch64__)
-		"/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu",
+		"/usr/lib/aarch64-linux-gnu",
+		"/lib/aarch64-linux-gnu",
 #endif
-		"/usr/lib64", "/lib64", "/usr/lib", "/lib",
+		"/usr/lib64",
+		"/lib64",
+		"/usr/lib",
+		"/lib",
 	};
 	char path[PATH_MAX];
 
@@ -855,7 +874,8 @@ static void attach_uprobes(struct rg_sensors *s)
 		/* libbpf 1.1 refuses versioned symbols: find the default version ourselves */
 		r = elf_func_offset(s->ibverbs_path, funcs[i], &off);
 		if (r < 0) {
-			log_warning_errno(r, "Failed to find %s in %s: %m", funcs[i], s->ibverbs_path);
+			log_warning_errno(r, "Failed to find %s in %s: %m", funcs[i],
+					  s->ibverbs_path);
 			continue;
 		}
 		s->uprobes[i] = bpf_program__attach_uprobe_opts(progs[i], -1, s->ibverbs_path,
@@ -902,15 +922,23 @@ static int tc_attach_if(struct rg_sensors *s, const char *ifname)
 		r = bpf_tc_hook_create(&hook);
 		if (r == 0)
 			t->created_hook = true;
-		else if (r != -EEXIST)
-			return log_warning_errno(r, "Failed to add a clsact qdisc to %s: %m", ifname);
+		else if (r != -EEXIST) {
+			/* Degraded, not silent: AGENT-002 names the netdev. */
+			queue_sensor_event(s, HP_ROCE, false, "roce: no clsact qdisc on %s (%s)",
+					   ifname, strerror(-r));
+			return log_warning_errno(r, "Failed to add a clsact qdisc to %s: %m",
+						 ifname);
+		}
 		r = bpf_tc_attach(&hook, &in);
 		if (r == 0) {
 			hook.attach_point = BPF_TC_EGRESS;
 			r = bpf_tc_attach(&hook, &out);
 		}
 		if (r < 0) {
-			log_warning_errno(r, "Failed to attach the RoCE counters to %s: %m", ifname);
+			log_warning_errno(r, "Failed to attach the RoCE counters to %s: %m",
+					  ifname);
+			queue_sensor_event(s, HP_ROCE, false, "roce: counters not attached to %s (%s)",
+					   ifname, strerror(-r));
 			hook.attach_point = BPF_TC_INGRESS;
 			in.prog_fd = in.prog_id = 0;
 			in.flags = 0;
@@ -1089,7 +1117,8 @@ static void devname_lookup(void *ud, uint32_t rdev, char *buf, size_t size)
 			return;
 		}
 	if (minor >= 192)
-		fmt_path(path, sizeof(path), "/sys/class/infiniband_verbs/uverbs%u/ibdev", minor - 192);
+		fmt_path(path, sizeof(path), "/sys/class/infiniband_verbs/uverbs%u/ibdev",
+			 minor - 192);
 	else if (minor < 64)
 		fmt_path(path, sizeof(path), "/sys/class/infiniband_mad/umad%u/ibdev", minor);
 	else
@@ -1355,7 +1384,8 @@ static void handle_uevents(struct rg_sensors *s)
 		if (r < 0) {
 			if (r == -ENOBUFS) {
 				/* Overrun: rescan what uevents would have told. */
-				log_warning("Uevent socket overrun; rescanning devices and modules.");
+				log_warning(
+				    "Uevent socket overrun; rescanning devices and modules.");
 				modules_changed(s);
 				tc_scan(s);
 				continue;
@@ -1397,7 +1427,7 @@ static void handle_uevents(struct rg_sensors *s)
 				continue;
 			{
 				const struct variant *v =
-					variant_of(HP_MODULES, s->plan.hp[HP_MODULES].active);
+				    variant_of(HP_MODULES, s->plan.hp[HP_MODULES].active);
 
 				if (!v || v->flavor != FL_UEVENT)
 					continue; /* the tracepoint reports it, with the process */
@@ -1587,8 +1617,7 @@ static void set_autoload(struct rg_sensors *s, bool safe)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, s->skel->obj)
-		bpf_program__set_autoload(prog, false);
+	bpf_object__for_each_program(prog, s->skel->obj) bpf_program__set_autoload(prog, false);
 	for (unsigned hp = 0; hp < HP__MAX; hp++) {
 		const struct hook_state *st = &s->plan.hp[hp];
 
@@ -1604,7 +1633,8 @@ static void set_autoload(struct rg_sensors *s, bool safe)
 			switch (v->flavor) {
 			case FL_TRACEPOINT:
 				/* always loaded where it can be: the fallback */
-				load = variant_possible(&s->feat, hp, v, &deferred, why, sizeof(why));
+				load =
+				    variant_possible(&s->feat, hp, v, &deferred, why, sizeof(why));
 				break;
 			case FL_KPROBE:
 				/* loaded when chosen, or as the fallback of a module fentry hook */
@@ -1624,12 +1654,15 @@ static void set_autoload(struct rg_sensors *s, bool safe)
 				if (!prog)
 					continue;
 				if (v->flavor == FL_TRACEPOINT) {
-					/* "tracepoint/syscalls/sys_exit_open": skip the ones absent */
-					const char *sec = bpf_program__section_name(prog), *cat, *nm;
+					/* "tracepoint/syscalls/sys_exit_open": skip the ones absent
+					 */
+					const char *sec = bpf_program__section_name(prog), *cat,
+						   *nm;
 					char buf[128];
 
 					if (startswith(sec, "tracepoint/")) {
-						strscpy_ok(buf, sec + strlen("tracepoint/"), sizeof(buf));
+						strscpy_ok(buf, sec + strlen("tracepoint/"),
+							   sizeof(buf));
 						cat = buf;
 						nm = strchr(buf, '/');
 						if (nm) {
@@ -1654,8 +1687,8 @@ static int load_main(struct rg_sensors *s, bool safe)
 	if (!s->skel)
 		return log_error_errno(-errno, "Failed to open the BPF sensors: %m");
 	if (rb & (rb - 1) || rb < 4096)
-		return log_error_errno(-EINVAL, "Ring buffer size %zu is not a power of two >= 4096.",
-				       rb);
+		return log_error_errno(-EINVAL,
+				       "Ring buffer size %zu is not a power of two >= 4096.", rb);
 	bpf_map__set_max_entries(s->skel->maps.events, (uint32_t)rb);
 	SET_KNOBS(s->skel->rodata);
 	set_autoload(s, safe);
@@ -1698,7 +1731,13 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 
 	sensors_probe_features(&s->feat);
 	if (!s->feat.ringbuf) {
-		r = log_error_errno(-EOPNOTSUPP, "This kernel has no BPF ring buffer (Linux 5.8).");
+		if (s->feat.ringbuf_error == -EPERM || s->feat.ringbuf_error == -EACCES)
+			r = log_error_errno(s->feat.ringbuf_error,
+					    "Not allowed to use BPF (needs root, or CAP_BPF and "
+					    "CAP_PERFMON): %m");
+		else
+			r = log_error_errno(-EOPNOTSUPP,
+					    "This kernel has no BPF ring buffer (Linux 5.8).");
 		goto fail;
 	}
 	r = make_plan(&s->cfg, &s->feat, &s->plan);
@@ -1707,7 +1746,8 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 	if (!s->cfg.no_uprobes) {
 		if (s->cfg.ibverbs_path) {
 			if (!realpath(s->cfg.ibverbs_path, s->ibverbs_path))
-				log_warning_errno(-errno, "Failed to resolve %s: %m", s->cfg.ibverbs_path);
+				log_warning_errno(-errno, "Failed to resolve %s: %m",
+						  s->cfg.ibverbs_path);
 		} else if (find_ibverbs(s->ibverbs_path, sizeof(s->ibverbs_path)) < 0) {
 			log_info("libibverbs.so.1 not found: no uprobes on it.");
 		}

@@ -34,9 +34,9 @@
 #include "event/event.h"
 
 enum sensors_mode {
-	SENSORS_AUTO = 0, /* best flavour per hook point: lsm > fentry > kprobe > tracepoint */
-	SENSORS_FENTRY,	  /* fentry/fexit where a hook point has one (error if refused) */
-	SENSORS_KPROBE,	  /* kprobes where a hook point has one (error if unavailable) */
+	SENSORS_AUTO = 0,   /* best flavour per hook point: lsm > fentry > kprobe > tracepoint */
+	SENSORS_FENTRY,	    /* fentry/fexit where a hook point has one (error if refused) */
+	SENSORS_KPROBE,	    /* kprobes where a hook point has one (error if unavailable) */
 	SENSORS_TRACEPOINT, /* the syscall tracepoint fallback only */
 	SENSORS__MAX,
 };
@@ -105,6 +105,6 @@ int sensors_map_fd(struct rg_sensors *s, const char *name);
 /* Inserts (pid, fd) into the RDMA fd map as an RDMA node of that kind (RG_NODE_*). 0 or -errno. */
 int sensors_remember_fd(struct rg_sensors *s, pid_t pid, int fd, unsigned node_kind);
 
-/* Scans /proc/<pid>/fd of every process for fds on /dev/infiniband nodes and remembers them. Returns the
- * number remembered or -errno. Called by sensors_open() unless no_seed. */
+/* Scans /proc/<pid>/fd of every process for fds on /dev/infiniband nodes and remembers them.
+ * Returns the number remembered or -errno. Called by sensors_open() unless no_seed. */
 int sensors_seed_fds(struct rg_sensors *s, const char *proc_root);

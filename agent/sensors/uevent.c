@@ -86,8 +86,8 @@ int uevent_receive(int fd, struct uevent *u)
 	char buf[8192];
 	struct sockaddr_nl sa;
 	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-	struct msghdr msg = {.msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov,
-			     .msg_iovlen = 1};
+	struct msghdr msg = {
+	    .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t n;
 
 	n = recvmsg(fd, &msg, MSG_DONTWAIT);

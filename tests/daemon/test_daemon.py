@@ -216,10 +216,10 @@ def scenario_outage(d):
                           "--output", "file:" + filed],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     rsl.CHILDREN.append(p)
-    wait_for(lambda: len(rs.received()) >= 150, 60, "a quarter of the stream", 0.05)
+    wait_for(lambda: len(rs.received()) >= 150, 180, "a quarter of the stream", 0.05)
     rs.stop()
     down_at = len(read_jsonl(filed))
-    wait_for(lambda: len(read_jsonl(filed)) >= down_at + 150, 60,
+    wait_for(lambda: len(read_jsonl(filed)) >= down_at + 150, 180,
              "150 more alerts while the collector is down", 0.05)
     rs.start()
     _, err = p.communicate(timeout=120)
@@ -228,7 +228,7 @@ def scenario_outage(d):
     check(len(sent) == 600 and all(a["rule"]["id"] == "RDMA-004" for a in sent),
           "600 distinct RDMA-004 alerts were produced (%d)" % len(sent))
     validate(sent[:20])
-    rsl.wait_all_received(rs, sent, timeout=60)
+    rsl.wait_all_received(rs, sent, timeout=180)
     dups = rsl.assert_exactly_once_in_order(rs, sent)
     print("outage: %d alerts, %d duplicates after the restart" % (len(sent), dups))
     rs.stop()

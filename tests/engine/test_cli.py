@@ -79,6 +79,9 @@ def test_policy(tmp, rules):
         ('{"threshold": "hgh"}', '1:15: unknown severity "hgh" (info, low, medium, high, critical)'),
         ('/* policy */ {"role": "managed",}', "1:33: trailing comma before '}'"),
         ('{"games": [{"name": "A"}]}', '1:12: a game needs "exe" or "sha256"'),
+        ('{"outputs": ["stdout",\n  "syslog+udp://x"]}',
+         '2:3: output "syslog+udp://x": syslog needs a transport: syslog+tcp:// or syslog+tls:// '
+         '(UDP would lose alerts)'),
     ]
     for i, (text, msg) in enumerate(cases):
         path = write(tmp, f"bad{i}.json", text)

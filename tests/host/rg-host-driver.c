@@ -176,12 +176,12 @@ static int scenario_verbs(void)
 	ib.hdr.method_id = UVERBS_METHOD_INVOKE_WRITE;
 	ib.hdr.num_attrs = 3;
 	ib.hdr.driver_id = 14; /* RDMA_DRIVER_RXE */
-	ib.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CORE_IN,
-					      .len = sizeof(core_in), .data = (uintptr_t)&core_in};
-	ib.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CORE_OUT,
-					      .len = sizeof(core_out), .data = (uintptr_t)&core_out};
-	ib.attrs[2] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8,
-					      .data = IB_USER_VERBS_CMD_REG_MR};
+	ib.attrs[0] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_CORE_IN, .len = sizeof(core_in), .data = (uintptr_t)&core_in};
+	ib.attrs[1] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_CORE_OUT, .len = sizeof(core_out), .data = (uintptr_t)&core_out};
+	ib.attrs[2] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8, .data = IB_USER_VERBS_CMD_REG_MR};
 	r = ioctl(fd, RDMA_VERBS_IOCTL, &ib);
 	say("invoke_ret=%d\ninvoke_errno=%d\n", r, r < 0 ? errno : 0);
 
@@ -191,11 +191,12 @@ static int scenario_verbs(void)
 	ib.hdr.object_id = UVERBS_OBJECT_QP;
 	ib.hdr.method_id = UVERBS_METHOD_QP_CREATE;
 	ib.hdr.num_attrs = 3;
-	ib.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_HANDLE, .data = 0x21};
-	ib.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_TYPE, .len = 1,
-					      .data = 2 /* IB_QPT_RC */};
-	ib.attrs[2] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_RESP_QP_NUM,
-					      .len = 4, .data = 0x777};
+	ib.attrs[0] =
+	    (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_HANDLE, .data = 0x21};
+	ib.attrs[1] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_CREATE_QP_TYPE, .len = 1, .data = 2 /* IB_QPT_RC */};
+	ib.attrs[2] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, .len = 4, .data = 0x777};
 	(void)ioctl(fd, RDMA_VERBS_IOCTL, &ib);
 
 	/* 7: ioctl REG_DMABUF_MR, on-demand paging with remote read */
@@ -204,12 +205,12 @@ static int scenario_verbs(void)
 	ib.hdr.object_id = UVERBS_OBJECT_MR;
 	ib.hdr.method_id = UVERBS_METHOD_REG_DMABUF_MR;
 	ib.hdr.num_attrs = 4;
-	ib.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_REG_DMABUF_MR_LENGTH, .len = 8,
-					      .data = 0x200000};
-	ib.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_REG_DMABUF_MR_IOVA, .len = 8,
-					      .data = 0x1000};
-	ib.attrs[2] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_REG_DMABUF_MR_FD, .len = 4,
-					      .data = 9};
+	ib.attrs[0] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_REG_DMABUF_MR_LENGTH, .len = 8, .data = 0x200000};
+	ib.attrs[1] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_REG_DMABUF_MR_IOVA, .len = 8, .data = 0x1000};
+	ib.attrs[2] =
+	    (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_REG_DMABUF_MR_FD, .len = 4, .data = 9};
 	ib.attrs[3] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS,
 					      .len = 4,
 					      .data = IB_UVERBS_ACCESS_REMOTE_READ |
@@ -261,7 +262,8 @@ static int scenario_verbs(void)
 		die("dup");
 	dealloc.hdr.command = IB_USER_VERBS_CMD_DEALLOC_PD;
 	dealloc.hdr.in_words = (sizeof(dealloc.hdr) + 4) / 4;
-	memcpy(&dealloc.response, &(uint32_t){3}, 4); /* struct ib_uverbs_dealloc_pd { pd_handle } */
+	memcpy(&dealloc.response, &(uint32_t){3},
+	       4); /* struct ib_uverbs_dealloc_pd { pd_handle } */
 	wr(fd2, &dealloc, sizeof(dealloc.hdr) + 4, "write dealloc_pd");
 	say("dupfd=%d\n", fd2);
 

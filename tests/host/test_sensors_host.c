@@ -51,10 +51,10 @@ static const char *driver_path(void)
 static struct rg_sensors *open_sensors(enum sensors_mode mode, size_t ringbuf, bool seed)
 {
 	struct sensors_config cfg = {
-		.mode = mode,
-		.ringbuf_bytes = ringbuf,
-		.no_roce = true,
-		.no_seed = !seed,
+	    .mode = mode,
+	    .ringbuf_bytes = ringbuf,
+	    .no_roce = true,
+	    .no_seed = !seed,
 	};
 	struct rg_sensors *s = NULL;
 
@@ -161,8 +161,9 @@ static uint64_t proc_start_ns(pid_t pid)
 	fclose(f);
 	p = strrchr(buf, ')');
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-				       "%*d %*d %*d %*d %llu",
+	ck_assert_int_eq(sscanf(p + 2,
+				"%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+				"%*d %*d %*d %*d %llu",
 				&ticks),
 			 1);
 	return ticks * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
@@ -195,7 +196,8 @@ static void dump(uint32_t pid)
 		if (pid && C.ev[i].proc.pid != pid)
 			continue;
 		o = event_to_json(&C.ev[i]);
-		fprintf(stderr, "  %s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		fprintf(stderr, "  %s\n",
+			json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 	}
 }
@@ -319,8 +321,8 @@ START_TEST(test_verbs)
 	ck_assert_uint_eq(e->u.verbs.mr_addr, 0x7f0000001000ull);
 	ck_assert_uint_eq(e->u.verbs.mr_length, 0x10000);
 	ck_assert_uint_eq(e->u.verbs.mr_iova, 0x7f0000001000ull);
-	ck_assert_uint_eq(e->u.verbs.mr_access, RG_ACCESS_LOCAL_WRITE | RG_ACCESS_REMOTE_WRITE |
-							RG_ACCESS_REMOTE_READ);
+	ck_assert_uint_eq(e->u.verbs.mr_access,
+			  RG_ACCESS_LOCAL_WRITE | RG_ACCESS_REMOTE_WRITE | RG_ACCESS_REMOTE_READ);
 	ck_assert_uint_eq(e->u.verbs.handle, 0x55); /* from the response buffer, after the call */
 	ck_assert_int_eq(e->u.verbs.ret, 0);
 	ck_assert_uint_eq(e->proc.start_boot_ns, start);
@@ -357,8 +359,8 @@ START_TEST(test_verbs)
 	ck_assert_uint_eq(e->u.verbs.write_cmd, 9);
 	ck_assert_uint_eq(e->u.verbs.mr_addr, 0x7f0000200000ull);
 	ck_assert_uint_eq(e->u.verbs.mr_length, 0x200000);
-	ck_assert_uint_eq(e->u.verbs.mr_access, RG_ACCESS_LOCAL_WRITE | RG_ACCESS_REMOTE_READ |
-							RG_ACCESS_REMOTE_ATOMIC);
+	ck_assert_uint_eq(e->u.verbs.mr_access,
+			  RG_ACCESS_LOCAL_WRITE | RG_ACCESS_REMOTE_READ | RG_ACCESS_REMOTE_ATOMIC);
 	ck_assert_uint_eq(e->u.verbs.handle, 0); /* a failed call has no response (CORE_OUT) */
 
 	/* native QP_CREATE */
@@ -389,7 +391,8 @@ START_TEST(test_verbs)
 	e = verbs(pid, RG_OP_OTHER, RG_VIA_IOCTL, 0);
 	ck_assert(e->flags & RG_EVF_MALFORMED);
 	/* the driver's bytes are i * 37 + 11; object_id is bytes 2-3 */
-	ck_assert_uint_eq(e->u.verbs.object_id, (uint8_t)(2 * 37 + 11) | (uint8_t)(3 * 37 + 11) << 8);
+	ck_assert_uint_eq(e->u.verbs.object_id, (uint8_t)(2 * 37 + 11) | (uint8_t)(3 * 37 + 11)
+									     << 8);
 
 	/* mmap of the uverbs fd */
 	e = verbs(pid, RG_OP_MMAP, RG_VIA_MMAP, 0);
@@ -530,9 +533,15 @@ START_TEST(test_process)
 	ck_assert_uint_eq(fork_c->u.fork.parent_start_boot_ns, fork_p->proc.start_boot_ns);
 	exec_c = find(RG_EV_EXEC, child, NULL, NULL, 0);
 	ck_assert_str_eq(exec_c->u.exec.exe, exe);
-	ck_assert_uint_eq(exec_c->u.exec.args_len, sizeof("rg-host-driver\0exit\0" "7") - 1);
-	ck_assert_mem_eq(exec_c->u.exec.args, "rg-host-driver\0exit\0" "7",
-			 sizeof("rg-host-driver\0exit\0" "7") - 1);
+	ck_assert_uint_eq(exec_c->u.exec.args_len, sizeof("rg-host-driver\0exit\0"
+							  "7") -
+						       1);
+	ck_assert_mem_eq(exec_c->u.exec.args,
+			 "rg-host-driver\0exit\0"
+			 "7",
+			 sizeof("rg-host-driver\0exit\0"
+				"7") -
+			     1);
 	ck_assert_uint_eq(exec_c->u.exec.parent_start_boot_ns, fork_p->proc.start_boot_ns);
 	ck_assert_uint_eq(exec_c->proc.start_boot_ns, fork_c->proc.start_boot_ns);
 	exit_c = find(RG_EV_EXIT, child, NULL, NULL, 0);
@@ -689,8 +698,8 @@ START_TEST(test_describe)
 {
 	struct rg_sensors *s = open_sensors(SENSORS_TRACEPOINT, 0, false);
 	struct json_object *o = sensors_describe(s), *v;
-	static const char *const tp_hooks[] = {"process", "open", "verbs", "rdma_cm", "mmap",
-					       "memory"};
+	static const char *const tp_hooks[] = {"process", "open", "verbs",
+					       "rdma_cm", "mmap", "memory"};
 
 	ck_assert_ptr_nonnull(o);
 	ck_assert_str_eq(json_object_get_string(json_get_path(o, "mode")), "tracepoint");
@@ -770,8 +779,8 @@ END_TEST
 
 START_TEST(test_bad_ringbuf)
 {
-	struct sensors_config cfg = {.mode = SENSORS_TRACEPOINT, .ringbuf_bytes = 12345,
-				     .no_roce = true, .no_seed = true};
+	struct sensors_config cfg = {
+	    .mode = SENSORS_TRACEPOINT, .ringbuf_bytes = 12345, .no_roce = true, .no_seed = true};
 	struct rg_sensors *s = NULL;
 
 	ck_assert_int_eq(sensors_open(&cfg, &s), -EINVAL);

@@ -819,6 +819,44 @@ START_TEST(test_allowlist_live)
 }
 END_TEST
 
+/*
+ * A literal allow entry whose file is missing when the daemon pins the policy cannot be
+ * verified: a file put at that path later (or hidden from the daemon, e.g. ProtectHome=tmpfs)
+ * must not inherit the allowance. Without pinning (replay) the path alone matches.
+ */
+START_TEST(test_allowlist_unpinnable)
+{
+	static const char pol[] = "{\"allow\": [{\"exe\": \"/nonexistent/rg-tool\"}]}";
+	struct engine_config cfg = base_cfg();
+	struct rg_policy *p;
+	struct rg_ruleset *rs;
+	struct rg_engine *e;
+	struct rg_error err;
+	struct rg_event ev;
+
+	for (int pin = 0; pin < 2; pin++) {
+		ck_assert_int_eq(policy_parse("p.json", pol, strlen(pol), &p, &err), 0);
+		if (pin) {
+			ck_assert_int_eq(policy_resolve_inodes(p, NULL), 0);
+			ck_assert(p->allow[0].pin_failed && !p->allow[0].pinned);
+		}
+		ck_assert_int_eq(ruleset_new(&rs), 0);
+		ck_assert_int_eq(rules_parse(rs, "r.json", allowed_rule, strlen(allowed_rule), &err),
+				 0);
+		ck_assert_int_eq(engine_new(p, rs, &cfg, &e, &err), 0);
+		ev = ev_exec(RG_EV_PROCESS_PRESENT, 4242, 1, "/nonexistent/rg-tool", T0);
+		ev.u.exec.exe_ino = 99;
+		ev.u.exec.exe_dev = 7;
+		feed(e, &ev);
+		ev.type = RG_EV_DEVICE_OPEN;
+		memset(&ev.u, 0, sizeof(ev.u));
+		ck_assert_msg(alerts_for(e, &ev) == (pin == 1), "pin=%d", pin);
+		clear_alerts();
+		engine_free(e);
+	}
+}
+END_TEST
+
 START_TEST(test_overrides)
 {
 	static const char rules[] =
@@ -1128,6 +1166,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(core, test_game_by_hash);
 	tcase_add_test(core, test_allowlist);
 	tcase_add_test(core, test_allowlist_live);
+	tcase_add_test(core, test_allowlist_unpinnable);
 	tcase_add_test(core, test_overrides);
 	tcase_add_test(core, test_reload);
 	tcase_add_test(core, test_stats);

@@ -67,7 +67,8 @@ START_TEST(test_write_reg_mr)
 	struct ib_uverbs_reg_mr_resp resp = {.mr_handle = 17, .lkey = 5, .rkey = 6};
 	struct rg_ev_verbs v = {0};
 
-	ck_assert_uint_eq(decode_uverbs_write(&w, sizeof(w), sizeof(w), &resp, sizeof(resp), &v), 0);
+	ck_assert_uint_eq(decode_uverbs_write(&w, sizeof(w), sizeof(w), &resp, sizeof(resp), &v),
+			  0);
 	ck_assert_uint_eq(v.op, RG_OP_REG_MR);
 	ck_assert_uint_eq(v.via, RG_VIA_WRITE);
 	ck_assert_uint_eq(v.write_cmd, 9);
@@ -136,7 +137,8 @@ START_TEST(test_write_extended_create_qp)
 	w.body.qp_type = 4; /* UD */
 	resp.base.qp_handle = 2;
 	resp.base.qpn = 0x11;
-	ck_assert_uint_eq(decode_uverbs_write(&w, sizeof(w), sizeof(w), &resp, sizeof(resp), &v), 0);
+	ck_assert_uint_eq(decode_uverbs_write(&w, sizeof(w), sizeof(w), &resp, sizeof(resp), &v),
+			  0);
 	ck_assert_uint_eq(v.op, RG_OP_CREATE_QP);
 	ck_assert_uint_eq(v.write_cmd, 0x80000000u | 24);
 	ck_assert_uint_eq(v.qp_type, 4);
@@ -201,7 +203,9 @@ static size_t ioc_init(struct ioc *b, uint16_t obj, uint16_t meth, uint16_t n)
 START_TEST(test_ioctl_invoke_write)
 {
 	struct ioc b;
-	struct ib_uverbs_reg_mr in = {.start = 0x1000, .length = 0x2000, .hca_va = 0x1000,
+	struct ib_uverbs_reg_mr in = {.start = 0x1000,
+				      .length = 0x2000,
+				      .hca_va = 0x1000,
 				      .access_flags = IB_UVERBS_ACCESS_ON_DEMAND};
 	struct ib_uverbs_reg_mr_resp out = {.mr_handle = 8};
 	struct uverbs_blob blobs[2] = {{0, sizeof(in), (const uint8_t *)&in},
@@ -212,8 +216,8 @@ START_TEST(test_ioctl_invoke_write)
 	b.hdr.driver_id = 1;
 	b.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CORE_IN, .len = sizeof(in)};
 	b.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CORE_OUT, .len = sizeof(out)};
-	b.attrs[2] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8,
-					     .data = IB_USER_VERBS_CMD_REG_MR};
+	b.attrs[2] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8, .data = IB_USER_VERBS_CMD_REG_MR};
 	ck_assert_uint_eq(decode_uverbs_ioctl(&b, len, blobs, 2, &v), 0);
 	ck_assert_uint_eq(v.via, RG_VIA_INVOKE);
 	ck_assert_uint_eq(v.op, RG_OP_REG_MR);
@@ -225,8 +229,8 @@ START_TEST(test_ioctl_invoke_write)
 	/* a small command travels inline: DEALLOC_PD {pd_handle} is 4 bytes */
 	memset(&v, 0, sizeof(v));
 	len = ioc_init(&b, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 2);
-	b.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8,
-					     .data = IB_USER_VERBS_CMD_DEALLOC_PD};
+	b.attrs[0] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8, .data = IB_USER_VERBS_CMD_DEALLOC_PD};
 	b.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CORE_IN, .len = 4, .data = 77};
 	ck_assert_uint_eq(decode_uverbs_ioctl(&b, len, NULL, 0, &v), 0);
 	ck_assert_uint_eq(v.op, RG_OP_DEALLOC_PD);
@@ -249,8 +253,8 @@ START_TEST(test_ioctl_invoke_write)
 	/* GET_CONTEXT as libibverbs tunnels it: no CORE_IN (its only field is the response) */
 	memset(&v, 0, sizeof(v));
 	len = ioc_init(&b, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 2);
-	b.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8,
-					     .data = IB_USER_VERBS_CMD_GET_CONTEXT};
+	b.attrs[0] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8, .data = IB_USER_VERBS_CMD_GET_CONTEXT};
 	b.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CORE_OUT, .len = 8, .data = 0};
 	ck_assert_uint_eq(decode_uverbs_ioctl(&b, len, NULL, 0, &v), 0);
 	ck_assert_uint_eq(v.op, RG_OP_GET_CONTEXT);
@@ -265,9 +269,10 @@ START_TEST(test_ioctl_methods)
 
 	len = ioc_init(&b, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 3);
 	/* order is not fixed: the decoder scans; an output is a pointer even when 4 bytes long */
-	b.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, .len = 4,
-					     .data = 0x7fff0000};
-	b.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_TYPE, .len = 1,
+	b.attrs[0] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, .len = 4, .data = 0x7fff0000};
+	b.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_TYPE,
+					     .len = 1,
 					     .data = 0xff03}; /* only the low byte counts: UC */
 	b.attrs[2] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_HANDLE, .data = 5};
 	{
@@ -290,7 +295,8 @@ START_TEST(test_ioctl_methods)
 	b.attrs[0] = (struct ib_uverbs_attr){.attr_id = 4 /* ADDR */, .len = 8, .data = 0x5000};
 	b.attrs[1] = (struct ib_uverbs_attr){.attr_id = 5 /* LENGTH */, .len = 8, .data = ~0ull};
 	b.attrs[2] = (struct ib_uverbs_attr){.attr_id = 3 /* IOVA */, .len = 8, .data = 0};
-	b.attrs[3] = (struct ib_uverbs_attr){.attr_id = 6 /* ACCESS */, .len = 4,
+	b.attrs[3] = (struct ib_uverbs_attr){.attr_id = 6 /* ACCESS */,
+					     .len = 4,
 					     .data = IB_UVERBS_ACCESS_ON_DEMAND |
 						     IB_UVERBS_ACCESS_REMOTE_READ};
 	b.attrs[4] = (struct ib_uverbs_attr){.attr_id = 0 /* HANDLE */, .data = 6};
@@ -354,8 +360,8 @@ START_TEST(test_rdma_cm)
 	w.hdr.in = sizeof(w.create);
 	w.hdr.out = sizeof(cresp);
 	w.create.ps = RDMA_PS_UDP;
-	ck_assert_uint_eq(decode_rdma_cm_write(&w, 8 + sizeof(w.create), 8 + sizeof(w.create), &cresp,
-					       sizeof(cresp), &cm),
+	ck_assert_uint_eq(decode_rdma_cm_write(&w, 8 + sizeof(w.create), 8 + sizeof(w.create),
+					       &cresp, sizeof(cresp), &cm),
 			  0);
 	ck_assert_uint_eq(cm.op, RG_CM_CREATE_ID);
 	ck_assert_uint_eq(cm.id, 12);
@@ -370,8 +376,8 @@ START_TEST(test_rdma_cm)
 	s6->sin6_port = htons(20000);
 	inet_pton(AF_INET6, "2001:db8::5", &s6->sin6_addr);
 	w.rip.id = 4;
-	ck_assert_uint_eq(decode_rdma_cm_write(&w, 8 + sizeof(w.rip), 8 + sizeof(w.rip), NULL, 0, &cm),
-			  0);
+	ck_assert_uint_eq(
+	    decode_rdma_cm_write(&w, 8 + sizeof(w.rip), 8 + sizeof(w.rip), NULL, 0, &cm), 0);
 	ck_assert_uint_eq(cm.op, RG_CM_RESOLVE_IP);
 	ck_assert_uint_eq(cm.id, 4);
 	ck_assert_uint_eq(cm.src.family, 0);
@@ -396,9 +402,8 @@ START_TEST(test_rdma_cm)
 		memcpy(a + 24, &sid, 8);
 	}
 	w.bind.id = 2;
-	ck_assert_uint_eq(decode_rdma_cm_write(&w, 8 + sizeof(w.bind), 8 + sizeof(w.bind), NULL, 0,
-					       &cm),
-			  0);
+	ck_assert_uint_eq(
+	    decode_rdma_cm_write(&w, 8 + sizeof(w.bind), 8 + sizeof(w.bind), NULL, 0, &cm), 0);
 	ck_assert_uint_eq(cm.op, RG_CM_BIND);
 	ck_assert_uint_eq(cm.src.family, 27);
 	ck_assert_uint_eq(cm.src.port, 18515);
@@ -431,9 +436,8 @@ START_TEST(test_rdma_cm)
 	w.hdr.cmd = RDMA_USER_CM_CMD_ACCEPT;
 	w.hdr.in = sizeof(w.accept);
 	w.accept.id = 9;
-	ck_assert_uint_eq(decode_rdma_cm_write(&w, 8 + sizeof(w.accept), 8 + sizeof(w.accept), NULL,
-					       0, &cm),
-			  0);
+	ck_assert_uint_eq(
+	    decode_rdma_cm_write(&w, 8 + sizeof(w.accept), 8 + sizeof(w.accept), NULL, 0, &cm), 0);
 	ck_assert_uint_eq(cm.op, RG_CM_ACCEPT);
 	ck_assert_uint_eq(cm.id, 9);
 }
@@ -474,8 +478,9 @@ START_TEST(test_helpers)
 	ck_assert_uint_eq(lib_kind_from_path("/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0"),
 			  RG_LIB_IBVERBS);
 	ck_assert_uint_eq(lib_kind_from_path("/usr/lib/librdmacm.so.1"), RG_LIB_RDMACM);
-	ck_assert_uint_eq(lib_kind_from_path("/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so"),
-			  RG_LIB_PROVIDER);
+	ck_assert_uint_eq(
+	    lib_kind_from_path("/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so"),
+	    RG_LIB_PROVIDER);
 	ck_assert(rdma_module_name("rdma_rxe", &soft) && soft);
 	ck_assert(rdma_module_name("mlx5_ib", &soft) && !soft);
 	ck_assert(!rdma_module_name("nvidia", NULL));
@@ -489,7 +494,8 @@ START_TEST(test_convert_exec)
 {
 	struct rg_rec_exec r;
 	struct rg_event ev;
-	static const char args[] = "ibv_rc_pingpong\0-g\0" "1\0";
+	static const char args[] = "ibv_rc_pingpong\0-g\0"
+				   "1\0";
 
 	memset(&r, 0, sizeof(r));
 	r.h.type = RG_REC_EXEC;
@@ -512,7 +518,10 @@ START_TEST(test_convert_exec)
 	ck_assert_str_eq(ev.proc.comm, "ibv_rc_pingpong");
 	ck_assert_str_eq(ev.u.exec.exe, "/usr/bin/ibv_rc_pingpong");
 	ck_assert_uint_eq(ev.u.exec.args_len, sizeof(args) - 2); /* the final NUL dropped */
-	ck_assert_mem_eq(ev.u.exec.args, "ibv?rc_pingpong\0-g\0" "1", sizeof(args) - 2);
+	ck_assert_mem_eq(ev.u.exec.args,
+			 "ibv?rc_pingpong\0-g\0"
+			 "1",
+			 sizeof(args) - 2);
 	ck_assert_uint_eq(ev.u.exec.exe_dev, makedev(8, 1));
 	ck_assert_uint_eq(ev.flags, 0);
 }
@@ -633,8 +642,8 @@ START_TEST(test_ioctl_every_length)
 	size_t full = ioc_init(&b, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 2);
 
 	b.attrs[0] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_HANDLE, .data = 1};
-	b.attrs[1] = (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_TYPE, .len = 1,
-					     .data = 4};
+	b.attrs[1] =
+	    (struct ib_uverbs_attr){.attr_id = UVERBS_ATTR_CREATE_QP_TYPE, .len = 1, .data = 4};
 	for (size_t len = 0; len <= full; len++) {
 		uint8_t *copy = malloc(len ? len : 1);
 		struct rg_ev_verbs v = {0};

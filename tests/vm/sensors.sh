@@ -128,3 +128,93 @@ assert_rping()
 	ev --match "{\"event.action\": \"verbs\", \"process.pid\": $s, \"rdma.op\": \"reg_mr\",
 		\"rdma.mr.access\": [\"remote_write\"]}" --min 1
 }
+
+# run_driver SCENARIO: tests/host/rg-host-driver (cross-process memory access, library loads);
+# its key=value facts in $OUT/driver-SCENARIO.txt.
+run_driver()
+{
+	"$RG_BUILD/tests/host/rg-host-driver" "$1" >"$OUT/driver-$1.txt" || fail "rg-host-driver $1 failed"
+}
+
+fact()
+{
+	sed -n "s/^$2=//p" "$OUT/driver-$1.txt" | head -n 1
+}
+
+assert_mem()
+{
+	local pid victim victim2
+	pid=$(fact mem pid)
+	victim=$(fact mem victim)
+	victim2=$(fact mem victim2)
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"process_vm_readv\", \"target.process.pid\": $victim,
+		\"target.process.name\": \"rg-host-driver\", \"target.process.start_boot_ns\": {\">\": 0}}" --count 1
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"process_vm_writev\", \"target.process.pid\": $victim}" --count 1
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"ptrace_seize\", \"target.process.pid\": $victim}" --count 1
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"ptrace_attach\", \"target.process.pid\": $victim2}" --count 1
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"proc_mem_open\", \"target.process.pid\": $victim}" --count 1
+	# the victims are named with the start times their forks had
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"target.process.pid\": $victim, \"target.process.start_boot_ns\": $(ev_get \
+		"{\"event.action\": \"fork\", \"process.pid\": $victim}" process.start_boot_ns)}" --count 4
+	ev --match "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"target.process.pid\": $victim2, \"target.process.start_boot_ns\": $(ev_get \
+		"{\"event.action\": \"fork\", \"process.pid\": $victim2}" process.start_boot_ns)}" --count 1
+}
+
+assert_lib()
+{
+	local pid
+	pid=$(fact lib pid)
+	ev --match "{\"event.action\": \"library_load\", \"process.pid\": $pid, \"rdma.library\": \"libibverbs\",
+		\"dll.path\": \"~^/usr/lib/.*/libibverbs\\\\.so\\\\.1\"}" --count 1
+	ev --match "{\"event.action\": \"library_load\", \"process.pid\": $pid, \"rdma.library\": \"librdmacm\"}" --count 1
+	# with a device present libibverbs itself loads every provider at ibv_get_device_list
+	ev --match "{\"event.action\": \"library_load\", \"process.pid\": $pid, \"rdma.library\": \"provider\",
+		\"dll.path\": \"~^/usr/lib/.*/librxe-rdmav[0-9]+\\\\.so$\"}" --count 1
+	ev --match "{\"event.action\": \"verbs\", \"process.pid\": $pid, \"rdma.op\": \"get_device_list\",
+		\"rdma.via\": \"library\"}" --count 1
+}
+
+# sensors_scenario MODE: the daemon on --sensor MODE records ibv_rc_pingpong, rping, cross-process
+# memory access and library loads; the plan must show MODE's flavour on every hook point that has
+# one, and the events must be the same whatever the flavour.
+sensors_scenario()
+{
+	local mode=$1 v=$1 m=$1 o=$1
+	case $mode in
+	auto)
+		# fexit on the modules and do_sys_openat2; LSM hooks where the bpf LSM is active
+		# (Debian's 6.1 lists it by default), else fentry
+		v=fentry
+		o=fentry
+		m=fentry
+		! grep -qw bpf /sys/kernel/security/lsm || m=lsm
+		;;
+	esac
+	start_daemon "$mode"
+	expect_json "$OUT/plan.json" --match "{\"mode\": \"$mode\", \"hooks.verbs.active\": \"$v\",
+		\"hooks.rdma_cm.active\": \"$v\", \"hooks.open.active\": \"$o\",
+		\"hooks.mmap.active\": \"$m\", \"hooks.memory.active\": \"$m\",
+		\"hooks.process.active\": \"tracepoint\", \"hooks.library.active\": \"uprobe\",
+		\"hooks.modules.active\": \"tracepoint\", \"hooks.devices.active\": \"uevent\",
+		\"hooks.roce.active\": \"tc\"}" --count 1
+	ev --match "{\"event.action\": \"agent_start\", \"agent.text\": \"~verbs=$v rdma_cm=$v mmap=$m memory=$m\"}" --count 1
+	run_pingpong
+	run_rping
+	run_driver mem
+	run_driver lib
+	stop_daemon
+	assert_pingpong "$PP_SERVER" "$PP_CLIENT"
+	assert_rping "$RP_SERVER" "$RP_CLIENT"
+	assert_mem
+	assert_lib
+	# nothing rdma-core did failed, and no record was lost
+	ev --match '{"event.action": "verbs", "event.flags": ["failed"], "rdma.op": {"|": ["reg_mr", "create_qp", "modify_qp"]}}' --absent
+	ev --match '{"event.action": "agent_lost"}' --absent
+}

@@ -1,5 +1,7 @@
 #!/bin/bash
-# The same as sensors-auto.sh, forced onto the syscall tracepoint fallback.
+# The sensors forced onto the syscall tracepoint fallback (`--sensor tracepoint`).
+# Records ibv_rc_pingpong, rping, rg-host-driver's memory access and library loads; see
+# tests/vm/sensors.sh for what is asserted.
 # lab-timeout: 900
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
@@ -7,12 +9,4 @@ set -euo pipefail
 # shellcheck source=tests/vm/sensors.sh
 . "$RG_SRC/tests/vm/sensors.sh"
 
-start_daemon tracepoint
-expect_json "$OUT/plan.json" --match '{"mode": "tracepoint", "hooks.verbs.active": "tracepoint",
-	"hooks.rdma_cm.active": "tracepoint", "hooks.open.active": "tracepoint",
-	"hooks.mmap.active": "tracepoint", "hooks.memory.active": "tracepoint"}' --count 1
-run_pingpong
-run_rping
-stop_daemon
-assert_pingpong "$PP_SERVER" "$PP_CLIENT"
-assert_rping "$RP_SERVER" "$RP_CLIENT"
+sensors_scenario tracepoint
