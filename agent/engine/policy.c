@@ -124,12 +124,12 @@ static bool is_sha256(const char *s)
 static int check_pattern(const struct jdoc *doc, size_t pos, const char *what, const char *pat,
 			 struct rg_error *err)
 {
+	const char *why;
+	size_t off;
+
 	if (pat[0] != '/')
 		return jdoc_error(doc, pos, err, "%s \"%s\" must be an absolute path pattern", what,
 				  pat);
-	size_t off;
-	const char *why;
-
 	if (strlen(pat) >= RG_PATH_LEN)
 		return jdoc_error(doc, pos, err, "%s is longer than %d bytes", what,
 				  RG_PATH_LEN - 1);
