@@ -415,7 +415,7 @@ static int make_plan(const struct sensors_config *cfg, const struct sensors_feat
 	return 0;
 }
 
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
+static _printf_(2, 0) int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
 
 /* ---- JSON description ---- */
 
@@ -1591,7 +1591,7 @@ int sensors_seed_fds(struct rg_sensors *s, const char *proc_root)
 
 /* ---- open/close ---- */
 
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+static _printf_(2, 0) int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char buf[1024];
 	size_t n;

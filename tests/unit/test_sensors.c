@@ -717,6 +717,24 @@ START_TEST(test_null_and_empty)
 }
 END_TEST
 
+/* Access flags as the kernel takes them: unknown optional bits dropped, unknown mandatory refused. */
+START_TEST(test_unknown_access_flags)
+{
+	struct w_reg_mr w;
+	struct rg_ev_verbs v = {0};
+
+	make_reg_mr_into(&w);
+	w.body.access_flags = IB_UVERBS_ACCESS_REMOTE_READ | (1u << 25); /* optional range */
+	ck_assert_uint_eq(decode_uverbs_write(&w, sizeof(w), sizeof(w), NULL, 0, &v), 0);
+	ck_assert_uint_eq(v.mr_access, RG_ACCESS_REMOTE_READ);
+	memset(&v, 0, sizeof(v));
+	w.body.access_flags = IB_UVERBS_ACCESS_REMOTE_WRITE | (1u << 12); /* unknown, mandatory */
+	ck_assert_uint_eq(decode_uverbs_write(&w, sizeof(w), sizeof(w), NULL, 0, &v),
+			  RG_EVF_MALFORMED);
+	ck_assert_uint_eq(v.mr_access, RG_ACCESS_REMOTE_WRITE);
+}
+END_TEST
+
 START_TEST(test_malformed_headers)
 {
 	struct w_reg_mr w;
@@ -778,6 +796,7 @@ int main(void)
 	tcase_add_test(limits, test_random_buffers);
 	tcase_add_test(errors, test_null_and_empty);
 	tcase_add_test(errors, test_malformed_headers);
+	tcase_add_test(errors, test_unknown_access_flags);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
 	suite_add_tcase(s, errors);
