@@ -914,9 +914,16 @@ static int tc_attach_if(struct rg_sensors *s, const char *ifname)
 	strscpy_ok(t->name, ifname, sizeof(t->name));
 	{
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
+		/*
+		 * TC filters outlive the process that attached them: a daemon that was killed
+		 * (SIGKILL, the OOM killer) leaves its own behind, with our handle and priority,
+		 * and a plain attach would then fail with EEXIST on every restart. Replace them.
+		 */
 		LIBBPF_OPTS(bpf_tc_opts, in, .handle = 0x52474, .priority = 1,
+			    .flags = BPF_TC_F_REPLACE,
 			    .prog_fd = bpf_program__fd(s->skel->progs.tc_roce_ingress));
 		LIBBPF_OPTS(bpf_tc_opts, out, .handle = 0x52474, .priority = 1,
+			    .flags = BPF_TC_F_REPLACE,
 			    .prog_fd = bpf_program__fd(s->skel->progs.tc_roce_egress));
 
 		r = bpf_tc_hook_create(&hook);
