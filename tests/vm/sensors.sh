@@ -179,52 +179,111 @@ want_agent()
 
 # --- the peers: real rdma-core tools on rxe0 -------------------------------------------------
 # Each run_* starts a server and a client (background peers SERVER and CLIENT) and waits for both
-# to exit 0; the pids stay available with bg_pid.
+# to exit 0; the pids stay available with bg_pid. Every peer is given its message size (none is a
+# tool's default), and the expected MR lengths are computed from it the way each tool sizes its
+# buffers (the *_mr_len helpers, from the tools' sources), so a fact that merely equals a default
+# cannot pass.
 
-# run_pingpong SERVER CLIENT [TOOL]: ibv_rc_pingpong (or ibv_ud_pingpong), GID index 1
-# (192.0.2.1), 50 iterations; the peers exchange their QP numbers and GIDs over TCP 18515.
+# The sizes given to the tools.
+RC_SIZE=3000     # ibv_rc_pingpong -s (default 4096)
+UD_SIZE=500      # ibv_ud_pingpong -s (default 1024; at most the path MTU, 1024 on dummy0)
+BW_SIZE=20000    # ib_write_bw -s (default 65536)
+LAT_SIZE=6000    # ib_read_lat -s (default 2)
+RPING_SIZE=100   # rping -S (default 64)
+UDADDY_SIZE=200  # udaddy -S (default 100)
+
+# ud_mr_len SIZE: ibv_ud_pingpong and udaddy register SIZE plus the 40-byte GRH a UD receive
+# starts with (libibverbs/examples/ud_pingpong.c pp_init_ctx, librdmacm/examples/udaddy.c
+# init_node).
+ud_mr_len()
+{
+	echo $(($1 + 40))
+}
+
+# perftest_cycle SIZE: perftest's BUFF_SIZE(size, cycle_buffer): the larger of the message size
+# and the page size (perftest_resources.h); the address a peer prints (and sends its peer) is one
+# such buffer into its MR.
+perftest_cycle()
+{
+	local page
+	page=$(getconf PAGESIZE)
+	echo $(($1 > page ? $1 : page))
+}
+
+# perftest_mr_len SIZE: the one MR of a 1-QP perftest: BUFF_SIZE rounded up to the cache line
+# (at least one line), times 2 (send and receive halves): ctx->buff_size in
+# perftest_resources.c alloc_ctx; the line size as get_cache_line_size() reads it.
+perftest_mr_len()
+{
+	local b cl
+	b=$(perftest_cycle "$1")
+	cl=$(getconf LEVEL1_DCACHE_LINESIZE 2>/dev/null || true)
+	if [ -z "$cl" ] || [ "$cl" -le 0 ]; then
+		cl=$(cat /sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size 2>/dev/null || true)
+	fi
+	if [ -z "$cl" ] || [ "$cl" -le 0 ]; then
+		cl=64
+	fi
+	if [ "$b" -gt "$cl" ]; then
+		b=$(((b + cl - 1) / cl * cl))
+	else
+		b=$cl
+	fi
+	echo $((b * 2))
+}
+
+# run_pingpong SERVER CLIENT [TOOL]: ibv_rc_pingpong (-s RC_SIZE) or ibv_ud_pingpong (-s
+# UD_SIZE), GID index 1 (192.0.2.1), 50 iterations; the peers exchange their QP numbers and GIDs
+# over TCP 18515.
 run_pingpong()
 {
-	local server=$1 client=$2 tool=${3:-ibv_rc_pingpong}
-	bg "$server" "$tool" -d rxe0 -g 1 -n 50
+	local server=$1 client=$2 tool=${3:-ibv_rc_pingpong} size=$RC_SIZE
+	[ "$tool" != ibv_ud_pingpong ] || size=$UD_SIZE
+	bg "$server" "$tool" -d rxe0 -g 1 -n 50 -s "$size"
 	wait_for -m "$server on TCP 18515" listening 18515
-	bg "$client" "$tool" -d rxe0 -g 1 -n 50 127.0.0.1
+	bg "$client" "$tool" -d rxe0 -g 1 -n 50 -s "$size" 127.0.0.1
 	bg_wait "$client" || fail "$tool client failed"
 	bg_wait "$server" || fail "$tool server failed"
+	grep -q "^$((size * 2 * 50)) bytes in .* seconds = " "$OUT/$client.log" ||
+		fail "$tool client did not move 50 iterations of $size bytes each way"
 	grep -q "^50 iters in " "$OUT/$client.log" || fail "$tool client did not do 50 iterations"
 }
 
-# run_perftest SERVER CLIENT TOOL: ib_write_bw or ib_read_lat, RoCE v2 GID index 1, 200
-# iterations of the default size (-F: no CPU frequency check, see lib.sh perftest_pair).
+# run_perftest SERVER CLIENT TOOL: ib_write_bw (-s BW_SIZE) or ib_read_lat (-s LAT_SIZE), RoCE
+# v2 GID index 1, 200 iterations (-F: no CPU frequency check, see lib.sh perftest_pair).
 run_perftest()
 {
-	local server=$1 client=$2 tool=$3
-	bg "$server" "$tool" -d rxe0 -x 1 -F -n 200
+	local server=$1 client=$2 tool=$3 size=$BW_SIZE
+	[ "$tool" != ib_read_lat ] || size=$LAT_SIZE
+	bg "$server" "$tool" -d rxe0 -x 1 -F -n 200 -s "$size"
 	wait_for -m "$server on TCP 18515" listening 18515
-	bg "$client" "$tool" -d rxe0 -x 1 -F -n 200 127.0.0.1
+	bg "$client" "$tool" -d rxe0 -x 1 -F -n 200 -s "$size" 127.0.0.1
 	bg_wait "$client" || fail "$tool client failed"
 	bg_wait "$server" || fail "$tool server failed"
 }
 
 # run_rping SERVER CLIENT: rdma_cm connection setup by rping, server bound to the lab address,
-# 5 pings of 64 bytes (-S default).
+# 5 pings of RPING_SIZE bytes.
 run_rping()
 {
-	bg "$1" rping -s -a "$LAB_ADDR" -C 5 -v
+	bg "$1" rping -s -a "$LAB_ADDR" -C 5 -S "$RPING_SIZE" -v
 	wait_for -m "rping's listening cm_id" cm_id_listening "$TMPDIR/cm_id.json" "$(bg_pid "$1")"
-	bg "$2" rping -c -a "$LAB_ADDR" -C 5 -v
+	bg "$2" rping -c -a "$LAB_ADDR" -C 5 -S "$RPING_SIZE" -v
 	bg_wait "$2" || fail "rping client failed"
 	bg_wait "$1" || fail "rping server failed"
+	[ "$(grep -c "^ping data: rdma-ping-" "$OUT/$2.log")" = 5 ] || fail "rping client: not 5 pings"
 }
 
-# run_udaddy SERVER CLIENT: UD messages over rdma_cm (port space UDP), one connection.
+# run_udaddy SERVER CLIENT: UD messages of UDADDY_SIZE bytes over rdma_cm (port space UDP), one
+# connection.
 run_udaddy()
 {
-	bg "$1" udaddy -b "$LAB_ADDR"
+	bg "$1" udaddy -b "$LAB_ADDR" -S "$UDADDY_SIZE"
 	wait_for -m "udaddy's listening cm_id" cm_id_listening "$TMPDIR/cm_id.json" "$(bg_pid "$1")"
-	bg "$2" udaddy -s "$LAB_ADDR"
+	bg "$2" udaddy -s "$LAB_ADDR" -S "$UDADDY_SIZE"
 	bg_wait "$2" || fail "udaddy client failed"
 	bg_wait "$1" || fail "udaddy server failed"
+	grep -q "^test complete" "$OUT/$2.log" || fail "udaddy client: no 'test complete'"
 }
 
 # --- what the sensors must have seen of a peer -----------------------------------------------
@@ -491,18 +550,18 @@ want_common()
 	rc=$(bg_pid rc_client)
 	ps=$(bg_pid rping_server)
 	pc=$(bg_pid rping_client)
-	# ibv_rc_pingpong: its 4096-byte buffer (-s default), local write only
+	# ibv_rc_pingpong: one buffer of the message size (-s), local write only
 	want_peer "$rs" ibv_rc_pingpong qp=rc qpn="$(printed_qpn rc_server)" peer="$rc" \
-		mr=4096:local_write
+		mr="$RC_SIZE:local_write"
 	want_peer "$rc" ibv_rc_pingpong qp=rc qpn="$(printed_qpn rc_client)" peer="$rs" \
-		mr=4096:local_write
+		mr="$RC_SIZE:local_write"
 	# rping: 16-byte receive (local write) and send (no access) buffers of struct
-	# rping_rdma_info, the 64-byte RDMA sink (-S default) open to remote read and write, and on
-	# the client the 64-byte RDMA READ source too (librdmacm/examples/rping.c)
-	local rping_mrs=(mr=16:local_write mr=16:- mr=64:local_write+remote_write+remote_read)
+	# rping_rdma_info, the RDMA sink of the message size (-S) open to remote read and write, and
+	# on the client the RDMA READ source of that size too (librdmacm/examples/rping.c)
+	local rdma_buf="mr=$RPING_SIZE:local_write+remote_write+remote_read"
+	local rping_mrs=(mr=16:local_write mr=16:- "$rdma_buf")
 	want_peer "$ps" rping cm=1 pds=2 inits=2 qp=rc peer="$pc" "${rping_mrs[@]}"
-	want_peer "$pc" rping cm=1 pds=2 inits=2 qp=rc peer="$ps" "${rping_mrs[@]}" \
-		mr=64:local_write+remote_write+remote_read
+	want_peer "$pc" rping cm=1 pds=2 inits=2 qp=rc peer="$ps" "${rping_mrs[@]}" "$rdma_buf"
 	want_cm "$ps" "$pc" 0x0106 1
 	want_mem
 	want_lib

@@ -4,12 +4,16 @@
 # tracepoint`) record while `rdma link add rxe0 type rxe netdev dummy0` creates the device and
 # ibv_rc_pingpong, ibv_ud_pingpong, ib_write_bw, ib_read_lat, rping, udaddy (each a server and a
 # client on rxe0) and rg-host-driver (cross-process memory access, library loads) run in turn.
-# Both recordings must hold the same exact facts for every peer: its exec, the library loads, who
-# opened uverbs0, each MR's length and access flags, its QP's type and INIT/RTR/RTS moves (RTR
-# naming the peer's QP and address), the rdma_cm addresses and ports; both daemons' alert files
-# the rules' alerts for each peer (RDMA-002 for the link, RDMA-004, RDMA-005, RDMA-009).
-# The late module load is sensors-late-module.sh's, the audit against `rdma resource show`
-# audit-inventory.sh's; sensors-{fentry,kprobe}.sh force the other flavours.
+# Each tool is given a message size that is not its default. Both recordings must hold the same
+# exact facts for every peer: its exec (pid, /usr/bin/TOOL), the library loads (libibverbs, the
+# rxe provider, librdmacm where linked), its open of uverbs0, each MR's length (computed from the
+# size the tool was given, the way the tool sizes its buffers) and exact access flags, its QP's
+# number (as the tool printed it), type and INIT/RTR/RTS moves (RTR naming the peer's QP and
+# address), the rdma_cm addresses and ports; both daemons' alert files the rules' alerts for each
+# peer (RDMA-002 for the new link, RDMA-003 with the libraries, RDMA-004 naming pid and
+# executable, RDMA-005, RDMA-009). The late module load is sensors-late-module.sh's, the audit
+# against `rdma resource show` audit-inventory.sh's; sensors-{fentry,kprobe}.sh force the other
+# flavours.
 # lab-rxe: none
 # lab-timeout: 900
 set -euo pipefail
@@ -40,50 +44,63 @@ pid()
 	bg_pid "$1"
 }
 
-# want_tools: the facts of the peers run_common does not cover, from $EV.
+# want_tools: the facts of the peers run_common does not cover, from $EV. MR lengths are
+# computed from the sizes the tools were given (sensors.sh RC_SIZE...).
 want_tools()
 {
-	local s c
-	# ibv_ud_pingpong: a 1024-byte message (-s default) plus the 40-byte GRH a UD receive
-	# starts with, local write only; an address handle for the peer's GID
+	local s c len
+	# ibv_ud_pingpong: the message size plus the GRH, local write only; an address handle for
+	# the peer's GID
+	len=$(ud_mr_len "$UD_SIZE")
 	s=$(pid ud_server)
 	c=$(pid ud_client)
-	want_peer "$s" ibv_ud_pingpong qp=ud qpn="$(printed_qpn ud_server)" mr=1064:local_write
-	want_peer "$c" ibv_ud_pingpong qp=ud qpn="$(printed_qpn ud_client)" mr=1064:local_write
+	want_peer "$s" ibv_ud_pingpong qp=ud qpn="$(printed_qpn ud_server)" mr="$len:local_write"
+	want_peer "$c" ibv_ud_pingpong qp=ud qpn="$(printed_qpn ud_client)" mr="$len:local_write"
 	want_ud_ah "$s"
 	want_ud_ah "$c"
-	# ib_write_bw: one MR over its two 64 KiB buffers (default size, cache-line aligned, x2),
-	# open to remote writes, and relaxed ordering: perftest asks for it by default ("PCIe relax
-	# order: ON") and libibverbs passes that optional flag on to a kernel that takes optional
-	# flags (perftest_resources.c create_single_mr, libibverbs/verbs.c ibv_reg_mr_iova2); the
-	# written-to server stays at RTR. The address it prints (and sends its peer) is the second
-	# buffer, one BUFF_SIZE (64 KiB) into the MR (perftest_communication.c)
+	# ib_write_bw: one MR over its two cache-line aligned buffers, open to remote writes, and
+	# relaxed ordering: perftest asks for it by default ("PCIe relax order: ON") and libibverbs
+	# passes that optional flag on to a kernel that takes optional flags (perftest_resources.c
+	# create_single_mr, libibverbs/verbs.c ibv_reg_mr_iova2); the written-to server stays at
+	# RTR. The address it prints (and sends its peer) is the second buffer, one BUFF_SIZE into
+	# the MR (perftest_communication.c)
+	len=$(perftest_mr_len "$BW_SIZE")
 	s=$(pid bw_server)
 	c=$(pid bw_client)
 	want_peer "$s" ib_write_bw cm=1 qp=rc qpn="$(printed_qpn bw_server)" peer="$c" rts=0 \
-		mr=131072:local_write+remote_write+relaxed_ordering mraddr=$(($(printed_vaddr bw_server) - 65536))
+		mr="$len:local_write+remote_write+relaxed_ordering" \
+		mraddr=$(($(printed_vaddr bw_server) - $(perftest_cycle "$BW_SIZE")))
 	want_peer "$c" ib_write_bw cm=1 qp=rc qpn="$(printed_qpn bw_client)" peer="$s" \
-		mr=131072:local_write+remote_write+relaxed_ordering mraddr=$(($(printed_vaddr bw_client) - 65536))
-	# ib_read_lat: 2-byte messages in two page-sized cycle buffers, open to remote reads; both
-	# sides read, both RTS; the printed address one 4 KiB cycle buffer into the MR
+		mr="$len:local_write+remote_write+relaxed_ordering" \
+		mraddr=$(($(printed_vaddr bw_client) - $(perftest_cycle "$BW_SIZE")))
+	# ib_read_lat: the same layout, open to remote reads; both sides read, both RTS
+	len=$(perftest_mr_len "$LAT_SIZE")
 	s=$(pid lat_server)
 	c=$(pid lat_client)
 	want_peer "$s" ib_read_lat cm=1 qp=rc qpn="$(printed_qpn lat_server)" peer="$c" \
-		mr=8192:local_write+remote_read+relaxed_ordering mraddr=$(($(printed_vaddr lat_server) - 4096))
+		mr="$len:local_write+remote_read+relaxed_ordering" \
+		mraddr=$(($(printed_vaddr lat_server) - $(perftest_cycle "$LAT_SIZE")))
 	want_peer "$c" ib_read_lat cm=1 qp=rc qpn="$(printed_qpn lat_client)" peer="$s" \
-		mr=8192:local_write+remote_read+relaxed_ordering mraddr=$(($(printed_vaddr lat_client) - 4096))
-	# udaddy: a 100-byte message (-S default) plus the GRH, local write; a UD QP that librdmacm
-	# takes to RTS at once; the server's address handle from the client's GRH, the client's
-	# from the resolved route
+		mr="$len:local_write+remote_read+relaxed_ordering" \
+		mraddr=$(($(printed_vaddr lat_client) - $(perftest_cycle "$LAT_SIZE")))
+	# udaddy: the message size (-S) plus the GRH, local write; a UD QP that librdmacm takes to
+	# RTS at once; the server's address handle from the client's GRH, the client's from the
+	# resolved route
+	len=$(ud_mr_len "$UDADDY_SIZE")
 	s=$(pid udaddy_server)
 	c=$(pid udaddy_client)
-	want_peer "$s" udaddy cm=1 pds=2 qp=ud mr=140:local_write
-	want_peer "$c" udaddy cm=1 pds=2 qp=ud mr=140:local_write
+	want_peer "$s" udaddy cm=1 pds=2 qp=ud mr="$len:local_write"
+	want_peer "$c" udaddy cm=1 pds=2 qp=ud mr="$len:local_write"
 	want_ud_ah "$s"
 	want_ud_ah "$c"
 	want_cm "$s" "$c" 0x0111 0
 }
 
+# The peers and their executables.
+declare -A EXE=([rc_server]=ibv_rc_pingpong [rc_client]=ibv_rc_pingpong [rping_server]=rping
+	[rping_client]=rping [ud_server]=ibv_ud_pingpong [ud_client]=ibv_ud_pingpong
+	[bw_server]=ib_write_bw [bw_client]=ib_write_bw [lat_server]=ib_read_lat
+	[lat_client]=ib_read_lat [udaddy_server]=udaddy [udaddy_client]=udaddy)
 PEERS=(rc_server rc_client rping_server rping_client ud_server ud_client bw_server bw_client
 	lat_server lat_client udaddy_server udaddy_client)
 
@@ -99,15 +116,37 @@ want_alerts()
 		p=$(pid "$name")
 		# uverbs0 opened once
 		want "{\"rule.id\": \"RDMA-004\", \"process.pid\": $p, \"file.path\": \"/dev/infiniband/uverbs0\",
-			\"rdma.device\": \"rxe0\", \"count\": 1}" --count 1
+			\"process.executable\": \"/usr/bin/${EXE[$name]}\", \"rdma.device\": \"rxe0\",
+			\"count\": 1}" --count 1
+		want "{\"rule.id\": \"RDMA-004\", \"process.pid\": $p}" --count 1
+		# the libraries: libibverbs once; the providers ibv_get_device_list() loads (all
+		# of them) aggregated, the first at once; librdmacm where the tool links it
+		want "{\"rule.id\": \"RDMA-003\", \"process.pid\": $p, \"rdma.library\": \"libibverbs\",
+			\"process.executable\": \"/usr/bin/${EXE[$name]}\",
+			\"dll.path\": \"~^/usr/lib/.*/libibverbs\\\\.so\\\\.1\", \"count\": 1}" --count 1
+		want "{\"rule.id\": \"RDMA-003\", \"process.pid\": $p, \"rdma.library\": \"provider\",
+			\"count\": 1}" --min 1
+		case $name in
+		rping_* | bw_* | lat_* | udaddy_*) n=1 ;;
+		*) n=0 ;;
+		esac
+		want "{\"rule.id\": \"RDMA-003\", \"process.pid\": $p, \"rdma.library\": \"librdmacm\",
+			\"count\": 1}" --count "$n"
 		# remote access MRs: the first at once, a second one (rping's client) when the
 		# aggregation window closes (at the latest when the daemon stops)
 		n=1
 		case $name in
-		bw_*) remote='"rdma.mr.length": 131072, "rdma.mr.access": ["remote_write"]' ;;
-		lat_*) remote='"rdma.mr.length": 8192, "rdma.mr.access": ["remote_read"]' ;;
+		bw_*)
+			remote="\"rdma.mr.length\": $(perftest_mr_len "$BW_SIZE"),
+				\"rdma.mr.access\": [\"remote_write\"]"
+			;;
+		lat_*)
+			remote="\"rdma.mr.length\": $(perftest_mr_len "$LAT_SIZE"),
+				\"rdma.mr.access\": [\"remote_read\"]"
+			;;
 		rping_*)
-			remote='"rdma.mr.length": 64, "rdma.mr.access": ["remote_read", "remote_write"]'
+			remote="\"rdma.mr.length\": $RPING_SIZE,
+				\"rdma.mr.access\": [\"remote_read\", \"remote_write\"]"
 			[ "$name" = rping_server ] || n=2
 			;;
 		*) remote="" ;;

@@ -47,7 +47,7 @@ need_peer "$(bg_pid rc_server)"
 need_peer "$(bg_pid rc_client)"
 fetch_needs
 want_peer "$(bg_pid rc_server)" ibv_rc_pingpong qp=rc qpn="$(printed_qpn rc_server)" \
-	peer="$(bg_pid rc_client)" mr=4096:local_write
+	peer="$(bg_pid rc_client)" mr="$RC_SIZE:local_write"
 want_peer "$(bg_pid rc_client)" ibv_rc_pingpong qp=rc qpn="$(printed_qpn rc_client)" \
-	peer="$(bg_pid rc_server)" mr=4096:local_write
+	peer="$(bg_pid rc_server)" mr="$RC_SIZE:local_write"
 check_events
