@@ -60,6 +60,22 @@ int task_cache_find(const struct task_cache *c, uint32_t pid, uint64_t *start_bo
 	return -ENOENT;
 }
 
+bool exit_ring_seen(struct exit_ring *r, uint32_t pid, uint64_t start_boot_ns)
+{
+	unsigned i;
+
+	if (!pid)
+		return false;
+	for (i = 0; i < EXIT_RING_SIZE; i++)
+		if (r->e[i].pid == pid && r->e[i].start_boot_ns == start_boot_ns)
+			return true;
+	i = r->next % EXIT_RING_SIZE;
+	r->e[i].pid = pid;
+	r->e[i].start_boot_ns = start_boot_ns;
+	r->next = (i + 1) % EXIT_RING_SIZE;
+	return false;
+}
+
 uint64_t kdev_to_dev(uint32_t kdev)
 {
 	return makedev(kdev >> 20, kdev & 0xfffff);

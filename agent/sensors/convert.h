@@ -48,6 +48,26 @@ int task_cache_find(const struct task_cache *c, uint32_t pid, uint64_t *start_bo
 		    char comm[RG_COMM_LEN]);
 
 /*
+ * The processes whose exit was reported lately. sched_process_exit fires in every thread, and the
+ * BPF side reports the one that sees signal->live at 0; but live is decremented earlier in
+ * do_exit(), so when threads exit together (exit_group) two of them can both see 0 and the ring
+ * carries two exit records of one process (seen in the VM lab: rping's main thread and its CQ
+ * thread). Those arrive close together: a fixed ring of EXIT_RING_SIZE (pid, start time) pairs
+ * (1 KiB) is enough to report each exit once.
+ */
+#define EXIT_RING_SIZE 64
+struct exit_ring {
+	struct {
+		uint32_t pid;
+		uint64_t start_boot_ns;
+	} e[EXIT_RING_SIZE];
+	unsigned next;
+};
+
+/* true when the exit of (pid, start_boot_ns) was noted already; else notes it and returns false. */
+bool exit_ring_seen(struct exit_ring *r, uint32_t pid, uint64_t start_boot_ns);
+
+/*
  * Converts one record of size bytes. Returns 1 when ev was filled, 0 when the record is not
  * reported (e.g. a module that is not an RDMA module), -EBADMSG when it is malformed.
  */

@@ -203,6 +203,7 @@ struct rg_sensors {
 	struct cm_ent cm[MAX_CM_IDS];
 	size_t cm_next;
 	struct task_cache tasks; /* fork/exec in ring order, for targets named by pid */
+	struct exit_ring exits;	 /* exits reported lately: each process's once */
 	struct flow_ent *flows;
 	size_t nflows;
 	struct devcache_ent devcache[DEVCACHE];
@@ -1319,6 +1320,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	    ((const struct rg_rec_exit *)data)->rdma)
 		forget_process(s, h->pid);
 	if (r == 0)
+		return 0;
+	/* two threads exiting together can both report the process's exit (convert.h) */
+	if (ev.type == RG_EV_EXIT && exit_ring_seen(&s->exits, ev.proc.pid, ev.proc.start_boot_ns))
 		return 0;
 	if (ev.type == RG_EV_FORK || ev.type == RG_EV_EXEC)
 		task_cache_note(&s->tasks, ev.proc.pid, ev.proc.start_boot_ns, ev.proc.comm);

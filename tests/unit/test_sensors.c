@@ -580,6 +580,39 @@ START_TEST(test_task_cache_full)
 }
 END_TEST
 
+/* Two threads exiting together can both report their process's exit: reported once; a pid
+ * reused since (another start time) exits on its own. */
+START_TEST(test_exit_ring)
+{
+	static struct exit_ring r;
+
+	memset(&r, 0, sizeof(r));
+	ck_assert(!exit_ring_seen(&r, 294, 82050000000ull));
+	ck_assert(exit_ring_seen(&r, 294, 82050000000ull));
+	ck_assert(exit_ring_seen(&r, 294, 82050000000ull));
+	ck_assert(!exit_ring_seen(&r, 294, 99000000000ull));
+	ck_assert(!exit_ring_seen(&r, 295, 82050000000ull));
+	ck_assert(exit_ring_seen(&r, 295, 82050000000ull));
+	/* pid 0 is never noted */
+	ck_assert(!exit_ring_seen(&r, 0, 0));
+	ck_assert(!exit_ring_seen(&r, 0, 0));
+}
+END_TEST
+
+START_TEST(test_exit_ring_full)
+{
+	static struct exit_ring r;
+
+	memset(&r, 0, sizeof(r));
+	for (uint32_t pid = 1; pid <= EXIT_RING_SIZE + 5; pid++)
+		ck_assert(!exit_ring_seen(&r, pid, pid * 1000ull));
+	/* the 5 oldest gave way: a late duplicate of those is reported again; the rest are not */
+	ck_assert(!exit_ring_seen(&r, 5, 5000ull));
+	ck_assert(exit_ring_seen(&r, EXIT_RING_SIZE + 5, (EXIT_RING_SIZE + 5) * 1000ull));
+	ck_assert(exit_ring_seen(&r, 7, 7000ull));
+}
+END_TEST
+
 START_TEST(test_convert_cmd)
 {
 	struct rg_rec_cmd *r = calloc(1, sizeof(*r));
@@ -843,12 +876,14 @@ int main(void)
 	tcase_add_test(core, test_convert_exec);
 	tcase_add_test(core, test_convert_cmd);
 	tcase_add_test(core, test_task_cache);
+	tcase_add_test(core, test_exit_ring);
 	tcase_add_test(core, test_convert_module);
 	tcase_add_test(core, test_json_u16_fields);
 	tcase_add_test(limits, test_write_every_length);
 	tcase_add_test(limits, test_ioctl_every_length);
 	tcase_add_test(limits, test_random_buffers);
 	tcase_add_test(limits, test_task_cache_full);
+	tcase_add_test(limits, test_exit_ring_full);
 	tcase_add_test(errors, test_null_and_empty);
 	tcase_add_test(errors, test_malformed_headers);
 	tcase_add_test(errors, test_unknown_access_flags);
