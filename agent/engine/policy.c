@@ -124,12 +124,19 @@ static bool is_sha256(const char *s)
 static int check_pattern(const struct jdoc *doc, size_t pos, const char *what, const char *pat,
 			 struct rg_error *err)
 {
+	const char *why;
+	size_t off;
+
 	if (pat[0] != '/')
 		return jdoc_error(doc, pos, err, "%s \"%s\" must be an absolute path pattern", what,
 				  pat);
 	if (strlen(pat) >= RG_PATH_LEN)
 		return jdoc_error(doc, pos, err, "%s is longer than %d bytes", what,
 				  RG_PATH_LEN - 1);
+	/* A broken pattern would silently match nothing: no game protected, no entry allowed. */
+	if (glob_check(pat, &off, &why) < 0)
+		return jdoc_error(doc, pos == JDOC_NOPOS ? pos : jdoc_string_pos(doc, pos, off), err,
+				  "%s \"%s\": %s", what, pat, why);
 	return 0;
 }
 

@@ -202,6 +202,7 @@ struct rg_sensors {
 	int ncpus;
 	struct cm_ent cm[MAX_CM_IDS];
 	size_t cm_next;
+	struct task_cache tasks; /* fork/exec in ring order, for targets named by pid */
 	struct flow_ent *flows;
 	size_t nflows;
 	struct devcache_ent devcache[DEVCACHE];
@@ -415,7 +416,7 @@ static int make_plan(const struct sensors_config *cfg, const struct sensors_feat
 	return 0;
 }
 
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
+static _printf_(2, 0) int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
 
 /* ---- JSON description ---- */
 
@@ -914,9 +915,16 @@ static int tc_attach_if(struct rg_sensors *s, const char *ifname)
 	strscpy_ok(t->name, ifname, sizeof(t->name));
 	{
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
+		/*
+		 * TC filters outlive the process that attached them: a daemon that was killed
+		 * (SIGKILL, the OOM killer) leaves its own behind, with our handle and priority,
+		 * and a plain attach would then fail with EEXIST on every restart. Replace them.
+		 */
 		LIBBPF_OPTS(bpf_tc_opts, in, .handle = 0x52474, .priority = 1,
+			    .flags = BPF_TC_F_REPLACE,
 			    .prog_fd = bpf_program__fd(s->skel->progs.tc_roce_ingress));
 		LIBBPF_OPTS(bpf_tc_opts, out, .handle = 0x52474, .priority = 1,
+			    .flags = BPF_TC_F_REPLACE,
 			    .prog_fd = bpf_program__fd(s->skel->progs.tc_roce_egress));
 
 		r = bpf_tc_hook_create(&hook);
@@ -1141,6 +1149,9 @@ static int proc_info(void *ud, uint32_t pid, uint64_t *start, char comm[RG_COMM_
 	uint64_t ticks;
 	int r, field;
 
+	/* What the ring said this pid was first: /proc is now, and the target may be gone. */
+	if (task_cache_find(&s->tasks, pid, start, comm) == 0)
+		return 0;
 	fmt_path(path, sizeof(path), "/proc/%u/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -1309,6 +1320,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		forget_process(s, h->pid);
 	if (r == 0)
 		return 0;
+	if (ev.type == RG_EV_FORK || ev.type == RG_EV_EXEC)
+		task_cache_note(&s->tasks, ev.proc.pid, ev.proc.start_boot_ns, ev.proc.comm);
 	if (ev.type == RG_EV_RDMA_CM)
 		cm_track(s, &ev);
 	return deliver(s, &ev);
@@ -1591,7 +1604,7 @@ int sensors_seed_fds(struct rg_sensors *s, const char *proc_root)
 
 /* ---- open/close ---- */
 
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+static _printf_(2, 0) int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char buf[1024];
 	size_t n;

@@ -9,6 +9,7 @@ usage: test_cli.py RDMAGUARD SOURCE_ROOT
 """
 import json
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -17,11 +18,13 @@ import tempfile
 import jsonschema
 
 RG = ROOT = None
+# `meson test --setup valgrind` (tests/hardening/valgrind.sh) runs rdmaguard under memcheck.
+WRAP = shlex.split(os.environ.get("RG_TEST_WRAPPER", ""))
 FAILURES = []
 
 
 def run(*args, stdin=None):
-    return subprocess.run([RG] + list(args), capture_output=True, text=True, input=stdin,
+    return subprocess.run(WRAP + [RG] + list(args), capture_output=True, text=True, input=stdin,
                           check=False)
 
 

@@ -22,12 +22,48 @@
 #define T0   (1767225600ull * SEC) /* 2026-01-01T00:00:00Z */
 #define BOOT (T0 - 1000 * SEC)	   /* booted 1000 s before T0 */
 
-/* Counting allocator: engine_process must not allocate unless it builds an alert. */
+/*
+ * Counting allocator: engine_process must not allocate unless it builds an alert. Under
+ * AddressSanitizer, malloc belongs to its allocator (memory from __libc_malloc would be freed by
+ * ASan's free), so count with its allocation hooks instead of interposing.
+ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RG_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define RG_ASAN 1
+#endif
+
+static unsigned long n_allocs;
+
+#ifdef RG_ASAN
+/* From <sanitizer/allocator_interface.h>, which GCC does not install. */
+int __sanitizer_install_malloc_and_free_hooks(void (*m)(const volatile void *, size_t),
+					      void (*f)(const volatile void *));
+
+static void count_malloc(const volatile void *p, size_t n)
+{
+	(void)p;
+	(void)n;
+	n_allocs++;
+}
+
+static void count_free(const volatile void *p)
+{
+	(void)p;
+}
+
+__attribute__((constructor)) static void install_hooks(void)
+{
+	__sanitizer_install_malloc_and_free_hooks(count_malloc, count_free);
+}
+#else
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
-static unsigned long n_allocs;
 
 void *malloc(size_t n)
 {
@@ -51,6 +87,7 @@ void free(void *p)
 {
 	__libc_free(p);
 }
+#endif
 
 /* Collected alerts. */
 #define MAX_ALERTS 256
