@@ -12,11 +12,12 @@ function (inclusive, the same difference): where the time goes.
 
 --check   compare with bench/baseline.json: exit 1 if the count rose by more than its
           tolerance (10%), 0 otherwise (a drop of more than the tolerance is reported, so that
-          the baseline can be lowered with --update); 77 when the build type is not the one
-          the baseline was measured with (instruction counts depend on the optimisation level)
+          the baseline can be lowered with --update); 77 when the build type or the compiler
+          is not the one the baseline was measured with (instruction counts depend on both)
 --update  measure and rewrite bench/baseline.json
 --json    measure and print the result as JSON (bench/run.sh)
-Environment: RG_RDMAGUARD (default build/agent/rdmaguard), RG_SOURCE_ROOT, RG_BUILDTYPE.
+Environment: RG_RDMAGUARD (default build/agent/rdmaguard), RG_SOURCE_ROOT, RG_BUILDTYPE, RG_CC
+(meson's compiler id).
 """
 
 import json
@@ -123,10 +124,14 @@ def main(argv):
         i += 1
     with open(BASELINE, encoding="utf-8") as f:
         base = json.load(f)
-    buildtype = os.environ.get("RG_BUILDTYPE")
+    buildtype, cc = os.environ.get("RG_BUILDTYPE"), os.environ.get("RG_CC")
     if mode == "--check" and buildtype and buildtype != base["buildtype"]:
         print(f"SKIP: the baseline was measured on a '{base['buildtype']}' build, this one is "
               f"'{buildtype}': instruction counts depend on the optimisation level")
+        return 77
+    if mode == "--check" and cc and cc != base.get("compiler", cc):
+        print(f"SKIP: the baseline was measured with {base['compiler']}, this build uses {cc}: "
+              f"instruction counts depend on the compiler")
         return 77
     m = measure(rg)
     if mode == "--json":
@@ -135,6 +140,10 @@ def main(argv):
         print(json.dumps(m))
         return 0
     if mode == "--update":
+        if buildtype:
+            base["buildtype"] = buildtype
+        if cc:
+            base["compiler"] = cc
         base.update(instructions_per_event=m["instructions_per_event"],
                     alerts_per_event=m["alerts_per_event"], stages=m["stages"])
         with open(BASELINE, "w", encoding="utf-8") as f:
