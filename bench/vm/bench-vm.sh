@@ -11,6 +11,7 @@
 #   SETUP_N SETUP_R    verbs_setup QPs/MRs per round and rounds
 #   PP_N       ibv_rc_pingpong iterations; PP_R pingpong runs per configuration
 #   LAT_N      detection latency samples
+#   CYCLES     how many times the whole cycle of flavours runs (rounds: CYCLES x flavours)
 # lab-timeout: 1500
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
@@ -18,7 +19,7 @@ set -euo pipefail
 
 PARTS="syscall verbs latency"
 FLAVOURS="auto kprobe tracepoint"
-LOOP_N=20000 LOOP_R=9 SETUP_N=16 SETUP_R=5 PP_N=200 PP_R=3 LAT_N=50
+LOOP_N=20000 LOOP_R=9 SETUP_N=16 SETUP_R=5 PP_N=200 PP_R=3 LAT_N=50 CYCLES=1
 conf=$OUT/../bench-vm.conf
 # shellcheck disable=SC1090
 [ -f "$conf" ] && . "$conf"
@@ -131,8 +132,9 @@ stop_daemon() {
 	DAEMON=""
 }
 
-log "bench: parts: $PARTS; flavours: $FLAVOURS"
+log "bench: parts: $PARTS; flavours: $FLAVOURS; $CYCLES cycle(s)"
 round=0
+for cycle in $(seq "$CYCLES"); do
 for f in $FLAVOURS; do
 	round=$((round + 1))
 	has syscall && loop base "$round"
@@ -141,7 +143,7 @@ for f in $FLAVOURS; do
 		has verbs && pingpong base "$round"
 	fi
 	extra=()
-	if [ "$f" = kprobe ] && has record; then
+	if [ "$f" = kprobe ] && [ "$cycle" = 1 ] && has record; then
 		extra=(--record "$OUT/events.jsonl")
 	fi
 	start_daemon "$f" "${extra[@]}"
@@ -155,7 +157,7 @@ for f in $FLAVOURS; do
 				record latency "$f" "$round"
 		fi
 	fi
-	if [ "$f" = kprobe ] && has record; then
+	if [ "$f" = kprobe ] && [ "$cycle" = 1 ] && has record; then
 		# the seed of the event-pipeline benchmark: real tools on rxe0, recorded
 		pingpong record "$round"
 		bg rserver rping -s -a "$LAB_ADDR" -C 5
@@ -171,6 +173,7 @@ for f in $FLAVOURS; do
 		has verbs && setup base "$round"
 		has verbs && pingpong base "$round"
 	fi
-	cp "$WORK/d-$f/alerts.jsonl" "$OUT/alerts-$f.jsonl" 2>/dev/null || true
+	cp "$WORK/d-$f/alerts.jsonl" "$OUT/alerts-$f-$cycle.jsonl" 2>/dev/null || true
+done
 done
 log "bench: $(wc -l <"$M") measurements"
