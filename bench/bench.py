@@ -1019,7 +1019,7 @@ class Bench:
                 lines.append(f"- {key}: {s['per_event']:,} ({s['what']})")
         vp = self.details.get("verbs_phases")
         if vp:
-            lines += ["", "Verbs setup/teardown by phase, fastest round's split of each run, "
+            lines += ["", "Verbs setup/teardown by phase (each run's median round; the lowest run), "
                       "without / with the agent (ms):", ""]
             for ph in ("open", "create", "modify", "mr", "destroy"):
                 b = min(x["phases"][ph] for x in vp["base"]) / 1e6
