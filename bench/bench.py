@@ -20,7 +20,8 @@ rounds; ratios are quoted, not absolute times. Prints a markdown table and write
 raw measurement to OUT/results.{md,json} (and a dated copy). Exit status: 0 every selected figure
 was measured; 1 a figure failed (a crash, a missing value) or the instruction count per event
 rose above bench/baseline.json's tolerance; 2 bad usage. A target that is not met is reported, not
-a failure. Needs root (BPF, auditd, mount namespaces).
+a failure. Needs root (BPF, auditd, mount namespaces). RG_BENCH_VM_WRAPPER: a command the VM lab
+runs under (a shared machine's VM slot lock, e.g. /work/vmrun).
 """
 
 import argparse
