@@ -12,7 +12,7 @@
 #   PP_N       ibv_rc_pingpong iterations; PP_R pingpong runs per configuration
 #   LAT_N      detection latency samples
 #   CYCLES     how many times the whole cycle of flavours runs (rounds: CYCLES x flavours)
-# lab-timeout: 1500
+# lab-timeout: 3000
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
@@ -75,13 +75,14 @@ DAEMON=""
 start_daemon() { # FLAVOUR [extra daemon args]
 	local f=$1
 	shift
-	rm -rf "$WORK/d-$f"
-	mkdir -p "$WORK/d-$f/state"
-	bg "daemon-$f" "$RG" daemon --sensor "$f" --output "file:$WORK/d-$f/alerts.jsonl" \
-		--state-dir "$WORK/d-$f/state" --status-socket "$WORK/d-$f/status.sock" \
-		--ready-file "$WORK/d-$f/ready" "$@"
-	DAEMON=$f
-	wait_for -t 600 -m "rdmaguard daemon ($f) ready" test -e "$WORK/d-$f/ready"
+	local n=$f-$cycle # bg names are once per scenario
+	rm -rf "$WORK/d-$n"
+	mkdir -p "$WORK/d-$n/state"
+	bg "daemon-$n" "$RG" daemon --sensor "$f" --output "file:$WORK/d-$n/alerts.jsonl" \
+		--state-dir "$WORK/d-$n/state" --status-socket "$WORK/d-$n/status.sock" \
+		--ready-file "$WORK/d-$n/ready" "$@"
+	DAEMON=$n
+	wait_for -t 600 -m "rdmaguard daemon ($n) ready" test -e "$WORK/d-$n/ready"
 	settle
 }
 
@@ -153,7 +154,7 @@ for f in $FLAVOURS; do
 		has verbs && setup "$f" "$round"
 		has verbs && pingpong "$f" "$round"
 		if has latency; then
-			"$SETUP" latency -d rxe0 -n "$LAT_N" -t 60 "$WORK/d-$f/alerts.jsonl" |
+			"$SETUP" latency -d rxe0 -n "$LAT_N" -t 60 "$WORK/d-$DAEMON/alerts.jsonl" |
 				record latency "$f" "$round"
 		fi
 	fi
@@ -173,7 +174,7 @@ for f in $FLAVOURS; do
 		has verbs && setup base "$round"
 		has verbs && pingpong base "$round"
 	fi
-	cp "$WORK/d-$f/alerts.jsonl" "$OUT/alerts-$f-$cycle.jsonl" 2>/dev/null || true
+	cp "$WORK/d-$f-$cycle/alerts.jsonl" "$OUT/alerts-$f-$cycle.jsonl" 2>/dev/null || true
 done
 done
 log "bench: $(wc -l <"$M") measurements"
