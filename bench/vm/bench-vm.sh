@@ -27,7 +27,9 @@ conf=$OUT/../bench-vm.conf
 [ -x "$RG" ] || fail "no agent at $RG: build first"
 LOOP=$RG_BUILD/bench/syscall_loop
 SETUP=$RG_BUILD/bench/verbs_setup
-[ -x "$LOOP" ] && [ -x "$SETUP" ] || fail "no bench programs in $RG_BUILD/bench: build first"
+if [ ! -x "$LOOP" ] || [ ! -x "$SETUP" ]; then
+	fail "no bench programs in $RG_BUILD/bench: build first"
+fi
 M=$OUT/measurements.jsonl
 : >"$M"
 WORK=$TMPDIR/bench
@@ -56,8 +58,8 @@ setup() { # CONFIG ROUND
 }
 
 pingpong() { # CONFIG ROUND: wall time of a server/client pair, ns
-	local i t0 t1
-	for i in $(seq "$PP_R"); do
+	local t0 t1
+	for _ in $(seq "$PP_R"); do
 		ibv_rc_pingpong -d rxe0 -g 1 -n "$PP_N" >"$WORK/pp-server.log" 2>&1 &
 		local spid=$!
 		wait_for -m "pingpong server on TCP 18515" listening 18515
@@ -86,15 +88,21 @@ start_daemon() { # FLAVOUR [extra daemon args]
 	settle
 }
 
-# Waits until the daemon is idle: its event count unchanged for a second (the start-up
-# inventory and what it stirred up are processed).
+# Waits until the daemon is idle: its event count grew by no more than 20 in a second, twice
+# (the start-up inventory and what it stirred up are processed; each `rdmaguard status` is a
+# process of its own, a few events, so "unchanged" never comes).
 settle() {
-	local a b
+	local a b calm=0
 	a=$(status_events)
 	for _ in $(seq 60); do
 		sleep 1
 		b=$(status_events)
-		[ "$a" = "$b" ] && return 0
+		if [ $((${b:-0} - ${a:-0})) -le 20 ]; then
+			calm=$((calm + 1))
+			[ "$calm" -ge 2 ] && return 0
+		else
+			calm=0
+		fi
 		a=$b
 	done
 }
@@ -114,7 +122,9 @@ footprint() { # CONFIG: the daemon's memory as /proc, the status socket and its 
 	for fd in /proc/"$pid"/fd/*; do
 		[ "$(readlink "$fd")" = anon_inode:bpf-map ] || continue
 		id=$(sed -n 's/^map_id:[[:space:]]*//p' "/proc/$pid/fdinfo/${fd##*/}")
-		[ -n "$id" ] && [ -z "${seen[$id]:-}" ] || continue
+		if [ -z "$id" ] || [ -n "${seen[$id]:-}" ]; then
+			continue
+		fi
 		seen[$id]=1
 		m=$(sed -n 's/^memlock:[[:space:]]*//p' "/proc/$pid/fdinfo/${fd##*/}")
 		memlock=$((memlock + ${m:-0}))
