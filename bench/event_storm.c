@@ -135,7 +135,8 @@ int main(int argc, char **argv)
 			pause_us = num(optarg);
 			break;
 		case 'h':
-			printf("Usage: event_storm [-s SPAWNS] [-n EVENTS] [-b BATCH] [-p PAUSE_US]\n");
+			printf("Usage: event_storm [-s SPAWNS] [-n EVENTS] [-b BATCH] [-p "
+			       "PAUSE_US]\n");
 			return 0;
 		default:
 			fprintf(stderr, "Usage: event_storm [-s SPAWNS] [-n EVENTS] [-b BATCH] "

@@ -124,8 +124,8 @@ int main(int argc, char **argv)
 		return fail("flushing failed");
 	total_ns = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - total_ns - decode_ns;
 	printf("{\"events\":%" PRIu64 ",\"alerts\":%" PRIu64 ",\"cpu_ns\":%" PRIu64
-	       ",\"events_per_cpu_s\":%.0f,\"decode_cpu_ns\":%" PRIu64 ",\"startup_cpu_ns\":%" PRIu64
-	       "}\n",
+	       ",\"events_per_cpu_s\":%.0f,\"decode_cpu_ns\":%" PRIu64
+	       ",\"startup_cpu_ns\":%" PRIu64 "}\n",
 	       events, c.alerts, total_ns, total_ns ? (double)events * 1e9 / (double)total_ns : 0.0,
 	       decode_ns, t0);
 	fclose(f);

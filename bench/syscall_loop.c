@@ -89,7 +89,8 @@ static int cmp_double(const void *a, const void *b)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: syscall_loop [-n ITERATIONS] [-r ROUNDS] [write|ioctl|open|getppid]...\n");
+	fprintf(f,
+		"Usage: syscall_loop [-n ITERATIONS] [-r ROUNDS] [write|ioctl|open|getppid]...\n");
 }
 
 int main(int argc, char **argv)

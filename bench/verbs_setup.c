@@ -121,7 +121,7 @@ static void qp_connect_self(struct ibv_qp *qp, const union ibv_gid *gid)
 	a.ah_attr.port_num = 1;
 	r = ibv_modify_qp(qp, &a,
 			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+			      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 	if (r)
 		die("ibv_modify_qp RTR", r);
 	memset(&a, 0, sizeof(a));
@@ -132,7 +132,7 @@ static void qp_connect_self(struct ibv_qp *qp, const union ibv_gid *gid)
 	a.max_rd_atomic = 1;
 	r = ibv_modify_qp(qp, &a,
 			  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+			      IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 	if (r)
 		die("ibv_modify_qp RTS", r);
 }
@@ -159,9 +159,11 @@ static void setup_round(unsigned n, void *buf, struct phases *ph)
 	t1 = clock_ns(CLOCK_MONOTONIC);
 	for (i = 0; i < n; i++) {
 		struct ibv_qp_init_attr qa = {
-			.qp_type = IBV_QPT_RC,
-			.cap = {.max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1,
-				.max_recv_sge = 1},
+		    .qp_type = IBV_QPT_RC,
+		    .cap = {.max_send_wr = 16,
+			    .max_recv_wr = 16,
+			    .max_send_sge = 1,
+			    .max_recv_sge = 1},
 		};
 
 		cq[i] = ibv_create_cq(ctx, 16, NULL, NULL, 0);
@@ -202,8 +204,12 @@ static void setup_round(unsigned n, void *buf, struct phases *ph)
 	if (r)
 		die("ibv_close_device", r);
 	t5 = clock_ns(CLOCK_MONOTONIC);
-	*ph = (struct phases){.open = t1 - t0, .create = t2 - t1, .modify = t3 - t2,
-			      .mr = t4 - t3, .destroy = t5 - t4, .total = t5 - t0};
+	*ph = (struct phases){.open = t1 - t0,
+			      .create = t2 - t1,
+			      .modify = t3 - t2,
+			      .mr = t4 - t3,
+			      .destroy = t5 - t4,
+			      .total = t5 - t0};
 }
 
 static int cmp_phase(const void *a, const void *b)
@@ -334,7 +340,8 @@ static int follow(struct follower *fl, pid_t pid, uint64_t *t_line, uint64_t *cr
 			    json_object_object_get_ex(v, "id", &v) &&
 			    strcmp(json_object_get_string(v), "RDMA-005") == 0 &&
 			    json_object_object_get_ex(o, "process", &v) &&
-			    json_object_object_get_ex(v, "pid", &v) && json_object_get_int(v) == pid) {
+			    json_object_object_get_ex(v, "pid", &v) &&
+			    json_object_get_int(v) == pid) {
 				found = 1;
 				*t_line = now;
 				*created = 0;
