@@ -1109,7 +1109,9 @@ def main(argv):
                     help="take the VM figures from an earlier lab run's results directory "
                     "(OUT/vm of an earlier run) instead of running the lab")
     ap.add_argument("--record-seed", action="store_true",
-                    help="also record a new seed for the pipeline benchmark in the VM")
+                    help="also record a new seed for the pipeline benchmark in the VM (the "
+                    "kprobe daemon's --record: OUT/vm/bench-vm/events.jsonl; copy it to "
+                    "bench/data/seed-events.jsonl, then bench/instructions.py --update)")
     args = ap.parse_args(argv[1:])
     only = [x for o in args.only for x in o.split(",") if x]
     for o in only:
