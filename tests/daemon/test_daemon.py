@@ -30,7 +30,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -340,31 +339,7 @@ def main():
         if not val or not os.access(val, os.X_OK):
             print("%s does not name the binary" % var, file=sys.stderr)
             return 2
-    d = tempfile.mkdtemp(prefix="rg-daemon-")
-    ok = False
-    try:
-        SCENARIOS[sys.argv[1]](d)
-        ok = True
-        print("PASS %s" % sys.argv[1])
-    except Failure as e:
-        print("FAIL %s: %s" % (sys.argv[1], e))
-        for root, _, files in os.walk(d):
-            for f in files:
-                if f.endswith(".log"):
-                    p = os.path.join(root, f)
-                    with open(p, errors="replace") as fh:
-                        print("---- %s\n%s" % (p, fh.read()[-3000:]))
-    finally:
-        for p in rsl.CHILDREN:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        if ok:
-            import shutil
-            shutil.rmtree(d, ignore_errors=True)
-        else:
-            print("kept %s" % d)
-    return 0 if ok else 1
+    return rsl.run_scenario(sys.argv[1], SCENARIOS[sys.argv[1]], "rg-daemon-")
 
 
 if __name__ == "__main__":

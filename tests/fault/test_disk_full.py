@@ -20,7 +20,6 @@ root (the test cannot exist without a mount of its own).
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "output"))
@@ -118,30 +117,8 @@ def main():
     if not rsl.DRIVER or not os.access(rsl.DRIVER, os.X_OK):
         print("RG_OUTPUT_DRIVER does not name the driver binary", file=sys.stderr)
         return 2
-    d = tempfile.mkdtemp(prefix="rg-disk-full-")
-    ok = False
-    try:
-        scenario(d)
-        ok = True
-        print("PASS disk-full")
-    except (Failure, subprocess.CalledProcessError) as e:
-        print("FAIL disk-full: %s" % e)
-        for root, _, files in os.walk(d):
-            for f in files:
-                if f.endswith(".log"):
-                    p = os.path.join(root, f)
-                    with open(p, errors="replace") as fh:
-                        print("---- %s\n%s" % (p, fh.read()[-3000:]))
-    finally:
-        for p in rsl.CHILDREN:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        if ok:
-            subprocess.run(["rm", "-rf", d], check=False)
-        else:
-            print("kept %s" % d)
-    return 0 if ok else 1
+    return rsl.run_scenario("disk-full", scenario, "rg-disk-full-",
+                            (Failure, subprocess.CalledProcessError))
 
 
 if __name__ == "__main__":

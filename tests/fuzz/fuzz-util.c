@@ -499,3 +499,24 @@ void fuzz_engine_run(struct rg_policy *policy, struct rg_ruleset *rules,
 		    (unsigned long long)st.agg_pending);
 	engine_free(e);
 }
+
+bool fuzz_split_write(const uint8_t *data, size_t size, struct fuzz_write *w)
+{
+	uint16_t resp_len;
+
+	if (size < 10)
+		return false;
+	memcpy(&w->count, data, 8);
+	memcpy(&resp_len, data + 8, 2);
+	data += 10;
+	size -= 10;
+	w->resp_len = resp_len > size ? size : resp_len;
+	w->len = size - w->resp_len;
+	w->resp = malloc(w->resp_len ? w->resp_len : 1);
+	w->buf = malloc(w->len ? w->len : 1);
+	if (!w->resp || !w->buf)
+		abort();
+	memcpy(w->resp, data, w->resp_len);
+	memcpy(w->buf, data + w->resp_len, w->len);
+	return true;
+}

@@ -42,6 +42,18 @@ char *fuzz_strndup(const uint8_t *data, size_t size);
 void fuzz_check_position(const char *text, size_t len, unsigned line, unsigned column,
 			 const char *msg);
 
+/*
+ * The input layout of the write() decoders' targets: [count u64][resp_len u16][resp] then the
+ * written bytes, resp_len clamped to what is there. Each piece goes to an exact-size allocation
+ * (so ASan sees any read past it) that the caller frees. False if the input is too short.
+ */
+struct fuzz_write {
+	uint64_t count;
+	uint8_t *resp, *buf;
+	size_t resp_len, len;
+};
+bool fuzz_split_write(const uint8_t *data, size_t size, struct fuzz_write *w);
+
 /* A private directory of this process (created on first use, removed at exit). */
 const char *fuzz_tmpdir(void);
 /* Removes everything below the directory dirfd (never following links). 0 or -errno. */

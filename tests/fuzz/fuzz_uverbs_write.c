@@ -29,40 +29,22 @@ static void check(struct rg_event *ev, uint32_t flags)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint64_t count;
-	uint16_t resp_len;
-	uint8_t *resp, *buf;
-	size_t len;
+	struct fuzz_write w;
 	struct rg_event ev;
 
-	if (size < 10)
+	if (!fuzz_split_write(data, size, &w))
 		return 0;
-	memcpy(&count, data, 8);
-	memcpy(&resp_len, data + 8, 2);
-	data += 10;
-	size -= 10;
-	if (resp_len > size)
-		resp_len = (uint16_t)size;
-	resp = malloc(resp_len ? resp_len : 1);
-	if (!resp)
-		abort();
-	memcpy(resp, data, resp_len);
-	len = size - resp_len;
-	buf = malloc(len ? len : 1);
-	if (!buf)
-		abort();
-	memcpy(buf, data + resp_len, len);
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = RG_EV_VERBS;
 	ev.ts = 1768003200123456789ull;
 	ev.proc.pid = 1;
-	check(&ev, decode_uverbs_write(buf, len, count, resp_len ? resp : NULL, resp_len,
-				       &ev.u.verbs));
+	check(&ev, decode_uverbs_write(w.buf, w.len, w.count, w.resp_len ? w.resp : NULL,
+				       w.resp_len, &ev.u.verbs));
 	memset(&ev.u.verbs, 0, sizeof(ev.u.verbs));
-	check(&ev, decode_uverbs_cmd((uint32_t)count, buf, len, resp_len ? resp : NULL, resp_len,
-				     &ev.u.verbs));
-	free(resp);
-	free(buf);
+	check(&ev, decode_uverbs_cmd((uint32_t)w.count, w.buf, w.len, w.resp_len ? w.resp : NULL,
+				     w.resp_len, &ev.u.verbs));
+	free(w.resp);
+	free(w.buf);
 	return 0;
 }

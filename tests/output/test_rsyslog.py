@@ -55,6 +55,40 @@ class Failure(Exception):
     pass
 
 
+def run_scenario(name, fn, prefix, errors=(Failure,)):
+    """Run fn(d) in a fresh temporary directory d; PASS/FAIL line, the tail of every *.log
+    under d on failure, every process in CHILDREN killed (stopped ones continued first), d
+    removed on success and kept (and named) on failure. Returns the exit status, 0 or 1."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    ok = False
+    try:
+        fn(d)
+        ok = True
+        print("PASS %s" % name)
+    except errors as e:
+        print("FAIL %s: %s" % (name, e))
+        for root, _, files in os.walk(d):
+            for f in sorted(files):
+                if f.endswith(".log"):
+                    p = os.path.join(root, f)
+                    with open(p, errors="replace") as fh:
+                        print("---- %s\n%s" % (p, fh.read()[-3000:]))
+    finally:
+        for p in CHILDREN:
+            if p.poll() is None:
+                try:
+                    os.kill(p.pid, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
+                p.kill()
+                p.wait()
+        if ok:
+            shutil.rmtree(d, ignore_errors=True)
+        else:
+            print("kept %s" % d)
+    return 0 if ok else 1
+
+
 def check(cond, what):
     if not cond:
         raise Failure(what)
@@ -747,30 +781,7 @@ def main():
             print("%s not found: install %s (packaging/bootstrap.sh --deps)" % (prog, pkg),
                   file=sys.stderr)
             return 1
-    d = tempfile.mkdtemp(prefix="rg-rsyslog-")
-    ok = False
-    try:
-        SCENARIOS[sys.argv[1]](d)
-        ok = True
-        print("PASS %s" % sys.argv[1])
-    except Failure as e:
-        print("FAIL %s: %s" % (sys.argv[1], e))
-        for root, _, files in os.walk(d):
-            for f in files:
-                if f.endswith(".log"):
-                    p = os.path.join(root, f)
-                    with open(p, errors="replace") as fh:
-                        print("---- %s\n%s" % (p, fh.read()[-3000:]))
-    finally:
-        for p in CHILDREN:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        if ok:
-            shutil.rmtree(d, ignore_errors=True)
-        else:
-            print("kept %s" % d)
-    return 0 if ok else 1
+    return run_scenario(sys.argv[1], SCENARIOS[sys.argv[1]], "rg-rsyslog-")
 
 
 if __name__ == "__main__":
