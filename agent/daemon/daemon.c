@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@
 #include "proctree/proctree.h"
 
 #define DEFAULT_POLICY RG_SYSCONFDIR "/policy.json"
+/* malloc: larger blocks are mmap()ed (and unmapped when freed), the heap is trimmed past it */
+#define DAEMON_MALLOC_THRESHOLD (128 * 1024)
 
 struct daemon {
 	const struct daemon_config *cfg;
@@ -789,6 +792,14 @@ int daemon_run(const struct daemon_config *cfg_in)
 	size_t nspecs = 0;
 	int r, ret = RG_EXIT_ERROR;
 
+	/*
+	 * Memory (README "Performance", footprint): fixed malloc thresholds. With glibc's dynamic
+	 * ones, freeing libbpf's parsed vmlinux BTF (two ~5.5 MiB blocks, at load) raises the mmap
+	 * threshold to 5.5 MiB and the trim threshold to 11 MiB, so what is allocated after it
+	 * stays on the heap and the heap is never given back: 1.2 MiB more RSS for good.
+	 */
+	(void)mallopt(M_MMAP_THRESHOLD, DAEMON_MALLOC_THRESHOLD);
+	(void)mallopt(M_TRIM_THRESHOLD, DAEMON_MALLOC_THRESHOLD);
 	if (!cfg.heartbeat_s)
 		cfg.heartbeat_s = DAEMON_DEFAULT_HEARTBEAT_S;
 	if (!cfg.reconcile_s)
@@ -876,6 +887,8 @@ int daemon_run(const struct daemon_config *cfg_in)
 	r = sensors_poll(d.sensors, 0, daemon_event, &d);
 	if (r < 0)
 		log_warning_errno(r, "Failed to read the sensors: %m");
+	/* what the BPF load and the inventory freed goes back to the system */
+	(void)malloc_trim(0);
 
 	d.epfd = epoll_create1(EPOLL_CLOEXEC);
 	d.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
