@@ -33,6 +33,7 @@ static const char *const event_type_names[RG_EV__MAX] = {
 	[RG_EV_AGENT_LOST] = "agent_lost",
 	[RG_EV_AGENT_SENSOR] = "agent_sensor",
 	[RG_EV_AGENT_POLICY] = "agent_policy",
+	[RG_EV_AGENT_TAMPER] = "agent_tamper",
 };
 
 static const char *const provider_names[RG_PROV__MAX] = {
