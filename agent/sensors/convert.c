@@ -488,10 +488,11 @@ int record_to_event(const void *rec, size_t size, const struct convert_ctx *ctx,
 	}
 	case RG_REC_BPF: {
 		const struct rg_rec_bpf *r = rec;
-		const char *cmd = bpf_cmd_name(r->cmd), *kind;
+		const char *cmd, *kind;
 		char name[64] = "", exe[RG_PATH_LEN];
 
 		NEED(struct rg_rec_bpf);
+		cmd = bpf_cmd_name(r->cmd);
 		if (!cmd || (r->kind != RG_SELF_MAP && r->kind != RG_SELF_LINK))
 			return -EBADMSG;
 		kind = r->kind == RG_SELF_MAP ? "map" : "link";
