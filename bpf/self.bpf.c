@@ -2,10 +2,10 @@
 /*
  * Self-protection: a bpf() command by another process that changes one of the agent's own maps
  * (update, delete, freeze, batch) or links (update, detach). The caller's fd is resolved to the
- * object it names (an anonymous inode named "bpf-map", or "bpf_link", "bpf-link" on 6.18: nothing else is read as
- * one), and
- * only the agent's own objects (map self_objs, filled by the agent after load) are reported, at
- * the syscall's exit with the kernel's answer: a refused attempt is reported too.
+ * object it names (an anonymous inode named "bpf-map", or "bpf_link", "bpf-link" on 6.18: nothing
+ * else is read as one), and only the agent's own objects (map self_objs, filled by the agent after
+ * load) are reported, at the syscall's exit with the kernel's answer: a refused attempt is
+ * reported too.
  */
 #include "common.bpf.h"
 

@@ -684,8 +684,8 @@ static void stop_signal(struct daemon *d, const struct signalfd_siginfo *si)
 	strscpy_ok(ev.u.agent.what, "signal", sizeof(ev.u.agent.what));
 	if (si->ssi_pid)
 		snprintf(ev.u.agent.text, sizeof(ev.u.agent.text),
-			 "the agent (a systemd service) was stopped by %s from %s (pid %u, uid %u%s%.160s), "
-			 "not by systemd",
+			 "the agent (a systemd service) was stopped by %s from %s "
+			 "(pid %u, uid %u%s%.160s), not by systemd",
 			 strsignal((int)si->ssi_signo), ev.proc.comm[0] ? ev.proc.comm : "?",
 			 si->ssi_pid, si->ssi_uid, exe[0] ? ", " : "", exe);
 	else

@@ -221,7 +221,7 @@ void addr_to_string(const struct rg_addr *a, char buf[static 64])
 	switch (a->family) {
 	case AF_INET:
 	case AF_INET6:
-	case 27: /* AF_IB: a GID; an IPv4-mapped one (RoCE v2) reads as IPv4, as everywhere */
+	case 27: /* AF_IB: a GID; IPv4-mapped (RoCE v2) reads as IPv4, as everywhere */
 		if (gid_to_ipv4(a->addr, v4))
 			strcpy(buf, v4);
 		else

@@ -501,14 +501,15 @@ int record_to_event(const void *rec, size_t size, const struct convert_ctx *ctx,
 		ev->provider = RG_PROV_AGENT;
 		ev->u.agent.count = r->id;
 		ev->u.agent.ok = r->ret >= 0;
-		ev->u.agent.error = r->ret >= 0 ? 0 : r->ret < INT32_MIN ? INT32_MIN : (int32_t)r->ret;
+		if (r->ret < 0)
+			ev->u.agent.error = r->ret < INT32_MIN ? INT32_MIN : (int32_t)r->ret;
 		strscpy_ok(ev->u.agent.what, cmd, sizeof(ev->u.agent.what));
 		if (ctx->self_name)
 			ctx->self_name(ctx->ud, r->kind, r->id, name, sizeof(name));
 		event_set_str(exe, sizeof(exe), r->exe, sizeof(r->exe));
 		snprintf(ev->u.agent.text, sizeof(ev->u.agent.text),
-			 "%s on the agent's BPF %s %.32s%s(id %u) by %s (pid %u%s%.100s)%s%.24s", cmd, kind,
-			 name, name[0] ? " " : "", r->id, ev->proc.comm, ev->proc.pid,
+			 "%s on the agent's BPF %s %.32s%s(id %u) by %s (pid %u%s%.100s)%s%.24s",
+			 cmd, kind, name, name[0] ? " " : "", r->id, ev->proc.comm, ev->proc.pid,
 			 exe[0] ? ", " : "", exe, r->ret < 0 ? ": refused, " : "",
 			 r->ret < 0 ? strerror((int)-(int64_t)ev->u.agent.error) : "");
 		return 1;

@@ -601,8 +601,8 @@ static void self_register(struct rg_sensors *s, uint32_t kind, int fd, const cha
 	}
 	mfd = bpf_map__fd(s->skel->maps.self_objs);
 	if (mfd < 0 || bpf_map_update_elem(mfd, &k, &one, BPF_ANY) < 0) {
-		log_warning_errno(-errno, "Failed to register BPF object %s for self-protection: %m",
-				  name);
+		log_warning_errno(-errno,
+				  "Failed to register BPF object %s for self-protection: %m", name);
 		return;
 	}
 	s->self[s->nself] = (struct self_obj){.kind = kind, .id = k.id};
@@ -614,8 +614,8 @@ static void self_register_maps(struct rg_sensors *s, struct bpf_object *obj)
 {
 	struct bpf_map *map;
 
-	bpf_object__for_each_map(map, obj) self_register(s, RG_SELF_MAP, bpf_map__fd(map),
-							   bpf_map__name(map));
+	bpf_object__for_each_map(map, obj)
+	    self_register(s, RG_SELF_MAP, bpf_map__fd(map), bpf_map__name(map));
 }
 
 static void self_name(void *ud, uint32_t kind, uint32_t id, char *buf, size_t size)
@@ -1097,7 +1097,7 @@ static void tc_verify(struct rg_sensors *s)
 		char name[IF_NAMESIZE];
 
 		if (!if_indextoname((unsigned)t->ifindex, name)) {
-			/* The netdev is gone: nothing left to protect (tc_scan attaches a new one). */
+			/* The netdev is gone: nothing to protect (tc_scan attaches a new one). */
 			s->tc[i] = s->tc[--s->ntc];
 			continue;
 		}

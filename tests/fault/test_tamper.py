@@ -16,7 +16,9 @@ alerts in the file output):
               known) and the filters are back
   signal      SIGTERM from this process (not systemd): one 'signal' event naming this pid and
               python, then a clean stop (agent_stop, exit 0)
-Needs root and BPF (exit 77 otherwise, saying which). Environment: RG_RDMAGUARD, RG_SOURCE_ROOT.
+Needs root and BPF (exit 77 otherwise, saying which). Environment: RG_RDMAGUARD, RG_SOURCE_ROOT,
+RG_TAMPER_SENSOR (the daemon's --sensor, default tracepoint; the VM scenario `tamper` uses auto:
+fentry and LSM links), RG_TAMPER_DIR (where the daemon's files go, default a temporary dir).
 """
 import json
 import os
@@ -80,7 +82,8 @@ class Daemon:
              "--record", self.events, "--output", "file:" + self.alerts,
              "--ready-file", os.path.join(d, "ready"), "--status-socket",
              os.path.join(d, "status.sock"), "--state-dir", os.path.join(d, "state"),
-             "--heartbeat", "3600", "--roce-if", IFACE, "--sensor", "tracepoint"],
+             "--heartbeat", "3600", "--roce-if", IFACE,
+             "--sensor", os.environ.get("RG_TAMPER_SENSOR", "tracepoint")],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
         deadline = time.time() + 120
         while not os.path.exists(os.path.join(d, "ready")):
@@ -124,6 +127,8 @@ def main():
         return 77
     subprocess.run(["ip", "link", "set", IFACE, "up"], check=True)
     try:
+        if os.environ.get("RG_TAMPER_DIR"):
+            return run(os.environ["RG_TAMPER_DIR"])
         with tempfile.TemporaryDirectory(prefix="rg-tamper.") as d:
             return run(d)
     finally:
