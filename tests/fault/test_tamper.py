@@ -16,6 +16,7 @@ alerts in the file output):
               known) and the filters are back
   signal      SIGTERM from this process (not systemd): one 'signal' event naming this pid and
               python, then a clean stop (agent_stop, exit 0)
+  by hand     a second daemon without INVOCATION_ID: SIGTERM stops it with no AGENT-004
 Needs root and BPF (exit 77 otherwise, saying which). Environment: RG_RDMAGUARD, RG_SOURCE_ROOT,
 RG_TAMPER_SENSOR (the daemon's --sensor, default tracepoint; the VM scenario `tamper` uses auto:
 fentry and LSM links), RG_TAMPER_DIR (where the daemon's files go, default a temporary dir).
@@ -67,7 +68,7 @@ def read_jsonl(path):
 
 
 class Daemon:
-    def __init__(self, d):
+    def __init__(self, d, service=True):
         self.d = d
         self.events = os.path.join(d, "events.jsonl")
         self.alerts = os.path.join(d, "alerts.jsonl")
@@ -76,6 +77,8 @@ class Daemon:
             f.write('{"role": "managed", "aggregate_window": "5s"}\n')
         os.chmod(pol, 0o600)
         env = dict(os.environ, INVOCATION_ID="rdmaguard-test-tamper")
+        if not service:
+            del env["INVOCATION_ID"]
         self.log = open(os.path.join(d, "daemon.log"), "w")
         self.p = subprocess.Popen(
             [RG, "daemon", "--policy", pol, "--rules", os.path.join(SRC, "rules"),
@@ -138,13 +141,27 @@ def main():
 def run(d):
     dm = Daemon(d)
     try:
-        return steps(dm)
+        steps(dm)
     finally:
         if dm.p.poll() is None:
             dm.p.kill()
             dm.p.wait()
         if failures:
             print("# daemon log tail:\n" + dm.tail())
+    # Run by hand (no INVOCATION_ID), a stop is the operator's: no AGENT-004.
+    d2 = os.path.join(d, "by-hand")
+    os.mkdir(d2)
+    dm = Daemon(d2, service=False)
+    try:
+        os.kill(dm.p.pid, signal.SIGTERM)
+        rc = dm.p.wait(timeout=60)
+        check(rc == 0 and dm.tampers() == [] and dm.alerts_004() == [],
+              "not a service: SIGTERM stops it (exit %d) without AGENT-004" % rc)
+    finally:
+        if dm.p.poll() is None:
+            dm.p.kill()
+            dm.p.wait()
+    return 1 if failures else 0
 
 
 def steps(dm):
@@ -239,7 +256,6 @@ def steps(dm):
     check(all(a["severity"] in ("critical", "high") for a in alerts),
           "AGENT-004 is critical (high when refused)")
     print(f"# {len(events)} tamper events, {len(alerts)} AGENT-004 alerts")
-    return 1 if failures else 0
 
 
 if __name__ == "__main__":
