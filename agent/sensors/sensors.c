@@ -183,6 +183,7 @@ struct flow_ent {
 struct self_obj { /* one of our own BPF maps or links, as registered in self_objs */
 	uint32_t kind; /* RG_SELF_* */
 	uint32_t id;
+	bool mod; /* a map of the module object: forgotten when it is unloaded */
 	char name[32];
 };
 
@@ -564,30 +565,65 @@ static void queue_sensor_event(struct rg_sensors *s, unsigned hp, bool ok, const
  * Registers one of our own maps or links in self_objs: tp_enter_bpf then reports any bpf()
  * command by another process that changes it (the kernel's event, naming that process).
  */
-static void self_register(struct rg_sensors *s, uint32_t kind, int fd, const char *name)
+static uint32_t obj_id(uint32_t kind, int fd)
 {
-	struct rg_self_key k = {.kind = kind};
-	uint32_t one = 1;
-	int r, mfd;
+	int r;
 
-	if (fd < 0 || !s->skel)
-		return;
+	if (fd < 0)
+		return 0;
 	if (kind == RG_SELF_MAP) {
 		struct bpf_map_info info;
 		uint32_t len = sizeof(info);
 
 		memset(&info, 0, sizeof(info));
 		r = bpf_obj_get_info_by_fd(fd, &info, &len);
-		k.id = info.id;
+		return r < 0 ? 0 : info.id;
 	} else {
 		struct bpf_link_info info;
 		uint32_t len = sizeof(info);
 
 		memset(&info, 0, sizeof(info));
 		r = bpf_obj_get_info_by_fd(fd, &info, &len);
-		k.id = info.id;
+		return r < 0 ? 0 : info.id;
 	}
-	if (r < 0 || !k.id) {
+}
+
+/* Our own bpf() calls are not reported (is_self()): forgetting one is no tampering. */
+static void self_forget_at(struct rg_sensors *s, size_t i)
+{
+	struct rg_self_key k = {.kind = s->self[i].kind, .id = s->self[i].id};
+
+	(void)bpf_map_delete_elem(bpf_map__fd(s->skel->maps.self_objs), &k);
+	s->self[i] = s->self[--s->nself];
+}
+
+/* Before a link of ours goes (a hook point changed flavour): its id is no longer ours. */
+static void self_forget_link(struct rg_sensors *s, struct bpf_link *link)
+{
+	uint32_t id = obj_id(RG_SELF_LINK, bpf_link__fd(link));
+
+	for (size_t i = s->nself; id && i-- > 0;)
+		if (s->self[i].kind == RG_SELF_LINK && s->self[i].id == id)
+			self_forget_at(s, i);
+}
+
+static void self_forget_mod(struct rg_sensors *s)
+{
+	for (size_t i = s->nself; i-- > 0;)
+		if (s->self[i].mod)
+			self_forget_at(s, i);
+}
+
+static void self_register(struct rg_sensors *s, uint32_t kind, int fd, const char *name, bool mod)
+{
+	struct rg_self_key k = {.kind = kind};
+	uint32_t one = 1;
+	int mfd;
+
+	if (fd < 0 || !s->skel)
+		return;
+	k.id = obj_id(kind, fd);
+	if (!k.id) {
 		log_debug("No id for BPF object %s: %s", name, strerror(errno));
 		return;
 	}
@@ -605,17 +641,17 @@ static void self_register(struct rg_sensors *s, uint32_t kind, int fd, const cha
 				  "Failed to register BPF object %s for self-protection: %m", name);
 		return;
 	}
-	s->self[s->nself] = (struct self_obj){.kind = kind, .id = k.id};
+	s->self[s->nself] = (struct self_obj){.kind = kind, .id = k.id, .mod = mod};
 	strscpy_ok(s->self[s->nself].name, name, sizeof(s->self[s->nself].name));
 	s->nself++;
 }
 
-static void self_register_maps(struct rg_sensors *s, struct bpf_object *obj)
+static void self_register_maps(struct rg_sensors *s, struct bpf_object *obj, bool mod)
 {
 	struct bpf_map *map;
 
 	bpf_object__for_each_map(map, obj)
-	    self_register(s, RG_SELF_MAP, bpf_map__fd(map), bpf_map__name(map));
+	    self_register(s, RG_SELF_MAP, bpf_map__fd(map), bpf_map__name(map), mod);
 }
 
 static void self_name(void *ud, uint32_t kind, uint32_t id, char *buf, size_t size)
@@ -700,13 +736,14 @@ static int link_attach(struct rg_sensors *s, const char *name, bool mod)
 		return log_warning_errno(-errno, "Failed to attach %s (%s): %m", name,
 					 bpf_program__section_name(prog));
 	s->links[s->nlinks++] = (struct link_ent){.prog = name, .mod = mod, .link = link};
-	self_register(s, RG_SELF_LINK, bpf_link__fd(link), name);
+	self_register(s, RG_SELF_LINK, bpf_link__fd(link), name, false);
 	log_debug("Attached %s (%s).", name, bpf_program__section_name(prog));
 	return 0;
 }
 
 static void link_drop(struct rg_sensors *s, size_t i)
 {
+	self_forget_link(s, s->links[i].link);
 	bpf_link__destroy(s->links[i].link);
 	s->links[i] = s->links[--s->nlinks];
 }
@@ -784,6 +821,7 @@ static void mod_unload(struct rg_sensors *s)
 	for (size_t i = s->nlinks; i-- > 0;)
 		if (s->links[i].mod)
 			link_drop(s, i);
+	self_forget_mod(s);
 	sensors_mod_bpf__destroy(s->mod);
 	s->mod = NULL;
 	s->mod_has_uverbs = s->mod_has_cm = false;
@@ -828,10 +866,11 @@ static int mod_load(struct rg_sensors *s, bool uverbs, bool cm)
 		for (size_t i = s->nlinks; i-- > 0;)
 			if (s->links[i].mod)
 				link_drop(s, i);
+		self_forget_mod(s);
 		sensors_mod_bpf__destroy(old);
 	}
 	s->mod = mod;
-	self_register_maps(s, mod->obj);
+	self_register_maps(s, mod->obj, true);
 	s->mod_has_uverbs = uverbs;
 	s->mod_has_cm = cm;
 	return 0;
@@ -971,7 +1010,7 @@ static void attach_uprobes(struct rg_sensors *s)
 		s->uprobes[i] = bpf_program__attach_uprobe_opts(progs[i], -1, s->ibverbs_path,
 								(size_t)off, &opts);
 		if (s->uprobes[i])
-			self_register(s, RG_SELF_LINK, bpf_link__fd(s->uprobes[i]), funcs[i]);
+			self_register(s, RG_SELF_LINK, bpf_link__fd(s->uprobes[i]), funcs[i], false);
 		if (!s->uprobes[i]) {
 			log_warning_errno(-errno, "Failed to attach a uprobe to %s in %s: %m",
 					  funcs[i], s->ibverbs_path);
@@ -1958,7 +1997,7 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 	if (r < 0)
 		goto fail;
 
-	self_register_maps(s, s->skel->obj);
+	self_register_maps(s, s->skel->obj, false);
 	/* Hook points that wait for a module start on their tracepoint flavour. */
 	for (unsigned hp = 0; hp < HP__MAX; hp++) {
 		struct hook_state *st = &s->plan.hp[hp];
