@@ -3,7 +3,7 @@
 # (--sensor auto: fentry, LSM, kprobe links besides the tracepoints): tests/fault/test_tamper.py,
 # as on the build machines. Each tampering (bpftool on the maps and links, tc on the RoCE
 # filters, SIGTERM from a plain process) raises exactly one AGENT-004 naming the process; a clean
-# run none. The daemon's files stay in $OUT.
+# run none. The daemon's files are kept in $OUT.
 # lab-rxe: none
 # lab-timeout: 300
 set -euo pipefail
@@ -12,5 +12,11 @@ set -euo pipefail
 
 [ -x "$RG" ] || fail "no agent at $RG: build first"
 modprobe veth || fail "no veth module"
-RG_RDMAGUARD=$RG RG_SOURCE_ROOT=$RG_SRC RG_TAMPER_SENSOR=auto RG_TAMPER_DIR=$OUT \
-	/usr/bin/python3 "$RG_SRC/tests/fault/test_tamper.py"
+# The daemon's socket cannot live on the 9p share: its files go to $TMPDIR, then to $OUT.
+dir=$TMPDIR/tamper
+mkdir -p "$dir"
+rc=0
+RG_RDMAGUARD=$RG RG_SOURCE_ROOT=$RG_SRC RG_TAMPER_SENSOR=auto RG_TAMPER_DIR=$dir \
+	/usr/bin/python3 "$RG_SRC/tests/fault/test_tamper.py" || rc=$?
+cp -r "$dir"/*.jsonl "$dir"/*.log "$dir/by-hand" "$OUT/" 2>/dev/null || true
+exit $rc
