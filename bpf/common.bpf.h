@@ -80,7 +80,8 @@ struct {
 #define PK_WRITE 2
 #define PK_MEM	 3
 #define PK_OPEN	 4
-#define PK__MAX	 5
+#define PK_BPF	 5
+#define PK__MAX	 6
 
 struct pending {
 	__u32 kind;

@@ -52,6 +52,7 @@ enum rg_rec_type {
 	RG_REC_MEM,    /* process_vm_readv/writev, ptrace attach/seize */
 	RG_REC_UCALL,  /* a libibverbs entry point (uprobe) */
 	RG_REC_MODULE, /* a kernel module was loaded (module:module_load) */
+	RG_REC_BPF,    /* another process changed one of the agent's own BPF maps or links */
 	RG_REC__MAX,
 };
 
@@ -202,6 +203,29 @@ struct rg_rec_ucall {
 struct rg_rec_module {
 	struct rg_rec_hdr h; /* the process that loaded it */
 	char name[RG_REC_MODNAME];
+};
+
+/*
+ * Self-protection: the agent's own BPF objects (map "self_objs", key rg_self_key, filled by the
+ * agent after load), and the record of a bpf() command by another process that changes one of
+ * them (sys_enter_bpf/sys_exit_bpf): which command, on which object, and what the kernel said.
+ */
+#define RG_SELF_MAP  1
+#define RG_SELF_LINK 2
+
+struct rg_self_key {
+	__u32 kind; /* RG_SELF_* */
+	__u32 id;   /* the kernel's map or link id */
+};
+
+struct rg_rec_bpf {
+	struct rg_rec_hdr h; /* the process that ran the command */
+	__u32 cmd;	     /* enum bpf_cmd */
+	__u32 kind;	     /* RG_SELF_* */
+	__u32 id;
+	__s32 fd; /* the caller's fd on the object */
+	__s64 ret;
+	char exe[RG_REC_PATH]; /* the caller's executable */
 };
 
 /* Map: fds known to be RDMA nodes, key (tgid, fd). Filled at open, learnt at first use, seeded

@@ -7,7 +7,8 @@
 #      binaries and every rdmaguard the CLI tests start; any error or leak fails
 #   4. tests/fuzz/run.sh: every fuzz target for RG_FUZZ_SECONDS seconds (default 60)
 # RG_TEST_STEPS picks steps (default "build sanitize valgrind fuzz"). Extra arguments go to the
-# `meson test` of step 1 and then only step 1 runs (tests/run.sh --suite unit).
+# `meson test` of step 1 and then only step 1 runs (tests/run.sh --suite unit); RG_TEST_MESON_ARGS
+# also go to it without limiting the steps (RG_TEST_MESON_ARGS="--no-suite e2e": all but the VM).
 set -eu
 cd "$(dirname "$0")/.."
 steps=${RG_TEST_STEPS:-build sanitize valgrind fuzz}
@@ -26,7 +27,9 @@ for s in $steps; do
 			meson setup build
 		fi
 		ninja -C build
-		meson test -C build --print-errorlogs --num-processes 2 "$@" || status=1
+		# shellcheck disable=SC2086 # RG_TEST_MESON_ARGS is a list of arguments
+		meson test -C build --print-errorlogs --num-processes 2 ${RG_TEST_MESON_ARGS:-} "$@" ||
+			status=1
 		;;
 	sanitize)
 		step "build-fuzz/ (clang, ASan+UBSan): unit, output, host, daemon, fault, load"

@@ -33,6 +33,7 @@ static const char *const event_type_names[RG_EV__MAX] = {
 	[RG_EV_AGENT_LOST] = "agent_lost",
 	[RG_EV_AGENT_SENSOR] = "agent_sensor",
 	[RG_EV_AGENT_POLICY] = "agent_policy",
+	[RG_EV_AGENT_TAMPER] = "agent_tamper",
 };
 
 static const char *const provider_names[RG_PROV__MAX] = {
@@ -220,13 +221,11 @@ void addr_to_string(const struct rg_addr *a, char buf[static 64])
 	switch (a->family) {
 	case AF_INET:
 	case AF_INET6:
+	case 27: /* AF_IB: a GID; IPv4-mapped (RoCE v2) reads as IPv4, as everywhere */
 		if (gid_to_ipv4(a->addr, v4))
 			strcpy(buf, v4);
 		else
 			gid_to_string(a->addr, buf);
-		break;
-	case 27: /* AF_IB: a GID */
-		gid_to_string(a->addr, buf);
 		break;
 	default:
 		break;

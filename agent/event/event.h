@@ -53,6 +53,8 @@ enum rg_event_type {
 	RG_EV_AGENT_LOST,   /* events lost (ring buffer full, queue full, spool limit) */
 	RG_EV_AGENT_SENSOR, /* a sensor attached, degraded, detached or tampered with */
 	RG_EV_AGENT_POLICY, /* policy/rules loaded, reloaded or rejected */
+	RG_EV_AGENT_TAMPER, /* another process changed the agent's BPF objects or stopped it; proc
+			     * is that process (when known) */
 	RG_EV__MAX,
 };
 
@@ -347,11 +349,14 @@ struct rg_ev_mr {
 };
 
 struct rg_ev_agent { /* AGENT_* */
-	uint64_t count;	 /* LOST: events lost; HEARTBEAT: events seen */
+	uint64_t count;	 /* LOST: events lost; HEARTBEAT: events seen; TAMPER: object id, signal */
 	uint64_t count2; /* LOST: per-cpu index or alerts lost; HEARTBEAT: alerts sent */
 	int32_t error;	 /* -errno where relevant */
-	uint32_t ok;	 /* POLICY: 1 loaded, 0 rejected; SENSOR: 1 attached, 0 degraded/detached */
-	char what[64];	 /* LOST: "ringbuf", "queue", "spool"; SENSOR: hook; POLICY: file */
+	uint32_t ok;	 /* POLICY: 1 loaded, 0 rejected; SENSOR: 1 attached, 0 degraded/detached;
+			  * TAMPER: 1 the change was made, 0 the kernel refused it */
+	char what[64];	 /* LOST: "ringbuf", "queue", "spool"; SENSOR: hook; POLICY: file;
+			  * TAMPER: "bpf_map_update_elem", "bpf_link_detach", "tc_filter",
+			  * "map_counters", "signal" ... */
 	char text[RG_TEXT_LEN];
 };
 

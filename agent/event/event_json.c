@@ -238,6 +238,7 @@ static const struct field_list type_fields[RG_EV__MAX] = {
 	[RG_EV_AGENT_LOST] = FL(agent_fields),
 	[RG_EV_AGENT_SENSOR] = FL(agent_fields),
 	[RG_EV_AGENT_POLICY] = FL(agent_fields),
+	[RG_EV_AGENT_TAMPER] = FL(agent_fields),
 };
 
 size_t event_fields(unsigned type, const struct event_field **ret)

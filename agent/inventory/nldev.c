@@ -607,6 +607,9 @@ static void record_refusal(struct nldev_tables *t, int op_hint, int err)
 {
 	int tb = op_hint >= 0 ? table_of_op((unsigned)op_hint) : -1;
 
+	/* The error code is the kernel's word, or a hostile one's: only -1..-4095 are errnos. */
+	if (err < -4095)
+		err = -EPROTO;
 	if (tb >= 0) {
 		if (!t->table_error[tb])
 			t->table_error[tb] = err;

@@ -149,12 +149,13 @@ static void find_owners(const struct rg_root *root, struct inventory *inv)
 		while (left > 0 && (fe = readdir(fdd)) && ++fds <= PROCS_MAX_FD_SCAN) {
 			char fpath[96];
 			uint64_t ino;
-			int n;
+			int n = -1;
 
 			if (fe->d_name[0] == '.' ||
 			    inv_path(fpath, sizeof(fpath), "%s/%s", path, fe->d_name) < 0 ||
 			    root_readlink(root, fpath, link, sizeof(link)) < 0 ||
-			    sscanf(link, "socket:[%" SCNu64 "]%n", &ino, &n) != 1 || link[n] != 0)
+			    sscanf(link, "socket:[%" SCNu64 "]%n", &ino, &n) != 1 || n < 0 ||
+			    link[n] != 0)
 				continue;
 			for (unsigned i = 0; i < inv->n_udp; i++)
 				if (inv->udp[i].inode == ino && !inv->udp[i].owner_pid) {

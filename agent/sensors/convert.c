@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <linux/bpf.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 
@@ -21,6 +23,7 @@ _Static_assert(sizeof(struct rg_rec_lib) == 56 + 16 + 256, "rg_rec_lib");
 _Static_assert(sizeof(struct rg_rec_mem) == 56 + 40, "rg_rec_mem");
 _Static_assert(sizeof(struct rg_rec_ucall) == 56 + 8 + 64, "rg_rec_ucall");
 _Static_assert(sizeof(struct rg_rec_module) == 56 + 56, "rg_rec_module");
+_Static_assert(sizeof(struct rg_rec_bpf) == 56 + 24 + 256, "rg_rec_bpf");
 _Static_assert(sizeof(struct rg_fd_key) == 8 && sizeof(struct rg_fd_val) == 24, "fd map");
 _Static_assert(sizeof(struct rg_flow_key) == 40 && sizeof(struct rg_flow_val) == 32, "flows");
 _Static_assert(RG_REC_RESP_MAX <= RG_REC_BLOB, "response fits the blob");
@@ -28,6 +31,23 @@ _Static_assert(RG_REC_COMM == RG_COMM_LEN, "comm");
 _Static_assert(RG_MEM_PROCESS_VM_READV == 1 && RG_MEM_PROCESS_VM_WRITEV == 2 &&
 		   RG_MEM_PTRACE_ATTACH == 3 && RG_MEM_PTRACE_SEIZE == 4,
 	       "memory.bpf.c uses these values");
+
+static const char *const bpf_cmds[] = {
+    [BPF_MAP_UPDATE_ELEM] = "bpf_map_update_elem",
+    [BPF_MAP_DELETE_ELEM] = "bpf_map_delete_elem",
+    [BPF_MAP_LOOKUP_AND_DELETE_ELEM] = "bpf_map_lookup_and_delete_elem",
+    [BPF_MAP_FREEZE] = "bpf_map_freeze",
+    [BPF_MAP_LOOKUP_AND_DELETE_BATCH] = "bpf_map_lookup_and_delete_batch",
+    [BPF_MAP_UPDATE_BATCH] = "bpf_map_update_batch",
+    [BPF_MAP_DELETE_BATCH] = "bpf_map_delete_batch",
+    [BPF_LINK_UPDATE] = "bpf_link_update",
+    [BPF_LINK_DETACH] = "bpf_link_detach",
+};
+
+const char *bpf_cmd_name(uint32_t cmd)
+{
+	return cmd < ARRAY_SIZE(bpf_cmds) ? bpf_cmds[cmd] : NULL;
+}
 
 void task_cache_note(struct task_cache *c, uint32_t pid, uint64_t start_boot_ns, const char *comm)
 {
@@ -480,6 +500,34 @@ int record_to_event(const void *rec, size_t size, const struct convert_ctx *ctx,
 			return 0;
 		if (soft)
 			ev->flags |= RG_EVF_SOFT;
+		return 1;
+	}
+	case RG_REC_BPF: {
+		const struct rg_rec_bpf *r = rec;
+		const char *cmd, *kind;
+		char name[64] = "", exe[RG_PATH_LEN];
+
+		NEED(struct rg_rec_bpf);
+		cmd = bpf_cmd_name(r->cmd);
+		if (!cmd || (r->kind != RG_SELF_MAP && r->kind != RG_SELF_LINK))
+			return -EBADMSG;
+		kind = r->kind == RG_SELF_MAP ? "map" : "link";
+		ev->type = RG_EV_AGENT_TAMPER;
+		fill_proc(h, ctx, ev);
+		ev->provider = RG_PROV_AGENT;
+		ev->u.agent.count = r->id;
+		ev->u.agent.ok = r->ret >= 0;
+		if (r->ret < 0)
+			ev->u.agent.error = r->ret < INT32_MIN ? INT32_MIN : (int32_t)r->ret;
+		strscpy_ok(ev->u.agent.what, cmd, sizeof(ev->u.agent.what));
+		if (ctx->self_name)
+			ctx->self_name(ctx->ud, r->kind, r->id, name, sizeof(name));
+		event_set_str(exe, sizeof(exe), r->exe, sizeof(r->exe));
+		snprintf(ev->u.agent.text, sizeof(ev->u.agent.text),
+			 "%s on the agent's BPF %s %.32s%s(id %u) by %s (pid %u%s%.100s)%s%.24s",
+			 cmd, kind, name, name[0] ? " " : "", r->id, ev->proc.comm, ev->proc.pid,
+			 exe[0] ? ", " : "", exe, r->ret < 0 ? ": refused, " : "",
+			 r->ret < 0 ? strerror((int)-(int64_t)ev->u.agent.error) : "");
 		return 1;
 	}
 	default:

@@ -18,6 +18,8 @@ struct convert_ctx {
 	/* Start time (ns since boot, tick-rounded) and comm of a process; 0 or -errno; may be NULL.
 	 */
 	int (*proc_info)(void *ud, uint32_t pid, uint64_t *start_boot_ns, char comm[RG_COMM_LEN]);
+	/* Name of the agent's own map or link (RG_SELF_*, kernel id); may be NULL. */
+	void (*self_name)(void *ud, uint32_t kind, uint32_t id, char *buf, size_t size);
 	void *ud;
 };
 
@@ -73,6 +75,10 @@ bool exit_ring_seen(struct exit_ring *r, uint32_t pid, uint64_t start_boot_ns);
  */
 int record_to_event(const void *rec, size_t size, const struct convert_ctx *ctx,
 		    struct rg_event *ev);
+
+/* "bpf_map_update_elem" for BPF_MAP_UPDATE_ELEM..., of the commands sys_enter_bpf reports; NULL
+ * for any other. */
+const char *bpf_cmd_name(uint32_t cmd);
 
 /* RDMA kernel modules (rdma-abi.md §5): true for one; *soft for rdma_rxe and siw. */
 bool rdma_module_name(const char *name, bool *soft);

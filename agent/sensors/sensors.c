@@ -46,6 +46,8 @@
 #define DEVCACHE	32
 #define SEED_MAX_PIDS	65536
 #define SEED_MAX_FDS	65536
+#define MAX_SELF_OBJS	128
+#define RG_TC_HANDLE	0x52474
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
 
@@ -97,6 +99,7 @@ enum {
 	HP_MODULES,
 	HP_DEVICES,
 	HP_ROCE,
+	HP_SELF,
 	HP__MAX,
 };
 
@@ -138,6 +141,7 @@ static const struct hook_def hook_defs[HP__MAX] = {
     [HP_MODULES] = {"modules", {{FL_TRACEPOINT, {"tp_module_load"}}, {FL_UEVENT}}},
     [HP_DEVICES] = {"devices", {{FL_UEVENT}}},
     [HP_ROCE] = {"roce", {{FL_TC, {"tc_roce_ingress", "tc_roce_egress"}}}},
+    [HP_SELF] = {"self", {{FL_TRACEPOINT, {"tp_enter_bpf", "tp_exit_bpf"}}}},
 };
 
 struct hook_state {
@@ -174,6 +178,13 @@ struct cm_ent {
 struct flow_ent {
 	struct rg_flow_key k;
 	struct rg_flow_val v;
+};
+
+struct self_obj { /* one of our own BPF maps or links, as registered in self_objs */
+	uint32_t kind; /* RG_SELF_* */
+	uint32_t id;
+	bool mod; /* a map of the module object: forgotten when it is unloaded */
+	char name[32];
 };
 
 struct devcache_ent {
@@ -215,6 +226,8 @@ struct rg_sensors {
 	void *ud;
 	int delivered;
 	int cb_error;
+	struct self_obj self[MAX_SELF_OBJS];
+	size_t nself;
 	/* AGENT_SENSOR events raised outside sensors_poll(), delivered at the next one. */
 	struct rg_event queued[16];
 	size_t nqueued;
@@ -547,6 +560,116 @@ static void queue_sensor_event(struct rg_sensors *s, unsigned hp, bool ok, const
 	va_end(ap);
 }
 
+/* ---- self-protection ---- */
+
+/*
+ * Registers one of our own maps or links in self_objs: tp_enter_bpf then reports any bpf()
+ * command by another process that changes it (the kernel's event, naming that process).
+ */
+static uint32_t obj_id(uint32_t kind, int fd)
+{
+	int r;
+
+	if (fd < 0)
+		return 0;
+	if (kind == RG_SELF_MAP) {
+		struct bpf_map_info info;
+		uint32_t len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		r = bpf_obj_get_info_by_fd(fd, &info, &len);
+		return r < 0 ? 0 : info.id;
+	} else {
+		struct bpf_link_info info;
+		uint32_t len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		r = bpf_obj_get_info_by_fd(fd, &info, &len);
+		return r < 0 ? 0 : info.id;
+	}
+}
+
+/* Our own bpf() calls are not reported (is_self()): forgetting one is no tampering. */
+static void self_forget_at(struct rg_sensors *s, size_t i)
+{
+	struct rg_self_key k = {.kind = s->self[i].kind, .id = s->self[i].id};
+
+	(void)bpf_map_delete_elem(bpf_map__fd(s->skel->maps.self_objs), &k);
+	s->self[i] = s->self[--s->nself];
+}
+
+/* Before a link of ours goes (a hook point changed flavour): its id is no longer ours. */
+static void self_forget_link(struct rg_sensors *s, struct bpf_link *link)
+{
+	uint32_t id = obj_id(RG_SELF_LINK, bpf_link__fd(link));
+
+	for (size_t i = s->nself; id && i-- > 0;)
+		if (s->self[i].kind == RG_SELF_LINK && s->self[i].id == id)
+			self_forget_at(s, i);
+}
+
+static void self_forget_mod(struct rg_sensors *s)
+{
+	for (size_t i = s->nself; i-- > 0;)
+		if (s->self[i].mod)
+			self_forget_at(s, i);
+}
+
+static void self_register(struct rg_sensors *s, uint32_t kind, int fd, const char *name, bool mod)
+{
+	struct rg_self_key k = {.kind = kind};
+	uint32_t one = 1;
+	int mfd;
+
+	if (fd < 0 || !s->skel)
+		return;
+	k.id = obj_id(kind, fd);
+	if (!k.id) {
+		log_debug("No id for BPF object %s: %s", name, strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < s->nself; i++)
+		if (s->self[i].kind == kind && s->self[i].id == k.id)
+			return;
+	if (s->nself >= MAX_SELF_OBJS) {
+		log_warning("More than %d BPF objects: %s is not watched for tampering.",
+			    MAX_SELF_OBJS, name);
+		return;
+	}
+	mfd = bpf_map__fd(s->skel->maps.self_objs);
+	if (mfd < 0 || bpf_map_update_elem(mfd, &k, &one, BPF_ANY) < 0) {
+		log_warning_errno(-errno,
+				  "Failed to register BPF object %s for self-protection: %m", name);
+		return;
+	}
+	s->self[s->nself] = (struct self_obj){.kind = kind, .id = k.id, .mod = mod};
+	strscpy_ok(s->self[s->nself].name, name, sizeof(s->self[s->nself].name));
+	s->nself++;
+}
+
+static void self_register_maps(struct rg_sensors *s, struct bpf_object *obj, bool mod)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, obj)
+	    self_register(s, RG_SELF_MAP, bpf_map__fd(map), bpf_map__name(map), mod);
+}
+
+static void self_name(void *ud, uint32_t kind, uint32_t id, char *buf, size_t size)
+{
+	struct rg_sensors *s = ud;
+
+	for (size_t i = 0; i < s->nself; i++)
+		if (s->self[i].kind == kind && s->self[i].id == id) {
+			strscpy_ok(buf, s->self[i].name, size);
+			return;
+		}
+}
+
+/* An AGENT_TAMPER event found by the agent's own checks (no kernel event names the process). */
+static void tamper_event(struct rg_sensors *s, const char *what, uint64_t count, const char *fmt,
+			 ...) _printf_(4, 5);
+
 /* ---- links ---- */
 
 static struct bpf_object *obj_of(struct rg_sensors *s, bool mod)
@@ -614,12 +737,14 @@ static int link_attach(struct rg_sensors *s, const char *name, bool mod)
 		return log_warning_errno(-errno, "Failed to attach %s (%s): %m", name,
 					 bpf_program__section_name(prog));
 	s->links[s->nlinks++] = (struct link_ent){.prog = name, .mod = mod, .link = link};
+	self_register(s, RG_SELF_LINK, bpf_link__fd(link), name, false);
 	log_debug("Attached %s (%s).", name, bpf_program__section_name(prog));
 	return 0;
 }
 
 static void link_drop(struct rg_sensors *s, size_t i)
 {
+	self_forget_link(s, s->links[i].link);
 	bpf_link__destroy(s->links[i].link);
 	s->links[i] = s->links[--s->nlinks];
 }
@@ -697,6 +822,7 @@ static void mod_unload(struct rg_sensors *s)
 	for (size_t i = s->nlinks; i-- > 0;)
 		if (s->links[i].mod)
 			link_drop(s, i);
+	self_forget_mod(s);
 	sensors_mod_bpf__destroy(s->mod);
 	s->mod = NULL;
 	s->mod_has_uverbs = s->mod_has_cm = false;
@@ -741,9 +867,11 @@ static int mod_load(struct rg_sensors *s, bool uverbs, bool cm)
 		for (size_t i = s->nlinks; i-- > 0;)
 			if (s->links[i].mod)
 				link_drop(s, i);
+		self_forget_mod(s);
 		sensors_mod_bpf__destroy(old);
 	}
 	s->mod = mod;
+	self_register_maps(s, mod->obj, true);
 	s->mod_has_uverbs = uverbs;
 	s->mod_has_cm = cm;
 	return 0;
@@ -882,6 +1010,8 @@ static void attach_uprobes(struct rg_sensors *s)
 		}
 		s->uprobes[i] = bpf_program__attach_uprobe_opts(progs[i], -1, s->ibverbs_path,
 								(size_t)off, &opts);
+		if (s->uprobes[i])
+			self_register(s, RG_SELF_LINK, bpf_link__fd(s->uprobes[i]), funcs[i], false);
 		if (!s->uprobes[i]) {
 			log_warning_errno(-errno, "Failed to attach a uprobe to %s in %s: %m",
 					  funcs[i], s->ibverbs_path);
@@ -921,10 +1051,10 @@ static int tc_attach_if(struct rg_sensors *s, const char *ifname)
 		 * (SIGKILL, the OOM killer) leaves its own behind, with our handle and priority,
 		 * and a plain attach would then fail with EEXIST on every restart. Replace them.
 		 */
-		LIBBPF_OPTS(bpf_tc_opts, in, .handle = 0x52474, .priority = 1,
+		LIBBPF_OPTS(bpf_tc_opts, in, .handle = RG_TC_HANDLE, .priority = 1,
 			    .flags = BPF_TC_F_REPLACE,
 			    .prog_fd = bpf_program__fd(s->skel->progs.tc_roce_ingress));
-		LIBBPF_OPTS(bpf_tc_opts, out, .handle = 0x52474, .priority = 1,
+		LIBBPF_OPTS(bpf_tc_opts, out, .handle = RG_TC_HANDLE, .priority = 1,
 			    .flags = BPF_TC_F_REPLACE,
 			    .prog_fd = bpf_program__fd(s->skel->progs.tc_roce_egress));
 
@@ -969,7 +1099,7 @@ static void tc_detach_all(struct rg_sensors *s)
 	for (size_t i = 0; i < s->ntc; i++) {
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = s->tc[i].ifindex,
 			    .attach_point = BPF_TC_INGRESS);
-		LIBBPF_OPTS(bpf_tc_opts, o, .handle = 0x52474, .priority = 1);
+		LIBBPF_OPTS(bpf_tc_opts, o, .handle = RG_TC_HANDLE, .priority = 1);
 
 		(void)bpf_tc_detach(&hook, &o);
 		hook.attach_point = BPF_TC_EGRESS;
@@ -980,6 +1110,61 @@ static void tc_detach_all(struct rg_sensors *s)
 		}
 	}
 	s->ntc = 0;
+}
+
+static uint32_t prog_id(struct bpf_program *prog)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_program__fd(prog) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return 0;
+	return info.id;
+}
+
+/*
+ * TC filters are removed over netlink (`tc filter del`), not bpf(): no kernel event names who
+ * did it. Every second each RoCE counter filter must still be there with our program; one that
+ * is gone or replaced is reported (AGENT-004) and put back.
+ */
+static void tc_verify(struct rg_sensors *s)
+{
+	static const char *const dirs[] = {"ingress", "egress"};
+
+	for (size_t i = 0; i < s->ntc;) {
+		struct tc_if *t = &s->tc[i];
+		char name[IF_NAMESIZE];
+
+		if (!if_indextoname((unsigned)t->ifindex, name)) {
+			/* The netdev is gone: nothing to protect (tc_scan attaches a new one). */
+			s->tc[i] = s->tc[--s->ntc];
+			continue;
+		}
+		for (int dir = 0; dir < 2; dir++) {
+			struct bpf_program *prog =
+			    dir ? s->skel->progs.tc_roce_egress : s->skel->progs.tc_roce_ingress;
+			LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t->ifindex,
+				    .attach_point = dir ? BPF_TC_EGRESS : BPF_TC_INGRESS);
+			LIBBPF_OPTS(bpf_tc_opts, q, .handle = RG_TC_HANDLE, .priority = 1);
+			LIBBPF_OPTS(bpf_tc_opts, o, .handle = RG_TC_HANDLE, .priority = 1,
+				    .flags = BPF_TC_F_REPLACE, .prog_fd = bpf_program__fd(prog));
+			uint32_t want = prog_id(prog);
+			int r = bpf_tc_query(&hook, &q), r2;
+
+			if (r == 0 && (!want || q.prog_id == want))
+				continue;
+			r2 = bpf_tc_hook_create(&hook);
+			if (r2 == 0 || r2 == -EEXIST)
+				r2 = bpf_tc_attach(&hook, &o);
+			tamper_event(s, "tc_filter", (uint64_t)t->ifindex,
+				     "the RoCE counters' %s filter on %s was %s by another process "
+				     "(tc, netlink: the process is not known)%s",
+				     dirs[dir], name, r == 0 ? "replaced" : "removed",
+				     r2 == 0 ? "; put back" : "; could not be put back");
+		}
+		i++;
+	}
 }
 
 static void read_word(const char *path, char *buf, size_t size)
@@ -1498,7 +1683,16 @@ static void check_lost(struct rg_sensors *s)
 	for (int cpu = 0; cpu < n && cpu < s->ncpus; cpu++) {
 		struct rg_event ev = {0};
 
-		if (now[cpu] <= s->lost_prev[cpu])
+		if (now[cpu] < s->lost_prev[cpu]) {
+			/* Only the agent writes these counters, and they only grow. */
+			tamper_event(s, "map_counters", (uint64_t)cpu,
+				     "the sensors' loss counter on CPU %d went back from %" PRIu64
+				     " to %" PRIu64 ": reset by another process",
+				     cpu, s->lost_prev[cpu], now[cpu]);
+			s->lost_prev[cpu] = now[cpu];
+			continue;
+		}
+		if (now[cpu] == s->lost_prev[cpu])
 			continue;
 		ev.type = RG_EV_AGENT_LOST;
 		ev.provider = RG_PROV_AGENT;
@@ -1516,6 +1710,25 @@ static void check_lost(struct rg_sensors *s)
 	free(now);
 }
 
+static void tamper_event(struct rg_sensors *s, const char *what, uint64_t count, const char *fmt,
+			 ...)
+{
+	struct rg_event ev = {0};
+	va_list ap;
+
+	ev.type = RG_EV_AGENT_TAMPER;
+	ev.provider = RG_PROV_AGENT;
+	ev.ts = now_realtime_ns();
+	ev.u.agent.ok = 1;
+	ev.u.agent.count = count;
+	strscpy_ok(ev.u.agent.what, what, sizeof(ev.u.agent.what));
+	va_start(ap, fmt);
+	vsnprintf(ev.u.agent.text, sizeof(ev.u.agent.text), fmt, ap);
+	va_end(ap);
+	log_warning("Tampering: %s", ev.u.agent.text);
+	(void)deliver(s, &ev);
+}
+
 static void on_timer(struct rg_sensors *s)
 {
 	uint64_t expirations;
@@ -1525,6 +1738,7 @@ static void on_timer(struct rg_sensors *s)
 		return;
 	s->ticks++;
 	check_lost(s);
+	tc_verify(s);
 	/* Modules may come and go without a uevent reaching us (socket overrun, no listener). */
 	modules_changed(s);
 	if (s->ticks % period == 0) {
@@ -1739,7 +1953,8 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 	s->cfg = *cfg;
 	s->epfd = s->uevent_fd = s->timer_fd = -1;
 	s->tick_ns = 1000000000ull / (uint64_t)clock_ticks_per_sec();
-	s->cctx = (struct convert_ctx){.devname = devname_lookup, .proc_info = proc_info, .ud = s};
+	s->cctx = (struct convert_ctx){
+	    .devname = devname_lookup, .proc_info = proc_info, .self_name = self_name, .ud = s};
 	s->flows = calloc(MAX_FLOWS, sizeof(*s->flows));
 	if (!s->flows) {
 		r = log_oom();
@@ -1786,6 +2001,7 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 	if (r < 0)
 		goto fail;
 
+	self_register_maps(s, s->skel->obj, false);
 	/* Hook points that wait for a module start on their tracepoint flavour. */
 	for (unsigned hp = 0; hp < HP__MAX; hp++) {
 		struct hook_state *st = &s->plan.hp[hp];

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "bpf/events.h"
 #include "common/util.h"
 #include "sensors/convert.h"
 
@@ -34,12 +35,19 @@ static int proc_info(void *ud, uint32_t pid, uint64_t *start_boot_ns, char comm[
 	return 0;
 }
 
+static void self_name(void *ud, uint32_t kind, uint32_t id, char *buf, size_t size)
+{
+	if (id & 1)
+		strscpy_ok(buf, kind == RG_SELF_MAP ? "counters" : "tp_sched_exec", size);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct convert_ctx ctx = {
 		.boot_to_real_ns = 1768003200ull * 1000000000ull,
 		.devname = devname,
 		.proc_info = proc_info,
+		.self_name = self_name,
 	};
 	void *rec = malloc(size ? size : 1);
 	struct rg_event ev;

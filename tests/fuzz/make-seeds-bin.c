@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include <linux/bpf.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
@@ -346,6 +347,7 @@ static void records(void)
 	struct rg_rec_mem mem = {0};
 	struct rg_rec_ucall uc = {0};
 	struct rg_rec_module mod = {0};
+	struct rg_rec_bpf bpf = {0};
 	struct rg_rec_cmd *c = calloc(1, sizeof(*c));
 	struct {
 		struct ib_uverbs_cmd_hdr hdr;
@@ -483,6 +485,15 @@ static void records(void)
 	hdr(&mod.h, RG_REC_MODULE, 1, "modprobe");
 	strcpy(mod.name, "rdma_rxe");
 	put("record", "module", &mod, sizeof(mod), NULL, 0);
+
+	hdr(&bpf.h, RG_REC_BPF, 4100, "bpftool");
+	bpf.cmd = BPF_LINK_DETACH;
+	bpf.kind = RG_SELF_LINK;
+	bpf.id = 77;
+	bpf.fd = 3;
+	bpf.ret = -95;
+	strcpy(bpf.exe, "/usr/sbin/bpftool");
+	put("record", "bpf-link-detach", &bpf, sizeof(bpf), NULL, 0);
 }
 
 static void uevents(void)

@@ -44,6 +44,16 @@ START_TEST(test_gid)
 	addr_to_string(&a, s);
 	ck_assert_str_eq(s, "198.51.100.4");
 	ck_assert_int_eq(addr_from_string("300.1.1.1", &a), -EINVAL);
+	/* An AF_IB address holding an IPv4-mapped GID (RoCE v2) reads as the IPv4 address, as
+	 * AF_INET6 and the rule engine show it, so the JSON round trip keeps it (fuzzing) */
+	a.family = 27;
+	memcpy(a.addr, (uint8_t[16]){[10] = 0xff, [11] = 0xff, 192, 0, 2, 9}, 16);
+	addr_to_string(&a, s);
+	ck_assert_str_eq(s, "192.0.2.9");
+	a.addr[0] = 0xfe;
+	a.addr[1] = 0x80;
+	addr_to_string(&a, s);
+	ck_assert_str_eq(s, "fe80::ffff:c000:209");
 }
 END_TEST
 

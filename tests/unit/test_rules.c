@@ -59,7 +59,8 @@ static void put(const char *name, const char *text)
 
 START_TEST(test_default_rules)
 {
-	static const char *const ids[] = {"AGENT-001", "AGENT-002", "AGENT-003", "RDMA-001",
+	static const char *const ids[] = {"AGENT-001", "AGENT-002", "AGENT-003", "AGENT-004",
+					  "RDMA-001",
 					  "RDMA-002",  "RDMA-003",  "RDMA-004",	 "RDMA-005",
 					  "RDMA-006",  "RDMA-007",  "RDMA-008",	 "RDMA-009",
 					  "RDMA-010"};
