@@ -21,7 +21,9 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "output"))
+from test_rsyslog import Failure, wait_for  # noqa: E402  (the shared test harness)
 
 RG = os.environ.get("RG_RDMAGUARD", "")
 SRC = os.environ.get("RG_SOURCE_ROOT", "")
@@ -30,21 +32,6 @@ VALGRIND = ["valgrind", "--quiet", "--error-exitcode=99", "--leak-check=full",
             "--show-leak-kinds=definite,possible", "--errors-for-leak-kinds=definite,possible",
             "--num-callers=30",
             "--suppressions=" + os.path.join(SRC, "tests", "hardening", "valgrind.supp")]
-
-
-class Failure(Exception):
-    pass
-
-
-def wait_for(cond, timeout, what):
-    deadline = time.monotonic() + timeout
-    while True:
-        v = cond()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            raise Failure("timed out after %s s waiting for %s" % (timeout, what))
-        time.sleep(0.2)
 
 
 def write_policy(path, text):
@@ -95,7 +82,7 @@ def main():
             if proc.poll() is not None:
                 raise Failure("the daemon exited with %s" % proc.returncode)
             return os.path.exists(ready)
-        wait_for(started, 600, "the daemon under valgrind to be ready")
+        wait_for(started, 600, "the daemon under valgrind to be ready", interval=0.2)
         for i in range(ROUNDS):
             want = status()["reloads"]
             write_policy(policy, '{"role": "managed", "games": [{"name": "Game %d", '
@@ -103,12 +90,12 @@ def main():
                          % (i, i))
             proc.send_signal(signal.SIGHUP)
             wait_for(lambda: status()["reloads"]["ok"] == want["ok"] + 1, 120,
-                     "reload %d to be applied" % i)
+                     "reload %d to be applied" % i, interval=0.2)
             subprocess.run(["/bin/true"], check=True)
             write_policy(policy, '{"role": "managed",\n  "games": [}\n')
             proc.send_signal(signal.SIGHUP)
             wait_for(lambda: status()["reloads"]["rejected"] == want["rejected"] + 1, 120,
-                     "broken policy %d to be rejected" % i)
+                     "broken policy %d to be rejected" % i, interval=0.2)
         st = status()
         proc.send_signal(signal.SIGTERM)
         rc = proc.wait(600)
