@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "standin-dev.h"
+
 #include <rdma/ib_user_verbs.h>
 
 extern char **environ;
@@ -85,16 +87,11 @@ static void storm(unsigned long n, unsigned long batch, unsigned long pause_us)
 	struct timespec ts = {.tv_sec = (time_t)(pause_us / 1000000),
 			      .tv_nsec = (long)(pause_us % 1000000) * 1000};
 	unsigned long i;
+	const char *what;
 	int fd;
 
-	if (unshare(CLONE_NEWNS) < 0)
-		die("unshare(CLONE_NEWNS)");
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		die("make / private");
-	if (mount("rgbench", "/dev", "tmpfs", MS_NOSUID, "mode=0755,size=1m") < 0)
-		die("mount tmpfs on /dev");
-	if (mkdir("/dev/infiniband", 0755) < 0)
-		die("mkdir /dev/infiniband");
+	if ((what = standin_dev_enter()))
+		die(what);
 	fd = open("/dev/infiniband/uverbs0", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		die("open /dev/infiniband/uverbs0");

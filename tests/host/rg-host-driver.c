@@ -32,6 +32,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "standin-dev.h"
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
@@ -56,16 +58,11 @@ static void die(const char *what)
 /* A private /dev with stand-ins for the RDMA nodes. */
 static void standin_dev(void)
 {
+	const char *what;
 	int fd;
 
-	if (unshare(CLONE_NEWNS) < 0)
-		die("unshare(CLONE_NEWNS)");
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		die("make / private");
-	if (mount("rgdev", "/dev", "tmpfs", MS_NOSUID, "mode=0755,size=4m") < 0)
-		die("mount tmpfs on /dev");
-	if (mkdir("/dev/infiniband", 0755) < 0)
-		die("mkdir /dev/infiniband");
+	if ((what = standin_dev_enter()))
+		die(what);
 	fd = open("/dev/null", O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
 	if (fd >= 0)
 		close(fd);

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "standin-dev.h"
+
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
 
@@ -78,16 +80,11 @@ static int verbs(long n)
 		struct ib_uverbs_reg_mr body;
 	} reg = {0};
 	uint64_t t0;
+	const char *what;
 	int fd;
 
-	if (unshare(CLONE_NEWNS) < 0)
-		die("unshare(CLONE_NEWNS)");
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		die("make / private");
-	if (mount("rgdev", "/dev", "tmpfs", MS_NOSUID, "mode=0755,size=4m") < 0)
-		die("mount tmpfs on /dev");
-	if (mkdir("/dev/infiniband", 0755) < 0)
-		die("mkdir /dev/infiniband");
+	if ((what = standin_dev_enter()))
+		die(what);
 	fd = open("/dev/infiniband/uverbs0", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0)
 		die("open uverbs0");
