@@ -96,6 +96,12 @@ def lost_events(objs):
             and o.get("agent", {}).get("what") == "ringbuf"]
 
 
+def all_reported(objs, st):
+    """The sensors' loss counters are read live; the daemon reports what they grew by once a
+    second: settle only when the agent_lost events account for every record counted lost."""
+    return sum(o["agent"]["count"] for o in lost_events(objs)) == st["sensors"]["lost_total"]
+
+
 def scenario_spawn(d):
     prog = true_copy(d)
     dmn = td.Daemon(d, ["file:" + os.path.join(d, "alerts.jsonl")], policy=policy(d),
@@ -106,7 +112,8 @@ def scenario_spawn(d):
         r = storm("spawn", n, 4, prog)
         total += n
         st, objs = settle(dmn, "the daemon to record the storm of %d" % n,
-                          lambda o, s: execs_of(o, prog) + s["sensors"]["lost_total"] >= total)
+                          lambda o, s: execs_of(o, prog) + s["sensors"]["lost_total"] >= total
+                          and all_reported(o, s))
         seen = execs_of(objs, prog)
         lost = st["sensors"]["lost_total"]
         reported = sum(o["agent"]["count"] for o in lost_events(objs))
@@ -141,8 +148,9 @@ def scenario_overflow(d):
         storm("spawn", n, 4, prog)
     finally:
         os.kill(dmn.proc.pid, signal.SIGCONT)
-    st, objs = settle(dmn, "the daemon to catch up",
-                      lambda o, s: execs_of(o, prog) + s["sensors"]["lost_total"] >= n)
+    st, objs = settle(dmn, "the daemon to catch up and report every loss it counted",
+                      lambda o, s: execs_of(o, prog) + s["sensors"]["lost_total"] >= n
+                      and all_reported(o, s))
     lost = st["sensors"]["lost_total"]
     check(lost > 0, "no record lost with %d processes behind a stopped daemon: the storm "
           "did not overflow the ring buffer" % n)
