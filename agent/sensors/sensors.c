@@ -1032,6 +1032,26 @@ static bool tc_attached(struct rg_sensors *s, int ifindex)
 	return false;
 }
 
+static struct bpf_program *tc_prog(struct rg_sensors *s, bool egress)
+{
+	return egress ? s->skel->progs.tc_roce_egress : s->skel->progs.tc_roce_ingress;
+}
+
+/*
+ * Attaches one direction's counter, replacing what has our handle and priority there. TC filters
+ * outlive the process that attached them: a daemon that was killed (SIGKILL, the OOM killer)
+ * leaves its own behind, and a plain attach would then fail with EEXIST on every restart.
+ */
+static int tc_attach_dir(struct rg_sensors *s, int ifindex, bool egress)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = egress ? BPF_TC_EGRESS : BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, o, .handle = RG_TC_HANDLE, .priority = 1,
+		    .flags = BPF_TC_F_REPLACE, .prog_fd = bpf_program__fd(tc_prog(s, egress)));
+
+	return bpf_tc_attach(&hook, &o);
+}
+
 static int tc_attach_if(struct rg_sensors *s, const char *ifname)
 {
 	int ifindex = (int)if_nametoindex(ifname), r;
@@ -1046,17 +1066,7 @@ static int tc_attach_if(struct rg_sensors *s, const char *ifname)
 	strscpy_ok(t->name, ifname, sizeof(t->name));
 	{
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
-		/*
-		 * TC filters outlive the process that attached them: a daemon that was killed
-		 * (SIGKILL, the OOM killer) leaves its own behind, with our handle and priority,
-		 * and a plain attach would then fail with EEXIST on every restart. Replace them.
-		 */
-		LIBBPF_OPTS(bpf_tc_opts, in, .handle = RG_TC_HANDLE, .priority = 1,
-			    .flags = BPF_TC_F_REPLACE,
-			    .prog_fd = bpf_program__fd(s->skel->progs.tc_roce_ingress));
-		LIBBPF_OPTS(bpf_tc_opts, out, .handle = RG_TC_HANDLE, .priority = 1,
-			    .flags = BPF_TC_F_REPLACE,
-			    .prog_fd = bpf_program__fd(s->skel->progs.tc_roce_egress));
+		LIBBPF_OPTS(bpf_tc_opts, in, .handle = RG_TC_HANDLE, .priority = 1);
 
 		r = bpf_tc_hook_create(&hook);
 		if (r == 0)
@@ -1068,19 +1078,14 @@ static int tc_attach_if(struct rg_sensors *s, const char *ifname)
 			return log_warning_errno(r, "Failed to add a clsact qdisc to %s: %m",
 						 ifname);
 		}
-		r = bpf_tc_attach(&hook, &in);
-		if (r == 0) {
-			hook.attach_point = BPF_TC_EGRESS;
-			r = bpf_tc_attach(&hook, &out);
-		}
+		r = tc_attach_dir(s, ifindex, false);
+		if (r == 0)
+			r = tc_attach_dir(s, ifindex, true);
 		if (r < 0) {
 			log_warning_errno(r, "Failed to attach the RoCE counters to %s: %m",
 					  ifname);
 			queue_sensor_event(s, HP_ROCE, false, "roce: counters not attached to %s (%s)",
 					   ifname, strerror(-r));
-			hook.attach_point = BPF_TC_INGRESS;
-			in.prog_fd = in.prog_id = 0;
-			in.flags = 0;
 			(void)bpf_tc_detach(&hook, &in);
 			if (t->created_hook) {
 				hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
@@ -1142,21 +1147,17 @@ static void tc_verify(struct rg_sensors *s)
 			continue;
 		}
 		for (int dir = 0; dir < 2; dir++) {
-			struct bpf_program *prog =
-			    dir ? s->skel->progs.tc_roce_egress : s->skel->progs.tc_roce_ingress;
 			LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t->ifindex,
 				    .attach_point = dir ? BPF_TC_EGRESS : BPF_TC_INGRESS);
 			LIBBPF_OPTS(bpf_tc_opts, q, .handle = RG_TC_HANDLE, .priority = 1);
-			LIBBPF_OPTS(bpf_tc_opts, o, .handle = RG_TC_HANDLE, .priority = 1,
-				    .flags = BPF_TC_F_REPLACE, .prog_fd = bpf_program__fd(prog));
-			uint32_t want = prog_id(prog);
+			uint32_t want = prog_id(tc_prog(s, dir));
 			int r = bpf_tc_query(&hook, &q), r2;
 
 			if (r == 0 && (!want || q.prog_id == want))
 				continue;
 			r2 = bpf_tc_hook_create(&hook);
 			if (r2 == 0 || r2 == -EEXIST)
-				r2 = bpf_tc_attach(&hook, &o);
+				r2 = tc_attach_dir(s, t->ifindex, dir);
 			tamper_event(s, "tc_filter", (uint64_t)t->ifindex,
 				     "the RoCE counters' %s filter on %s was %s by another process "
 				     "(tc, netlink: the process is not known)%s",
