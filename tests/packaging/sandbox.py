@@ -408,8 +408,7 @@ def inaccessible(path, _scratch=None):
     sh("mount", "-o", "remount,bind,ro,nosuid,nodev,noexec", path)
 
 
-def setup_mounts(plan):
-    unit = Unit(plan["unit"])
+def setup_mounts(plan, unit):
     scratch = plan["scratch"]
     sh("mount", "-t", "tmpfs", "-o", "mode=0700,size=1g", "rg-sandbox", scratch)
     # The installed layout, on overlays that vanish with the namespace.
@@ -497,9 +496,8 @@ def drop_privileges(unit, caps):
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
 
 
-def child(plan):
+def child(plan, unit):
     """In the forked child: resources, identity, privileges, seccomp; then exec."""
-    unit = Unit(plan["unit"])
     caps = set(plan["caps"])
     if plan.get("cgroup_procs"):
         # Through the caller's root: ProtectControlGroups= made ours read-only already.
@@ -542,11 +540,13 @@ def exec_main(plan_path):
     with open(plan_path) as f:
         plan = json.load(f)
     plan["caller"] = os.getppid()
-    setup_mounts(plan)
+    # Read once, before the mounts: PrivateTmp= hides a unit file (a source tree) under /tmp.
+    unit = Unit(plan["unit"])
+    setup_mounts(plan, unit)
     pid = os.fork()
     if pid == 0:
         try:
-            child(plan)
+            child(plan, unit)
         except BaseException:  # noqa: BLE001 - report anything, then die
             import traceback
             sys.stderr.write("sandbox: the service could not be started:\n"
@@ -570,7 +570,7 @@ def exec_main(plan_path):
             continue
     # What the service left behind, where the caller can see it (outside the namespace).
     out = outside(plan["out"], plan["caller"])
-    for path, _, key in service_dirs(Unit(plan["unit"])):
+    for path, _, key in service_dirs(unit):
         if os.path.isdir(path):
             shutil.copytree(path, os.path.join(out, key), symlinks=True, dirs_exist_ok=True,
                             ignore_dangling_symlinks=True,
