@@ -35,7 +35,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "output"))
 import test_rsyslog as rsl  # noqa: E402  (the private rsyslogd harness)
-from test_rsyslog import Failure, Rsyslog, check, wait_for  # noqa: E402
+from test_rsyslog import Failure, Rsyslog, check, read_jsonl, wait_for  # noqa: E402
 
 RG = os.environ.get("RG_RDMAGUARD", "")
 DRIVER = os.environ.get("RG_HOST_DRIVER", "")
@@ -124,11 +124,6 @@ def validate(alerts):
 
 def rid(o):
     return o.get("rule", {}).get("id")
-
-
-def read_jsonl(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def scenario_siem(d):

@@ -20,7 +20,6 @@ Needs root (BPF, mount namespaces); exits 77 only when not root.
 Usage: test_storm.py SCENARIO (rdmaguard: $RG_RDMAGUARD, rg-storm: $RG_STORM,
 rg-host-driver: $RG_HOST_DRIVER, source tree: $RG_SOURCE_ROOT).
 """
-import json
 import os
 import shutil
 import signal
@@ -46,15 +45,7 @@ def storm(*args, timeout=600):
     return dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
 
 
-def records(path):
-    out = []
-    with open(path, errors="replace") as f:
-        for line in f:
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                pass  # the last line may be half written
-    return out
+records = rsl.read_jsonl
 
 
 def action(o):

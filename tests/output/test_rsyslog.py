@@ -94,6 +94,13 @@ def check(cond, what):
         raise Failure(what)
 
 
+def read_jsonl(path):
+    """The JSON lines of a file another process is appending to: every complete line must
+    parse; a last line without its newline is still being written and is left for later."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return [json.loads(line) for line in f if line.endswith("\n") and line.strip()]
+
+
 def wait_for(cond, timeout, what, interval=0.02):
     deadline = time.monotonic() + timeout
     while True:
