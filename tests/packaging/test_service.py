@@ -107,7 +107,8 @@ with open("/proc/self/cgroup") as f:
     r["cgroup"] = f.read()
 if os.environ.get("NOTIFY_SOCKET"):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    attempt("notify", lambda: s.sendto(b"PROBE=1", os.environ["NOTIFY_SOCKET"]))
+    n = os.environ["NOTIFY_SOCKET"]
+    attempt("notify", lambda: s.sendto(b"PROBE=1", "\0" + n[1:] if n[0] == "@" else n))
 print(json.dumps(r))
 '''
 
@@ -236,14 +237,32 @@ def make_game(directory, name, owner=0):
     return path, hashlib.sha256(data).hexdigest()
 
 
+_notify_seq = 0
+
+
+def notify_path(name):
+    """A fresh NOTIFY_SOCKET in the abstract namespace ("@...", which systemd and sd_notify()
+    accept): no mount namespace can hide it, so the test does not depend on where the build
+    directory is (PrivateTmp= hides one under /tmp, a CI clone there)."""
+    global _notify_seq
+    _notify_seq += 1
+    return f"@rdmaguard-test-{os.getpid()}-{_notify_seq}-{name}"
+
+
+def sockaddr(path):
+    """NOTIFY_SOCKET as an AF_UNIX address: '@' names the abstract namespace."""
+    return "\0" + path[1:] if path.startswith("@") else path
+
+
 class Notify:
     """NOTIFY_SOCKET, as the service manager holds it (SO_PASSCRED: who sent what)."""
 
     def __init__(self, path):
         self.path = path
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(path)
-        os.chmod(path, 0o777)
+        self.sock.bind(sockaddr(path))
+        if not path.startswith("@"):
+            os.chmod(path, 0o777)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self.messages = []  # (pid, {key: value})
 
@@ -303,12 +322,12 @@ def run_once(unit_path, stage, workdir, argv, timeout=60, **kw):
 
 # ---- the phases -----------------------------------------------------------------------------
 
-def phase_probe(unit, stage, work, cg, home_dir, host_tmp_marker, notify_path):
+def phase_probe(unit, stage, work, cg, home_dir, host_tmp_marker, notify_sock):
     caps = sandbox.capability_set(unit)
-    notify = Notify(notify_path)
+    notify = Notify(notify_sock)
     code, out, err = run_once(UNIT, stage, os.path.join(work, "probe"),
                               ["/usr/bin/python3", "/usr/lib/rdmaguard-test/probe.py", home_dir,
-                               host_tmp_marker], env={"NOTIFY_SOCKET": notify_path}, cgroup=cg)
+                               host_tmp_marker], env={"NOTIFY_SOCKET": notify_sock}, cgroup=cg)
     _, msg = notify.wait_for("PROBE", "1", timeout=1)
     notify.close()
     check(msg is not None, "a notification from the sandbox reaches NOTIFY_SOCKET")
@@ -455,7 +474,7 @@ def full_run(unit, stage, workdir, cg, home_game, tmp_game, tool, overrides=None
     """The unit's ExecStart as systemd runs it. Returns the alerts; checks only when full."""
     argv = sandbox.exec_argv(unit)
     os.makedirs(workdir, exist_ok=True)
-    notify = Notify(os.path.join(workdir, "notify.sock"))
+    notify = Notify(notify_path("notify"))
     svc = run_service(UNIT, stage, workdir, argv, env={"NOTIFY_SOCKET": notify.path},
                       overrides=overrides, cgroup=cg)
     label = f"[{', '.join(f'{k}={v}' for k, v in overrides.items())}] " if overrides else ""
@@ -619,7 +638,7 @@ def phase_tc(unit, stage, work, cg):
         subprocess.run(["ip", "link", "set", a, "up"], check=False, timeout=30)
         workdir = os.path.join(work, "tc")
         os.makedirs(workdir)
-        notify = Notify(os.path.join(workdir, "notify.sock"))
+        notify = Notify(notify_path("notify"))
         svc = run_service(UNIT, stage, workdir, sandbox.exec_argv(unit) + ["--roce-if", a],
                           env={"NOTIFY_SOCKET": notify.path}, cgroup=cg)
         with open(os.path.join(workdir, "stderr"), "w") as err:
@@ -736,7 +755,7 @@ def main():
 
         stage = stage_for()
         phase_probe(unit, stage, work, cg, home_dir, tmp_game,
-                    os.path.join(work, "probe-notify.sock"))
+                    notify_path("probe"))
         phase_dry_run(unit, stage, work, rules_dir)
         phase_full(unit, stage_for, work, cg, home_dir, tmp_dir, rules_dir)
         phase_tc(unit, stage, work, cg)
