@@ -9,6 +9,7 @@
  * reads one array slot.
  */
 #include "cmd.bpf.h"
+#include "enforce.bpf.h"
 
 SEC("tracepoint/syscalls/sys_enter_ioctl")
 int tp_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
@@ -27,19 +28,23 @@ int tp_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 SEC("tracepoint/syscalls/sys_exit_ioctl")
 int tp_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
 {
+	long ret = ctx->ret;
 	struct pending p;
 	struct file *file;
 	__u32 node = 0, rdev = 0;
 
+	barrier_var(ret);
 	if (!pending_take(PK_IOCTL, &p))
 		return 0;
 	/* Any fd that answers RDMA_VERBS_IOCTL is reported; the fd map only adds the device. */
-	if (!lookup_rdma_fd(p.fd, &node, &rdev) && ctx->ret >= 0) {
+	if (!lookup_rdma_fd(p.fd, &node, &rdev) && ret >= 0) {
 		file = current_fd_file(p.fd);
 		if (file && classify_file(file, &node, &rdev) == RG_OPEN_RDMA)
 			remember_fd(current_tgid(), p.fd, file, node, rdev);
 	}
-	emit_ioctl(p.fd, p.a0, ctx->ret, rdev, RG_HOOK_TRACEPOINT);
+	if (enf_reported(enf_check_ioctl(rdev, p.a0), ret))
+		return 0;
+	emit_ioctl(p.fd, p.a0, ret, rdev, RG_HOOK_TRACEPOINT);
 	return 0;
 }
 
@@ -47,6 +52,7 @@ SEC("tracepoint/syscalls/sys_enter_write")
 int tp_enter_write(struct trace_event_raw_sys_enter *ctx)
 {
 	int fd = (int)ctx->args[0];
+	__u64 buf = ctx->args[1], cnt = ctx->args[2];
 	struct pending p = {};
 	__u32 node, rdev, cmd, calls;
 
@@ -54,18 +60,20 @@ int tp_enter_write(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	if (node != RG_NODE_UVERBS_FD && node != RG_NODE_RDMA_CM_FD)
 		return 0;
-	if (node == RG_NODE_UVERBS_FD && is_post(ctx->args[1], ctx->args[2], &cmd)) {
+	if (node == RG_NODE_UVERBS_FD && is_post(buf, cnt, &cmd)) {
 		/* The data path: summarised here, its return value is not waited for. */
+		if (enf_check_write(node, rdev, buf, cnt) & (ENF_DENY | ENF_KILL))
+			return 0;
 		calls = post_aggregate(fd, cmd);
 		if (calls)
-			emit_write(fd, node, ctx->args[1], ctx->args[2], 0, rdev,
-				   RG_HOOK_TRACEPOINT, calls, RG_RECF_NORET);
+			emit_write(fd, node, buf, cnt, 0, rdev, RG_HOOK_TRACEPOINT, calls,
+				   RG_RECF_NORET);
 		return 0;
 	}
 	p.kind = PK_WRITE;
 	p.fd = fd;
-	p.a0 = ctx->args[1];
-	p.a1 = ctx->args[2];
+	p.a0 = buf;
+	p.a1 = cnt;
 	p.node = node;
 	p.rdev = rdev;
 	pending_put(PK_WRITE, &p);
@@ -75,11 +83,15 @@ int tp_enter_write(struct trace_event_raw_sys_enter *ctx)
 SEC("tracepoint/syscalls/sys_exit_write")
 int tp_exit_write(struct trace_event_raw_sys_exit *ctx)
 {
+	long ret = ctx->ret;
 	struct pending p;
 
+	barrier_var(ret);
 	if (!pending_take(PK_WRITE, &p))
 		return 0;
-	emit_write(p.fd, p.node, p.a0, p.a1, ctx->ret, p.rdev, RG_HOOK_TRACEPOINT, 1, 0);
+	if (enf_reported(enf_check_write(p.node, p.rdev, p.a0, p.a1), ret))
+		return 0;
+	emit_write(p.fd, p.node, p.a0, p.a1, ret, p.rdev, RG_HOOK_TRACEPOINT, 1, 0);
 	return 0;
 }
 
@@ -117,7 +129,7 @@ int BPF_KRETPROBE(krp_uverbs_ioctl, long ret)
 {
 	struct pending p;
 
-	if (pending_take(PK_IOCTL, &p))
+	if (pending_take(PK_IOCTL, &p) && !enf_reported(enf_check_ioctl(p.rdev, p.a0), ret))
 		emit_ioctl(p.fd, p.a0, ret, p.rdev, RG_HOOK_KPROBE);
 	return 0;
 }
@@ -140,7 +152,8 @@ static __always_inline int kretprobe_write(long ret)
 {
 	struct pending p;
 
-	if (pending_take(PK_WRITE, &p))
+	if (pending_take(PK_WRITE, &p) &&
+	    !enf_reported(enf_check_write(p.node, p.rdev, p.a0, p.a1), ret))
 		handle_write(p.fd, p.node, p.a0, p.a1, ret, p.rdev, RG_HOOK_KPROBE);
 	return 0;
 }
@@ -164,7 +177,7 @@ int BPF_KPROBE(kp_uverbs_mmap, struct file *filp, struct vm_area_struct *vma)
 	__u64 off = BPF_CORE_READ(vma, vm_pgoff) << 12;
 	__u32 rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
 
-	if (is_self())
+	if (is_self() || enf_takes_mmap(rdev))
 		return 0;
 	emit_mmap((int)SYSCALL_ARG_IF(rg_nr_mmap, 5, -1), RG_NODE_UVERBS_FD, rdev, len, off,
 		  (__u32)(BPF_CORE_READ(vma, vm_flags) & 0x7), RG_HOOK_KPROBE);
