@@ -44,6 +44,10 @@ const volatile __s32 rg_nr_ptrace __weak = -1;
 const volatile __s32 rg_nr_process_vm_readv __weak = -1;
 const volatile __s32 rg_nr_process_vm_writev __weak = -1;
 const volatile __u32 rg_ibv_device_name_off __weak = 0; /* offsetof(struct ibv_device, name) */
+/* Offsets of the inode's ctime seconds and nanoseconds in this kernel (from its BTF: the field
+ * moved in 6.6 and 6.11, and CO-RE alternatives merged by the compiler fail to load); 0: unknown */
+const volatile __u32 rg_ctime_sec_off __weak = 0;
+const volatile __u32 rg_ctime_nsec_off __weak = 0;
 
 /* The one ring buffer. Its size is set by the agent (sensors_config.ringbuf_bytes). */
 struct {

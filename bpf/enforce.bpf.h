@@ -75,31 +75,20 @@ struct {
 	__type(value, struct rg_enf_state);
 } enf_state __weak SEC(".maps");
 
-/* Older layouts of struct inode's ctime (CO-RE picks the one the kernel has). */
-struct inode___ctime_ts {
-	struct timespec64 i_ctime;
-} __attribute__((preserve_access_index));
-
-struct inode___ctime_priv {
-	struct timespec64 __i_ctime;
-} __attribute__((preserve_access_index));
-
-static __always_inline void inode_ctime(struct inode *inode, __u64 *sec, __u32 *nsec)
+/* The inode's ctime, at the offsets the agent found in the kernel's BTF; false if unknown. */
+static __always_inline bool inode_ctime(struct inode *inode, __u64 *sec, __u32 *nsec)
 {
-	if (bpf_core_field_exists(struct inode, i_ctime_sec)) {
-		*sec = BPF_CORE_READ(inode, i_ctime_sec);
-		*nsec = BPF_CORE_READ(inode, i_ctime_nsec);
-	} else if (bpf_core_field_exists(struct inode___ctime_priv, __i_ctime)) {
-		struct inode___ctime_priv *i = (void *)inode;
+	__s64 s = 0;
+	__u64 ns = 0;
 
-		*sec = BPF_CORE_READ(i, __i_ctime.tv_sec);
-		*nsec = BPF_CORE_READ(i, __i_ctime.tv_nsec);
-	} else {
-		struct inode___ctime_ts *i = (void *)inode;
-
-		*sec = BPF_CORE_READ(i, i_ctime.tv_sec);
-		*nsec = BPF_CORE_READ(i, i_ctime.tv_nsec);
-	}
+	if (!rg_ctime_sec_off || !rg_ctime_nsec_off)
+		return false;
+	if (bpf_probe_read_kernel(&s, sizeof(s), (void *)inode + rg_ctime_sec_off) ||
+	    bpf_probe_read_kernel(&ns, sizeof(__u32), (void *)inode + rg_ctime_nsec_off))
+		return false;
+	*sec = (__u64)s;
+	*nsec = (__u32)ns;
+	return true;
 }
 
 struct enf_ctx {
@@ -169,76 +158,81 @@ static __always_inline bool enf_begin(struct enf_ctx *c)
 	return true;
 }
 
+struct enf_allow_loop {
+	struct rg_enf_val *a;
+	__u64 now, pino, csec;
+	__u32 op, rdev, uid, pdev, cnsec, n;
+	bool cok, found;
+};
+
+/* One allow variant (a bpf_loop callback: verified once, whatever the caller). */
+static long enf_variant_cb(__u32 i, void *data)
+{
+	struct enf_allow_loop *l = data;
+	struct rg_enf_variant *v;
+	bool ok;
+
+	if (i >= RG_ENF_VARIANTS || i >= l->n)
+		return 1;
+	v = &l->a->v[i];
+	if ((v->ops & l->op) != l->op)
+		return 0;
+	if (v->expires_ns && l->now >= v->expires_ns)
+		return 0;
+	if (v->flags & RG_ENF_VF_CTIME) {
+		/* the file changed in place since its hash was checked */
+		if (!l->cok || l->csec != v->ctime_sec || l->cnsec != v->ctime_nsec)
+			return 0;
+	}
+	if (v->parent_ino && (l->pino != v->parent_ino || l->pdev != v->parent_dev))
+		return 0;
+	if (v->n_uids) {
+		ok = false;
+		for (__u32 j = 0; j < RG_ENF_UIDS; j++) {
+			if (j >= v->n_uids)
+				break;
+			if (v->uids[j] == l->uid) {
+				ok = true;
+				break;
+			}
+		}
+		if (!ok)
+			return 0;
+	}
+	if (v->n_rdevs && l->rdev) {
+		ok = false;
+		for (__u32 j = 0; j < RG_ENF_RDEVS; j++) {
+			if (j >= v->n_rdevs)
+				break;
+			if (v->rdevs[j] == l->rdev) {
+				ok = true;
+				break;
+			}
+		}
+		if (!ok)
+			return 0;
+	}
+	l->found = true;
+	return 1;
+}
+
 /* Does an allow variant cover every bit of op for the current process (and device rdev)? */
 static __always_inline bool enf_allowed(struct enf_ctx *c, __u32 op, __u32 rdev)
 {
-	struct rg_enf_val *a = c->allow;
+	struct enf_allow_loop l = {.a = c->allow, .op = op, .rdev = rdev};
 	struct task_struct *task = c->task, *parent;
-	struct inode *pexe = NULL;
-	__u64 now, pino = 0, csec;
-	__u32 uid, n, pdev = 0, cnsec;
-	bool parent_read = false;
+	struct inode *pexe;
 
-	if (!a)
+	if (!l.a)
 		return false;
-	if (a->flags & RG_ENF_VF_CTIME) {
-		/* the file changed in place since its hash was checked */
-		inode_ctime(c->exe, &csec, &cnsec);
-		if (csec != a->ctime_sec || cnsec != a->ctime_nsec)
-			return false;
-	}
-	n = a->n;
-	now = bpf_ktime_get_boot_ns();
-	uid = BPF_CORE_READ(task, cred, uid.val);
-	for (int i = 0; i < RG_ENF_VARIANTS; i++) {
-		struct rg_enf_variant *v;
-		bool ok;
-
-		if (i >= n)
-			break;
-		v = &a->v[i];
-		if ((v->ops & op) != op)
-			continue;
-		if (v->expires_ns && now >= v->expires_ns)
-			continue;
-		if (v->n_uids) {
-			ok = false;
-			for (int j = 0; j < RG_ENF_UIDS; j++) {
-				if (j >= v->n_uids)
-					break;
-				if (v->uids[j] == uid) {
-					ok = true;
-					break;
-				}
-			}
-			if (!ok)
-				continue;
-		}
-		if (v->parent_ino) {
-			if (!parent_read) {
-				parent = BPF_CORE_READ(task, real_parent);
-				exe_id(parent, &pexe, &pino, &pdev);
-				parent_read = true;
-			}
-			if (!pexe || pino != v->parent_ino || pdev != v->parent_dev)
-				continue;
-		}
-		if (v->n_rdevs && rdev) {
-			ok = false;
-			for (int j = 0; j < RG_ENF_RDEVS; j++) {
-				if (j >= v->n_rdevs)
-					break;
-				if (v->rdevs[j] == rdev) {
-					ok = true;
-					break;
-				}
-			}
-			if (!ok)
-				continue;
-		}
-		return true;
-	}
-	return false;
+	l.n = l.a->n;
+	l.now = bpf_ktime_get_boot_ns();
+	l.uid = BPF_CORE_READ(task, cred, uid.val);
+	parent = BPF_CORE_READ(task, real_parent);
+	exe_id(parent, &pexe, &l.pino, &l.pdev);
+	l.cok = inode_ctime(c->exe, &l.csec, &l.cnsec);
+	bpf_loop(RG_ENF_VARIANTS, enf_variant_cb, &l, 0);
+	return l.found;
 }
 
 /*

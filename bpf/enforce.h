@@ -60,6 +60,9 @@ struct rg_enf_key {
 	(RG_ENF_OP_CM | RG_ENF_OP_CM_CONNECT | RG_ENF_OP_CM_LISTEN | RG_ENF_OP_CM_ACCEPT)
 #define RG_ENF_OP_ALL 0x3fffu
 
+/* rg_enf_variant.flags */
+#define RG_ENF_VF_CTIME 0x1u /* the file's ctime must still be ctime_sec/nsec (its hash was checked) */
+
 /* One way an executable is allowed: an allow entry of the policy, or a part of one. */
 struct rg_enf_variant {
 	__u64 expires_ns; /* CLOCK_BOOTTIME; 0: never */
@@ -70,6 +73,9 @@ struct rg_enf_variant {
 	__u32 n_rdevs; /* 0: any device; else the node's (or the fd's) rdev must be listed */
 	__u32 uids[RG_ENF_UIDS];
 	__u32 rdevs[RG_ENF_RDEVS]; /* kernel dev_t encoding */
+	__u64 ctime_sec;	   /* RG_ENF_VF_CTIME */
+	__u32 ctime_nsec;
+	__u32 flags; /* RG_ENF_VF_* */
 };
 
 /* rg_enf_config.scope */
@@ -97,14 +103,8 @@ struct rg_enf_config {
 	__u32 generation;   /* counts the daemon's fills, for `rdmaguard enforce status` */
 };
 
-/* rg_enf_val.flags */
-#define RG_ENF_VF_CTIME 0x1u /* the file's ctime must still be ctime_sec/nsec (hash checked) */
-
 struct rg_enf_val {
-	__u32 n;     /* ALLOW: variants used */
-	__u32 flags; /* RG_ENF_VF_* */
-	__u64 ctime_sec;
-	__u32 ctime_nsec;
+	__u32 n;    /* ALLOW: variants used */
 	__u32 game; /* GAME: index of the game in the policy */
 	union {
 		struct rg_enf_variant v[RG_ENF_VARIANTS]; /* ALLOW */
@@ -117,7 +117,7 @@ struct rg_enf_state {
 	__u32 game_live;   /* game processes the kernel saw start (exec of a game file, forks) */
 	__u32 game_daemon; /* 1: the daemon's engine says a game session runs */
 	__u32 daemon_tgid; /* the daemon (exempt: its inventory opens devices), with its start */
-	__u32 pad;
+	__u32 abi;	   /* RG_ENF_ABI of the daemon that wrote it */
 	__u64 daemon_start_ns; /* task start_boottime, ns */
 };
 

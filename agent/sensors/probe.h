@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct sensors_features {
 	bool tracefs;	 /* tracefs mounted (mounted by us if it was not) */
@@ -32,6 +33,13 @@ bool tracepoint_exists(const char *category, const char *name);
 /* Kernel functions: in vmlinux or module BTF (for fentry), or in kallsyms (for kprobes). */
 bool kfunc_in_btf(const char *func, const char *module);
 bool kfunc_in_kallsyms(const char *func);
+
+/*
+ * Byte offsets of struct inode's ctime seconds and nanoseconds in the running kernel, from its
+ * BTF (i_ctime_sec/i_ctime_nsec since 6.11, __i_ctime or i_ctime timespec64 before). 0 or
+ * -ENOENT (cached after the first call).
+ */
+int kernel_inode_ctime_offsets(uint32_t *sec, uint32_t *nsec);
 
 /* A module is loaded (live) or built in. */
 bool module_present(const char *name);
