@@ -662,7 +662,8 @@ static void on_tick(struct daemon *d)
 			 "enforcement lifted: the pins in %s were removed (rdmaguard enforce --off, "
 			 "or tampering)",
 			 d->cfg->pin_dir ? d->cfg->pin_dir : ENFORCE_PIN_DIR);
-		agent_event(d, RG_EV_AGENT_SENSOR, false, "enforce", text, 0, 0);
+		/* its own agent.what: AGENT-002 aggregates by it, and this must not wait */
+		agent_event(d, RG_EV_AGENT_SENSOR, false, "enforce_pins", text, 0, 0);
 	}
 	if (now >= d->next_reconcile_ns) {
 		reconcile(d);
