@@ -99,7 +99,7 @@ struct pending {
 	__u64 a1;
 	__u32 node;
 	__u32 rdev;
-	__u32 op;
+	__u32 op; /* PK_MEM: the operation; PK_IOCTL/PK_WRITE: enforcement's verdict at entry */
 	__u32 pad;
 };
 

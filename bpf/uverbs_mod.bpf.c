@@ -26,11 +26,12 @@ int BPF_PROG(fx_uverbs_ioctl, struct file *filp, unsigned int cmd, unsigned long
 	if (cmd != RG_ABI_RDMA_VERBS_IOCTL || is_self())
 		return 0;
 	rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
+	/* killed by enforcement, which reports it */
+	if (enf_reported(enf_check_ioctl(rdev, arg), ret))
+		return 0;
 	fd = cur_fd(rg_nr_ioctl, -1);
 	if (fd >= 0)
 		remember_fd(current_tgid(), fd, filp, RG_NODE_UVERBS_FD, rdev);
-	if (enf_reported(enf_check_ioctl(rdev, arg), ret))
-		return 0;
 	emit_ioctl(fd, arg, ret, rdev, RG_HOOK_FENTRY);
 	return 0;
 }

@@ -15,12 +15,17 @@ SEC("tracepoint/syscalls/sys_enter_ioctl")
 int tp_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 {
 	struct pending p = {};
+	struct file *file;
 
 	if ((__u32)ctx->args[1] != RG_ABI_RDMA_VERBS_IOCTL || is_self())
 		return 0;
 	p.kind = PK_IOCTL;
 	p.fd = (int)ctx->args[0];
 	p.a0 = ctx->args[2];
+	/* Enforcement's verdict, asked here: the exit, which copies the command, is at the
+	 * verifier's limit on older kernels. */
+	file = current_fd_file(p.fd);
+	p.op = enf_check_ioctl(file ? BPF_CORE_READ(file, f_inode, i_rdev) : 0, p.a0);
 	pending_put(PK_IOCTL, &p);
 	return 0;
 }
@@ -42,7 +47,7 @@ int tp_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
 		if (file && classify_file(file, &node, &rdev) == RG_OPEN_RDMA)
 			remember_fd(current_tgid(), p.fd, file, node, rdev);
 	}
-	if (enf_reported(enf_check_ioctl(rdev, p.a0), ret))
+	if (enf_reported((int)p.op, ret))
 		return 0;
 	emit_ioctl(p.fd, p.a0, ret, rdev, RG_HOOK_TRACEPOINT);
 	return 0;
@@ -76,6 +81,7 @@ int tp_enter_write(struct trace_event_raw_sys_enter *ctx)
 	p.a1 = cnt;
 	p.node = node;
 	p.rdev = rdev;
+	p.op = enf_check_write(node, rdev, buf, cnt);
 	pending_put(PK_WRITE, &p);
 	return 0;
 }
@@ -89,7 +95,7 @@ int tp_exit_write(struct trace_event_raw_sys_exit *ctx)
 	barrier_var(ret);
 	if (!pending_take(PK_WRITE, &p))
 		return 0;
-	if (enf_reported(enf_check_write(p.node, p.rdev, p.a0, p.a1), ret))
+	if (enf_reported((int)p.op, ret))
 		return 0;
 	emit_write(p.fd, p.node, p.a0, p.a1, ret, p.rdev, RG_HOOK_TRACEPOINT, 1, 0);
 	return 0;
@@ -109,6 +115,7 @@ static __always_inline int kprobe_cmd_entry(__u32 kind, struct file *filp, __u64
 	p.a1 = a1;
 	p.node = node;
 	p.rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
+	p.op = kind == PK_IOCTL ? enf_check_ioctl(p.rdev, a0) : enf_check_write(node, p.rdev, a0, a1);
 	if (fd >= 0)
 		remember_fd(current_tgid(), fd, filp, node, p.rdev);
 	pending_put(kind, &p);
@@ -129,7 +136,7 @@ int BPF_KRETPROBE(krp_uverbs_ioctl, long ret)
 {
 	struct pending p;
 
-	if (pending_take(PK_IOCTL, &p) && !enf_reported(enf_check_ioctl(p.rdev, p.a0), ret))
+	if (pending_take(PK_IOCTL, &p) && !enf_reported((int)p.op, ret))
 		emit_ioctl(p.fd, p.a0, ret, p.rdev, RG_HOOK_KPROBE);
 	return 0;
 }
@@ -152,8 +159,7 @@ static __always_inline int kretprobe_write(long ret)
 {
 	struct pending p;
 
-	if (pending_take(PK_WRITE, &p) &&
-	    !enf_reported(enf_check_write(p.node, p.rdev, p.a0, p.a1), ret))
+	if (pending_take(PK_WRITE, &p) && !enf_reported((int)p.op, ret))
 		handle_write(p.fd, p.node, p.a0, p.a1, ret, p.rdev, RG_HOOK_KPROBE);
 	return 0;
 }
