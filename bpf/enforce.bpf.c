@@ -337,8 +337,8 @@ int BPF_PROG(enf_netlink_send, struct sock *sk, struct sk_buff *skb, int ret)
 
 static __always_inline void game_count(int delta)
 {
-	__u32 zero = 0;
-	struct rg_enf_state *st = bpf_map_lookup_elem(&enf_state, &zero);
+	__u32 key = RG_ENF_STATE_KERNEL;
+	struct rg_enf_state *st = bpf_map_lookup_elem(&enf_state, &key);
 
 	if (!st)
 		return;

@@ -70,7 +70,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2); /* RG_ENF_STATE_DAEMON, RG_ENF_STATE_KERNEL */
 	__type(key, __u32);
 	__type(value, struct rg_enf_state);
 } enf_state __weak SEC(".maps");
@@ -118,9 +118,9 @@ static __always_inline bool enf_begin(struct enf_ctx *c)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct rg_enf_key k = {.kind = RG_ENF_KEY_CONFIG};
-	struct rg_enf_state *st;
+	struct rg_enf_state *st, *kst;
 	struct rg_enf_val *v;
-	__u32 zero = 0, tgid;
+	__u32 zero = 0, one = RG_ENF_STATE_KERNEL, tgid;
 	__u64 ino;
 	__u32 dev;
 
@@ -141,7 +141,8 @@ static __always_inline bool enf_begin(struct enf_ctx *c)
 	if (st && st->daemon_tgid == tgid && st->daemon_start_ns == task_start_ns(task))
 		return false;
 	c->task = task;
-	c->running = st && (st->game_live || st->game_daemon);
+	kst = bpf_map_lookup_elem(&enf_state, &one);
+	c->running = (st && st->game_daemon) || (kst && kst->game_live);
 	exe_id(task, &c->exe, &ino, &dev);
 	c->allow = NULL;
 	c->game = false;

@@ -112,10 +112,17 @@ struct rg_enf_val {
 	};
 };
 
-/* enf_state (array, one entry): what persists across fills and daemon restarts. */
+/*
+ * enf_state (array): what persists across fills and daemon restarts. Entry RG_ENF_STATE_DAEMON is
+ * written by the daemon only, entry RG_ENF_STATE_KERNEL by the programs only (game_live), so
+ * that neither overwrites what the other counts.
+ */
+#define RG_ENF_STATE_DAEMON 0
+#define RG_ENF_STATE_KERNEL 1
+
 struct rg_enf_state {
-	__u32 game_live;   /* game processes the kernel saw start (exec of a game file, forks) */
-	__u32 game_daemon; /* 1: the daemon's engine says a game session runs */
+	__u32 game_live;   /* KERNEL: game processes the kernel saw start (exec of a game file, forks) */
+	__u32 game_daemon; /* DAEMON: 1 when the daemon's engine says a game session runs */
 	__u32 daemon_tgid; /* the daemon (exempt: its inventory opens devices), with its start */
 	__u32 abi;	   /* RG_ENF_ABI of the daemon that wrote it */
 	__u64 daemon_start_ns; /* task start_boottime, ns */

@@ -223,6 +223,7 @@ static int open_pins(struct rg_enforce *e)
 	__u32 zero = 0;
 	bool ok = true;
 
+	memset(&st, 0, sizeof(st));
 	if (!probe)
 		return log_error_errno(-errno, "Failed to open the enforcement programs: %m");
 	for (size_t i = 0; i < NMAPS; i++) {
@@ -246,6 +247,12 @@ static int open_pins(struct rg_enforce *e)
 		return 0;
 	}
 	e->took_over = true;
+	/* The pinned programs exempt the daemon that pinned them: make that us before our own
+	 * inventory opens the devices (our programs replace theirs only later). */
+	st.daemon_tgid = (uint32_t)getpid();
+	st.daemon_start_ns = self_start_ns();
+	if (bpf_map_update_elem(e->pinned_fd[2], &zero, &st, BPF_ANY) < 0)
+		log_warning_errno(-errno, "Failed to write the enforcement state: %m");
 	return 0;
 }
 
@@ -846,7 +853,7 @@ int enforce_status(const char *pin_dir, struct json_object **ret)
 	int fds[NMAPS];
 	struct json_object *o, *links;
 	struct rg_enf_state st = {0};
-	__u32 zero = 0, id = 0, k, next;
+	__u32 zero = RG_ENF_STATE_DAEMON, one = RG_ENF_STATE_KERNEL, id = 0, k, next;
 	size_t n_allow = 0, n_games = 0, n_pids = 0;
 	struct dirent *de;
 	DIR *d;
@@ -913,8 +920,9 @@ int enforce_status(const char *pin_dir, struct json_object **ret)
 		}
 	}
 	json_object_object_add(o, "game_processes", json_object_new_int64((int64_t)n_pids));
-	if (fds[2] >= 0 && bpf_map_lookup_elem(fds[2], &zero, &st) == 0) {
+	if (fds[2] >= 0 && bpf_map_lookup_elem(fds[2], &one, &st) == 0)
 		json_object_object_add(o, "games_live", json_object_new_int64(st.game_live));
+	if (fds[2] >= 0 && bpf_map_lookup_elem(fds[2], &zero, &st) == 0) {
 		json_object_object_add(o, "game_running_daemon",
 				       json_object_new_boolean(st.game_daemon));
 		json_object_object_add(o, "daemon_pid", json_object_new_int64(st.daemon_tgid));
