@@ -42,7 +42,7 @@ static __always_inline struct rg_rec_cmd *cmd_begin(int fd, __u32 node, __s64 re
  * attributes among the first 8 that point to user memory (not the provider's UHW_IN/UHW_OUT),
  * 128 bytes each. Slot i holds attribute i (blob_len 0: inline or not copied). */
 static __always_inline void emit_ioctl_f(int fd, __u64 arg, __s64 ret, __u32 rdev, __u16 hook,
-					  __u16 flags)
+					 __u16 flags)
 {
 	struct rg_rec_cmd *r = cmd_begin(fd, RG_NODE_UVERBS_FD, ret, RG_CMD_IOCTL, rdev, hook);
 	__u32 n;

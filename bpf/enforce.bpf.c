@@ -136,8 +136,7 @@ int BPF_PROG(enf_file_ioctl, struct file *file, unsigned int cmd, unsigned long 
 
 /* Linux 6.8 and later ask this one for 32-bit ioctls instead. */
 SEC("lsm/file_ioctl_compat")
-int BPF_PROG(enf_file_ioctl_compat, struct file *file, unsigned int cmd, unsigned long arg,
-	     int ret)
+int BPF_PROG(enf_file_ioctl_compat, struct file *file, unsigned int cmd, unsigned long arg, int ret)
 {
 	if (ret)
 		return ret;
@@ -430,7 +429,6 @@ static __always_inline bool kill_armed(void)
 	v = bpf_map_lookup_elem(pol, &k);
 	return v && v->cfg.enforce && v->cfg.kill;
 }
-
 
 static __always_inline void enf_open_ret(long ret)
 {

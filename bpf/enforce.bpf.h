@@ -317,7 +317,8 @@ static __always_inline void enf_classify_cmd(__u32 cmd, __u64 body, __u32 *op, _
 		return;
 	case 11: /* REREG_MR: flags @12, access_flags @44 */
 		*op = ext ? RG_ENF_OP_VERBS : RG_ENF_OP_REREG_MR;
-		if (!ext && body && !bpf_probe_read_user(&mask, sizeof(mask), (void *)(body + 12)) &&
+		if (!ext && body &&
+		    !bpf_probe_read_user(&mask, sizeof(mask), (void *)(body + 12)) &&
 		    (mask & ENF_REREG_ACCESS) &&
 		    !bpf_probe_read_user(&v, sizeof(v), (void *)(body + 44)) &&
 		    (v & ENF_ACCESS_REMOTE))
@@ -332,7 +333,8 @@ static __always_inline void enf_classify_cmd(__u32 cmd, __u64 body, __u32 *op, _
 	case 26: /* MODIFY_QP (extended: the same struct first): attr_mask @68, qp_state @96 */
 		*op = RG_ENF_OP_VERBS;
 		if (body && !bpf_probe_read_user(&mask, sizeof(mask), (void *)(body + 68)) &&
-		    (mask & 1) && !bpf_probe_read_user(&state, sizeof(state), (void *)(body + 96)) &&
+		    (mask & 1) &&
+		    !bpf_probe_read_user(&state, sizeof(state), (void *)(body + 96)) &&
 		    (state == 2 || state == 3))
 			*flags |= ENF_F_CONNECT;
 		return;

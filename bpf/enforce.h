@@ -16,7 +16,7 @@
 #include <linux/types.h>
 #endif
 
-#define RG_ENF_ABI	     1	  /* bumped when a map layout changes: pins of another ABI are replaced */
+#define RG_ENF_ABI	     1 /* bumped when a map layout changes: pins of another ABI are replaced */
 #define RG_ENF_POLICY_MAX    4096 /* entries of one generation: 1 config, allow exes, game files */
 #define RG_ENF_GAME_PIDS_MAX 8192
 #define RG_ENF_VARIANTS	     8 /* allow entries (or their splits) per executable */
@@ -60,8 +60,9 @@ struct rg_enf_key {
 	(RG_ENF_OP_CM | RG_ENF_OP_CM_CONNECT | RG_ENF_OP_CM_LISTEN | RG_ENF_OP_CM_ACCEPT)
 #define RG_ENF_OP_ALL 0x3fffu
 
-/* rg_enf_variant.flags */
-#define RG_ENF_VF_CTIME 0x1u /* the file's ctime must still be ctime_sec/nsec (its hash was checked) */
+/* rg_enf_variant.flags: RG_ENF_VF_CTIME, the file's ctime must still be ctime_sec/nsec (its
+ * hash was checked) */
+#define RG_ENF_VF_CTIME 0x1u
 
 /* One way an executable is allowed: an allow entry of the policy, or a part of one. */
 struct rg_enf_variant {
@@ -79,7 +80,7 @@ struct rg_enf_variant {
 };
 
 /* rg_enf_config.scope */
-#define RG_ENF_SCOPE_ALWAYS    0
+#define RG_ENF_SCOPE_ALWAYS	0
 #define RG_ENF_SCOPE_WHILE_GAME 1
 
 /*
@@ -121,7 +122,7 @@ struct rg_enf_val {
 #define RG_ENF_STATE_KERNEL 1
 
 struct rg_enf_state {
-	__u32 game_live;   /* KERNEL: game processes the kernel saw start (exec of a game file, forks) */
+	__u32 game_live;   /* KERNEL: game processes the kernel saw start (exec of a game, forks) */
 	__u32 game_daemon; /* DAEMON: 1 when the daemon's engine says a game session runs */
 	__u32 daemon_tgid; /* the daemon (exempt: its inventory opens devices), with its start */
 	__u32 abi;	   /* RG_ENF_ABI of the daemon that wrote it */

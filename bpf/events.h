@@ -51,8 +51,8 @@ enum rg_rec_type {
 	RG_REC_LIB,    /* executable mapping of a file that looks like an RDMA library */
 	RG_REC_MEM,    /* process_vm_readv/writev, ptrace attach/seize */
 	RG_REC_UCALL,  /* a libibverbs entry point (uprobe) */
-	RG_REC_MODULE, /* a kernel module was loaded (module:module_load), or enforcement refused one */
-	RG_REC_NETLINK, /* enforcement refused an RDMA netlink message (rdma link add) */
+	RG_REC_MODULE, /* a kernel module was loaded (module:module_load), or refused (enforce) */
+	RG_REC_NETLINK, /* an RDMA netlink message (rdma link add) refused by enforcement */
 	RG_REC__MAX,
 };
 
@@ -67,10 +67,10 @@ enum rg_hook_kind {
 };
 
 /* rg_rec_hdr.flags */
-#define RG_RECF_TRUNC 0x1 /* a copy was cut at its bound */
-#define RG_RECF_FAULT 0x2 /* a user-memory read failed (partial data) */
-#define RG_RECF_NORET 0x4 /* ret is unknown (aggregated or entry-only hook) */
-#define RG_RECF_DENIED 0x8 /* enforcement refused the operation (bpf/enforce.bpf.c) */
+#define RG_RECF_TRUNC  0x1  /* a copy was cut at its bound */
+#define RG_RECF_FAULT  0x2  /* a user-memory read failed (partial data) */
+#define RG_RECF_NORET  0x4  /* ret is unknown (aggregated or entry-only hook) */
+#define RG_RECF_DENIED 0x8  /* enforcement refused the operation (bpf/enforce.bpf.c) */
 #define RG_RECF_KILLED 0x10 /* enforcement sent SIGKILL to the process */
 
 struct rg_rec_hdr {
@@ -212,7 +212,7 @@ struct rg_rec_module {
 /* An RDMA netlink message enforcement refused: its first bytes (nlmsghdr and attributes). */
 struct rg_rec_netlink {
 	struct rg_rec_hdr h;
-	__u32 len; /* bytes valid in data */
+	__u32 len;     /* bytes valid in data */
 	__u32 msg_len; /* the message's nlmsg_len */
 	__u8 data[RG_REC_NLMSG];
 };

@@ -115,7 +115,8 @@ static __always_inline int kprobe_cmd_entry(__u32 kind, struct file *filp, __u64
 	p.a1 = a1;
 	p.node = node;
 	p.rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
-	p.op = kind == PK_IOCTL ? enf_check_ioctl(p.rdev, a0) : enf_check_write(node, p.rdev, a0, a1);
+	p.op =
+	    kind == PK_IOCTL ? enf_check_ioctl(p.rdev, a0) : enf_check_write(node, p.rdev, a0, a1);
 	if (fd >= 0)
 		remember_fd(current_tgid(), fd, filp, node, p.rdev);
 	pending_put(kind, &p);

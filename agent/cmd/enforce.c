@@ -12,22 +12,23 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: rdmaguard enforce [--pin-dir DIR] [--status | --off] [--format json|text]\n\n"
-		"Enforcement (rdmaguard daemon --enforce) is pinned in bpffs so that it stays in\n"
-		"force when the daemon stops or dies. This shows it, or lifts it.\n\n"
-		"Options:\n"
-		"  --status          what is pinned: policy generation, scope, mode, allowlisted\n"
-		"                    executables, game processes, operations denied and processes\n"
-		"                    killed (default)\n"
-		"  --off             remove the pins: enforcement is lifted (a running daemon lets go\n"
-		"                    of it within a second and raises AGENT-002; a reload or restart\n"
-		"                    whose policy asks for enforcement pins it again)\n"
-		"  --pin-dir DIR     the pin directory (default " ENFORCE_PIN_DIR ")\n"
-		"  --format FMT      json (default) or text\n"
-		"  -h, --help        this help\n\n"
-		"Exit codes: 0 done (--status: enforcement is pinned), 1 --status: nothing is pinned,\n"
-		"2 error.\n");
+	fprintf(
+	    f,
+	    "Usage: rdmaguard enforce [--pin-dir DIR] [--status | --off] [--format json|text]\n\n"
+	    "Enforcement (rdmaguard daemon --enforce) is pinned in bpffs so that it stays in\n"
+	    "force when the daemon stops or dies. This shows it, or lifts it.\n\n"
+	    "Options:\n"
+	    "  --status          what is pinned: policy generation, scope, mode, allowlisted\n"
+	    "                    executables, game processes, operations denied and processes\n"
+	    "                    killed (default)\n"
+	    "  --off             remove the pins: enforcement is lifted (a running daemon lets go\n"
+	    "                    of it within a second and raises AGENT-002; a reload or restart\n"
+	    "                    whose policy asks for enforcement pins it again)\n"
+	    "  --pin-dir DIR     the pin directory (default " ENFORCE_PIN_DIR ")\n"
+	    "  --format FMT      json (default) or text\n"
+	    "  -h, --help        this help\n\n"
+	    "Exit codes: 0 done (--status: enforcement is pinned), 1 --status: nothing is pinned,\n"
+	    "2 error.\n");
 }
 
 static void print_text(struct json_object *o)
@@ -36,7 +37,7 @@ static void print_text(struct json_object *o)
 	{
 		if (json_object_is_type(val, json_type_object)) {
 			json_object_object_foreach(val, k2, v2)
-				printf("%s.%s: %s\n", key, k2, json_object_get_string(v2));
+			    printf("%s.%s: %s\n", key, k2, json_object_get_string(v2));
 		} else {
 			printf("%s: %s\n", key, json_object_get_string(val));
 		}
@@ -47,12 +48,12 @@ int cmd_enforce(int argc, char **argv)
 {
 	enum { OPT_PIN_DIR = 256, OPT_STATUS, OPT_OFF, OPT_FORMAT };
 	static const struct option opts[] = {
-		{"pin-dir", required_argument, NULL, OPT_PIN_DIR},
-		{"status", no_argument, NULL, OPT_STATUS},
-		{"off", no_argument, NULL, OPT_OFF},
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"help", no_argument, NULL, 'h'},
-		{},
+	    {"pin-dir", required_argument, NULL, OPT_PIN_DIR},
+	    {"status", no_argument, NULL, OPT_STATUS},
+	    {"off", no_argument, NULL, OPT_OFF},
+	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"help", no_argument, NULL, 'h'},
+	    {},
 	};
 	const char *pin_dir = ENFORCE_PIN_DIR;
 	bool off = false, text = false;
@@ -65,8 +66,8 @@ int cmd_enforce(int argc, char **argv)
 		switch (c) {
 		case OPT_PIN_DIR:
 			if (optarg[0] != '/')
-				return cmd_usage_error("enforce",
-						       "--pin-dir: not an absolute path: '%s'", optarg);
+				return cmd_usage_error(
+				    "enforce", "--pin-dir: not an absolute path: '%s'", optarg);
 			pin_dir = optarg;
 			break;
 		case OPT_STATUS:
@@ -79,8 +80,8 @@ int cmd_enforce(int argc, char **argv)
 			if (strcmp(optarg, "text") == 0)
 				text = true;
 			else if (strcmp(optarg, "json") != 0)
-				return cmd_usage_error("enforce", "unknown format '%s' (json, text)",
-						       optarg);
+				return cmd_usage_error("enforce",
+						       "unknown format '%s' (json, text)", optarg);
 			break;
 		case 'h':
 			usage(stdout);

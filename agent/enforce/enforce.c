@@ -6,8 +6,8 @@
  *   maps/{enf_policy,enf_game_pids,enf_state,events,counters}
  *   progs/<program>    links/<program>
  * A pin is replaced by pinning the new object under a temporary name (new-NAME: bpffs refuses dots
- * in names) and renaming it over the old one: the old link loses its last reference (if no daemon holds it) only once the new link
- * is attached.
+ * in names) and renaming it over the old one: the old link loses its last reference (if no daemon
+ * holds it) only once the new link is attached.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -91,7 +91,7 @@ static const struct prog_def {
 /* The maps that outlive the daemon, in pin order. The first three are shared with the sensors. */
 static const char *const map_names[] = {"enf_policy", "enf_game_pids", "enf_state", "events",
 					"counters"};
-#define NMAPS	 ARRAY_SIZE(map_names)
+#define NMAPS	ARRAY_SIZE(map_names)
 #define NSHARED 3
 
 struct rg_enforce {
@@ -241,9 +241,10 @@ static int open_pins(struct rg_enforce *e)
 	if (!ok) {
 		close_pinned(e);
 		e->incompatible = true;
-		log_warning("Enforcement pinned in %s is of another version: it stays in force until "
-			    "this daemon's replaces it.",
-			    e->pin_dir);
+		log_warning(
+		    "Enforcement pinned in %s is of another version: it stays in force until "
+		    "this daemon's replaces it.",
+		    e->pin_dir);
 		return 0;
 	}
 	e->took_over = true;
@@ -267,7 +268,8 @@ int enforce_prepare(const struct enforce_opts *o, struct rg_enforce **ret)
 	for (size_t i = 0; i < NMAPS; i++)
 		e->pinned_fd[i] = e->map_fd[i] = -1;
 	e->game_daemon = -1;
-	if (!strscpy_ok(e->pin_dir, o->pin_dir ? o->pin_dir : ENFORCE_PIN_DIR, sizeof(e->pin_dir))) {
+	if (!strscpy_ok(e->pin_dir, o->pin_dir ? o->pin_dir : ENFORCE_PIN_DIR,
+			sizeof(e->pin_dir))) {
 		free(e);
 		return -ENAMETOOLONG;
 	}
@@ -361,8 +363,7 @@ static int pin_maps(struct rg_enforce *e)
 	for (size_t i = 0; i < NMAPS; i++) {
 		/* our own (taken over) pins stay; new maps replace another version's */
 		if (e->took_over && e->pinned_fd[i] >= 0 && e->map_fd[i] == e->pinned_fd[i] &&
-		    fmt(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[i]) &&
-		    exists(path))
+		    fmt(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[i]) && exists(path))
 			continue;
 		r = pin_replace(e, "maps", map_names[i], e->map_fd[i]);
 		if (r < 0)
@@ -444,7 +445,8 @@ static int load_programs(struct rg_enforce *e, struct rg_sensors *s)
 	if (r < 0)
 		return log_error_errno(r, "Failed to load the enforcement programs: %m");
 	for (size_t i = 0; i < NMAPS; i++)
-		e->map_fd[i] = bpf_map__fd(bpf_object__find_map_by_name(e->skel->obj, map_names[i]));
+		e->map_fd[i] =
+		    bpf_map__fd(bpf_object__find_map_by_name(e->skel->obj, map_names[i]));
 	return 0;
 }
 
@@ -457,8 +459,7 @@ static int sync_links(struct rg_enforce *e)
 	for (size_t i = 0; i < NPROGS; i++) {
 		const struct prog_def *d = &prog_defs[i];
 		struct bpf_program *p = prog_of(e, i);
-		bool want = p && bpf_program__fd(p) >= 0 &&
-			    (d->kind != P_KILL || e->kill != 0);
+		bool want = p && bpf_program__fd(p) >= 0 && (d->kind != P_KILL || e->kill != 0);
 
 		e->wanted[i] = want;
 		if (!want) {
@@ -478,8 +479,8 @@ static int sync_links(struct rg_enforce *e)
 		e->links[i] = bpf_program__attach(p);
 		if (!e->links[i]) {
 			r = -errno;
-			log_error_errno(r, "Failed to attach enforcement program %s (%s): %m", d->name,
-					bpf_program__section_name(p));
+			log_error_errno(r, "Failed to attach enforcement program %s (%s): %m",
+					d->name, bpf_program__section_name(p));
 			failures++;
 			continue;
 		}
@@ -587,7 +588,8 @@ static int fill(struct rg_enforce *e, const struct rg_policy *p, struct rg_engin
 	cv.cfg = t.cfg;
 	r = bpf_map_update_elem(inner, &ck, &cv, BPF_NOEXIST) < 0 ? -errno : 0;
 	for (size_t i = 0; i < t.n && r == 0; i++)
-		if (bpf_map_update_elem(inner, &t.entries[i].key, &t.entries[i].val, BPF_NOEXIST) < 0)
+		if (bpf_map_update_elem(inner, &t.entries[i].key, &t.entries[i].val, BPF_NOEXIST) <
+		    0)
 			r = -errno;
 	if (r == 0) {
 		write_state(e, eng);
@@ -606,7 +608,8 @@ static int fill(struct rg_enforce *e, const struct rg_policy *p, struct rg_engin
 		 "%zu game file(s)%s.",
 		 e->generation, e->lsm ? "deny (BPF LSM) and kill" : "kill only (no BPF LSM)",
 		 t.cfg.scope == RG_ENF_SCOPE_WHILE_GAME ? "while a game runs" : "always", t.n_allow,
-		 t.n_games, t.unresolved ? " (some allow entries could not be expressed: denied)" : "");
+		 t.n_games,
+		 t.unresolved ? " (some allow entries could not be expressed: denied)" : "");
 	return 0;
 }
 
@@ -746,9 +749,10 @@ struct json_object *enforce_describe(struct rg_enforce *e)
 
 	if (!o)
 		return NULL;
-	json_object_object_add(
-	    o, "mode",
-	    json_object_new_string(!enforce_started(e) ? "off" : e->lsm ? "deny" : "kill"));
+	json_object_object_add(o, "mode",
+			       json_object_new_string(!enforce_started(e) ? "off"
+						      : e->lsm		  ? "deny"
+									  : "kill"));
 	json_object_object_add(o, "lsm", json_object_new_boolean(e->lsm));
 	json_object_object_add(o, "pin_dir", json_object_new_string(e->pin_dir));
 	json_object_object_add(o, "took_over", json_object_new_boolean(e->took_over));
@@ -761,15 +765,20 @@ struct json_object *enforce_describe(struct rg_enforce *e)
 		if (e->kill & (1u << i))
 			json_object_array_add(kills, json_object_new_string(kill_names[i]));
 	json_object_object_add(o, "kill_rules", kills);
-	json_object_object_add(o, "allow_executables", json_object_new_int64((int64_t)e->tables.n_allow));
+	json_object_object_add(o, "allow_executables",
+			       json_object_new_int64((int64_t)e->tables.n_allow));
 	json_object_object_add(o, "game_files", json_object_new_int64((int64_t)e->tables.n_games));
-	json_object_object_add(o, "unresolved", json_object_new_int64((int64_t)e->tables.unresolved));
+	json_object_object_add(o, "unresolved",
+			       json_object_new_int64((int64_t)e->tables.unresolved));
 	return o;
 }
 
 void enforce_summary(struct rg_enforce *e, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s", !enforce_started(e) ? "off" : e->lsm ? "deny" : "kill",
+	snprintf(buf, size, "%s%s",
+		 !enforce_started(e) ? "off"
+		 : e->lsm	     ? "deny"
+				     : "kill",
 		 e->took_over ? ",takeover" : "");
 }
 
@@ -895,8 +904,10 @@ int enforce_status(const char *pin_dir, struct json_object **ret)
 				    json_object_new_string(v.cfg.scope == RG_ENF_SCOPE_WHILE_GAME
 							       ? "while_game"
 							       : "always"));
-				json_object_object_add(c, "lsm", json_object_new_boolean(v.cfg.lsm));
-				json_object_object_add(c, "kill", json_object_new_int64(v.cfg.kill));
+				json_object_object_add(c, "lsm",
+						       json_object_new_boolean(v.cfg.lsm));
+				json_object_object_add(c, "kill",
+						       json_object_new_int64(v.cfg.kill));
 				json_object_object_add(
 				    c, "role",
 				    json_object_new_string(v.cfg.role ? "server" : "managed"));

@@ -57,11 +57,11 @@ struct enforce_tables {
 };
 
 struct enforce_build_opts {
-	const char *root;	/* resolve the policy's paths and sysfs below this; NULL: "/" */
-	uint64_t now_ns;	/* wall clock (expiry); 0: now */
+	const char *root;	 /* resolve the policy's paths and sysfs below this; NULL: "/" */
+	uint64_t now_ns;	 /* wall clock (expiry); 0: now */
 	uint64_t boot_offset_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME; 0: now */
-	bool lsm;		/* BPF LSM is active: the programs deny */
-	uint32_t kill;		/* RG_ENF_KILL_* (enforce_kill_mask()) */
+	bool lsm;		 /* BPF LSM is active: the programs deny */
+	uint32_t kill;		 /* RG_ENF_KILL_* (enforce_kill_mask()) */
 	uint32_t generation;
 	bool no_ctime; /* the kernel's inode ctime cannot be read: no ctime checks */
 	/* The sha256 of an open file; NULL: sha256_fd() (tests count the calls). */

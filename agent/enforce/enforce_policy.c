@@ -89,8 +89,9 @@ static void warnf(struct build *b, const struct rg_policy_allow *a, const char *
 	va_list ap;
 
 	if (a)
-		snprintf(where, sizeof(where), "%s:%u:%u: ",
-			 b->p->path ? b->p->path : "(built-in policy)", a->line, a->column);
+		snprintf(where, sizeof(where),
+			 "%s:%u:%u: ", b->p->path ? b->p->path : "(built-in policy)", a->line,
+			 a->column);
 	else if (b->p->path)
 		snprintf(where, sizeof(where), "%s: ", b->p->path);
 	va_start(ap, fmt);
@@ -234,8 +235,12 @@ out:
 static int resolve_files(struct build *b, const char *pattern, int fnm, bool exec_only,
 			 struct file_list *out)
 {
-	struct walk w = {.b = b, .pattern = pattern, .fnm = fnm, .exec_only = exec_only,
-			 .max_depth = ENFORCE_WALK_DEPTH, .out = out};
+	struct walk w = {.b = b,
+			 .pattern = pattern,
+			 .fnm = fnm,
+			 .exec_only = exec_only,
+			 .max_depth = ENFORCE_WALK_DEPTH,
+			 .out = out};
 	char base[RG_PATH_LEN];
 	const char *g;
 	struct stat st;
@@ -330,9 +335,9 @@ uint32_t enforce_ops_mask(const struct rg_policy_allow *a)
 		m |= RG_ENF_OP_CREATE_QP;
 	if (a->op_verbs & (1u << RG_OP_OPEN_QP))
 		m |= RG_ENF_OP_OPEN_QP;
-	other = a->op_verbs & ~((1u << RG_OP_REG_MR) | (1u << RG_OP_REREG_MR) |
-				(1u << RG_OP_REG_DMABUF_MR) | (1u << RG_OP_CREATE_QP) |
-				(1u << RG_OP_OPEN_QP));
+	other = a->op_verbs &
+		~((1u << RG_OP_REG_MR) | (1u << RG_OP_REREG_MR) | (1u << RG_OP_REG_DMABUF_MR) |
+		  (1u << RG_OP_CREATE_QP) | (1u << RG_OP_OPEN_QP));
 	if (other)
 		m |= RG_ENF_OP_VERBS;
 	if (a->op_cm & (1u << RG_CM_CONNECT))
@@ -351,7 +356,7 @@ static const struct {
 	const char *rule;
 	uint32_t bit;
 } kill_rules[] = {
-    {"RDMA-004", RG_ENF_KILL_OPEN},	 {"RDMA-005", RG_ENF_KILL_MR},
+    {"RDMA-004", RG_ENF_KILL_OPEN},	{"RDMA-005", RG_ENF_KILL_MR},
     {"RDMA-006", RG_ENF_KILL_GAME_ANY}, {"RDMA-007", RG_ENF_KILL_GAME_SELF},
     {"RDMA-009", RG_ENF_KILL_CONNECT},
 };
@@ -379,9 +384,10 @@ uint32_t enforce_kill_mask(const struct rg_engine *e, size_t *unarmed,
 			char text[256];
 
 			n++;
-			snprintf(text, sizeof(text),
-				 "rule %s: action kill has no trigger in the kernel: it only alerts",
-				 rules->rules[i].id);
+			snprintf(
+			    text, sizeof(text),
+			    "rule %s: action kill has no trigger in the kernel: it only alerts",
+			    rules->rules[i].id);
 			if (warn)
 				warn(ud, text);
 			else
@@ -441,8 +447,8 @@ const struct enforce_entry *enforce_tables_find(const struct enforce_tables *t, 
 
 static int hash_file(struct build *b, const char *path, const struct file_id *f, char out[65])
 {
-	_cleanup_close_ int fd = root_open(&b->root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-							       O_NONBLOCK);
+	_cleanup_close_ int fd =
+	    root_open(&b->root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
 
 	if (fd < 0)
@@ -512,7 +518,8 @@ static int add_allow(struct build *b, size_t idx)
 				    n_rdevs < ARRAY_SIZE(rdevs))
 					rdevs[n_rdevs++] = b->nodes[k].rdev;
 		if (n_rdevs == 0)
-			rdevs[n_rdevs++] = 0xffffffffu; /* no such device now: only rdma_cm passes */
+			rdevs[n_rdevs++] =
+			    0xffffffffu; /* no such device now: only rdma_cm passes */
 	}
 	n_parents = a->parent ? parents.n : 1;
 	n_uid_chunks = a->n_uids ? (a->n_uids + RG_ENF_UIDS - 1) / RG_ENF_UIDS : 1;
@@ -646,8 +653,8 @@ int enforce_tables_build(const struct rg_policy *p, const struct enforce_build_o
 
 	t->cfg.abi = RG_ENF_ABI;
 	t->cfg.enforce = 1;
-	t->cfg.scope =
-	    p->enforce_scope == RG_ENFORCE_WHILE_GAME ? RG_ENF_SCOPE_WHILE_GAME : RG_ENF_SCOPE_ALWAYS;
+	t->cfg.scope = p->enforce_scope == RG_ENFORCE_WHILE_GAME ? RG_ENF_SCOPE_WHILE_GAME
+								 : RG_ENF_SCOPE_ALWAYS;
 	t->cfg.lsm = o->lsm;
 	t->cfg.kill = o->kill;
 	t->cfg.role = p->role == RG_ROLE_SERVER ? 1 : 0;

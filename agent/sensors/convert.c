@@ -360,7 +360,8 @@ void module_name_normalize(char *name)
 {
 	static const struct {
 		const char *from, *to;
-	} aliases[] = {{"rdma-link-rxe", "rdma_rxe"}, {"rdma-link-siw", "siw"}, {"rxe", "rdma_rxe"}};
+	} aliases[] = {
+	    {"rdma-link-rxe", "rdma_rxe"}, {"rdma-link-siw", "siw"}, {"rxe", "rdma_rxe"}};
 	char *dot = strstr(name, ".ko");
 
 	if (dot && (dot[3] == 0 || dot[3] == '.'))

@@ -588,7 +588,8 @@ static int scenario_heldfd(const char *path)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: rg-host-driver verbs|cm|proc|exit CODE|mem|lib|hold|heldfd NODE\n");
+		fprintf(stderr,
+			"usage: rg-host-driver verbs|cm|proc|exit CODE|mem|lib|hold|heldfd NODE\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "verbs") == 0)

@@ -24,8 +24,8 @@ static char warnings[8192];
 static unsigned n_warnings;
 static unsigned hash_calls;
 
-#define NOW	(1767225600ull * 1000000000ull) /* 2026-01-01T00:00:00Z */
-#define OFFSET	(1767225000ull * 1000000000ull) /* boot was 600 s before NOW */
+#define NOW	    (1767225600ull * 1000000000ull) /* 2026-01-01T00:00:00Z */
+#define OFFSET	    (1767225000ull * 1000000000ull) /* boot was 600 s before NOW */
 #define SHA_OF_TOOL "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 
 static void rm_rf(const char *path)
@@ -169,7 +169,8 @@ START_TEST(test_literal_and_copy)
 	snprintf(a, sizeof(a), "%s/usr/bin/ibv_rc_pingpong", root);
 	snprintf(b, sizeof(b), "%s/usr/bin/pingpong-link", root);
 	ck_assert_int_eq(link(a, b), 0); /* a hard link IS the file */
-	build("{\"enforce\": true, \"allow\": [{\"exe\": \"/usr/bin/ibv_rc_pingpong\"}]}", &t, NULL);
+	build("{\"enforce\": true, \"allow\": [{\"exe\": \"/usr/bin/ibv_rc_pingpong\"}]}", &t,
+	      NULL);
 	ck_assert_uint_eq(t.n_allow, 1);
 	ck_assert_uint_eq(t.n_games, 0);
 	ck_assert_uint_eq(t.unresolved, 0);
@@ -212,7 +213,7 @@ START_TEST(test_globs_and_games)
 	mkfile("/usr/bin/other", "x", 0755);
 	mkfile("/opt/arena/arena", "x", 0755);
 	mkfile("/opt/arena/bin/arena-server", "x", 0750); /* a game's '*' crosses '/' */
-	mkfile("/opt/arena/data/level1.pak", "x", 0644); /* not executable: not a game file */
+	mkfile("/opt/arena/data/level1.pak", "x", 0644);  /* not executable: not a game file */
 	build("{\"enforce_scope\": \"while_game\", \"role\": \"server\","
 	      " \"allow\": [{\"exe\": \"/usr/bin/ib_*\"}],"
 	      " \"games\": [{\"name\": \"Other\", \"exe\": \"/nonexistent/*\"},"
@@ -272,7 +273,8 @@ START_TEST(test_sha256)
 	{
 		struct enforce_build_opts o = {.no_ctime = true};
 
-		build("{\"allow\": [{\"exe\": \"/usr/bin/good\", \"sha256\": \"" SHA_OF_TOOL "\"}]}",
+		build("{\"allow\": [{\"exe\": \"/usr/bin/good\", \"sha256\": \"" SHA_OF_TOOL
+		      "\"}]}",
 		      &t, &o);
 		ck_assert_uint_eq(allow_of(&t, "/usr/bin/good")->val.v[0].flags, 0);
 		enforce_tables_free(&t);
@@ -297,10 +299,12 @@ START_TEST(test_constraints)
 	mkfile("/sys/class/infiniband_mad/umad0/dev", "231:0\n", 0644);
 	mkfile("/sys/class/misc/rdma_cm/dev", "10:58\n", 0644);
 	build("{\"allow\": [\n"
-	      " {\"exe\": \"/usr/bin/tool\", \"uid\": [1,2,3,4,5,6,7,8,9,10], \"parent\": \"/usr/bin/bash\","
+	      " {\"exe\": \"/usr/bin/tool\", \"uid\": [1,2,3,4,5,6,7,8,9,10], \"parent\": "
+	      "\"/usr/bin/bash\","
 	      "  \"devices\": [\"rxe0\"], \"operations\": [\"device_open\", \"query_device\"],"
 	      "  \"expires\": \"2026-01-02T00:00:00Z\"},\n"
-	      " {\"exe\": \"/usr/bin/tool\", \"devices\": [\"nosuchdev\"], \"operations\": [\"reg_mr\"]}]}",
+	      " {\"exe\": \"/usr/bin/tool\", \"devices\": [\"nosuchdev\"], \"operations\": "
+	      "[\"reg_mr\"]}]}",
 	      &t, NULL);
 	ck_assert_uint_eq(t.cfg.rdma_cm_rdev, 10u << 20 | 58);
 	ck_assert(t.has_devices);
