@@ -11,10 +11,13 @@ cd "$(dirname "$0")/.."
 BUILD_DEPS="meson ninja-build gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
  libjson-c-dev libibverbs-dev librdmacm-dev libmnl-dev libssl-dev libsystemd-dev check"
 # What the test suites run: the VM lab (qemu + Debian's kernel with rdma_rxe + rdma-core's tools),
-# a real syslog collector, schema validation, packaging checks.
+# a real syslog collector, schema validation, packaging checks (the .deb built and installed into a
+# debootstrap'd Debian 12, lintian, the daemon under the unit's restrictions: python3-seccomp);
+# clang's sanitizer and libFuzzer runtimes (libclang-rt-14-dev) and valgrind for the hardening runs.
 TEST_DEPS="qemu-system-x86 linux-image-amd64 busybox-static kmod iproute2 rdma-core ibverbs-utils
  ibverbs-providers perftest rdmacm-utils rsyslog rsyslog-gnutls gnutls-bin openssl python3
- python3-jsonschema valgrind systemd procps util-linux"
+ python3-jsonschema valgrind systemd procps util-linux
+ debootstrap lintian debhelper dpkg-dev python3-seccomp groff-base man-db libclang-rt-14-dev"
 
 deps() {
 	export DEBIAN_FRONTEND=noninteractive

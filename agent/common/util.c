@@ -41,13 +41,107 @@ void root_done(struct rg_root *root)
 	root->fd = -1;
 }
 
+static bool openat2_disabled;
+
+void root_disable_openat2(void)
+{
+	openat2_disabled = true;
+}
+
+#define ROOT_MAX_LINKS 40 /* like the kernel's MAXSYMLINKS */
+
+/*
+ * RESOLVE_IN_ROOT in userspace, for kernels without openat2 (before 5.6) and for valgrind, which
+ * does not know the syscall: walks path one component at a time below the root, resolving each
+ * symbolic link textually (an absolute target starts again at the root, ".." stops at the root).
+ * Writes the resolved path relative to the root into out. Racy against a tree that changes
+ * meanwhile, which an image or fixture tree under audit does not.
+ */
+static int root_resolve_fallback(int rootfd, const char *path, bool follow, char *out, size_t size)
+{
+	char rest[PATH_MAX], next[PATH_MAX], target[PATH_MAX], cand[PATH_MAX];
+	unsigned links = 0;
+	size_t outlen = 0;
+
+	if (!strscpy_ok(rest, path, sizeof(rest)))
+		return -ENAMETOOLONG;
+	out[0] = 0;
+	for (;;) {
+		char *p = rest, *comp, *after;
+		struct stat st;
+		bool last;
+		ssize_t n;
+		int w;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		comp = p;
+		while (*p && *p != '/')
+			p++;
+		after = p;
+		while (*after == '/')
+			after++;
+		last = !*after;
+		if (*p)
+			*p = 0;
+		if (strcmp(comp, ".") == 0) {
+			memmove(rest, after, strlen(after) + 1);
+			continue;
+		}
+		if (strcmp(comp, "..") == 0) {
+			char *slash = strrchr(out, '/');
+
+			outlen = slash ? (size_t)(slash - out) : 0;
+			out[outlen] = 0;
+			memmove(rest, after, strlen(after) + 1);
+			continue;
+		}
+		w = snprintf(cand, sizeof(cand), "%s%s%s", out, outlen ? "/" : "", comp);
+		if (w < 0 || (size_t)w >= sizeof(cand) || (size_t)w >= size)
+			return -ENAMETOOLONG;
+		if ((last && !follow) || fstatat(rootfd, cand, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISLNK(st.st_mode)) {
+			/* Not a link (or not there: the final open says so). */
+			memcpy(out, cand, (size_t)w + 1);
+			outlen = (size_t)w;
+			memmove(rest, after, strlen(after) + 1);
+			continue;
+		}
+		if (++links > ROOT_MAX_LINKS)
+			return -ELOOP;
+		n = readlinkat(rootfd, cand, target, sizeof(target));
+		if (n < 0)
+			return -errno;
+		if ((size_t)n >= sizeof(target))
+			return -ENAMETOOLONG;
+		target[n] = 0;
+		w = snprintf(next, sizeof(next), "%s/%s", target, after);
+		if (w < 0 || (size_t)w >= sizeof(next))
+			return -ENAMETOOLONG;
+		memcpy(rest, next, (size_t)w + 1);
+		if (target[0] == '/') {
+			outlen = 0;
+			out[0] = 0;
+		}
+	}
+	if (!outlen) {
+		if (size < 2)
+			return -ENAMETOOLONG;
+		strcpy(out, ".");
+	}
+	return 0;
+}
+
 static int root_openat(const struct rg_root *root, const char *path, int flags, bool follow)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
-	int fd;
+	char resolved[PATH_MAX];
+	int fd, r;
 
 	if (!path || path[0] != '/')
 		return -EINVAL;
@@ -57,11 +151,16 @@ static int root_openat(const struct rg_root *root, const char *path, int flags, 
 	}
 	if (!follow)
 		how.flags |= O_NOFOLLOW;
-	fd = (int)syscall(SYS_openat2, root->fd, path + 1, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS) {
-		/* Pre-5.6 kernel: plain relative lookup; absolute links may then escape the root. */
-		fd = openat(root->fd, path + 1, flags | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (!openat2_disabled) {
+		fd = (int)syscall(SYS_openat2, root->fd, path + 1, &how, sizeof(how));
+		if (fd >= 0 || errno != ENOSYS)
+			return fd < 0 ? -errno : fd;
 	}
+	r = root_resolve_fallback(root->fd, path, follow, resolved, sizeof(resolved));
+	if (r < 0)
+		return r;
+	/* The last component is no link any more; O_NOFOLLOW keeps it so if the tree changed. */
+	fd = openat(root->fd, resolved, flags | O_CLOEXEC | O_NOFOLLOW);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -478,4 +577,97 @@ long clock_ticks_per_sec(void)
 			hz = 100;
 	}
 	return hz;
+}
+
+static const char *const glob_classes[] = {"alnum", "alpha", "blank", "cntrl", "digit", "graph",
+					   "lower", "print", "punct", "space", "upper", "xdigit"};
+
+static int glob_fail(size_t off, const char *why, size_t *ret_off, const char **ret_why)
+{
+	*ret_off = off;
+	*ret_why = why;
+	return -EINVAL;
+}
+
+/* One character of a bracket expression at *j (escapes resolved); -1 if [. or [= comes. */
+static int bracket_char(const char *pat, size_t *j)
+{
+	if (pat[*j] == '[' && (pat[*j + 1] == '.' || pat[*j + 1] == '='))
+		return -1;
+	if (pat[*j] == '\\' && pat[*j + 1]) {
+		*j += 2;
+		return (unsigned char)pat[*j - 1];
+	}
+	return (unsigned char)pat[(*j)++];
+}
+
+int glob_check(const char *pat, size_t *ret_off, const char **ret_why)
+{
+	size_t i = 0;
+
+	while (pat[i]) {
+		size_t j, start = i;
+
+		if (pat[i] == '\\') {
+			if (!pat[i + 1])
+				return glob_fail(i, "a pattern cannot end in a backslash", ret_off,
+						 ret_why);
+			i += 2;
+			continue;
+		}
+		if (pat[i] != '[') {
+			i++;
+			continue;
+		}
+		j = i + 1;
+		if (pat[j] == '!' || pat[j] == '^')
+			j++;
+		if (pat[j] == ']')
+			j++; /* a ']' first is a member */
+		while (pat[j] && pat[j] != ']') {
+			int lo, hi;
+
+			if (pat[j] == '[' && pat[j + 1] == ':') {
+				const char *end = strstr(pat + j + 2, ":]");
+				size_t k, n;
+
+				if (!end)
+					return glob_fail(j, "unterminated [:class:]", ret_off, ret_why);
+				n = (size_t)(end - (pat + j + 2));
+				for (k = 0; k < ARRAY_SIZE(glob_classes); k++)
+					if (strlen(glob_classes[k]) == n &&
+					    strncmp(glob_classes[k], pat + j + 2, n) == 0)
+						break;
+				if (k == ARRAY_SIZE(glob_classes))
+					return glob_fail(j, "unknown character class (alnum, alpha, "
+							    "blank, cntrl, digit, graph, lower, print, "
+							    "punct, space, upper, xdigit)",
+							 ret_off, ret_why);
+				j = (size_t)(end - pat) + 2;
+				continue;
+			}
+			if (pat[j] == '\\' && !pat[j + 1])
+				break;
+			lo = bracket_char(pat, &j);
+			if (lo < 0)
+				return glob_fail(j, "[. .] and [= =] are not supported", ret_off,
+						 ret_why);
+			if (pat[j] != '-' || !pat[j + 1] || pat[j + 1] == ']')
+				continue;
+			j++;
+			hi = bracket_char(pat, &j);
+			if (hi < 0)
+				return glob_fail(j, "[. .] and [= =] are not supported", ret_off,
+						 ret_why);
+			if (hi < lo)
+				return glob_fail(start, "empty range in [...] (the first character "
+							"is above the last)",
+						 ret_off, ret_why);
+		}
+		if (pat[j] != ']')
+			return glob_fail(start, "unterminated '[' (write [[] for a literal '[')",
+					 ret_off, ret_why);
+		i = j + 1;
+	}
+	return 0;
 }

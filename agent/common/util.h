@@ -27,11 +27,16 @@ struct rg_root {
 int root_init(struct rg_root *root, const char *path);
 void root_done(struct rg_root *root);
 
-/* open()/opendir()/readlink() of an absolute path ("/sys/...") below the root. */
+/*
+ * open()/opendir()/readlink() of an absolute path ("/sys/...") below the root. Without openat2
+ * (kernels before 5.6, valgrind) the same containment is done in userspace.
+ */
 int root_open(const struct rg_root *root, const char *path, int flags);
 DIR *root_opendir(const struct rg_root *root, const char *path);
 int root_readlink(const struct rg_root *root, const char *path, char *buf, size_t size);
 int root_stat(const struct rg_root *root, const char *path, struct stat *st, bool follow);
+/* Tests: resolve below roots as without openat2, for the rest of the process. */
+void root_disable_openat2(void);
 
 /*
  * Reads at most max bytes of a regular file into a NUL-terminated buffer. *ret_truncated (may be
@@ -61,6 +66,15 @@ bool startswith(const char *s, const char *prefix);
 bool endswith(const char *s, const char *suffix);
 /* Strips leading/trailing whitespace in place; returns s. */
 char *strstrip(char *s);
+
+/*
+ * Checks an fnmatch(3) pattern (backslash escapes on) for what fnmatch would silently treat as
+ * "never matches" or as a literal by accident, so that a typo in a policy or rule is an error
+ * instead of a pattern that protects nothing: a trailing backslash, an unterminated '[', an
+ * unknown [:class:], an empty range (z-a), [. .] and [= =]. Returns 0, or -EINVAL with the byte
+ * offset of the problem in *ret_off and a description in *ret_why (static text).
+ */
+int glob_check(const char *pat, size_t *ret_off, const char **ret_why);
 
 /* Clocks, nanoseconds. */
 uint64_t now_realtime_ns(void);

@@ -1063,6 +1063,14 @@ static int parse_const(struct cparser *p, const struct field_ref *f, int op, uin
 		if (!k->s)
 			return -ENOMEM;
 		k->n = strlen(text);
+		if (op == OP_GLOB) {
+			size_t off;
+			const char *why;
+
+			/* A broken pattern would silently match nothing. */
+			if (glob_check(k->s, &off, &why) < 0)
+				return cerr(p, t->pos, "bad glob '%s': %s", k->s, why);
+		}
 		return 0;
 	}
 	switch (f->kind) {

@@ -255,6 +255,9 @@ static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, st
 
 	if (a->expires_ns && now >= a->expires_ns)
 		return false;
+	/* A literal path that could not be pinned cannot be verified: it allows nothing. */
+	if (a->pin_failed)
+		return false;
 	if (!(n->flags & PROC_F_EXEC_KNOWN) || fnmatch(a->exe, n->exe, FNM_PATHNAME) != 0)
 		return false;
 	if (a->pinned) {

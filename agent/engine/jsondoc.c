@@ -151,8 +151,8 @@ void jdoc_line_col(const struct jdoc *doc, size_t pos, unsigned *line, unsigned 
 	*column = (unsigned)(pos - bol) + 1;
 }
 
-static int verror(const struct jdoc *doc, size_t pos, struct rg_error *err, const char *fmt,
-		  va_list ap)
+static _printf_(4, 0) int verror(const struct jdoc *doc, size_t pos, struct rg_error *err,
+				  const char *fmt, va_list ap)
 {
 	unsigned line = 0, col = 0;
 	char msg[512];

@@ -10,6 +10,7 @@
 #include "cond.h"
 #include "jsonval.h"
 #include "policy.h"
+#include "output/output.h"
 #include "common/util.h"
 
 static const char *const severity_names[RG_SEV__MAX] = {"info", "low", "medium", "high",
@@ -123,12 +124,19 @@ static bool is_sha256(const char *s)
 static int check_pattern(const struct jdoc *doc, size_t pos, const char *what, const char *pat,
 			 struct rg_error *err)
 {
+	const char *why;
+	size_t off;
+
 	if (pat[0] != '/')
 		return jdoc_error(doc, pos, err, "%s \"%s\" must be an absolute path pattern", what,
 				  pat);
 	if (strlen(pat) >= RG_PATH_LEN)
 		return jdoc_error(doc, pos, err, "%s is longer than %d bytes", what,
 				  RG_PATH_LEN - 1);
+	/* A broken pattern would silently match nothing: no game protected, no entry allowed. */
+	if (glob_check(pat, &off, &why) < 0)
+		return jdoc_error(doc, pos == JDOC_NOPOS ? pos : jdoc_string_pos(doc, pos, off), err,
+				  "%s \"%s\": %s", what, pat, why);
 	return 0;
 }
 
@@ -582,6 +590,23 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 	r = jv_string_list(doc, root, "outputs", POLICY_MAX_LIST, &p->outputs, &p->n_outputs, err);
 	if (r < 0)
 		goto fail;
+	for (size_t k = 0; k < p->n_outputs; k++) {
+		struct json_object *outs = json_object_object_get(root, "outputs");
+		struct output_spec *spec = malloc(sizeof(*spec));
+		char msg[512];
+
+		if (!spec) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		r = output_spec_parse(p->outputs[k], spec, msg, sizeof(msg));
+		free(spec);
+		if (r < 0) {
+			r = jdoc_error(doc, doc ? jdoc_element_pos(doc, outs, k) : JDOC_NOPOS, err, "%s",
+				       msg);
+			goto fail;
+		}
+	}
 	if (doc && jdoc_file(doc)[0] && !(p->path = strdup(jdoc_file(doc)))) {
 		r = -ENOMEM;
 		goto fail;
@@ -634,10 +659,13 @@ int policy_resolve_inodes(struct rg_policy *p, const char *root)
 		struct stat st;
 
 		a->pinned = false;
+		a->pin_failed = false;
 		if (!a->exe_literal)
 			continue;
-		if (root_stat(&rt, a->exe, &st, true) < 0 || !S_ISREG(st.st_mode))
+		if (root_stat(&rt, a->exe, &st, true) < 0 || !S_ISREG(st.st_mode)) {
+			a->pin_failed = true;
 			continue;
+		}
 		a->ino = st.st_ino;
 		a->dev = st.st_dev;
 		a->pinned = true;

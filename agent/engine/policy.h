@@ -67,6 +67,7 @@ struct rg_policy_allow {
 	char *exe;	    /* glob pattern (FNM_PATHNAME) */
 	bool exe_literal;   /* no glob characters: policy_resolve_inodes() can pin it */
 	bool pinned;	    /* ino/dev are set: the process's exe must be that very file */
+	bool pin_failed;    /* literal, but the file could not be pinned: the entry allows nothing */
 	uint64_t ino, dev;
 	char sha256[65];    /* "" if none */
 	uint32_t *uids;
@@ -127,8 +128,9 @@ void policy_free(struct rg_policy *p);
 /*
  * Pins allow entries with a literal exe path to that file's inode and device (stat below root, NULL
  * for "/"), so a copy elsewhere or a different file at that path in another mount namespace does
- * not inherit the allowance. Entries whose file does not exist stay unpinned (and match nothing
- * if the exe is unknown to the engine). Returns the number pinned.
+ * not inherit the allowance. A literal entry whose file does not exist (or is not a regular file)
+ * cannot be verified and allows nothing until a reload finds it (pin_failed). Without this call
+ * (replay, audit --root) literal entries match by path. Returns the number pinned.
  */
 int policy_resolve_inodes(struct rg_policy *p, const char *root);
 

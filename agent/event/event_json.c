@@ -634,6 +634,16 @@ static int field_from_json(struct json_object *v, struct rg_event *ev, const str
 			if (!json_object_is_type(e, json_type_string))
 				FAIL("%s[%zu]: expected a string", f->name, k);
 			l = strlen(json_object_get_string(e));
+			if (k + 1 == n && off + l == f->size) {
+				/* The last one may fill the buffer: the length ends it, not a NUL. */
+				const char *a = json_object_get_string(e);
+
+				for (size_t c = 0; c < l; c++)
+					p[off + c] = ((unsigned char)a[c] < 0x20 || a[c] == 0x7f)
+							     ? '?' : a[c];
+				off += (uint32_t)l;
+				break;
+			}
 			if (off + l + 1 > f->size) {
 				ev->flags |= RG_EVF_TRUNC;
 				break;

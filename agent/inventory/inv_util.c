@@ -59,7 +59,7 @@ void inv_section_free(struct inv_section *s)
 	inv_errors_free(&s->truncated);
 }
 
-static char *vformat(const char *fmt, va_list ap)
+static _printf_(1, 0) char *vformat(const char *fmt, va_list ap)
 {
 	char buf[1024];
 

@@ -103,6 +103,7 @@ struct net {
 	uint64_t spool_retry_ns, cursor_sync_ns;
 	bool cursor_dirty;
 	char last_logged[256];
+	char last_logged_spool[256]; /* spool errors apart: they alternate with connection ones */
 	uint64_t rng;
 };
 
@@ -141,26 +142,50 @@ static const struct outputs_config *cfg_of(struct net *n)
 	return &n->out->parent->cfg;
 }
 
-static void set_error(struct net *n, bool warn, const char *fmt, ...) _printf_(3, 4);
-
-/* Records the error for the stats; logs it when it is new (a collector that stays down for
- * hours gives one warning, not one per attempt). */
-static void set_error(struct net *n, bool warn, const char *fmt, ...)
+static _printf_(4, 0) void set_error_v(struct net *n, bool warn, char *last, const char *fmt,
+					 va_list ap)
 {
 	char msg[256];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	pthread_mutex_lock(&n->out->lock);
 	strscpy_ok(n->out->last_error, msg, sizeof(n->out->last_error));
 	pthread_mutex_unlock(&n->out->lock);
-	if (warn && strcmp(msg, n->last_logged) != 0)
+	if (warn && strcmp(msg, last) != 0)
 		log_warning("output %s: %s", n->out->spec.name, msg);
 	else
 		log_debug("output %s: %s", n->out->spec.name, msg);
-	strscpy_ok(n->last_logged, msg, sizeof(n->last_logged));
+	strscpy_ok(last, msg, sizeof(n->last_logged));
+}
+
+/* Records the error for the stats; logs it when it is new (a collector that stays down for
+ * hours gives one warning, not one per attempt). */
+static _printf_(3, 4) void set_error(struct net *n, bool warn, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_error_v(n, warn, n->last_logged, fmt, ap);
+	va_end(ap);
+}
+
+/* The same for the spool (a full disk): remembered apart from connection errors, which retry
+ * at their own pace, so that the two alternating do not log a line per attempt. */
+static _printf_(2, 3) void set_spool_error(struct net *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_error_v(n, true, n->last_logged_spool, fmt, ap);
+	va_end(ap);
+}
+
+static void spool_ok(struct net *n)
+{
+	if (!n->last_logged_spool[0])
+		return;
+	log_info("output %s: the spool is writable again", n->out->spec.name);
+	n->last_logged_spool[0] = 0;
 }
 
 static struct inflight *inf_at(struct net *n, size_t i)
@@ -680,6 +705,7 @@ static void net_spool_batch(struct net *n, uint64_t now, bool stop)
 					 n->fbuf, len);
 		if (r == SPOOL_STORED) {
 			atomic_fetch_add(&out->c.spooled, 1);
+			spool_ok(n);
 			any = true;
 		} else if (r == SPOOL_DROPPED)
 			any = true; /* counted by the spool, taken below */
@@ -688,7 +714,7 @@ static void net_spool_batch(struct net *n, uint64_t now, bool stop)
 			output_count_drop_locked(out, rec->sev, OUTPUT_DROP_TOO_LARGE, is_loss);
 			pthread_mutex_unlock(&out->lock);
 		} else {
-			set_error(n, true, "failed to write to the spool: %s", strerror(-r));
+			set_spool_error(n, "failed to write to the spool: %s", strerror(-r));
 			n->spool_retry_ns = now + ms_to_ns(NET_SPOOL_RETRY_MS);
 			break;
 		}
@@ -762,7 +788,7 @@ void *net_thread(void *arg)
 		if (n->need_sync) {
 			r = spool_sync(n->spool);
 			if (r < 0) {
-				set_error(n, true, "failed to sync the spool: %s", strerror(-r));
+				set_spool_error(n, "failed to sync the spool: %s", strerror(-r));
 				n->spool_retry_ns = now + ms_to_ns(NET_SPOOL_RETRY_MS);
 			} else {
 				n->need_sync = false;
@@ -821,7 +847,7 @@ void *net_thread(void *arg)
 		if (n->cursor_dirty && now >= n->cursor_sync_ns) {
 			r = spool_sync(n->spool);
 			if (r < 0)
-				set_error(n, true, "failed to sync the spool: %s", strerror(-r));
+				set_spool_error(n, "failed to sync the spool: %s", strerror(-r));
 			n->cursor_dirty = false;
 			n->cursor_sync_ns = now + ms_to_ns(NET_CURSOR_SYNC_MS);
 		}

@@ -327,14 +327,18 @@ static int segment_read(const struct seg *sg, char **ret, size_t *ret_len, bool 
 
 /*
  * Checks every record of a segment file. A bad tail is truncated; valid records after a bad
- * region are kept by rewriting the file without the bad bytes.
+ * region are kept by rewriting the file without the bad bytes. Sequence numbers must increase
+ * across the queue's segments too (*queue_min: one past the last number of the segments before,
+ * and at least the first number the file name gives): a record that repeats or goes back (a
+ * copied or forged segment) is damage, not a second copy to send.
  */
-static int segment_repair(struct spool *s, unsigned qi, struct seg *sg, uint64_t *max_seq)
+static int segment_repair(struct spool *s, unsigned qi, struct seg *sg, uint64_t *max_seq,
+			  uint64_t *queue_min)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *out = NULL;
 	size_t len = 0, off = 0, outlen = 0, good_prefix = 0;
-	uint64_t min_seq = 0;
+	uint64_t min_seq = MAX(*queue_min, sg->first_seq);
 	bool truncated = false, damaged = false, in_prefix = true;
 	unsigned gaps = 0;
 	char name[32], tmp[40];
@@ -374,6 +378,7 @@ static int segment_repair(struct spool *s, unsigned qi, struct seg *sg, uint64_t
 			good_prefix = outlen;
 		off += rs;
 	}
+	*queue_min = min_seq;
 	if (truncated) {
 		damaged = true;
 		gaps++;
@@ -490,12 +495,14 @@ static int spool_load(struct spool *s, const struct cursor_disk *cur)
 	for (qi = 0; qi < SPOOL_QUEUES; qi++) {
 		struct squeue *q = &s->q[qi];
 		uint64_t head_min = cur->magic ? cur->head[qi] : 0;
+		uint64_t queue_min = 0;
 		bool found_head = false;
 		size_t i;
 
-		qsort(q->segs, q->n, sizeof(q->segs[0]), seg_cmp);
+		if (q->n > 1) /* qsort(NULL, 0, ...) is undefined */
+			qsort(q->segs, q->n, sizeof(q->segs[0]), seg_cmp);
 		for (i = 0; i < q->n; i++) {
-			r = segment_repair(s, qi, &q->segs[i], &max_seq);
+			r = segment_repair(s, qi, &q->segs[i], &max_seq, &queue_min);
 			if (r < 0)
 				return log_error_errno(r, "spool %s: failed to check a segment: %m",
 						       s->name);
@@ -723,10 +730,28 @@ static int queue_append(struct spool *s, unsigned qi, uint64_t ts_ns, const void
 	iov[0] = (struct iovec){.iov_base = &h, .iov_len = sizeof(h)};
 	iov[1] = (struct iovec){.iov_base = (void *)data, .iov_len = len};
 	n = pwritev(sg->fd, iov, 2, (off_t)sg->size);
+	if (n >= 0 && n < (ssize_t)(sizeof(h) + len)) {
+		/* A short write (a full disk): writing the rest says why (ENOSPC, EDQUOT, EFBIG). */
+		size_t done = (size_t)n;
+		int iovcnt = 2;
+		struct iovec *v = iov;
+
+		while (v->iov_len <= done) {
+			done -= v->iov_len;
+			v++;
+			iovcnt--;
+		}
+		v->iov_base = (char *)v->iov_base + done;
+		v->iov_len -= done;
+		r = (int)pwritev(sg->fd, v, iovcnt, (off_t)sg->size + n);
+		n = r < 0 ? -1 : n + r;
+	}
 	if (n != (ssize_t)(sizeof(h) + len)) {
 		r = n < 0 ? -errno : -EIO;
-		/* Leave no partial record behind: later appends go at sg->size. */
-		(void)ftruncate(sg->fd, (off_t)sg->size);
+		/* Leave no partial record behind: later appends go at sg->size (and if the cut
+		 * fails, the CRC check drops the torn record when the spool is next opened). */
+		if (ftruncate(sg->fd, (off_t)sg->size) < 0)
+			log_debug_errno(-errno, "Failed to cut a partial spool record: %m");
 		if (sg->size == 0)
 			queue_trim(s, qi);
 		return r;

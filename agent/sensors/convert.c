@@ -34,6 +34,37 @@ _Static_assert(RG_MEM_PROCESS_VM_READV == 1 && RG_MEM_PROCESS_VM_WRITEV == 2 &&
 		   RG_MEM_PTRACE_ATTACH == 3 && RG_MEM_PTRACE_SEIZE == 4,
 	       "memory.bpf.c uses these values");
 
+void task_cache_note(struct task_cache *c, uint32_t pid, uint64_t start_boot_ns, const char *comm)
+{
+	unsigned i = c->next % TASK_CACHE_SIZE;
+
+	if (!pid)
+		return;
+	c->e[i].pid = pid;
+	c->e[i].start_boot_ns = start_boot_ns;
+	event_set_str(c->e[i].comm, sizeof(c->e[i].comm), comm ? comm : "",
+		      comm ? strnlen(comm, RG_COMM_LEN) : 0);
+	c->next = (i + 1) % TASK_CACHE_SIZE;
+	if (c->used < TASK_CACHE_SIZE)
+		c->used++;
+}
+
+int task_cache_find(const struct task_cache *c, uint32_t pid, uint64_t *start_boot_ns,
+		    char comm[RG_COMM_LEN])
+{
+	/* newest first: a pid reused since names the newer process */
+	for (unsigned k = 1; k <= c->used; k++) {
+		unsigned i = (c->next + TASK_CACHE_SIZE - k) % TASK_CACHE_SIZE;
+
+		if (pid && c->e[i].pid == pid) {
+			*start_boot_ns = c->e[i].start_boot_ns;
+			memcpy(comm, c->e[i].comm, RG_COMM_LEN);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 uint64_t kdev_to_dev(uint32_t kdev)
 {
 	return makedev(kdev >> 20, kdev & 0xfffff);

@@ -22,6 +22,32 @@ struct convert_ctx {
 };
 
 /*
+ * The processes the ring buffer has named, in its order: pid, start time and comm from fork and
+ * exec records. A record about another process (a ptrace or process_vm_* target, which the syscall
+ * tracepoints name only by pid) is resolved against it before /proc: /proc is read when the record
+ * is converted, by which time the target may have exited (its pid gone, or reused), while the
+ * target's fork or exec came through the ring before the record that names it. Fixed size
+ * (TASK_CACHE_SIZE entries, 16 KiB); the oldest entry gives way.
+ */
+#define TASK_CACHE_SIZE 512
+struct task_cache {
+	struct {
+		uint32_t pid;
+		uint64_t start_boot_ns;
+		char comm[RG_COMM_LEN];
+	} e[TASK_CACHE_SIZE];
+	unsigned next; /* where the next entry goes */
+	unsigned used;
+};
+
+/* Remembers that pid is the process that started at start_boot_ns, named comm. */
+void task_cache_note(struct task_cache *c, uint32_t pid, uint64_t start_boot_ns, const char *comm);
+
+/* The latest entry for pid: 0, or -ENOENT. */
+int task_cache_find(const struct task_cache *c, uint32_t pid, uint64_t *start_boot_ns,
+		    char comm[RG_COMM_LEN]);
+
+/*
  * Converts one record of size bytes. Returns 1 when ev was filled, 0 when the record is not
  * reported (e.g. a module that is not an RDMA module), -EBADMSG when it is malformed.
  */

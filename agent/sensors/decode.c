@@ -176,6 +176,25 @@ static bool rdn(const uint8_t *b, size_t len, size_t off, void *out, size_t n)
 			(void)rdn(resp, rlen, offsetof(T, F), (out), sizeof(((T *)0)->F));         \
 	} while (0)
 
+/*
+ * MR access flags as the kernel takes them (ib_check_mr_access(), IB_UVERBS_ACCESS_OPTIONAL_RANGE):
+ * unknown bits in the optional range are dropped, unknown mandatory ones make the call fail.
+ * Keeps the bits the event model names, so that an event and its JSON agree; MALFORMED when
+ * the kernel would refuse the flags.
+ */
+static uint32_t access_known(struct rg_ev_verbs *v)
+{
+	const uint32_t known = RG_ACCESS_LOCAL_WRITE | RG_ACCESS_REMOTE_WRITE |
+			       RG_ACCESS_REMOTE_READ | RG_ACCESS_REMOTE_ATOMIC | RG_ACCESS_MW_BIND |
+			       RG_ACCESS_ZERO_BASED | RG_ACCESS_ON_DEMAND | RG_ACCESS_HUGETLB |
+			       RG_ACCESS_RELAXED_ORDERING;
+	const uint32_t optional = IB_UVERBS_ACCESS_OPTIONAL_RANGE;
+	uint32_t unknown = v->mr_access & ~known;
+
+	v->mr_access &= known;
+	return unknown & ~optional ? RG_EVF_MALFORMED : 0;
+}
+
 uint32_t decode_uverbs_cmd(uint32_t cmd_word, const void *body_, size_t blen, const void *resp_,
 			   size_t rlen, struct rg_ev_verbs *v)
 {
@@ -213,7 +232,7 @@ uint32_t decode_uverbs_cmd(uint32_t cmd_word, const void *body_, size_t blen, co
 			v->op = RG_OP_OTHER;
 			break;
 		}
-		return flags;
+		return flags | access_known(v);
 	}
 
 	switch (cmd) {
@@ -352,7 +371,7 @@ uint32_t decode_uverbs_cmd(uint32_t cmd_word, const void *body_, size_t blen, co
 		v->op = RG_OP_OTHER;
 		break;
 	}
-	return flags;
+	return flags | access_known(v);
 }
 
 uint32_t decode_uverbs_write(const void *buf_, size_t len, uint64_t count, const void *resp,
@@ -662,7 +681,7 @@ uint32_t decode_uverbs_ioctl(const void *buf_, size_t len, const struct uverbs_b
 		}
 		break;
 	}
-	return flags;
+	return flags | access_known(v);
 }
 
 uint32_t decode_sockaddr(const void *buf_, size_t len, struct rg_addr *a)

@@ -114,12 +114,21 @@ static bool probe_btf_prog(enum bpf_prog_type type, enum bpf_attach_type at, con
 
 void sensors_probe_features(struct sensors_features *f)
 {
+	int r;
+
 	memset(f, 0, sizeof(*f));
 	f->tracefs = mount_tracefs();
 	f->syscall_tp = f->tracefs && tracepoint_exists("syscalls", "sys_enter_ioctl");
 	f->module_tp = f->tracefs && tracepoint_exists("module", "module_load");
 	f->raw_tp = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL) == 1;
 	f->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
+	if (!f->ringbuf) {
+		/* Tell an unprivileged caller from an old kernel: even a plain array is refused. */
+		r = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+		if (r >= 0)
+			close(r);
+		f->ringbuf_error = r < 0 ? -errno : 0;
+	}
 	f->tc = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SCHED_CLS, NULL) == 1;
 	f->kprobe = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) == 1 &&
 		    (exists("/sys/bus/event_source/devices/kprobe/type") ||

@@ -18,6 +18,7 @@ struct sensors_features {
 	bool fentry;	 /* an fentry program loads and attaches */
 	bool lsm;	 /* BPF LSM is active and an LSM program loads and attaches */
 	bool ringbuf;	 /* BPF_MAP_TYPE_RINGBUF */
+	int ringbuf_error; /* why the probe failed (-EPERM: not privileged), 0 if it ran */
 	bool tc;	 /* BPF_PROG_TYPE_SCHED_CLS */
 	bool module_tp;	 /* module:module_load exists */
 	char lsms[256];	 /* /sys/kernel/security/lsm */

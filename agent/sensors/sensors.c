@@ -202,6 +202,7 @@ struct rg_sensors {
 	int ncpus;
 	struct cm_ent cm[MAX_CM_IDS];
 	size_t cm_next;
+	struct task_cache tasks; /* fork/exec in ring order, for targets named by pid */
 	struct flow_ent *flows;
 	size_t nflows;
 	struct devcache_ent devcache[DEVCACHE];
@@ -417,7 +418,7 @@ static int make_plan(const struct sensors_config *cfg, const struct sensors_feat
 	return 0;
 }
 
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
+static _printf_(2, 0) int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
 
 /* ---- JSON description ---- */
 
@@ -918,17 +919,28 @@ static int tc_attach_if(struct rg_sensors *s, const char *ifname)
 	strscpy_ok(t->name, ifname, sizeof(t->name));
 	{
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
+		/*
+		 * TC filters outlive the process that attached them: a daemon that was killed
+		 * (SIGKILL, the OOM killer) leaves its own behind, with our handle and priority,
+		 * and a plain attach would then fail with EEXIST on every restart. Replace them.
+		 */
 		LIBBPF_OPTS(bpf_tc_opts, in, .handle = 0x52474, .priority = 1,
+			    .flags = BPF_TC_F_REPLACE,
 			    .prog_fd = bpf_program__fd(s->skel->progs.tc_roce_ingress));
 		LIBBPF_OPTS(bpf_tc_opts, out, .handle = 0x52474, .priority = 1,
+			    .flags = BPF_TC_F_REPLACE,
 			    .prog_fd = bpf_program__fd(s->skel->progs.tc_roce_egress));
 
 		r = bpf_tc_hook_create(&hook);
 		if (r == 0)
 			t->created_hook = true;
-		else if (r != -EEXIST)
+		else if (r != -EEXIST) {
+			/* Degraded, not silent: AGENT-002 names the netdev. */
+			queue_sensor_event(s, HP_ROCE, false, "roce: no clsact qdisc on %s (%s)",
+					   ifname, strerror(-r));
 			return log_warning_errno(r, "Failed to add a clsact qdisc to %s: %m",
 						 ifname);
+		}
 		r = bpf_tc_attach(&hook, &in);
 		if (r == 0) {
 			hook.attach_point = BPF_TC_EGRESS;
@@ -937,6 +949,8 @@ static int tc_attach_if(struct rg_sensors *s, const char *ifname)
 		if (r < 0) {
 			log_warning_errno(r, "Failed to attach the RoCE counters to %s: %m",
 					  ifname);
+			queue_sensor_event(s, HP_ROCE, false, "roce: counters not attached to %s (%s)",
+					   ifname, strerror(-r));
 			hook.attach_point = BPF_TC_INGRESS;
 			in.prog_fd = in.prog_id = 0;
 			in.flags = 0;
@@ -1139,6 +1153,9 @@ static int proc_info(void *ud, uint32_t pid, uint64_t *start, char comm[RG_COMM_
 	uint64_t ticks;
 	int r, field;
 
+	/* What the ring said this pid was first: /proc is now, and the target may be gone. */
+	if (task_cache_find(&s->tasks, pid, start, comm) == 0)
+		return 0;
 	fmt_path(path, sizeof(path), "/proc/%u/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -1307,6 +1324,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		forget_process(s, h->pid);
 	if (r == 0)
 		return 0;
+	if (ev.type == RG_EV_FORK || ev.type == RG_EV_EXEC)
+		task_cache_note(&s->tasks, ev.proc.pid, ev.proc.start_boot_ns, ev.proc.comm);
 	if (ev.type == RG_EV_RDMA_CM)
 		cm_track(s, &ev);
 	return deliver(s, &ev);
@@ -1589,7 +1608,7 @@ int sensors_seed_fds(struct rg_sensors *s, const char *proc_root)
 
 /* ---- open/close ---- */
 
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+static _printf_(2, 0) int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char buf[1024];
 	size_t n;
@@ -1744,7 +1763,13 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 
 	sensors_probe_features(&s->feat);
 	if (!s->feat.ringbuf) {
-		r = log_error_errno(-EOPNOTSUPP, "This kernel has no BPF ring buffer (Linux 5.8).");
+		if (s->feat.ringbuf_error == -EPERM || s->feat.ringbuf_error == -EACCES)
+			r = log_error_errno(s->feat.ringbuf_error,
+					    "Not allowed to use BPF (needs root, or CAP_BPF and "
+					    "CAP_PERFMON): %m");
+		else
+			r = log_error_errno(-EOPNOTSUPP,
+					    "This kernel has no BPF ring buffer (Linux 5.8).");
 		goto fail;
 	}
 	r = make_plan(&s->cfg, &s->feat, &s->plan);

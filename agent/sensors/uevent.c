@@ -19,12 +19,13 @@ static void copy_field(char *dst, size_t size, const char *src, size_t n)
 
 int uevent_parse(const char *buf, size_t len, struct uevent *u)
 {
-	const char *p = buf, *end = buf + len, *at;
+	const char *p = buf, *end, *at;
 	size_t n;
 
 	memset(u, 0, sizeof(*u));
 	if (!buf || len == 0)
 		return -EINVAL;
+	end = buf + len; /* not before the check: NULL + 0 is undefined */
 	/* The header "ACTION@DEVPATH" */
 	n = strnlen(p, len);
 	at = memchr(p, '@', n);

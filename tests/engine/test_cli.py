@@ -9,6 +9,7 @@ usage: test_cli.py RDMAGUARD SOURCE_ROOT
 """
 import json
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -17,11 +18,13 @@ import tempfile
 import jsonschema
 
 RG = ROOT = None
+# `meson test --setup valgrind` (tests/hardening/valgrind.sh) runs rdmaguard under memcheck.
+WRAP = shlex.split(os.environ.get("RG_TEST_WRAPPER", ""))
 FAILURES = []
 
 
 def run(*args, stdin=None):
-    return subprocess.run([RG] + list(args), capture_output=True, text=True, input=stdin,
+    return subprocess.run(WRAP + [RG] + list(args), capture_output=True, text=True, input=stdin,
                           check=False)
 
 
@@ -76,6 +79,9 @@ def test_policy(tmp, rules):
         ('{"threshold": "hgh"}', '1:15: unknown severity "hgh" (info, low, medium, high, critical)'),
         ('/* policy */ {"role": "managed",}', "1:33: trailing comma before '}'"),
         ('{"games": [{"name": "A"}]}', '1:12: a game needs "exe" or "sha256"'),
+        ('{"outputs": ["stdout",\n  "syslog+udp://x"]}',
+         '2:3: output "syslog+udp://x": syslog needs a transport: syslog+tcp:// or syslog+tls:// '
+         '(UDP would lose alerts)'),
     ]
     for i, (text, msg) in enumerate(cases):
         path = write(tmp, f"bad{i}.json", text)

@@ -15,6 +15,7 @@ import glob
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -24,6 +25,8 @@ UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-
 RANK = {"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 FIXED = ["--hostname", "fixture-host", "--boot-id", "11111111-2222-3333-4444-555555555555",
          "--boot-time", "2026-01-10T00:00:00Z"]
+# `meson test --setup valgrind` (tests/hardening/valgrind.sh) runs rdmaguard under memcheck.
+WRAP = shlex.split(os.environ.get("RG_TEST_WRAPPER", ""))
 
 
 def main():
@@ -43,7 +46,7 @@ def main():
         policy = os.path.join(fixtures, name + ".policy.json")
         if not os.path.exists(policy):
             policy = os.path.join(fixtures, "policy.json")
-        cmd = [rdmaguard, "replay", path, "--policy", policy, "--rules", rules_dir] + FIXED
+        cmd = WRAP + [rdmaguard, "replay", path, "--policy", policy, "--rules", rules_dir] + FIXED
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if res.returncode not in (0, 1):
             print(f"FAIL {name}: exit {res.returncode}: {res.stderr}")
@@ -84,7 +87,7 @@ def main():
                 print("  " + p)
         else:
             print(f"ok   {name}: {len(alerts)} alerts ({', '.join(sorted(fired.get(name, [])))})")
-    res = subprocess.run([rdmaguard, "rules", "list", "--rules", rules_dir, "--format", "json"],
+    res = subprocess.run(WRAP + [rdmaguard, "rules", "list", "--rules", rules_dir, "--format", "json"],
                          capture_output=True, text=True, check=True)
     rule_ids = [r["id"] for r in json.loads(res.stdout)]
     for rid in rule_ids:

@@ -71,8 +71,8 @@ static inline bool has_error(const struct inv_errors *e, const char *text)
 	do {                                                                                       \
 		const struct inv_errors *_e = (e);                                                 \
 		if (!has_error(_e, (text))) {                                                      \
-			for (unsigned _i = 0; _i < _e->n; _i++)                                    \
-				fprintf(stderr, "  have: %s\n", _e->msg[_i]);                     \
+			for (unsigned _k = 0; _k < _e->n; _k++)                                    \
+				fprintf(stderr, "  have: %s\n", _e->msg[_k]);                     \
 			ck_abort_msg("missing error: %s", (text));                                 \
 		}                                                                                  \
 	} while (0)

@@ -440,6 +440,9 @@ static const struct {
 	{"rdma.mr.access == remote_read", 15,
 	 "'==' does not apply to 'rdma.mr.access' (a set of flags)"},
 	{"game.running in (true)", 13, "'in' does not apply to 'game.running' (a boolean)"},
+	{"process.executable glob '/opt/[arena'", 24,
+	 "bad glob '/opt/[arena': unterminated '[' (write [[] for a literal '[')"},
+	{"process.args glob \"*\\\\\"", 18, "bad glob '*\\': a pattern cannot end in a backslash"},
 };
 
 START_TEST(test_compile_errors)

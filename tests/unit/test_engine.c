@@ -22,12 +22,48 @@
 #define T0   (1767225600ull * SEC) /* 2026-01-01T00:00:00Z */
 #define BOOT (T0 - 1000 * SEC)	   /* booted 1000 s before T0 */
 
-/* Counting allocator: engine_process must not allocate unless it builds an alert. */
+/*
+ * Counting allocator: engine_process must not allocate unless it builds an alert. Under
+ * AddressSanitizer, malloc belongs to its allocator (memory from __libc_malloc would be freed by
+ * ASan's free), so count with its allocation hooks instead of interposing.
+ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RG_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define RG_ASAN 1
+#endif
+
+static unsigned long n_allocs;
+
+#ifdef RG_ASAN
+/* From <sanitizer/allocator_interface.h>, which GCC does not install. */
+int __sanitizer_install_malloc_and_free_hooks(void (*m)(const volatile void *, size_t),
+					      void (*f)(const volatile void *));
+
+static void count_malloc(const volatile void *p, size_t n)
+{
+	(void)p;
+	(void)n;
+	n_allocs++;
+}
+
+static void count_free(const volatile void *p)
+{
+	(void)p;
+}
+
+__attribute__((constructor)) static void install_hooks(void)
+{
+	__sanitizer_install_malloc_and_free_hooks(count_malloc, count_free);
+}
+#else
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
-static unsigned long n_allocs;
 
 void *malloc(size_t n)
 {
@@ -51,6 +87,7 @@ void free(void *p)
 {
 	__libc_free(p);
 }
+#endif
 
 /* Collected alerts. */
 #define MAX_ALERTS 256
@@ -782,6 +819,44 @@ START_TEST(test_allowlist_live)
 }
 END_TEST
 
+/*
+ * A literal allow entry whose file is missing when the daemon pins the policy cannot be
+ * verified: a file put at that path later (or hidden from the daemon, e.g. ProtectHome=tmpfs)
+ * must not inherit the allowance. Without pinning (replay) the path alone matches.
+ */
+START_TEST(test_allowlist_unpinnable)
+{
+	static const char pol[] = "{\"allow\": [{\"exe\": \"/nonexistent/rg-tool\"}]}";
+	struct engine_config cfg = base_cfg();
+	struct rg_policy *p;
+	struct rg_ruleset *rs;
+	struct rg_engine *e;
+	struct rg_error err;
+	struct rg_event ev;
+
+	for (int pin = 0; pin < 2; pin++) {
+		ck_assert_int_eq(policy_parse("p.json", pol, strlen(pol), &p, &err), 0);
+		if (pin) {
+			ck_assert_int_eq(policy_resolve_inodes(p, NULL), 0);
+			ck_assert(p->allow[0].pin_failed && !p->allow[0].pinned);
+		}
+		ck_assert_int_eq(ruleset_new(&rs), 0);
+		ck_assert_int_eq(rules_parse(rs, "r.json", allowed_rule, strlen(allowed_rule), &err),
+				 0);
+		ck_assert_int_eq(engine_new(p, rs, &cfg, &e, &err), 0);
+		ev = ev_exec(RG_EV_PROCESS_PRESENT, 4242, 1, "/nonexistent/rg-tool", T0);
+		ev.u.exec.exe_ino = 99;
+		ev.u.exec.exe_dev = 7;
+		feed(e, &ev);
+		ev.type = RG_EV_DEVICE_OPEN;
+		memset(&ev.u, 0, sizeof(ev.u));
+		ck_assert_msg(alerts_for(e, &ev) == (pin == 1), "pin=%d", pin);
+		clear_alerts();
+		engine_free(e);
+	}
+}
+END_TEST
+
 START_TEST(test_overrides)
 {
 	static const char rules[] =
@@ -1091,6 +1166,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(core, test_game_by_hash);
 	tcase_add_test(core, test_allowlist);
 	tcase_add_test(core, test_allowlist_live);
+	tcase_add_test(core, test_allowlist_unpinnable);
 	tcase_add_test(core, test_overrides);
 	tcase_add_test(core, test_reload);
 	tcase_add_test(core, test_stats);

@@ -149,6 +149,29 @@ START_TEST(test_exec_cm_roundtrip)
 }
 END_TEST
 
+/* Arguments that fill the whole buffer (the last one without a NUL) survive the JSON round trip. */
+START_TEST(test_args_fill_buffer)
+{
+	struct rg_event ev, back;
+	struct json_object *j;
+	char err[256];
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = RG_EV_EXEC;
+	ev.proc.pid = 7;
+	memset(ev.u.exec.args, 'a', sizeof(ev.u.exec.args));
+	ev.u.exec.args[9] = 0; /* "aaaaaaaaa" then one argument up to the end */
+	ev.u.exec.args_len = sizeof(ev.u.exec.args);
+	j = event_to_json(&ev);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_int_eq(event_from_json(j, &back, err, sizeof(err)), 0);
+	ck_assert_uint_eq(back.u.exec.args_len, sizeof(ev.u.exec.args));
+	ck_assert_mem_eq(back.u.exec.args, ev.u.exec.args, sizeof(ev.u.exec.args));
+	ck_assert_uint_eq(back.flags & RG_EVF_TRUNC, 0);
+	json_object_put(j);
+}
+END_TEST
+
 START_TEST(test_bad_json)
 {
 	struct rg_event ev;
@@ -202,6 +225,7 @@ int main(void)
 	tcase_add_test(core, test_verbs_roundtrip);
 	tcase_add_test(core, test_exec_cm_roundtrip);
 	tcase_add_test(core, test_field_table);
+	tcase_add_test(core, test_args_fill_buffer);
 	tcase_add_test(errors, test_bad_json);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);

@@ -747,6 +747,42 @@ START_TEST(test_spool_damage_middle)
 }
 END_TEST
 
+/* A copied segment (same records under another name) is damage, not records to send twice. */
+START_TEST(test_spool_copied_segment)
+{
+	struct spool_config c = spool_cfg();
+	struct spool_stats st;
+	struct spool *s;
+	char p[512], q[512];
+	char buf[4096];
+	ssize_t n;
+	int dfd = tmp_fd(), in, out;
+
+	ck_assert_int_eq(spool_open(dfd, "sp", &c, &s), 0);
+	ck_assert_int_eq(append_str(s, 2, "one"), SPOOL_STORED);
+	ck_assert_int_eq(append_str(s, 2, "two"), SPOOL_STORED);
+	spool_close(s);
+	seg_path("2-0000000000000001.seg", p, sizeof(p));
+	seg_path("2-0000000000000002.seg", q, sizeof(q));
+	in = open(p, O_RDONLY);
+	out = open(q, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(in, 0);
+	ck_assert_int_ge(out, 0);
+	n = read(in, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+	ck_assert_int_eq(spool_open(dfd, "sp", &c, &s), 0);
+	spool_get_stats(s, &st);
+	ck_assert_uint_eq(st.records, 2);
+	ck_assert_uint_eq(st.corrupt, 1);
+	ck_assert_str_eq(drain(s, false), "2:one,2:two");
+	spool_close(s);
+	close(dfd);
+}
+END_TEST
+
 START_TEST(test_spool_cursor_fallback)
 {
 	struct spool_config c = spool_cfg();
@@ -1357,6 +1393,7 @@ int main(void)
 	tcase_add_test(errors, test_spool_lock);
 	tcase_add_test(errors, test_spool_torn_tail);
 	tcase_add_test(errors, test_spool_damage_middle);
+	tcase_add_test(errors, test_spool_copied_segment);
 	tcase_add_test(errors, test_spool_cursor_fallback);
 	tcase_add_test(errors, test_outputs_new_errors);
 	suite_add_tcase(s, core);

@@ -371,6 +371,15 @@ static const struct {
     {"{\"allow\": [{\"exe\": \"/a\", \"expires\": \"2026-02-30\"}]}",
      "t.json:1:37: \"expires\" must be a date (2026-12-31) or an RFC 3339 time "
      "(2026-12-31T18:00:00Z), not \"2026-02-30\""},
+    /* Broken globs would silently match nothing: the byte that breaks them. */
+    {"{\"games\": [{\"name\": \"A\", \"exe\": [\"/opt/[arena\"]}]}",
+     "t.json:1:40: \"exe\" \"/opt/[arena\": unterminated '[' (write [[] for a literal '[')"},
+    {"{\"allow\": [{\"exe\": \"/usr/bin/x[z-a]\"}]}",
+     "t.json:1:31: \"exe\" \"/usr/bin/x[z-a]\": empty range in [...] (the first character is "
+     "above the last)"},
+    {"{\"allow\": [{\"exe\": \"/a\", \"parent\": \"/bin/\\u00e9[[:alpah:]]\"}]}",
+     "t.json:1:49: \"parent\" \"/bin/\u00e9[[:alpah:]]\": unknown character class (alnum, alpha, "
+     "blank, cntrl, digit, graph, lower, print, punct, space, upper, xdigit)"},
     {"{\"allow\": [{\"exe\": \"/a\", \"parent\": \"bash\"}]}",
      "t.json:1:36: \"parent\" \"bash\" must be an absolute path pattern"},
     {"{\"allow\": [{\"exe\": \"/a\", \"device\": \"mlx5_0\"}]}",

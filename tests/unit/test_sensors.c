@@ -527,6 +527,59 @@ START_TEST(test_convert_exec)
 }
 END_TEST
 
+/* A ptrace target named by pid alone (the syscall tracepoints) is resolved from the fork and exec
+ * records the ring carried before it, newest first, before /proc. */
+START_TEST(test_task_cache)
+{
+	static struct task_cache c;
+	uint64_t start = 0;
+	char comm[RG_COMM_LEN];
+
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(task_cache_find(&c, 320, &start, comm), -ENOENT);
+	task_cache_note(&c, 320, 120980000000ull, "rg-host-driver");
+	task_cache_note(&c, 321, 120980000000ull, "rg-host-driver");
+	ck_assert_int_eq(task_cache_find(&c, 320, &start, comm), 0);
+	ck_assert_uint_eq(start, 120980000000ull);
+	ck_assert_str_eq(comm, "rg-host-driver");
+	/* an exec renames it; a reused pid is the newer process */
+	task_cache_note(&c, 320, 120980000000ull, "game");
+	ck_assert_int_eq(task_cache_find(&c, 320, &start, comm), 0);
+	ck_assert_str_eq(comm, "game");
+	task_cache_note(&c, 320, 200000000000ull, "other");
+	ck_assert_int_eq(task_cache_find(&c, 320, &start, comm), 0);
+	ck_assert_uint_eq(start, 200000000000ull);
+	ck_assert_str_eq(comm, "other");
+	ck_assert_int_eq(task_cache_find(&c, 322, &start, comm), -ENOENT);
+	/* pid 0 is never an answer */
+	task_cache_note(&c, 0, 1, "swapper");
+	ck_assert_int_eq(task_cache_find(&c, 0, &start, comm), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_task_cache_full)
+{
+	static struct task_cache c;
+	uint64_t start = 0;
+	char comm[RG_COMM_LEN], name[RG_COMM_LEN + 8];
+
+	memset(&c, 0, sizeof(c));
+	for (uint32_t pid = 1; pid <= TASK_CACHE_SIZE + 10; pid++)
+		task_cache_note(&c, pid, pid * 1000ull, "p");
+	/* the 10 oldest gave way, the rest are there */
+	ck_assert_int_eq(task_cache_find(&c, 10, &start, comm), -ENOENT);
+	ck_assert_int_eq(task_cache_find(&c, 11, &start, comm), 0);
+	ck_assert_uint_eq(start, 11000ull);
+	ck_assert_int_eq(task_cache_find(&c, TASK_CACHE_SIZE + 10, &start, comm), 0);
+	ck_assert_uint_eq(c.used, TASK_CACHE_SIZE);
+	/* a comm at the size limit (not NUL-terminated in the record) is cut and terminated */
+	memset(name, 'x', sizeof(name));
+	task_cache_note(&c, 7, 7, name);
+	ck_assert_int_eq(task_cache_find(&c, 7, &start, comm), 0);
+	ck_assert_uint_eq(strlen(comm), RG_COMM_LEN - 1);
+}
+END_TEST
+
 START_TEST(test_convert_cmd)
 {
 	struct rg_rec_cmd *r = calloc(1, sizeof(*r));
@@ -717,6 +770,24 @@ START_TEST(test_null_and_empty)
 }
 END_TEST
 
+/* Access flags as the kernel takes them: unknown optional bits dropped, unknown mandatory refused. */
+START_TEST(test_unknown_access_flags)
+{
+	struct w_reg_mr w;
+	struct rg_ev_verbs v = {0};
+
+	make_reg_mr_into(&w);
+	w.body.access_flags = IB_UVERBS_ACCESS_REMOTE_READ | (1u << 25); /* optional range */
+	ck_assert_uint_eq(decode_uverbs_write(&w, sizeof(w), sizeof(w), NULL, 0, &v), 0);
+	ck_assert_uint_eq(v.mr_access, RG_ACCESS_REMOTE_READ);
+	memset(&v, 0, sizeof(v));
+	w.body.access_flags = IB_UVERBS_ACCESS_REMOTE_WRITE | (1u << 12); /* unknown, mandatory */
+	ck_assert_uint_eq(decode_uverbs_write(&w, sizeof(w), sizeof(w), NULL, 0, &v),
+			  RG_EVF_MALFORMED);
+	ck_assert_uint_eq(v.mr_access, RG_ACCESS_REMOTE_WRITE);
+}
+END_TEST
+
 START_TEST(test_malformed_headers)
 {
 	struct w_reg_mr w;
@@ -771,13 +842,16 @@ int main(void)
 	tcase_add_test(core, test_helpers);
 	tcase_add_test(core, test_convert_exec);
 	tcase_add_test(core, test_convert_cmd);
+	tcase_add_test(core, test_task_cache);
 	tcase_add_test(core, test_convert_module);
 	tcase_add_test(core, test_json_u16_fields);
 	tcase_add_test(limits, test_write_every_length);
 	tcase_add_test(limits, test_ioctl_every_length);
 	tcase_add_test(limits, test_random_buffers);
+	tcase_add_test(limits, test_task_cache_full);
 	tcase_add_test(errors, test_null_and_empty);
 	tcase_add_test(errors, test_malformed_headers);
+	tcase_add_test(errors, test_unknown_access_flags);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
 	suite_add_tcase(s, errors);

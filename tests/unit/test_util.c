@@ -99,6 +99,53 @@ START_TEST(test_symlink_stays_in_root)
 }
 END_TEST
 
+/* Resolution below a root, with openat2 and with the userspace walk used without it. */
+static void check_resolution(void)
+{
+	struct rg_root root;
+	struct stat st;
+	char buf[64];
+
+	ck_assert_int_eq(root_init(&root, tmpdir), 0);
+	ck_assert_int_eq(root_read_line(&root, "/sys/link", buf, sizeof(buf)), 6);
+	ck_assert_str_eq(buf, "inside");
+	ck_assert_int_eq(root_read_line(&root, "/sys/escape", buf, sizeof(buf)), -ENOENT);
+	ck_assert_int_eq(root_read_line(&root, "/sys/rel", buf, sizeof(buf)), 6);
+	ck_assert_int_eq(root_read_line(&root, "/sys/up", buf, sizeof(buf)), 6);
+	ck_assert_int_eq(root_read_line(&root, "/sys/dirlink/target", buf, sizeof(buf)), 6);
+	ck_assert_int_eq(root_read_line(&root, "/sys/dirlink/../sys/./target", buf, sizeof(buf)),
+			 6);
+	ck_assert_int_eq(root_read_line(&root, "/../../sys/target", buf, sizeof(buf)), 6);
+	ck_assert_int_eq(root_read_line(&root, "/sys/loop1", buf, sizeof(buf)), -ELOOP);
+	ck_assert_int_eq(root_read_line(&root, "/sys/target/x", buf, sizeof(buf)), -ENOTDIR);
+	ck_assert_int_eq(root_stat(&root, "/sys/link", &st, false), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(root_stat(&root, "/sys/dirlink", &st, true), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	root_done(&root);
+}
+
+START_TEST(test_resolution_without_openat2)
+{
+	static const char *const links[][2] = {
+		{"sys/link", "/sys/target"},	  {"sys/escape", "/etc/hostname"},
+		{"sys/rel", "../sys/target"},	  {"sys/up", "../../../../sys/target"},
+		{"sys/dirlink", "/sys"},	  {"sys/loop1", "loop2"},
+		{"sys/loop2", "/sys/loop1"},
+	};
+	char p[512];
+
+	write_file("sys/target", "inside\n", 7);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", tmpdir, links[i][0]);
+		ck_assert_int_eq(symlink(links[i][1], p), 0);
+	}
+	check_resolution();
+	root_disable_openat2(); /* what a kernel before 5.6 (and valgrind) gives */
+	check_resolution();
+}
+END_TEST
+
 START_TEST(test_bounded_read)
 {
 	struct rg_root root;
@@ -183,6 +230,44 @@ START_TEST(test_uuid_sha)
 }
 END_TEST
 
+START_TEST(test_glob_check)
+{
+	static const char *const good[] = {
+		"/opt/arena/*", "/usr/bin/ib_*", "/a/[abc]/b", "/a/[!a-z]*", "/a/[]x]", "/a/[^]]",
+		"/a/[[:alpha:][:digit:]_-]", "/x\\[y", "/a/[\\]]", "/a/[a-a]", "", "[[]",
+	};
+	static const struct {
+		const char *pat;
+		size_t off;
+		const char *why;
+	} bad[] = {
+		{"/opt/[arena", 5, "unterminated '['"},
+		{"/a[]", 2, "unterminated '['"},
+		{"/a[!]", 2, "unterminated '['"},
+		{"/a\\", 2, "a pattern cannot end in a backslash"},
+		{"/a[b\\", 2, "unterminated '['"},
+		{"/a/[[:alpah:]]", 4, "unknown character class"},
+		{"/a/[[:alpha]", 4, "unterminated [:class:]"},
+		{"/a/[z-a]", 3, "empty range"},
+		{"/a/[[.a.]]", 4, "[. .] and [= =] are not supported"},
+		{"/a/[x-[=a=]]", 6, "[. .] and [= =] are not supported"},
+	};
+	const char *why;
+	size_t off;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(glob_check(good[i], &off, &why) == 0, "%s refused: %s", good[i], why);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		ck_assert_msg(glob_check(bad[i].pat, &off, &why) == -EINVAL, "%s accepted",
+			      bad[i].pat);
+		ck_assert_msg(off == bad[i].off, "%s: offset %zu", bad[i].pat, off);
+		ck_assert_msg(strncmp(why, bad[i].why, strlen(bad[i].why)) == 0, "%s: %s",
+			      bad[i].pat, why);
+	}
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -194,9 +279,11 @@ static Suite *util_suite(void)
 	tcase_add_test(core, test_numbers);
 	tcase_add_test(core, test_timestamps);
 	tcase_add_test(core, test_uuid_sha);
+	tcase_add_test(core, test_glob_check);
 	tcase_add_test(limits, test_fifo_refused);
 	tcase_add_test(limits, test_symlink_stays_in_root);
 	tcase_add_test(limits, test_bounded_read);
+	tcase_add_test(limits, test_resolution_without_openat2);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
 	return s;

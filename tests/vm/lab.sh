@@ -83,7 +83,8 @@ done
 
 [[ $wall =~ ^[1-9][0-9]*$ ]] || die "--timeout: not a number of seconds: $wall"
 scenario_timeout=${RG_LAB_SCENARIO_TIMEOUT:-300}
-[[ $scenario_timeout =~ ^[1-9][0-9]*$ ]] || die "RG_LAB_SCENARIO_TIMEOUT: not a number: $scenario_timeout"
+[[ $scenario_timeout =~ ^[1-9][0-9]*$ ]] ||
+	die "RG_LAB_SCENARIO_TIMEOUT: not a number: $scenario_timeout"
 if [ "$all" = 1 ]; then
 	for f in "$VMDIR"/scenarios/*.sh; do
 		[ -e "$f" ] || continue
@@ -120,7 +121,9 @@ done
 build=$(realpath -m "$build")
 results=$(realpath -m "${results:-$build/vm-results}")
 cache=$(realpath -m "${RG_LAB_CACHE:-$build/vm-cache}")
-case $results in *,*) die "the results path must not contain a comma (qemu option syntax): $results" ;; esac
+case $results in
+*,*) die "the results path must not contain a comma (qemu option syntax): $results" ;;
+esac
 
 # --- what the lab needs on the host --------------------------------------------------------------
 need()
@@ -137,7 +140,7 @@ need timeout coreutils
 busybox=/bin/busybox
 [ -x $busybox ] || die "$busybox not found: apt-get install busybox-static"
 if ldd $busybox >/dev/null 2>&1; then
-	die "$busybox is dynamically linked and cannot run in the initramfs: apt-get install busybox-static"
+	die "$busybox is dynamically linked, useless in the initramfs: apt-get install busybox-static"
 fi
 
 # The kernel: the newest one in /boot whose modules include rdma_rxe.
@@ -147,34 +150,45 @@ pick_kver()
 	for k in /boot/vmlinuz-*; do
 		[ -e "$k" ] || continue
 		v=${k#/boot/vmlinuz-}
-		compgen -G "/lib/modules/$v/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko*" >/dev/null || continue
+		compgen -G "/lib/modules/$v/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko*" >/dev/null ||
+			continue
 		best=$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -n 1)
 	done
 	echo "$best"
 }
 kver=${RG_LAB_KVER:-$(pick_kver)}
-[ -n "$kver" ] || die "no kernel in /boot with rdma_rxe in /lib/modules/*: apt-get install linux-image-amd64"
+[ -n "$kver" ] ||
+	die "no kernel in /boot with rdma_rxe in /lib/modules/*: apt-get install linux-image-amd64"
 kernel=/boot/vmlinuz-$kver
 [ -r "$kernel" ] || die "cannot read $kernel (run as root, or apt-get install linux-image-$kver)"
 [ -d "/lib/modules/$kver" ] || die "no /lib/modules/$kver for $kernel"
 
 # --- the initramfs, cached by the hash of everything that goes in it -----------------------------
+# initramfs_modules: the modules to insmod, dependencies first, into the array mods (empty when
+# the kernel has virtio-pci and 9p built in). One module per modprobe call: further names would be
+# taken as module parameters.
 initramfs_modules()
 {
-	local m kw path
+	local m deps kw path
+	declare -A have=()
+	mods=()
 	for m in virtio_pci 9pnet_virtio 9p; do
-		modprobe -S "$kver" --show-depends "$m" ||
-			die "modprobe -S $kver --show-depends $m failed"
-	done | while read -r kw path _; do
-		[ "$kw" = insmod ] && echo "$path"
-	done | awk '!seen[$0]++'
+		deps=$(modprobe -S "$kver" --show-depends "$m") ||
+			die "modprobe -S $kver --show-depends $m failed: no 9p support in $kver?"
+		while read -r kw path _; do
+			if [ "$kw" != insmod ] || [ -n "${have[$path]:-}" ]; then
+				continue
+			fi
+			have[$path]=1
+			mods+=("$path")
+		done <<<"$deps"
+	done
 }
 
 build_initramfs()
 {
-	local mods key out tmp m base
-	mapfile -t mods < <(initramfs_modules)
-	[ ${#mods[@]} -gt 0 ] || die "no virtio/9p modules for $kver (is it built in? see $VMDIR/README.md)"
+	local key out tmp m base mods
+	initramfs_modules
 	key=$({
 		echo "$kver"
 		sha256sum "$VMDIR/guest/init" $busybox "${mods[@]}"
@@ -190,6 +204,7 @@ build_initramfs()
 	cp $busybox "$tmp/bin/busybox"
 	cp "$VMDIR/guest/init" "$tmp/init"
 	chmod 755 "$tmp/init" "$tmp/bin/busybox"
+	: >"$tmp/modules.order"
 	for m in "${mods[@]}"; do
 		base=${m##*/}
 		case $m in
@@ -202,8 +217,8 @@ build_initramfs()
 		base=${base%.ko*}.ko
 		echo "/lib/modules/$base" >>"$tmp/modules.order"
 	done
-	(cd "$tmp" && find . -mindepth 1 | LC_ALL=C sort | $busybox cpio -o -H newc 2>/dev/null) >"$tmp.cpio" ||
-		die "building the initramfs failed"
+	(cd "$tmp" && find . -mindepth 1 | LC_ALL=C sort | $busybox cpio -o -H newc 2>/dev/null) \
+		>"$tmp.cpio" || die "building the initramfs failed"
 	rm -rf "$tmp"
 	rm -f "$cache"/initramfs-*.cpio
 	mv "$tmp.cpio" "$out"
@@ -211,7 +226,7 @@ build_initramfs()
 }
 initrd=$(build_initramfs)
 
-# --- the lab share: the results directory ----------------------------------------------------------
+# --- the lab share: the results directory --------------------------------------------------
 lab=$results/_lab
 mkdir -p "$results"
 rm -rf "$lab"
@@ -246,7 +261,7 @@ qemu_args=(
 	-virtfs "local,path=$results,mount_tag=labshare,security_model=none,multidevs=remap"
 )
 
-# --- run it ------------------------------------------------------------------------------------------
+# --- run it ----------------------------------------------------------------------------------
 qpid=""
 stop_qemu()
 {
@@ -301,10 +316,13 @@ progress()
 	if [ "$boot_reported" = 0 ] && [ -s "$lab/booted" ]; then
 		boot_reported=1
 		boot_s=$(elapsed)
-		say "booted in $boot_s s (guest uptime $(cat "$lab/booted") s at the runner's start)"
+		say "booted in $boot_s s (guest uptime $(cat "$lab/booted") s when the runner started)"
 	fi
-	while [ "$reported" -lt ${#scenarios[@]} ] && [ -s "$results/${scenarios[$reported]}/rc" ]; do
-		report_scenario "${scenarios[$reported]}"
+	local next
+	while [ "$reported" -lt ${#scenarios[@]} ]; do
+		next=${scenarios[$reported]}
+		[ -s "$results/$next/rc" ] || break
+		report_scenario "$next"
 		reported=$((reported + 1))
 	done
 }
@@ -355,7 +373,8 @@ if [ "$reported" -lt ${#scenarios[@]} ]; then
 		if [ "$s" = "$current" ]; then
 			failed=$((failed + 1))
 			if [ "$killed" = 1 ]; then
-				echo "FAIL $s (still running at the VM's wall-clock limit of $wall s); tail of its log:"
+				echo "FAIL $s (still running at the VM's wall-clock limit of $wall s);" \
+					"tail of its log:"
 			else
 				echo "FAIL $s (the VM died while it ran); tail of its log:"
 			fi

@@ -12,7 +12,7 @@
 # The address lab.sh gives dummy0; rxe's IPv4 GID (index 1 with -g 1) is derived from it.
 LAB_ADDR=192.0.2.1
 
-declare -gA _lab_bg_pid=()
+declare -gA _lab_bg_pid=() _lab_bg_waited=()
 declare -ga _lab_bg_names=()
 
 # log MSG...: a line with the guest's uptime, on stderr (the scenario's log).
@@ -127,7 +127,7 @@ bg_wait()
 	pid=$(bg_pid "$name")
 	wait_for -t "$timeout" -m "$name (pid $pid) to exit" _lab_gone "$pid"
 	wait "$pid" || rc=$?
-	_lab_bg_pid[$name]=exited
+	_lab_bg_waited[$name]=1
 	if [ "$rc" != 0 ]; then
 		log "bg $name exited with status $rc; tail of $name.log:"
 		tail -n 20 "$OUT/$name.log" | sed 's/^/    /' >&2
@@ -150,8 +150,8 @@ kill_bgs()
 {
 	local name pid live=()
 	for name in "${_lab_bg_names[@]}"; do
+		[ -z "${_lab_bg_waited[$name]:-}" ] || continue
 		pid=${_lab_bg_pid[$name]}
-		[ "$pid" != exited ] || continue
 		if ! _lab_gone "$pid"; then
 			kill -TERM "$pid" 2>/dev/null || true
 			kill -CONT "$pid" 2>/dev/null || true
@@ -211,12 +211,13 @@ _lab_gid_is()
 rxe_up()
 {
 	local name=${1:-rxe0} netdev=${2:-dummy0}
-	rdma link add "$name" type rxe netdev "$netdev" || fail "rdma link add $name type rxe netdev $netdev failed"
+	rdma link add "$name" type rxe netdev "$netdev" ||
+		fail "rdma link add $name type rxe netdev $netdev failed"
 	wait_for -m "$name port 1 ACTIVE" grep -q ACTIVE "/sys/class/infiniband/$name/ports/1/state"
 	wait_for -m "uverbs device node of $name" uverbs_of "$name"
 	if [ "$netdev" = dummy0 ]; then
-		wait_for -m "$name GID 1 = $LAB_ADDR" \
-			_lab_gid_is "/sys/class/infiniband/$name/ports/1/gids/1" "$(ipv4_gid "$LAB_ADDR")"
+		wait_for -m "$name GID 1 = $LAB_ADDR" _lab_gid_is \
+			"/sys/class/infiniband/$name/ports/1/gids/1" "$(ipv4_gid "$LAB_ADDR")"
 	fi
 }
 
@@ -254,9 +255,54 @@ json_str()
 	/usr/bin/python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$1"
 }
 
+# cm_id_listening FILE PID: PID has a cm_id in LISTEN in `rdma -j resource show cm_id` (saved to
+# FILE). Made for wait_for.
+cm_id_listening()
+{
+	rdma -j resource show cm_id >"$1" &&
+		expect_json "$1" --match "{\"pid\": $2, \"state\": \"LISTEN\"}" --count 1
+}
+
+# perftest_pair SERVER CLIENT PERFTEST ARGS...: run a perftest server and client (to 127.0.0.1)
+# as the background peers SERVER and CLIENT and stop both (SIGSTOP) once their test is over but
+# their RC QPs, MRs... still exist, connected and idle; the pair is checked connected into
+# $OUT/qp.json. Look at them, then perftest_pair_end. Polling the kernel's tables during the few
+# seconds of traffic misses them on a loaded machine, and stopping perftest during its test breaks
+# its clock fit; so: --wait_destroy=8 keeps the resources 8 s after the test, and stdbuf -oL gets
+# its "Waiting 8 seconds before releasing resources" line into the log at once. Pass -F:
+# perftest times itself by regressing rdtsc on gettimeofday, which can fail under TCG on a busy
+# host ("Correlation coefficient r^2 < 0.9", "Can't produce a report", exit 1).
+perftest_pair()
+{
+	local server=$1 client=$2
+	shift 2
+	bg "$server" stdbuf -oL "$@" --wait_destroy=8
+	wait_for -m "$server on TCP 18515" listening 18515
+	bg "$client" stdbuf -oL "$@" --wait_destroy=8 127.0.0.1
+	wait_for -m "$server and $client done and holding their resources" \
+		_lab_perftest_holding "$server" "$client"
+	kill -STOP "$(bg_pid "$server")" "$(bg_pid "$client")"
+	rc_pair_connected "$OUT/qp.json" "$(bg_pid "$server")" "$(bg_pid "$client")"
+}
+
+# perftest_pair_end SERVER CLIENT: let the pair go on and require both to exit 0.
+perftest_pair_end()
+{
+	kill -CONT "$(bg_pid "$1")" "$(bg_pid "$2")"
+	bg_wait "$1"
+	bg_wait "$2"
+}
+
+_lab_perftest_holding()
+{
+	local name
+	for name; do
+		grep -q "before releasing resources" "$OUT/$name.log" || return 1
+	done
+}
+
 # rc_pair_connected FILE PID_A PID_B: the RC QPs of two peers point at each other (each one's
 # rqpn is the other's lqpn) and are past INIT, in `rdma -j -d resource show qp` (saved to FILE).
-# Made for wait_for.
 rc_pair_connected()
 {
 	local f=$1 a=$2 b=$3 qa qb up='{"|": ["RTR", "RTS"]}'

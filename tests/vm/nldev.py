@@ -31,7 +31,6 @@ NETLINK_RDMA = 20
 RDMA_NL_NLDEV = 5
 
 NLM_F_REQUEST = 0x1
-NLM_F_MULTI = 0x2
 NLM_F_ACK = 0x4
 NLM_F_DUMP = 0x300
 NLMSG_ERROR = 2
@@ -248,7 +247,7 @@ def has(attrs, name):
     return any(n == name for n, _ in attrs)
 
 
-# --- iproute2's presentation ------------------------------------------------------------------------
+# --- iproute2's presentation ---------------------------------------------------------------
 
 QP_TYPES = ["SMI", "GSI", "RC", "UC", "UD", "RAW_IPV6", "RAW_ETHERTYPE", "UNKNOWN", "RAW_PACKET",
             "XRC_INI", "XRC_TGT"]
@@ -425,46 +424,57 @@ def read_capture(d, name):
         return decode_stream(f.read())
 
 
+def read_ok(d, name):
+    objs, err = read_capture(d, name)
+    if err:
+        raise ValueError(f"{name}.bin: the kernel answered error {err}")
+    return objs
+
+
+def entries(objs, table, entry, port=None):
+    """(message, entry) pairs of a RES_*_GET reply; with port, only that port's entries, as
+    res_qp_line and res_cm_id_line filter them (no PORT_INDEX counts as port 0)."""
+    for m in objs:
+        for n, e in first(m, table, []):
+            if n == entry and (port is None or first(e, "PORT_INDEX", 0) == port):
+                yield m, e
+
+
 def expected_views(d, meta):
-    """The JSON iproute2 would print for each view, decoded from the captures in d."""
+    """The JSON iproute2 would print for each view, decoded from the captures in d, and the
+    same objects decoded from the other captures that hold them, for cross-checks:
+    {view file: (rows, {other capture: rows in any order})}."""
     view = View(meta["comms"])
     devs = meta["devices"]  # [{"index": i, "name": n, "ports": p}]
     out = {}
-    dev_objs, err = read_capture(d, "get")
-    if err:
-        raise ValueError(f"get.bin: error {err}")
-    out["dev.json"] = [view.dev(m) for m in dev_objs]
-    out["res.json"] = []
-    for dev in devs:
-        objs, err = read_capture(d, f"res_get-{dev['name']}")
-        if err:
-            raise ValueError(f"res_get-{dev['name']}.bin: error {err}")
-        out["res.json"] += [view.res(m) for m in objs]
+    per_dev = [m for dev in devs for m in read_ok(d, f"get-{dev['name']}")]
+    out["dev.json"] = ([view.dev(m) for m in read_ok(d, "get")],
+                       {"get-<dev>": [view.dev(m) for m in per_dev]})
+    per_dev = [m for dev in devs for m in read_ok(d, f"res_get-{dev['name']}")]
+    out["res.json"] = ([view.res(m) for m in per_dev],
+                       {"res_get": [view.res(m) for m in read_ok(d, "res_get")]})
     for fname, (cap, table, entry, method, ports) in RES_VIEWS.items():
-        rows = []
+        show = getattr(view, method)
+        rows, whole = [], []
         for dev in devs:
-            passes = range(0, dev["ports"] + 1) if ports else [None]
-            for port in passes:
-                name = f"{cap}-{dev['name']}" + (f"-port{port}" if port else "")
-                objs, err = read_capture(d, name)
-                if err:
-                    raise ValueError(f"{name}.bin: error {err}")
-                for m in objs:
-                    for n, e in first(m, table, []):
-                        if n != entry:
-                            continue
-                        # res_qp_line / res_cm_id_line: only entries of the pass's port.
-                        if port is not None and first(e, "PORT_INDEX", 0) != port:
-                            continue
-                        rows.append(getattr(view, method)(m, e))
-        out[fname] = rows
+            objs = read_ok(d, f"{cap}-{dev['name']}")
+            whole += [show(m, e) for m, e in entries(objs, table, entry)]
+            if not ports:
+                rows += [show(m, e) for m, e in entries(objs, table, entry)]
+                continue
+            rows += [show(m, e) for m, e in entries(objs, table, entry, 0)]
+            for port in range(1, dev["ports"] + 1):
+                objs = read_ok(d, f"{cap}-{dev['name']}-port{port}")
+                rows += [show(m, e) for m, e in entries(objs, table, entry, port)]
+        out[fname] = (rows, {f"{cap}-<dev>": whole} if ports else {})
     return out
 
 
 def diff_rows(fname, want, got):
     msgs = []
     if len(want) != len(got):
-        msgs.append(f"{fname}: iproute2 printed {len(got)} objects, the captures decode to {len(want)}")
+        msgs.append(f"{fname}: iproute2 printed {len(got)} objects, "
+                    f"the captures decode to {len(want)}")
     for i, (w, g) in enumerate(zip(want, got)):
         if w != g:
             keys = sorted(set(w) | set(g))
@@ -479,10 +489,14 @@ def check(d):
         meta = json.load(f)
     want = expected_views(d, meta)
     problems = []
-    for fname, rows in want.items():
+    for fname, (rows, others) in want.items():
         with open(os.path.join(d, fname)) as f:
             got = json.load(f)
         problems += diff_rows(fname, rows, got)
+        key = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
+        for other, orows in others.items():
+            if sorted(map(key, orows)) != sorted(map(key, rows)):
+                problems.append(f"{other}.bin does not hold the same objects as {fname}")
     # The unfiltered RES_*_GET dumps: the kernel wants a device index and ends the dump with
     # -EINVAL in NLMSG_DONE.
     for name, _cmd, _flags, attrs in REQUESTS:
@@ -493,7 +507,7 @@ def check(d):
                                 f"{len(objs)} objects and error {err}")
     for p in problems:
         print(f"nldev: MISMATCH: {p}", file=sys.stderr)
-    counts = {k: len(v) for k, v in want.items()}
+    counts = {k: len(v[0]) for k, v in want.items()}
     if problems:
         return 1
     print(f"nldev: ok: {d}: decoded captures equal iproute2's JSON ({counts})")
@@ -640,10 +654,12 @@ def selftest(header):
     attrs = header_enum(text, "rdma_nldev_attr")
     for name, num in CMD.items():
         if cmds.get(f"RDMA_NLDEV_CMD_{name}") != num:
-            bad.append(f"RDMA_NLDEV_CMD_{name}: header {cmds.get('RDMA_NLDEV_CMD_' + name)}, here {num}")
+            bad.append(f"RDMA_NLDEV_CMD_{name}: header {cmds.get(f'RDMA_NLDEV_CMD_{name}')}, "
+                       f"here {num}")
     for name, (num, _) in ATTRS.items():
         if attrs.get(f"RDMA_NLDEV_ATTR_{name}") != num:
-            bad.append(f"RDMA_NLDEV_ATTR_{name}: header {attrs.get('RDMA_NLDEV_ATTR_' + name)}, here {num}")
+            bad.append(f"RDMA_NLDEV_ATTR_{name}: header {attrs.get(f'RDMA_NLDEV_ATTR_{name}')}, "
+                       f"here {num}")
     # The client enum is anonymous: find the one that starts at RDMA_NL_IWCM.
     m = re.search(r"enum\s*\{([^}]*RDMA_NL_IWCM[^}]*)\};", text)
     clients = header_enum("enum clients {" + m.group(1) + "};", "clients") if m else {}

@@ -50,7 +50,8 @@ check "per-scenario results" [ -s "$results/pass/file" ] && [ "$(cat "$results/f
 
 run --timeout 60 "$S/wallclock.sh" "$S/pass.sh"
 check "wall-clock limit: exit 1" [ "$rc" = 1 ]
-check "the running scenario named" has '^FAIL wallclock \(still running at the VM.s wall-clock limit of 60 s\)'
+check "the running scenario named" \
+	has '^FAIL wallclock \(still running at the VM.s wall-clock limit of 60 s\)'
 check "the rest not run" has '^FAIL pass \(not run\)$'
 
 run no-such-scenario
@@ -60,7 +61,8 @@ RG_LAB_KVER=0.0-none run "$S/pass.sh"
 check "missing kernel: exit 2" [ "$rc" = 2 ]
 check "missing kernel: why" has 'cannot read /boot/vmlinuz-0.0-none'
 RG_LAB_QEMU=qemu-system-none run "$S/pass.sh"
-check "missing qemu: exit 2 with the package" has 'qemu-system-none not found: apt-get install qemu-system-x86'
+check "missing qemu: exit 2 with the package" \
+	has 'qemu-system-none not found: apt-get install qemu-system-x86'
 RG_LAB_APPEND="init=/nonexistent rdinit=/nonexistent" run --timeout 60 "$S/pass.sh"
 check "boot failure: exit 2" [ "$rc" = 2 ]
 check "boot failure: why" has 'the VM did not boot'

@@ -7,8 +7,8 @@ For each object: bpf_object__open_file, bpf_object__load, bpf_program__attach of
 program (libbpf's auto-attach from the section name), then the program is pinned to
 /sys/fs/bpf/rg-probe-NAME so that `bpftool prog show pinned` can read its run_cnt. One JSON line
 per object goes to OUTDIR/attach.jsonl ({"probe", "section", "loaded", "load_error",
-"attached", "attach_error", "pinned"}; errors are errno names), then OUTDIR/ready is created and the links
-are held until SIGTERM or SIGINT. libbpf's own messages go to stderr.
+"attached", "attach_error", "pinned"}; errors are errno names), then OUTDIR/ready is created and
+the links are held until SIGTERM or SIGINT. libbpf's own messages go to stderr.
 """
 
 import ctypes

@@ -17,11 +17,26 @@ SHARE=/run/lab
 LAB=$SHARE/_lab
 # shellcheck source=/dev/null
 . "$LAB/config.sh"
+
+# The guest has its own /tmp and /run: a source tree, build dir or scenario below them on the
+# host is bound back into place from /run/host (the host root as it is).
+expose()
+{
+	[ ! -e "$1" ] || return 0
+	[ -e "/run/host$1" ] || return 0
+	mkdir -p "$1"
+	mount --bind "/run/host$1" "$1"
+}
+expose "$RG_SRC"
+expose "$RG_BUILD"
+for f in "${RG_LAB_SCENARIO_FILES[@]}"; do
+	expose "$(dirname "$f")"
+done
 export RG_SRC RG_BUILD RG RG_LAB_LSM
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1
 export OUT=$LAB
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 uptime_s()
@@ -68,7 +83,8 @@ cgroup_kill()
 	local cg=$1
 	[ -d "$cg" ] || return 0
 	echo 1 >"$cg/cgroup.kill"
-	wait_for -t 30 -m "the scenario's processes to end" grep -q '^populated 0' "$cg/cgroup.events"
+	wait_for -t 30 -m "the scenario's processes to end" \
+		grep -q '^populated 0' "$cg/cgroup.events"
 	rmdir "$cg"
 }
 
@@ -85,10 +101,12 @@ echo 2 >/proc/sys/kernel/sysrq 2>/dev/null || true
 # helper even though /sbin/modprobe is the built-in default, as the recipe asks (see README).
 modprobe crc32_generic || lab_error "modprobe crc32_generic failed"
 echo /sbin/modprobe >/proc/sys/kernel/modprobe
-modprobe -a rdma_rxe ib_uverbs rdma_ucm dummy || lab_error "modprobe rdma_rxe ib_uverbs rdma_ucm dummy failed"
+modprobe -a rdma_rxe ib_uverbs rdma_ucm dummy ||
+	lab_error "modprobe rdma_rxe ib_uverbs rdma_ucm dummy failed"
 net_reset || lab_error "could not set up dummy0 with $LAB_ADDR"
 uptime_s >"$LAB/ready"
-echo "lab: RDMA stack ready at $(uptime_s) s; kernel $(uname -r); lsm=$(cat /sys/kernel/security/lsm)"
+echo "lab: RDMA stack ready at $(uptime_s) s; kernel $(uname -r);" \
+	"lsm=$(cat /sys/kernel/security/lsm)"
 
 # shellcheck disable=SC2153 # from config.sh
 for i in "${!RG_LAB_SCENARIOS[@]}"; do

@@ -5,7 +5,7 @@
 # `bpftool feature probe`. The findings are written down in tests/vm/README.md.
 # lab-timeout: 400
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 for m in ib_core ib_uverbs rdma_rxe rdma_cm rdma_ucm; do
@@ -38,7 +38,8 @@ cat "$OUT/probes.log" >&2
 # Verbs traffic: ioctl() and write() on the uverbs fd, ibv_reg_mr() in libibverbs.
 bg server ibv_rc_pingpong -d rxe0 -g 1 -n 20
 wait_for -m "server on TCP 18515" listening 18515
-ibv_rc_pingpong -d rxe0 -g 1 -n 20 127.0.0.1 >"$OUT/client.log" 2>&1 || fail "ibv_rc_pingpong client failed"
+ibv_rc_pingpong -d rxe0 -g 1 -n 20 127.0.0.1 >"$OUT/client.log" 2>&1 ||
+	fail "ibv_rc_pingpong client failed"
 bg_wait server
 
 # The LSM program denies file_open to tasks named rg-denyme, and only to them.
@@ -62,7 +63,8 @@ log "rg-denyme: exit status $deny_rc: $(cat "$OUT/deny.log")"
 A=$OUT/attach.jsonl
 R=$OUT/runs.jsonl
 for p in fentry fexit kprobe tp_btf raw_tp tracepoint uprobe_reg_mr_iova2; do
-	expect_json "$A" --match "{\"probe\": \"$p\", \"loaded\": true, \"attached\": true}" --count 1
+	expect_json "$A" --match "{\"probe\": \"$p\", \"loaded\": true, \"attached\": true}" \
+		--count 1
 	expect_json "$R" --match "{\"probe\": \"$p\", \"run_cnt\": {\">\": 0}}" --count 1
 done
 # libbpf 1.1 resolves uprobe targets by name and gives up on symbols with two versions.

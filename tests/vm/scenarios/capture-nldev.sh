@@ -1,36 +1,25 @@
 #!/bin/bash
-# RDMA netlink fixtures: with an ib_write_bw pair connected on rxe0 (frozen with SIGSTOP so the
-# tables hold still) and an rping server listening, capture the kernel's NLDEV replies and
-# iproute2's JSON view into $OUT/netlink (tests/vm/update-fixtures.sh copies them to
-# tests/fixtures/netlink), then check that decoding the captures gives iproute2's view exactly.
+# RDMA netlink fixtures: with an ib_write_bw pair connected on rxe0 (idle after its test and
+# frozen with SIGSTOP, so that the tables hold still) and an rping server listening, capture the
+# kernel's NLDEV replies and iproute2's JSON view into $OUT/netlink (tests/vm/update-fixtures.sh
+# copies them to tests/fixtures/netlink), then check that decoding the captures gives iproute2's
+# view exactly.
 # lab-timeout: 300
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
-
-listen_id()
-{
-	rdma -j resource show cm_id >"$OUT/cm_id.json" &&
-		expect_json "$OUT/cm_id.json" --match "{\"pid\": $1, \"state\": \"LISTEN\"}" --count 1
-}
 
 bg rping_server rping -s -a "$LAB_ADDR" -C 1
 rpid=$(bg_pid rping_server)
-wait_for -m "rping's listening cm_id" listen_id "$rpid"
+wait_for -m "rping's listening cm_id" cm_id_listening "$OUT/cm_id.json" "$rpid"
 
-bg bw_server ib_write_bw -d rxe0 -x 1 -D 8
+perftest_pair bw_server bw_client ib_write_bw -d rxe0 -x 1 -F -D 2
 spid=$(bg_pid bw_server)
-wait_for -m "ib_write_bw server on TCP 18515" listening 18515
-bg bw_client ib_write_bw -d rxe0 -x 1 -D 8 127.0.0.1
 cpid=$(bg_pid bw_client)
-wait_for -m "the pair's QPs connected" rc_pair_connected "$OUT/qp.json" "$spid" "$cpid"
-
-kill -STOP "$spid" "$cpid"
 /usr/bin/python3 "$RG_SRC/tests/vm/nldev.py" capture "$OUT/netlink" \
-	--peer "ib_write_bw server=$spid" --peer "ib_write_bw client=$cpid" --peer "rping server=$rpid"
-kill -CONT "$spid" "$cpid"
-bg_wait bw_server
-bg_wait bw_client
+	--peer "ib_write_bw server=$spid" --peer "ib_write_bw client=$cpid" \
+	--peer "rping server=$rpid"
+perftest_pair_end bw_server bw_client
 bg rping_client rping -c -a "$LAB_ADDR" -C 1
 bg_wait rping_client
 bg_wait rping_server
@@ -38,17 +27,22 @@ bg_wait rping_server
 d=$OUT/netlink
 /usr/bin/python3 "$RG_SRC/tests/vm/nldev.py" check "$d"
 expect_json "$d/qp.json" \
-	--match "{\"pid\": $spid, \"comm\": \"ib_write_bw\", \"type\": \"RC\", \"state\": \"RTR\"}" --count 1 \
-	--match "{\"pid\": $cpid, \"comm\": \"ib_write_bw\", \"type\": \"RC\", \"state\": \"RTS\"}" --count 1 \
+	--match "{\"pid\": $spid, \"comm\": \"ib_write_bw\", \"type\": \"RC\", \"state\": \"RTR\"}" \
+	--count 1 \
+	--match "{\"pid\": $cpid, \"comm\": \"ib_write_bw\", \"type\": \"RC\", \"state\": \"RTS\"}" \
+	--count 1 \
 	--match '{"comm": "ib_core", "type": "GSI"}' --count 1
 expect_json "$d/mr.json" --match "{\"pid\": $spid, \"mrlen\": 131072}" --count 1 \
 	--match "{\"pid\": $cpid, \"mrlen\": 131072}" --count 1
-expect_json "$d/cm_id.json" --match "{\"pid\": $rpid, \"comm\": \"rping\", \"state\": \"LISTEN\"}" --count 1
+expect_json "$d/cm_id.json" \
+	--match "{\"pid\": $rpid, \"comm\": \"rping\", \"state\": \"LISTEN\"}" --count 1
 expect_json "$d/dev.json" --match '{"ifname": "rxe0", "node_type": "ca"}' --count 1
 idx=$(expect_json -q "$d/dev.json" --match '{"ifname": "rxe0"}' --count 1 --get ifindex)
 expect_json "$d/meta.json" --records requests \
-	--match '{"file": "get.bin", "nlmsg_type": 5121, "nlmsg_flags": 769, "objects": 1, "error": 0}' \
+	--match '{"file": "get.bin", "nlmsg_type": 5121, "nlmsg_flags": 769, "objects": 1,
+		"error": 0}' \
 	--count 1 \
 	--match "{\"file\": \"res_qp_get-rxe0.bin\", \"nlmsg_type\": 5130, \"nlmsg_flags\": 773,
-		\"objects\": 1, \"error\": 0, \"attrs\": {\"RDMA_NLDEV_ATTR_DEV_INDEX\": $idx}}" --count 1 \
+		\"objects\": 1, \"error\": 0, \"attrs\": {\"RDMA_NLDEV_ATTR_DEV_INDEX\": $idx}}" \
+	--count 1 \
 	--match '{"file": "res_qp_get.bin", "objects": 0, "error": 22}' --count 1

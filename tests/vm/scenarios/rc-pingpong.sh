@@ -2,7 +2,7 @@
 # ibv_rc_pingpong server and client on rxe0 (RC, GID index 1); the server's verbs objects are in
 # the kernel's tables with its pid and comm before the client connects.
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 n=500
@@ -31,4 +31,5 @@ grep -q "remote address: .* QPN $(printf '0x%06x' "$sqpn")," "$OUT/client.log" |
 	fail "the client's remote QPN is not the server's QP $sqpn"
 
 rdma -j -d resource show qp >"$OUT/qp-after.json"
-expect_json "$OUT/qp-after.json" --match "{\"pid\": $spid}" --absent --match "{\"pid\": $cpid}" --absent
+expect_json "$OUT/qp-after.json" --match "{\"pid\": $spid}" --absent \
+	--match "{\"pid\": $cpid}" --absent

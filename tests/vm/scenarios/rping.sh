@@ -1,18 +1,13 @@
 #!/bin/bash
 # rping over rdma_cm: 5 pings; the server's listening cm_id is in the kernel's tables.
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-listen_id()
-{
-	rdma -j resource show cm_id >"$OUT/cm_id.json" &&
-		expect_json "$OUT/cm_id.json" --match "{\"pid\": $1, \"state\": \"LISTEN\"}" --count 1
-}
 
 bg server rping -s -a "$LAB_ADDR" -C 5 -v
 spid=$(bg_pid server)
-wait_for -m "rping's listening cm_id" listen_id "$spid"
+wait_for -m "rping's listening cm_id" cm_id_listening "$OUT/cm_id.json" "$spid"
 expect_json "$OUT/cm_id.json" --match "{\"ifname\": \"rxe0\", \"pid\": $spid, \"comm\": \"rping\",
 	\"state\": \"LISTEN\", \"ps\": \"TCP\", \"src-addr\": \"$LAB_ADDR:7174\"}" --count 1
 bg client rping -c -a "$LAB_ADDR" -C 5 -v

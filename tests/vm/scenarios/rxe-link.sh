@@ -2,7 +2,7 @@
 # rdma link add creates a soft-RoCE device on dummy0: sysfs, the uverbs node and `rdma link show`.
 # lab-rxe: none
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 [ ! -e /sys/class/infiniband/rxe0 ] || fail "rxe0 exists before rdma link add"
@@ -22,10 +22,11 @@ grep -q '^link rxe0/1 state ACTIVE physical_state LINK_UP netdev dummy0' "$OUT/l
 	fail "rdma link show does not list rxe0/1 ACTIVE on dummy0"
 rdma -j link show >"$OUT/link.json"
 expect_json "$OUT/link.json" \
-	--match '{"ifname": "rxe0", "port": 1, "state": "ACTIVE", "physical_state": "LINK_UP", "netdev": "dummy0"}' \
+	--match '{"ifname": "rxe0", "port": 1, "state": "ACTIVE", "physical_state": "LINK_UP",
+		"netdev": "dummy0"}' \
 	--count 1
 rdma -j dev show >"$OUT/dev.json"
 expect_json "$OUT/dev.json" --match '{"ifname": "rxe0", "node_type": "ca"}' --count 1
 
 rxe_down rxe0
-[ ! -e /dev/infiniband/uverbs0 ] || fail "/dev/infiniband/uverbs0 is still there after rdma link delete"
+[ ! -e /dev/infiniband/uverbs0 ] || fail "/dev/infiniband/uverbs0 is still there after the delete"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # ibv_ud_pingpong server and client on rxe0 (UD, GID index 1).
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 n=500
@@ -13,7 +13,8 @@ rdma -j -d resource show mr >"$OUT/mr-server.json"
 # Like rc_pingpong it moves the QP past INIT only after the exchange.
 expect_json "$OUT/qp-server.json" --match "{\"ifname\": \"rxe0\", \"port\": 1, \"pid\": $spid,
 	\"comm\": \"ibv_ud_pingpong\", \"type\": \"UD\", \"state\": \"INIT\"}" --count 1
-expect_json "$OUT/mr-server.json" --match "{\"pid\": $spid, \"comm\": \"ibv_ud_pingpong\", \"rkey\": \"0\"}" --count 1
+expect_json "$OUT/mr-server.json" \
+	--match "{\"pid\": $spid, \"comm\": \"ibv_ud_pingpong\", \"rkey\": \"0\"}" --count 1
 
 bg client ibv_ud_pingpong -d rxe0 -g 1 -n "$n" 127.0.0.1
 bg_wait client

@@ -2,18 +2,13 @@
 # udaddy: UD messages over rdma_cm (port space UDP) between a server bound to the lab address and
 # a client.
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-listen_id()
-{
-	rdma -j resource show cm_id >"$OUT/cm_id.json" &&
-		expect_json "$OUT/cm_id.json" --match "{\"pid\": $1, \"state\": \"LISTEN\"}" --count 1
-}
 
 bg server udaddy -b "$LAB_ADDR"
 spid=$(bg_pid server)
-wait_for -m "udaddy's listening cm_id" listen_id "$spid"
+wait_for -m "udaddy's listening cm_id" cm_id_listening "$OUT/cm_id.json" "$spid"
 expect_json "$OUT/cm_id.json" --match "{\"ifname\": \"rxe0\", \"pid\": $spid, \"comm\": \"udaddy\",
 	\"state\": \"LISTEN\", \"ps\": \"UDP\", \"src-addr\": \"$LAB_ADDR:7174\"}" --count 1
 bg client udaddy -s "$LAB_ADDR"

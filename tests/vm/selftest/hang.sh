@@ -2,7 +2,7 @@
 # Harness self-test: a scenario that never ends; its own timeout stops it.
 # lab-timeout: 8
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 bg server ibv_rc_pingpong -d rxe0 -g 1

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Harness self-test: nothing of the earlier scenarios is left, and the default rxe0 is there.
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 for p in "sleep 1001" "sleep 1002" "sleep 1003" ibv_rc_pingpong; do

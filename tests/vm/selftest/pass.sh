@@ -3,7 +3,7 @@
 # behind for leftovers.sh to find gone.
 # lab-rxe: none
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
 [ "$(id -u)" = 0 ] || fail "not root"

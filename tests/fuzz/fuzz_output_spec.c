@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * --output SPEC: output_spec_parse() on any text (schemes, hosts, IPv6 brackets, ports,
+ * percent-encoded parameters). Properties: an error is a message naming the spec; a spec that
+ * parses has a canonical name that parses again to the same output (type, host, port, path).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "output/output.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fuzz_quiet();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *spec = fuzz_strndup(data, size), err[512];
+	struct output_spec *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+
+	if (!a || !b)
+		abort();
+	if (output_spec_parse(spec, a, err, sizeof(err)) < 0) {
+		FUZZ_ASSERT(strncmp(err, "output \"", 8) == 0, "error does not name the spec: %s",
+			    err);
+		goto out;
+	}
+	FUZZ_ASSERT(output_type_to_string(a->type), "type %d", a->type);
+	FUZZ_ASSERT(a->name[0], "no name");
+	if (a->type == OUTPUT_SYSLOG_TCP || a->type == OUTPUT_SYSLOG_TLS) {
+		FUZZ_ASSERT(a->host[0] && a->port, "syslog output without host or port");
+		FUZZ_ASSERT(a->facility >= -1 && a->facility <= 23, "facility %d", a->facility);
+		FUZZ_ASSERT(!a->cert[0] == !a->key[0], "cert without key");
+	}
+	FUZZ_ASSERT(output_spec_parse(a->name, b, err, sizeof(err)) == 0,
+		    "canonical name \"%s\" does not parse: %s", a->name, err);
+	FUZZ_ASSERT(a->type == b->type && strcmp(a->name, b->name) == 0 &&
+			    strcmp(a->host, b->host) == 0 && a->port == b->port &&
+			    strcmp(a->path, b->path) == 0,
+		    "\"%s\" reparses as \"%s\"", a->name, b->name);
+out:
+	free(a);
+	free(b);
+	free(spec);
+	return 0;
+}
