@@ -44,7 +44,7 @@ static void usage(FILE *f)
 		"  --no-inventory       skip the start-up inventory but for the process tree\n"
 		"  --enforce            enforce the policy (also \"enforce\": true in it): BPF LSM\n"
 		"                       denies what the allowlist does not allow; rule actions kill\n"
-		"                       kill. Pinned: it outlives the daemon (rdmaguard enforce --off)\n"
+		"                       kill. Pinned: it outlives the daemon (rdmaguard enforce lifts it)\n"
 		"  --pin-dir DIR        where enforcement is pinned (default " ENFORCE_PIN_DIR ")\n"
 		"  --dry-run            check policy, rules and outputs, print the hooks that would be\n"
 		"                       chosen, and exit\n"

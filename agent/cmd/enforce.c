@@ -15,7 +15,7 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "Usage: rdmaguard enforce [--pin-dir DIR] [--status | --off] [--format json|text]\n\n"
-	    "Enforcement (rdmaguard daemon --enforce) is pinned in bpffs so that it stays in\n"
+	    "Enforcement (the daemon's, with enforcement on) is pinned in bpffs so that it stays in\n"
 	    "force when the daemon stops or dies. This shows it, or lifts it.\n\n"
 	    "Options:\n"
 	    "  --status          what is pinned: policy generation, scope, mode, allowlisted\n"
