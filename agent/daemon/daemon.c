@@ -806,7 +806,8 @@ static int enforce_start_daemon(struct daemon *d)
 			json_object_object_get_ex(feat, "lsms", &lsms);
 		snprintf(text, sizeof(text),
 			 "enforcement cannot deny: BPF LSM is not active (lsm=%s); only rule actions "
-			 "kill act (SIGKILL from the tracepoint programs)",
+			 "kill act (SIGKILL from the tracepoint programs); soft RDMA (rdma_rxe, siw, "
+			 "rdma link add) is only alerted",
 			 lsms ? json_object_get_string(lsms) : "?");
 		log_warning("%s.", text);
 		agent_event(d, RG_EV_AGENT_SENSOR, false, "enforce", text, 0, 0);

@@ -166,6 +166,9 @@ def run(tmp, pin_dir):
     agent2 = d.find(lambda a: a["rule"]["id"] == "AGENT-002" and a.get("agent", {}).get("what") == "enforce")
     check(agent2 and "BPF LSM is not active" in agent2[0]["message"] and agent2[0]["action"] == "alert",
           "AGENT-002 says enforcement cannot deny: BPF LSM is not active", d.alerts())
+    check(agent2 and "rule actions kill act" in agent2[0]["message"]
+          and "soft RDMA (rdma_rxe, siw, rdma link add) is only alerted" in agent2[0]["message"],
+          "and that only kill acts, soft RDMA only alerted", agent2)
     rc, facts = run_driver(DRIVER, "verbs")
     check(rc == -signal.SIGKILL and "fd" not in facts,
           f"the driver is SIGKILLed when it opens uverbs0 (rc {rc})", facts)
