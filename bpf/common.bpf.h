@@ -48,6 +48,9 @@ const volatile __u32 rg_ibv_device_name_off __weak = 0; /* offsetof(struct ibv_d
  * moved in 6.6 and 6.11, and CO-RE alternatives merged by the compiler fail to load); 0: unknown */
 const volatile __u32 rg_ctime_sec_off __weak = 0;
 const volatile __u32 rg_ctime_nsec_off __weak = 0;
+/* The kernel has bpf_loop() (5.17); 0: an unrolled loop instead (the other branch is dead code to
+ * the verifier, which removes it, helper call included). */
+const volatile __u32 rg_have_loop __weak = 1;
 
 /* The one ring buffer. Its size is set by the agent (sensors_config.ringbuf_bytes). */
 struct {

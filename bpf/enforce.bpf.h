@@ -232,7 +232,14 @@ static __always_inline bool enf_allowed(struct enf_ctx *c, __u32 op, __u32 rdev)
 	parent = BPF_CORE_READ(task, real_parent);
 	exe_id(parent, &pexe, &l.pino, &l.pdev);
 	l.cok = inode_ctime(c->exe, &l.csec, &l.cnsec);
-	bpf_loop(RG_ENF_VARIANTS, enf_variant_cb, &l, 0);
+	if (rg_have_loop) {
+		bpf_loop(RG_ENF_VARIANTS, enf_variant_cb, &l, 0);
+	} else {
+		/* before 5.17: the verifier walks each variant */
+		for (__u32 i = 0; i < RG_ENF_VARIANTS; i++)
+			if (enf_variant_cb(i, &l))
+				break;
+	}
 	return l.found;
 }
 

@@ -411,6 +411,7 @@ static void set_knobs(struct rg_enforce *e)
 	e->skel->rodata->rg_nr_openat = SYS_openat;
 	(void)kernel_inode_ctime_offsets((uint32_t *)&e->skel->rodata->rg_ctime_sec_off,
 					 (uint32_t *)&e->skel->rodata->rg_ctime_nsec_off);
+	e->skel->rodata->rg_have_loop = kernel_has_bpf_loop();
 }
 
 static int load_programs(struct rg_enforce *e, struct rg_sensors *s)

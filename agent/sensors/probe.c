@@ -238,6 +238,21 @@ static bool btf_member(const struct btf *btf, int id, const char *name, uint32_t
 	return false;
 }
 
+static int have_bpf_loop = -1;
+
+bool kernel_has_bpf_loop(void)
+{
+	if (have_bpf_loop < 0)
+		have_bpf_loop =
+		    libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) != 0;
+	return have_bpf_loop;
+}
+
+void probe_assume_no_bpf_loop(void)
+{
+	have_bpf_loop = 0;
+}
+
 int kernel_inode_ctime_offsets(uint32_t *sec, uint32_t *nsec)
 {
 	static int cached = 1;

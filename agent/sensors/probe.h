@@ -42,6 +42,13 @@ bool kfunc_in_kallsyms(const char *func);
  */
 int kernel_inode_ctime_offsets(uint32_t *sec, uint32_t *nsec);
 
+/*
+ * The kernel offers the bpf_loop() helper (5.17). Unknown (the probe fails): assumed. Cached.
+ * probe_assume_no_bpf_loop() makes it false from then on (tests of the pre-5.17 path).
+ */
+bool kernel_has_bpf_loop(void);
+void probe_assume_no_bpf_loop(void);
+
 /* A module is loaded (live) or built in. */
 bool module_present(const char *name);
 bool module_has_btf(const char *name);

@@ -691,6 +691,7 @@ static void sync_links(struct rg_sensors *s)
 		(rodata)->rg_ibv_device_name_off = offsetof(struct ibv_device, name);              \
 		(void)kernel_inode_ctime_offsets((uint32_t *)&(rodata)->rg_ctime_sec_off,          \
 						 (uint32_t *)&(rodata)->rg_ctime_nsec_off);         \
+		(rodata)->rg_have_loop = kernel_has_bpf_loop();                                    \
 	} while (0)
 
 /* ---- the module object (fentry on ib_uverbs/rdma_ucm) ---- */

@@ -24,6 +24,7 @@ import time
 
 RG = os.environ["RG_RDMAGUARD"]
 DRIVER = os.environ["RG_HOST_DRIVER"]
+NOLOOP = os.environ.get("RG_DAEMON_NOLOOP")  # the daemon as without bpf_loop() (pre-5.17)
 RULES = os.path.join(os.environ.get("RG_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", "..")),
                      "rules")
 failures = 0
@@ -76,12 +77,12 @@ def alerts(path):
 
 
 class Daemon:
-    def __init__(self, tmp, name, policy_path, pin_dir):
+    def __init__(self, tmp, name, policy_path, pin_dir, cmd=(RG, "daemon")):
         self.out = os.path.join(tmp, name + ".jsonl")
         self.ready = os.path.join(tmp, name + ".ready")
         self.log = open(os.path.join(tmp, name + ".log"), "w", encoding="utf-8")
         self.p = subprocess.Popen(
-            [RG, "daemon", "--policy", policy_path, "--rules", RULES, "--pin-dir", pin_dir,
+            [*cmd, "--policy", policy_path, "--rules", RULES, "--pin-dir", pin_dir,
              "--sensor", "tracepoint", "--output", "file:" + self.out, "--ready-file", self.ready,
              "--status-socket", "", "--no-inventory", "--heartbeat", "3600"],
             stdout=self.log, stderr=subprocess.STDOUT)
@@ -118,6 +119,34 @@ def status(pin_dir):
         return p.returncode, json.loads(p.stdout)
     except json.JSONDecodeError:
         return p.returncode, {"raw": p.stdout + p.stderr}
+
+
+def rodata_knob(pin_dir, prog, var):
+    """The value of a const volatile knob the pinned program was loaded with (bpftool, BTF)."""
+    def bt(*args):
+        p = subprocess.run(["bpftool", "-j", *args], capture_output=True, text=True, timeout=30)
+        return json.loads(p.stdout) if p.returncode == 0 else None
+
+    def find(o):
+        if isinstance(o, dict):
+            if var in o:
+                return o[var]
+            o = list(o.values())
+        if isinstance(o, list):
+            for v in o:
+                r = find(v)
+                if r is not None:
+                    return r
+        return None
+
+    info = bt("prog", "show", "pinned", os.path.join(pin_dir, "progs", prog)) or {}
+    for mid in info.get("map_ids", []):
+        m = bt("map", "show", "id", str(mid)) or {}
+        if m.get("name", "").endswith(".rodata"):
+            r = find(bt("map", "dump", "id", str(mid)))
+            if r is not None:
+                return r
+    return None
 
 
 def rule_alerts(d, rule, action, pid=None):
@@ -223,6 +252,9 @@ def run(tmp, pin_dir):
     check(len(cm) == 1 and cm[0]["rdma"]["op"] == "connect", "RDMA-009 alerts with action killed",
           d.alerts())
 
+    check(rodata_knob(pin_dir, "enf_tp_exit_openat", "rg_have_loop") == 1,
+          "this kernel has bpf_loop(): the programs were loaded with rg_have_loop = 1")
+
     # 4. back to RDMA-004 kill, then kill -9 of the daemon: the pins keep killing
     write_policy(pol, policy(allowed, {"RDMA-004": {"action": "kill"}}))
     d.p.send_signal(signal.SIGHUP)
@@ -269,6 +301,26 @@ def run(tmp, pin_dir):
     rc, st = status(pin_dir)
     check(rc == 1 and st.get("pinned") is False, "enforce --status: nothing pinned (exit 1)", st)
     check(d3.stop() == 0, "the daemon stops cleanly")
+
+    # 8. the same verdicts without bpf_loop() (kernels before 5.17): the unrolled walk of the
+    # allow variants, which the verifier must accept and which must decide alike
+    if not NOLOOP:
+        check(False, "RG_DAEMON_NOLOOP (tests/host/rg-daemon-noloop) is set")
+        return
+    d4 = Daemon(tmp, "d4", pol, pin_dir, cmd=(NOLOOP,))
+    check(rodata_knob(pin_dir, "enf_tp_exit_openat", "rg_have_loop") == 0,
+          "rg-daemon-noloop loaded the programs with rg_have_loop = 0")
+    rc, facts = run_driver(DRIVER, "verbs")
+    check(rc == -signal.SIGKILL, f"without bpf_loop: the driver is SIGKILLed at its open (rc {rc})")
+    check(rule_alerts(d4, "RDMA-004", "killed"), "and RDMA-004 alerts with action killed",
+          d4.alerts())
+    rc, facts = run_driver(allowed, "verbs")
+    check(rc == 0 and facts.get("reused_fd"),
+          f"without bpf_loop: the allowlisted copy is not killed (rc {rc})", facts)
+    check(d4.stop() == 0, "rg-daemon-noloop stops cleanly")
+    p = subprocess.run([RG, "enforce", "--off", "--pin-dir", pin_dir], capture_output=True,
+                       text=True, timeout=30)
+    check(p.returncode == 0, "enforce --off", p.stdout + p.stderr)
 
 
 if __name__ == "__main__":
