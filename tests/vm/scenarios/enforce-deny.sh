@@ -7,7 +7,13 @@
 # - the game stand-in (a copy of rg-host-driver matching the policy's game) cannot map libibverbs
 #   (dlopen fails);
 # - the daemon's own inventory is not refused; every denial alerts with action `denied`, the
-#   process and the rule.
+#   process and the rule;
+# - after kill -9 of the daemon the copy and ib_write_bw are still refused (the LSM programs are
+#   pinned in /sys/fs/bpf/rdmaguard with the last policy); a restarted daemon takes the pins
+#   over and reports what was refused meanwhile; a reload that allowlists ib_write_bw lets it
+#   run; a clean stop leaves enforcement in force; `rdmaguard enforce --off` lifts it.
+# Two daemon starts (loading the programs is most of the time under TCG); the second one on the
+# tracepoint sensors, which load faster (enforcement is the LSM programs either way).
 # lab-timeout: 900
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
@@ -97,11 +103,63 @@ alerts d --match "{\"rule.id\": \"RDMA-007\", \"action\": \"denied\", \"event.ac
 # nothing of the allowlisted pingpong, nor of the daemon itself, was refused
 alerts d --match '{"action": "denied", "process.executable": "/usr/bin/ibv_rc_pingpong"}' --absent \
 	--match '{"action": "denied", "process.name": "rdmaguard"}' --absent
-enf_stop d
-# a clean stop leaves enforcement in force
-enf_status || fail "the clean stop lifted enforcement"
+
+# kill -9: enforcement stays, with the last policy
+kill -KILL "$(bg_pid d)"
+bg_wait d || true
+enf_status || fail "kill -9 of the daemon lifted enforcement"
+expect_json "$OUT/status.json" --match '{"pinned": true, "config.lsm": true, "links": ["enf_file_open"]}' --count 1
+rc=0
+timeout 120 "$TMPDIR/copy/ibv_rc_pingpong" -d rxe0 -g 1 -n 5 >"$OUT/copy2.log" 2>&1 || rc=$?
+refused "$rc" "$OUT/copy2.log"
 rc=0
 timeout 120 ib_write_bw -d rxe0 -x 1 -D 1 >"$OUT/write_bw2.log" 2>&1 || rc=$?
 refused "$rc" "$OUT/write_bw2.log"
+# the allowlisted one still works
+bg pp2server ibv_rc_pingpong -d rxe0 -g 1 -n 5
+wait_for -m "server on TCP 18515" listening 18515
+bg pp2client ibv_rc_pingpong -d rxe0 -g 1 -n 5 127.0.0.1
+bg_wait pp2client || fail "ibv_rc_pingpong client failed with no daemon"
+bg_wait pp2server || fail "ibv_rc_pingpong server failed with no daemon"
+
+# a restarted daemon takes over, and reports the refusals it missed; its own inventory, which
+# opens the devices while the old programs are still attached, is not refused
+enf_start b --sensor tracepoint
+alerts b --match '{"event.action": "agent_start", "agent.enforce.took_over": true,
+	"message": "~enforce=deny,takeover"}' --count 1
+wait_for -m "the missed denials' alerts" alerts b --match "{\"rule.id\": \"RDMA-011\", \"action\": \"denied\",
+	\"process.executable\": \"$TMPDIR/copy/ibv_rc_pingpong\", \"file.path\": \"~uverbs\"}" --min 1
+alerts b --match '{"rule.id": "RDMA-011", "action": "denied", "process.name": "ib_write_bw"}' --min 1
+enf_status
+expect_json "$OUT/status.json" --match "{\"daemon_pid\": $(bg_pid b), \"denied\": {\">=\": 5}}" --count 1
+alerts b --match '{"action": "denied", "process.name": "rdmaguard"}' --absent \
+	--match '{"event.action": "device_present", "rdma.device": "rxe0"}' --min 1
+
+# a reload that allowlists ib_write_bw
+enf_policy "{\"role\": \"managed\", \"enforce\": true, \"enforce_scope\": \"always\",
+	\"games\": [{\"name\": \"Arena\", \"exe\": \"$TMPDIR/arena/*\"}],
+	\"allow\": [{\"exe\": \"/usr/bin/ibv_rc_pingpong\"}, {\"exe\": \"/usr/bin/ib_write_bw\"}]}"
+kill -HUP "$(bg_pid b)"
+wait_for -m "the reload" alerts b --match '{"rule.id": "AGENT-003", "agent.ok": 1}' --count 1
+bg bwserver ib_write_bw -d rxe0 -x 1 -F -D 2
+wait_for -m "server on TCP 18515" listening 18515
+bg bwclient ib_write_bw -d rxe0 -x 1 -F -D 2 127.0.0.1
+bg_wait bwclient || fail "ib_write_bw client failed once allowlisted"
+bg_wait bwserver || fail "ib_write_bw server failed once allowlisted"
+
+# a clean stop leaves enforcement in force; `enforce --off` lifts it
+enf_stop b
+enf_status || fail "the clean stop lifted enforcement"
+rc=0
+timeout 120 "$TMPDIR/copy/ibv_rc_pingpong" -d rxe0 -g 1 -n 5 >"$OUT/copy3.log" 2>&1 || rc=$?
+refused "$rc" "$OUT/copy3.log"
 "$RG" enforce --off >"$OUT/off.log"
 grep -q "enforcement is lifted" "$OUT/off.log" || fail "enforce --off: $(cat "$OUT/off.log")"
+if enf_status; then
+	fail "something is still pinned after enforce --off"
+fi
+bg cserver "$TMPDIR/copy/ibv_rc_pingpong" -d rxe0 -g 1 -n 5
+wait_for -m "the copy's server on TCP 18515" listening 18515
+"$TMPDIR/copy/ibv_rc_pingpong" -d rxe0 -g 1 -n 5 127.0.0.1 >"$OUT/copy4.log" 2>&1 ||
+	fail "the copy still fails once enforcement is lifted"
+bg_wait cserver || fail "the copy's server failed"

@@ -3,7 +3,9 @@
 # loading rdma_rxe (finit_module: kernel_read_file) and creating a soft RDMA link (rdma link add:
 # the RDMA netlink NEWLINK, netlink_send; and the module request it makes) are refused with EPERM
 # and alerted (RDMA-002, RDMA-011, action denied); once the game has ended they work again.
-# The kernel follows the game itself (exec of a game file): the daemon need not be fast.
+# The kernel follows the game itself (exec of a game file): the daemon need not be fast. The
+# daemon runs on the tracepoint sensors, which load fastest under TCG (the refusals are the LSM
+# programs' whatever the sensors).
 # lab-rxe: none
 # lab-timeout: 900
 set -euo pipefail
@@ -20,7 +22,7 @@ cp /bin/sleep "$TMPDIR/arena/arena"
 # scope always is not needed: soft RDMA is refused while a game runs, whatever the scope
 enf_policy "{\"role\": \"managed\", \"enforce\": true, \"enforce_scope\": \"while_game\",
 	\"games\": [{\"name\": \"Arena\", \"exe\": \"$TMPDIR/arena/*\"}]}"
-enf_start d --no-inventory
+enf_start d --no-inventory --sensor tracepoint
 
 _game_live()
 {
