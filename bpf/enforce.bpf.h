@@ -87,7 +87,9 @@ static __always_inline bool inode_ctime(struct inode *inode, __u64 *sec, __u32 *
 	    bpf_probe_read_kernel(&ns, sizeof(__u32), (void *)inode + rg_ctime_nsec_off))
 		return false;
 	*sec = (__u64)s;
-	*nsec = (__u32)ns;
+	/* Linux 6.13+ keeps a flag in the top bit of i_ctime_nsec (I_CTIME_QUERIED, set once stat()
+	 * has seen it: multigrain timestamps); nanoseconds fit in 30 bits */
+	*nsec = (__u32)ns & 0x3fffffffu;
 	return true;
 }
 

@@ -13,6 +13,7 @@ stop (SIGTERM) does not unpin.
 
 Needs root (exit 77 otherwise). Environment: RG_RDMAGUARD, RG_HOST_DRIVER, RG_SOURCE_ROOT."""
 
+import hashlib
 import json
 import os
 import shutil
@@ -255,11 +256,39 @@ def run(tmp, pin_dir):
     check(rodata_knob(pin_dir, "enf_tp_exit_openat", "rg_have_loop") == 1,
           "this kernel has bpf_loop(): the programs were loaded with rg_have_loop = 1")
 
+    # 3b. allowlisted with a sha256 too: the file with that hash passes, a wrong hash allows
+    # nothing, and a file changed in place since it was hashed (its ctime, which the kernel
+    # compares) loses the allowance until a reload hashes it again
+    with open(allowed, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()
+
+    def reload_sha(h, n):
+        write_policy(pol, json.dumps({"role": "managed", "enforce": True,
+                                      "rules": {"RDMA-004": {"action": "kill"}},
+                                      "allow": [{"exe": allowed, "sha256": h}]}))
+        d.p.send_signal(signal.SIGHUP)
+        return wait_for("reload", lambda: len([a for a in d.alerts()
+                                               if a["rule"]["id"] == "AGENT-003"]) >= n)
+
+    check(reload_sha(sha, 3), "reload: the allow entry with the file's sha256")
+    rc, _ = run_driver(allowed, "verbs")
+    check(rc == 0, f"the allowlisted file with the right sha256 is not killed (rc {rc})")
+    check(reload_sha("0" * 64, 4), "reload: the allow entry with another sha256")
+    rc, _ = run_driver(allowed, "verbs")
+    check(rc == -signal.SIGKILL, f"with a wrong sha256 it is killed (rc {rc})")
+    check(reload_sha(sha, 5), "reload: the right sha256 again")
+    rc, _ = run_driver(allowed, "verbs")
+    check(rc == 0, f"and it runs again (rc {rc})")
+    os.chmod(allowed, 0o750)  # a change in place: its ctime moves
+    rc, _ = run_driver(allowed, "verbs")
+    check(rc == -signal.SIGKILL,
+          f"changed since its hash was checked (ctime): killed until a reload (rc {rc})")
+
     # 4. back to RDMA-004 kill, then kill -9 of the daemon: the pins keep killing
     write_policy(pol, policy(allowed, {"RDMA-004": {"action": "kill"}}))
     d.p.send_signal(signal.SIGHUP)
-    check(wait_for("reload", lambda: len([a for a in d.alerts() if a["rule"]["id"] == "AGENT-003"]) >= 3),
-          "the third reload is accepted")
+    check(wait_for("reload", lambda: len([a for a in d.alerts() if a["rule"]["id"] == "AGENT-003"]) >= 6),
+          "the sixth reload is accepted")
     d.stop(signal.SIGKILL)
     rc, st = status(pin_dir)
     check(rc == 0 and st.get("pinned") and st.get("config", {}).get("kill") == 1
