@@ -6,10 +6,13 @@ rg-host-driver opens the stand-in /dev/infiniband/uverbs0 (a regular file in a p
 namespace): it is SIGKILLed when the policy says kill, and the alert says `killed` with the
 process and the rule; the same binary copied to the allowlisted path is not killed (identity is
 the executable's inode, not its name). An MR with remote access and an rdma_cm connect are killed
-the same way (reloads with SIGHUP). The programs are pinned in a private bpffs: after kill -9 of
+the same way (reloads with SIGHUP). An allow entry with sha256 passes the file with that hash, not
+with another, nor once the file changed in place (ctime). Scope while_game kills only while the
+game stand-in (a copy of sleep at the game's path) runs. The programs are pinned in a private bpffs: after kill -9 of
 the daemon the driver is still killed, a restarted daemon takes the pins over and reports the
 kill it missed, `rdmaguard enforce --off` lifts enforcement (AGENT-002 says so), and a clean
-stop (SIGTERM) does not unpin.
+stop (SIGTERM) does not unpin. Last, the daemon as on a kernel without bpf_loop()
+(rg-daemon-noloop: the unrolled walk of the allow variants) kills and spares alike.
 
 Needs root (exit 77 otherwise). Environment: RG_RDMAGUARD, RG_HOST_DRIVER, RG_SOURCE_ROOT."""
 
@@ -284,11 +287,42 @@ def run(tmp, pin_dir):
     check(rc == -signal.SIGKILL,
           f"changed since its hash was checked (ctime): killed until a reload (rc {rc})")
 
+    # 3c. scope while_game: only while the game runs (the kernel follows its exec and exit)
+    arena_dir = os.path.join(tmp, "arena")
+    os.mkdir(arena_dir)
+    arena = os.path.join(arena_dir, "arena")
+    shutil.copy2("/bin/sleep", arena)
+    write_policy(pol, json.dumps({"role": "managed", "enforce": True, "enforce_scope": "while_game",
+                                  "rules": {"RDMA-004": {"action": "kill"}},
+                                  "games": [{"name": "Arena", "exe": arena_dir + "/*"}],
+                                  "allow": [{"exe": allowed}]}))
+    d.p.send_signal(signal.SIGHUP)
+    check(wait_for("reload", lambda: len([a for a in d.alerts() if a["rule"]["id"] == "AGENT-003"]) >= 6),
+          "reload: scope while_game")
+    rc, _ = run_driver(DRIVER, "verbs")
+    check(rc == 0, f"while_game, no game: the driver is not killed (rc {rc})")
+    game = subprocess.Popen([arena, "60"])
+    try:
+        check(wait_for("game", lambda: status(pin_dir)[1].get("games_live") == 1, 30),
+              "the kernel counts the game", status(pin_dir)[1])
+        rc, _ = run_driver(DRIVER, "verbs")
+        check(rc == -signal.SIGKILL, f"while the game runs the driver is killed (rc {rc})")
+        rc, _ = run_driver(allowed, "verbs")
+        check(rc == 0, f"and the allowlisted copy is not (rc {rc})")
+    finally:
+        game.kill()
+        game.wait()
+    check(wait_for("game over", lambda: (lambda st: st.get("games_live") == 0 and
+                                         st.get("game_running_daemon") is False)(status(pin_dir)[1]), 30),
+          "the kernel and the daemon see the game end", status(pin_dir)[1])
+    rc, _ = run_driver(DRIVER, "verbs")
+    check(rc == 0, f"once the game has ended the driver is not killed (rc {rc})")
+
     # 4. back to RDMA-004 kill, then kill -9 of the daemon: the pins keep killing
     write_policy(pol, policy(allowed, {"RDMA-004": {"action": "kill"}}))
     d.p.send_signal(signal.SIGHUP)
-    check(wait_for("reload", lambda: len([a for a in d.alerts() if a["rule"]["id"] == "AGENT-003"]) >= 6),
-          "the sixth reload is accepted")
+    check(wait_for("reload", lambda: len([a for a in d.alerts() if a["rule"]["id"] == "AGENT-003"]) >= 7),
+          "the seventh reload is accepted")
     d.stop(signal.SIGKILL)
     rc, st = status(pin_dir)
     check(rc == 0 and st.get("pinned") and st.get("config", {}).get("kill") == 1
