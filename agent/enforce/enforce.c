@@ -61,10 +61,14 @@ enum prog_kind {
 	P_KILL,	 /* kills on the syscall tracepoints where there is no LSM, when a kill is armed */
 };
 
+#define KILL_GAME (RG_ENF_KILL_GAME_ANY | RG_ENF_KILL_GAME_SELF)
+#define KILL_CMD  (RG_ENF_KILL_MR | RG_ENF_KILL_CONNECT | KILL_GAME)
+
 static const struct prog_def {
 	const char *name;
 	enum prog_kind kind;
 	const char *need; /* LSM: the bpf_lsm_ function in BTF; KILL: "category/tracepoint" */
+	uint32_t kills;	  /* KILL: attached only when one of these RG_ENF_KILL_* is armed */
 } prog_defs[] = {
     {"enf_file_open", P_LSM, "bpf_lsm_file_open"},
     {"enf_file_ioctl", P_LSM, "bpf_lsm_file_ioctl"},
@@ -79,12 +83,13 @@ static const struct prog_def {
     {"enf_rtp_exec", P_TRACK, NULL},
     {"enf_rtp_fork", P_TRACK, NULL},
     {"enf_rtp_exit", P_TRACK, NULL},
-    {"enf_tp_exit_openat", P_KILL, "syscalls/sys_exit_openat"},
-    {"enf_tp_exit_open", P_KILL, "syscalls/sys_exit_open"},
-    {"enf_tp_exit_openat2", P_KILL, "syscalls/sys_exit_openat2"},
-    {"enf_tp_enter_write", P_KILL, "syscalls/sys_enter_write"},
-    {"enf_tp_enter_ioctl", P_KILL, "syscalls/sys_enter_ioctl"},
-    {"enf_tp_enter_mmap", P_KILL, "syscalls/sys_enter_mmap"},
+    /* every process's syscalls pay for these: only those an armed kill needs are attached */
+    {"enf_tp_exit_openat", P_KILL, "syscalls/sys_exit_openat", RG_ENF_KILL_OPEN | KILL_GAME},
+    {"enf_tp_exit_open", P_KILL, "syscalls/sys_exit_open", RG_ENF_KILL_OPEN | KILL_GAME},
+    {"enf_tp_exit_openat2", P_KILL, "syscalls/sys_exit_openat2", RG_ENF_KILL_OPEN | KILL_GAME},
+    {"enf_tp_enter_write", P_KILL, "syscalls/sys_enter_write", KILL_CMD},
+    {"enf_tp_enter_ioctl", P_KILL, "syscalls/sys_enter_ioctl", KILL_CMD},
+    {"enf_tp_enter_mmap", P_KILL, "syscalls/sys_enter_mmap", KILL_GAME},
 };
 #define NPROGS ARRAY_SIZE(prog_defs)
 
@@ -460,7 +465,8 @@ static int sync_links(struct rg_enforce *e)
 	for (size_t i = 0; i < NPROGS; i++) {
 		const struct prog_def *d = &prog_defs[i];
 		struct bpf_program *p = prog_of(e, i);
-		bool want = p && bpf_program__fd(p) >= 0 && (d->kind != P_KILL || e->kill != 0);
+		bool want =
+		    p && bpf_program__fd(p) >= 0 && (d->kind != P_KILL || (e->kill & d->kills));
 
 		e->wanted[i] = want;
 		if (!want) {

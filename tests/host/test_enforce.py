@@ -214,6 +214,10 @@ def run(tmp, pin_dir):
               and a["event"]["flags"] == ["killed"] and a["rule"]["action"] == "kill",
               "the alert names the process, the node and the rule (rule.action kill)", a)
     check(rule_alerts(d, "RDMA-011", "killed"), "RDMA-011 reports the kill", d.alerts())
+    links = status(pin_dir)[1].get("links", [])
+    check("enf_tp_exit_openat" in links and "enf_tp_enter_write" not in links
+          and "enf_tp_enter_ioctl" not in links and "enf_tp_enter_mmap" not in links,
+          "with only RDMA-004 armed, only the open programs are attached (writes pay nothing)", links)
     n_killed_alerts = len([a for a in d.alerts() if a["action"] == "killed"])
     rc, facts = run_driver(allowed, "verbs")
     check(rc == 0 and facts.get("reused_fd"), f"the allowlisted copy is not killed (rc {rc})", facts)
@@ -232,6 +236,10 @@ def run(tmp, pin_dir):
     d.p.send_signal(signal.SIGHUP)
     check(d.find(lambda a: a["rule"]["id"] == "AGENT-003" and a["agent"]["ok"] == 1),
           "the reload is accepted", d.alerts())
+    links = status(pin_dir)[1].get("links", [])
+    check("enf_tp_enter_write" in links and "enf_tp_enter_ioctl" in links
+          and "enf_tp_exit_openat" not in links and "enf_tp_enter_mmap" not in links,
+          "with RDMA-005 armed, the write and ioctl programs instead", links)
     rc, facts = run_driver(DRIVER, "verbs")
     pid = int(facts.get("pid", 0))
     check(rc == -signal.SIGKILL and pid and "invoke_ret" not in facts,
@@ -256,7 +264,7 @@ def run(tmp, pin_dir):
     check(len(cm) == 1 and cm[0]["rdma"]["op"] == "connect", "RDMA-009 alerts with action killed",
           d.alerts())
 
-    check(rodata_knob(pin_dir, "enf_tp_exit_openat", "rg_have_loop") == 1,
+    check(rodata_knob(pin_dir, "enf_rtp_exec", "rg_have_loop") == 1,
           "this kernel has bpf_loop(): the programs were loaded with rg_have_loop = 1")
 
     # 3b. allowlisted with a sha256 too: the file with that hash passes, a wrong hash allows
@@ -371,7 +379,7 @@ def run(tmp, pin_dir):
         check(False, "RG_DAEMON_NOLOOP (tests/host/rg-daemon-noloop) is set")
         return
     d4 = Daemon(tmp, "d4", pol, pin_dir, cmd=(NOLOOP,))
-    check(rodata_knob(pin_dir, "enf_tp_exit_openat", "rg_have_loop") == 0,
+    check(rodata_knob(pin_dir, "enf_rtp_exec", "rg_have_loop") == 0,
           "rg-daemon-noloop loaded the programs with rg_have_loop = 0")
     rc, facts = run_driver(DRIVER, "verbs")
     check(rc == -signal.SIGKILL, f"without bpf_loop: the driver is SIGKILLed at its open (rc {rc})")
