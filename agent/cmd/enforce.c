@@ -15,8 +15,8 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "Usage: rdmaguard enforce [--pin-dir DIR] [--status | --off] [--format json|text]\n\n"
-	    "Enforcement (the daemon's, with enforcement on) is pinned in bpffs so that it stays in\n"
-	    "force when the daemon stops or dies. This shows it, or lifts it.\n\n"
+	    "The daemon's enforcement is pinned in bpffs so that it stays in force when the\n"
+	    "daemon stops or dies. This shows it, or lifts it.\n\n"
 	    "Options:\n"
 	    "  --status          what is pinned: policy generation, scope, mode, allowlisted\n"
 	    "                    executables, game processes, operations denied and processes\n"
