@@ -15,6 +15,7 @@ static const struct {
 } commands[] = {
 	{"audit", cmd_audit, "one-shot inventory of every trace of RDMA on this machine"},
 	{"daemon", cmd_daemon, "watch continuously with eBPF sensors and raise alerts"},
+	{"enforce", cmd_enforce, "show or lift the pinned enforcement (enforce --status|--off)"},
 	{"policy", cmd_policy, "validate policy files (policy check FILE...)"},
 	{"rules", cmd_rules, "list or validate rules (rules list, rules check DIR)"},
 	{"replay", cmd_replay, "feed a recorded event file through the rule engine"},

@@ -41,7 +41,8 @@ static __always_inline struct rg_rec_cmd *cmd_begin(int fd, __u32 node, __s64 re
 /* ioctl(fd, RDMA_VERBS_IOCTL, arg): the header, up to 16 attributes, and the contents of the
  * attributes among the first 8 that point to user memory (not the provider's UHW_IN/UHW_OUT),
  * 128 bytes each. Slot i holds attribute i (blob_len 0: inline or not copied). */
-static __always_inline void emit_ioctl(int fd, __u64 arg, __s64 ret, __u32 rdev, __u16 hook)
+static __always_inline void emit_ioctl_f(int fd, __u64 arg, __s64 ret, __u32 rdev, __u16 hook,
+					 __u16 flags)
 {
 	struct rg_rec_cmd *r = cmd_begin(fd, RG_NODE_UVERBS_FD, ret, RG_CMD_IOCTL, rdev, hook);
 	__u32 n;
@@ -49,6 +50,7 @@ static __always_inline void emit_ioctl(int fd, __u64 arg, __s64 ret, __u32 rdev,
 
 	if (!r)
 		return;
+	r->h.flags |= flags;
 	if (bpf_probe_read_user(r->data, RG_ABI_IOCTL_HDR_SIZE, (void *)arg)) {
 		r->h.flags |= RG_RECF_FAULT;
 		count(RG_CNT_USER_FAULT);
@@ -124,6 +126,11 @@ out:
 	bpf_ringbuf_submit(r, 0);
 }
 
+static __always_inline void emit_ioctl(int fd, __u64 arg, __s64 ret, __u32 rdev, __u16 hook)
+{
+	emit_ioctl_f(fd, arg, ret, rdev, hook, 0);
+}
+
 /*
  * write(fd, buf, count) on a uverbs or rdma_cm fd: the first RG_REC_DATA bytes of buf, and, when
  * the command succeeded and asks for a response, up to RG_REC_RESP_MAX bytes of the response
@@ -185,6 +192,7 @@ out:
 	bpf_ringbuf_submit(r, 0);
 }
 
+#ifndef RG_ENFORCE_OBJECT
 /*
  * post_send/post_recv by write(): rxe and siw make one per work request batch, possibly millions.
  * Returns how many calls the record to emit now summarises, or 0 to stay silent: one record per
@@ -237,16 +245,25 @@ static __always_inline void handle_write(int fd, __u32 node, __u64 buf, __u64 co
 	emit_write(fd, node, buf, count_, ret, rdev, hook, 1, 0);
 }
 
-static __always_inline void emit_mmap(int fd, __u32 node, __u32 rdev, __u64 len, __u64 off,
-				      __u32 prot, __u16 hook)
+#endif /* !RG_ENFORCE_OBJECT */
+
+/* mmap of a uverbs fd; ret is the verdict of enforcement (then flags say it), else unknown. */
+static __always_inline void emit_mmap_f(int fd, __u32 node, __u32 rdev, __u64 len, __u64 off,
+					__u32 prot, __u16 hook, __s64 ret, __u16 flags)
 {
-	struct rg_rec_cmd *r = cmd_begin(fd, node, 0, RG_CMD_MMAP, rdev, hook);
+	struct rg_rec_cmd *r = cmd_begin(fd, node, ret, RG_CMD_MMAP, rdev, hook);
 
 	if (!r)
 		return;
-	r->h.flags |= RG_RECF_NORET;
+	r->h.flags |= flags | (ret < 0 ? 0 : RG_RECF_NORET);
 	r->count = len;
 	r->mmap_off = off;
 	r->mmap_prot = prot;
 	bpf_ringbuf_submit(r, 0);
+}
+
+static __always_inline void emit_mmap(int fd, __u32 node, __u32 rdev, __u64 len, __u64 off,
+				      __u32 prot, __u16 hook)
+{
+	emit_mmap_f(fd, node, rdev, len, off, prot, hook, 0, 0);
 }

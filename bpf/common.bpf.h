@@ -44,6 +44,13 @@ const volatile __s32 rg_nr_ptrace __weak = -1;
 const volatile __s32 rg_nr_process_vm_readv __weak = -1;
 const volatile __s32 rg_nr_process_vm_writev __weak = -1;
 const volatile __u32 rg_ibv_device_name_off __weak = 0; /* offsetof(struct ibv_device, name) */
+/* Offsets of the inode's ctime seconds and nanoseconds in this kernel (from its BTF: the field
+ * moved in 6.6 and 6.11, and CO-RE alternatives merged by the compiler fail to load); 0: unknown */
+const volatile __u32 rg_ctime_sec_off __weak = 0;
+const volatile __u32 rg_ctime_nsec_off __weak = 0;
+/* The kernel has bpf_loop() (5.17); 0: an unrolled loop instead (the other branch is dead code to
+ * the verifier, which removes it, helper call included). */
+const volatile __u32 rg_have_loop __weak = 1;
 
 /* The one ring buffer. Its size is set by the agent (sensors_config.ringbuf_bytes). */
 struct {
@@ -58,6 +65,12 @@ struct {
 	__type(value, __u64);
 } counters __weak SEC(".maps");
 
+/*
+ * The sensors' own state (RDMA fds, syscalls in flight, post_send aggregation). The enforcement
+ * object (bpf/enforce.bpf.c) defines RG_ENFORCE_OBJECT: it keeps no such state, and its pinned maps
+ * stay small.
+ */
+#ifndef RG_ENFORCE_OBJECT
 /* (tgid, fd) of every fd known to be an RDMA node: the cheap in-kernel filter for write(). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -90,7 +103,7 @@ struct pending {
 	__u64 a1;
 	__u32 node;
 	__u32 rdev;
-	__u32 op;
+	__u32 op; /* PK_MEM: the operation; PK_IOCTL/PK_WRITE: enforcement's verdict at entry */
 	__u32 pad;
 };
 
@@ -129,6 +142,8 @@ struct {
 	__type(key, struct post_key);
 	__type(value, struct post_val);
 } posts __weak SEC(".maps");
+
+#endif /* !RG_ENFORCE_OBJECT */
 
 struct rg_scratch {
 	char path[2 * RG_REC_PATH];
@@ -370,6 +385,7 @@ static __always_inline int file_path(struct file *file, char *out)
 	return build_path(d, m, out);
 }
 
+#ifndef RG_ENFORCE_OBJECT
 /* Pending syscall entries (see pending_count). */
 static __always_inline void pending_put(__u32 kind, const struct pending *p)
 {
@@ -413,6 +429,8 @@ static __always_inline bool pending_take(__u32 kind, struct pending *out)
 	return true;
 }
 
+#endif /* !RG_ENFORCE_OBJECT */
+
 /* The user registers of the current syscall, for hooks below the syscall layer. */
 static __always_inline struct pt_regs *syscall_regs(void)
 {
@@ -437,6 +455,7 @@ static __always_inline struct pt_regs *syscall_regs(void)
 		_v;                                                                                \
 	})
 
+#ifndef RG_ENFORCE_OBJECT
 /* Remembers an RDMA fd of the current process (and the process as an RDMA user). */
 static __always_inline void remember_fd(__u32 tgid, int fd, struct file *file, __u32 node,
 					__u32 rdev)
@@ -487,4 +506,54 @@ static __always_inline bool lookup_rdma_fd(int fd, __u32 *node, __u32 *rdev)
 	}
 	remember_fd(tgid, fd, file, *node, *rdev);
 	return true;
+}
+#endif /* !RG_ENFORCE_OBJECT */
+
+/* Does the file look like libibverbs, librdmacm or a verbs provider? By name (lib*-rdmav*.so,
+ * the providers perftest links directly) or by directory (.../libibverbs/). */
+static __always_inline bool is_rdma_lib(struct file *file)
+{
+	__u32 zero = 0;
+	struct rg_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct dentry *d = BPF_CORE_READ(file, f_path.dentry);
+
+	if (!s)
+		return false;
+	if (read_dentry_name(d, s->name, RG_NAME_MAX) <= 0)
+		return false;
+	if (NAME_PREFIX(s->name, "libibverbs") || NAME_PREFIX(s->name, "librdmacm") ||
+	    NAME_PREFIX(s->name, "libmlx4") || NAME_PREFIX(s->name, "libmlx5") ||
+	    NAME_PREFIX(s->name, "libefa") || NAME_PREFIX(s->name, "libmana") ||
+	    NAME_PREFIX(s->name, "libhns") || NAME_PREFIX(s->name, "libirdma"))
+		return true;
+	for (int i = 0; i < RG_NAME_MAX - 6; i++) {
+		char c = s->name[i];
+
+		if (!c)
+			break;
+		if (c == '-' && s->name[i + 1] == 'r' && s->name[i + 2] == 'd' &&
+		    s->name[i + 3] == 'm' && s->name[i + 4] == 'a' && s->name[i + 5] == 'v')
+			return true;
+	}
+	if (read_dentry_name(BPF_CORE_READ(d, d_parent), s->name, 16) <= 0)
+		return false;
+	return NAME_IS(s->name, "libibverbs");
+}
+
+static __always_inline void emit_lib(struct file *file, __u32 prot, __u16 hook, __u16 flags)
+{
+	struct rg_rec_lib *r = RESERVE(struct rg_rec_lib);
+	struct inode *inode;
+
+	if (!r)
+		return;
+	fill_hdr(&r->h, RG_REC_LIB, hook);
+	r->h.flags |= flags;
+	inode = BPF_CORE_READ(file, f_inode);
+	r->ino = BPF_CORE_READ(inode, i_ino);
+	r->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	r->prot = prot;
+	if (file_path(file, r->path) > 0)
+		r->h.flags |= RG_RECF_TRUNC;
+	bpf_ringbuf_submit(r, 0);
 }

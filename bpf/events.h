@@ -51,8 +51,9 @@ enum rg_rec_type {
 	RG_REC_LIB,    /* executable mapping of a file that looks like an RDMA library */
 	RG_REC_MEM,    /* process_vm_readv/writev, ptrace attach/seize */
 	RG_REC_UCALL,  /* a libibverbs entry point (uprobe) */
-	RG_REC_MODULE, /* a kernel module was loaded (module:module_load) */
+	RG_REC_MODULE, /* a kernel module was loaded (module:module_load), or refused (enforce) */
 	RG_REC_BPF,    /* another process changed one of the agent's own BPF maps or links */
+	RG_REC_NETLINK, /* an RDMA netlink message (rdma link add) refused by enforcement */
 	RG_REC__MAX,
 };
 
@@ -67,9 +68,11 @@ enum rg_hook_kind {
 };
 
 /* rg_rec_hdr.flags */
-#define RG_RECF_TRUNC 0x1 /* a copy was cut at its bound */
-#define RG_RECF_FAULT 0x2 /* a user-memory read failed (partial data) */
-#define RG_RECF_NORET 0x4 /* ret is unknown (aggregated or entry-only hook) */
+#define RG_RECF_TRUNC  0x1  /* a copy was cut at its bound */
+#define RG_RECF_FAULT  0x2  /* a user-memory read failed (partial data) */
+#define RG_RECF_NORET  0x4  /* ret is unknown (aggregated or entry-only hook) */
+#define RG_RECF_DENIED 0x8  /* enforcement refused the operation (bpf/enforce.bpf.c) */
+#define RG_RECF_KILLED 0x10 /* enforcement sent SIGKILL to the process */
 
 struct rg_rec_hdr {
 	__u16 type;  /* enum rg_rec_type */
@@ -202,7 +205,17 @@ struct rg_rec_ucall {
 
 struct rg_rec_module {
 	struct rg_rec_hdr h; /* the process that loaded it */
-	char name[RG_REC_MODNAME];
+	char name[RG_REC_MODNAME]; /* enforcement: the module file's or request's name */
+};
+
+#define RG_REC_NLMSG 256
+
+/* An RDMA netlink message enforcement refused: its first bytes (nlmsghdr and attributes). */
+struct rg_rec_netlink {
+	struct rg_rec_hdr h;
+	__u32 len;     /* bytes valid in data */
+	__u32 msg_len; /* the message's nlmsg_len */
+	__u8 data[RG_REC_NLMSG];
 };
 
 /*
@@ -250,6 +263,8 @@ enum rg_counter {
 	RG_CNT_FDMAP_FULL,	 /* an RDMA fd could not be remembered */
 	RG_CNT_USER_FAULT,	 /* a user-memory copy failed */
 	RG_CNT_POSTS,		 /* post_send/post_recv calls seen (aggregated) */
+	RG_CNT_DENIED,		 /* enforcement: operations refused */
+	RG_CNT_KILLED,		 /* enforcement: processes sent SIGKILL */
 	RG_CNT__MAX,
 };
 

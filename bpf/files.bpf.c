@@ -6,6 +6,8 @@
  * text with PROT_EXEC, whether it came from DT_NEEDED, dlopen or LD_PRELOAD).
  */
 #include "cmd.bpf.h"
+#define RG_ENF_DEFINE_FUNCS
+#include "enforce.bpf.h"
 
 #define MAP_ANONYMOUS 0x20
 
@@ -41,6 +43,9 @@ static __always_inline void on_open_ret(long ret, __u16 hook)
 		return;
 	if (what == RG_OPEN_RDMA)
 		remember_fd(current_tgid(), (int)ret, file, node, rdev);
+	/* enforcement kills the process and reports the open itself */
+	if (what == RG_OPEN_RDMA && (enf_check_open(node, rdev) & ENF_KILL))
+		return;
 	r = RESERVE(struct rg_rec_open);
 	if (!r)
 		return;
@@ -106,54 +111,6 @@ int BPF_KRETPROBE(krp_do_sys_openat2, long ret)
 	return 0;
 }
 
-/* Does the file look like libibverbs, librdmacm or a verbs provider? By name (lib*-rdmav*.so,
- * the providers perftest links directly) or by directory (.../libibverbs/). */
-static __always_inline bool is_rdma_lib(struct file *file)
-{
-	__u32 zero = 0;
-	struct rg_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
-	struct dentry *d = BPF_CORE_READ(file, f_path.dentry);
-
-	if (!s)
-		return false;
-	if (read_dentry_name(d, s->name, RG_NAME_MAX) <= 0)
-		return false;
-	if (NAME_PREFIX(s->name, "libibverbs") || NAME_PREFIX(s->name, "librdmacm") ||
-	    NAME_PREFIX(s->name, "libmlx4") || NAME_PREFIX(s->name, "libmlx5") ||
-	    NAME_PREFIX(s->name, "libefa") || NAME_PREFIX(s->name, "libmana") ||
-	    NAME_PREFIX(s->name, "libhns") || NAME_PREFIX(s->name, "libirdma"))
-		return true;
-	for (int i = 0; i < RG_NAME_MAX - 6; i++) {
-		char c = s->name[i];
-
-		if (!c)
-			break;
-		if (c == '-' && s->name[i + 1] == 'r' && s->name[i + 2] == 'd' &&
-		    s->name[i + 3] == 'm' && s->name[i + 4] == 'a' && s->name[i + 5] == 'v')
-			return true;
-	}
-	if (read_dentry_name(BPF_CORE_READ(d, d_parent), s->name, 16) <= 0)
-		return false;
-	return NAME_IS(s->name, "libibverbs");
-}
-
-static __always_inline void emit_lib(struct file *file, __u32 prot, __u16 hook)
-{
-	struct rg_rec_lib *r = RESERVE(struct rg_rec_lib);
-	struct inode *inode;
-
-	if (!r)
-		return;
-	fill_hdr(&r->h, RG_REC_LIB, hook);
-	inode = BPF_CORE_READ(file, f_inode);
-	r->ino = BPF_CORE_READ(inode, i_ino);
-	r->dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	r->prot = prot;
-	if (file_path(file, r->path) > 0)
-		r->h.flags |= RG_RECF_TRUNC;
-	bpf_ringbuf_submit(r, 0);
-}
-
 SEC("tracepoint/syscalls/sys_enter_mmap")
 int tp_enter_mmap(struct trace_event_raw_sys_enter *ctx)
 {
@@ -164,14 +121,16 @@ int tp_enter_mmap(struct trace_event_raw_sys_enter *ctx)
 	if (fd < 0 || (ctx->args[3] & MAP_ANONYMOUS) || is_self())
 		return 0;
 	if (lookup_rdma_fd(fd, &node, &rdev)) {
-		emit_mmap(fd, node, rdev, ctx->args[1], ctx->args[5], prot, RG_HOOK_TRACEPOINT);
+		if (!enf_takes_mmap(rdev))
+			emit_mmap(fd, node, rdev, ctx->args[1], ctx->args[5], prot,
+				  RG_HOOK_TRACEPOINT);
 		return 0;
 	}
 	if (!(prot & PROT_EXEC))
 		return 0;
 	file = current_fd_file(fd);
-	if (file && is_rdma_lib(file))
-		emit_lib(file, prot, RG_HOOK_TRACEPOINT);
+	if (file && is_rdma_lib(file) && !enf_takes_lib())
+		emit_lib(file, prot, RG_HOOK_TRACEPOINT, 0);
 	return 0;
 }
 
@@ -179,8 +138,8 @@ static __always_inline void on_mmap_file(struct file *file, unsigned long prot, 
 {
 	if (!file || !(prot & PROT_EXEC) || is_self())
 		return;
-	if (is_rdma_lib(file))
-		emit_lib(file, prot, hook);
+	if (is_rdma_lib(file) && !enf_takes_lib())
+		emit_lib(file, prot, hook, 0);
 }
 
 SEC("fentry/security_mmap_file")
@@ -201,6 +160,8 @@ SEC("lsm/mmap_file")
 int BPF_PROG(lsm_mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
 	     unsigned long flags, int ret)
 {
+	if (ret)
+		return ret; /* denied before us (enforcement reports it) */
 	on_mmap_file(file, prot, RG_HOOK_LSM);
-	return ret; /* observe only: keep the verdict of the hooks before */
+	return 0; /* observe only */
 }

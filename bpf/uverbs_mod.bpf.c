@@ -7,6 +7,8 @@
  * main object with it (bpf_map__reuse_fd).
  */
 #include "cmd.bpf.h"
+#define RG_ENF_DEFINE_FUNCS
+#include "enforce.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -24,6 +26,9 @@ int BPF_PROG(fx_uverbs_ioctl, struct file *filp, unsigned int cmd, unsigned long
 	if (cmd != RG_ABI_RDMA_VERBS_IOCTL || is_self())
 		return 0;
 	rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
+	/* killed by enforcement, which reports it */
+	if (enf_reported(enf_check_ioctl(rdev, arg), ret))
+		return 0;
 	fd = cur_fd(rg_nr_ioctl, -1);
 	if (fd >= 0)
 		remember_fd(current_tgid(), fd, filp, RG_NODE_UVERBS_FD, rdev);
@@ -39,6 +44,8 @@ static __always_inline int fx_write(struct file *filp, const char *buf, size_t c
 	if (is_self())
 		return 0;
 	rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
+	if (enf_reported(enf_check_write(node, rdev, (__u64)buf, count_), ret))
+		return 0;
 	handle_write(cur_fd(rg_nr_write, -1), node, (__u64)buf, count_, ret, rdev, RG_HOOK_FENTRY);
 	return 0;
 }
@@ -63,7 +70,7 @@ int BPF_PROG(fe_uverbs_mmap, struct file *filp, struct vm_area_struct *vma)
 	__u64 len = BPF_CORE_READ(vma, vm_end) - BPF_CORE_READ(vma, vm_start);
 	__u64 off = BPF_CORE_READ(vma, vm_pgoff) << 12;
 
-	if (is_self())
+	if (is_self() || enf_takes_mmap(BPF_CORE_READ(filp, f_inode, i_rdev)))
 		return 0;
 	emit_mmap((int)SYSCALL_ARG_IF(rg_nr_mmap, 5, -1), RG_NODE_UVERBS_FD,
 		  BPF_CORE_READ(filp, f_inode, i_rdev), len, off,

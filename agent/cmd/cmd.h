@@ -7,6 +7,7 @@
 
 int cmd_audit(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
+int cmd_enforce(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_replay(int argc, char **argv);

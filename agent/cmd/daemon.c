@@ -11,6 +11,7 @@
 #include "../common/util.h"
 #include "../daemon/control.h"
 #include "../daemon/daemon.h"
+#include "../enforce/enforce.h"
 
 static void usage(FILE *f)
 {
@@ -41,6 +42,10 @@ static void usage(FILE *f)
 		"  --roce-if IFACE      also count RoCE v2/iWARP traffic on IFACE (up to 8)\n"
 		"  --roce-interval SEC  report RoCE traffic every SEC seconds (default 10)\n"
 		"  --no-inventory       skip the start-up inventory but for the process tree\n"
+		"  --enforce            enforce the policy (also \"enforce\": true in it): BPF LSM\n"
+		"                       denies what the allowlist does not allow; rule actions kill\n"
+		"                       kill. Pinned: it outlives the daemon (rdmaguard enforce lifts it)\n"
+		"  --pin-dir DIR        where enforcement is pinned (default " ENFORCE_PIN_DIR ")\n"
 		"  --dry-run            check policy, rules and outputs, print the hooks that would be\n"
 		"                       chosen, and exit\n"
 		"  -h, --help           this help\n\n"
@@ -78,6 +83,8 @@ int cmd_daemon(int argc, char **argv)
 		OPT_ROCE_INTERVAL,
 		OPT_NO_INVENTORY,
 		OPT_DRY_RUN,
+		OPT_ENFORCE,
+		OPT_PIN_DIR,
 	};
 	static const struct option opts[] = {
 		{"policy", required_argument, NULL, OPT_POLICY},
@@ -96,6 +103,8 @@ int cmd_daemon(int argc, char **argv)
 		{"roce-interval", required_argument, NULL, OPT_ROCE_INTERVAL},
 		{"no-inventory", no_argument, NULL, OPT_NO_INVENTORY},
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"enforce", no_argument, NULL, OPT_ENFORCE},
+		{"pin-dir", required_argument, NULL, OPT_PIN_DIR},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -167,6 +176,15 @@ int cmd_daemon(int argc, char **argv)
 			break;
 		case OPT_DRY_RUN:
 			dry_run = true;
+			break;
+		case OPT_ENFORCE:
+			cfg.enforce = true;
+			break;
+		case OPT_PIN_DIR:
+			if (optarg[0] != '/')
+				return cmd_usage_error("daemon", "--pin-dir: not an absolute path: '%s'",
+						       optarg);
+			cfg.pin_dir = optarg;
 			break;
 		case 'h':
 			usage(stdout);

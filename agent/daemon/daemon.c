@@ -19,6 +19,7 @@
 #include "common/exitcode.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "enforce/enforce.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/rules.h"
@@ -39,6 +40,7 @@ struct daemon {
 	struct rg_engine *engine;
 	struct rg_outputs *outputs;
 	struct rg_sensors *sensors;
+	struct rg_enforce *enf;	   /* NULL: no enforcement */
 	struct json_object *hooks; /* sensors_describe() at start */
 	int epfd, sigfd, timerfd, status_fd, pid_fd;
 	FILE *record;
@@ -112,6 +114,7 @@ static int daemon_event(const struct rg_event *in, void *ud)
 	r = engine_process(d->engine, &ev, daemon_alert, d);
 	if (r < 0)
 		log_warning_errno(r, "Rule engine failed on event %llu: %m", (unsigned long long)ev.seq);
+	enforce_event(d->enf, &ev, d->engine);
 	return 0; /* one bad event must not stop the sensors */
 }
 
@@ -218,6 +221,8 @@ static struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 	ADD(o, "sensors", sn);
 
 	outputs_stats(d->outputs, o);
+	if (d->enf)
+		ADD(o, "enforce", enforce_describe(d->enf));
 
 	pt = json_object_new_object();
 	ADD(pt, "capacity", json_object_new_uint64(es.proc.capacity));
@@ -464,6 +469,8 @@ static int parse_outputs(const struct daemon_config *cfg, const struct rg_policy
 	return 0;
 }
 
+static void enforce_after_reload(struct daemon *d);
+
 static void reload(struct daemon *d)
 {
 	struct rg_policy *policy = NULL;
@@ -493,6 +500,7 @@ static void reload(struct daemon *d)
 		d->reloads_ok++;
 		if (engine_policy(d->engine)->n_outputs && !d->cfg->n_outputs)
 			log_notice("Outputs named in the policy take effect at the next start.");
+		enforce_after_reload(d);
 		engine_policy_event(&ev, now_realtime_ns(), true, 0,
 				    d->policy_path ? d->policy_path : d->rules_dir, "reloaded");
 	}
@@ -736,6 +744,16 @@ static void on_tick(struct daemon *d)
 	r = engine_tick(d->engine, now_realtime_ns(), daemon_alert, d);
 	if (r < 0)
 		log_warning_errno(r, "Rule engine tick failed: %m");
+	if (enforce_tick(d->enf, d->engine) > 0) {
+		char text[RG_TEXT_LEN];
+
+		snprintf(text, sizeof(text),
+			 "enforcement lifted: the pins in %s were removed (rdmaguard enforce --off, "
+			 "or tampering)",
+			 d->cfg->pin_dir ? d->cfg->pin_dir : ENFORCE_PIN_DIR);
+		/* its own agent.what: AGENT-002 aggregates by it, and this must not wait */
+		agent_event(d, RG_EV_AGENT_SENSOR, false, "enforce_pins", text, 0, 0);
+	}
 	if (now >= d->next_reconcile_ns) {
 		reconcile(d);
 		d->next_reconcile_ns = now + (uint64_t)d->cfg->reconcile_s * 1000000000ull;
@@ -793,6 +811,11 @@ static int run_loop(struct daemon *d)
 
 static void daemon_done(struct daemon *d)
 {
+	if (enforce_started(d->enf))
+		log_notice("Enforcement stays in force, pinned in %s: `rdmaguard enforce --off` lifts "
+			   "it.",
+			   d->cfg->pin_dir ? d->cfg->pin_dir : ENFORCE_PIN_DIR);
+	enforce_close(d->enf);
 	if (d->sensors)
 		sensors_close(d->sensors);
 	if (d->outputs)
@@ -819,6 +842,89 @@ static void daemon_done(struct daemon *d)
 		close(d->epfd);
 	free(d->keys);
 	free(d->next_keys);
+}
+
+/* Enforcement is wanted: asked for on the command line or by the policy. */
+static bool enforce_wanted(const struct daemon *d)
+{
+	return d->cfg->enforce || engine_policy(d->engine)->enforce;
+}
+
+/* Before the sensors: pins of an earlier daemon are shared with them. */
+static int enforce_prepare_daemon(struct daemon *d, struct daemon_config *cfg)
+{
+	struct enforce_opts o = {.pin_dir = cfg->pin_dir};
+	char path[PATH_MAX];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/maps", cfg->pin_dir ? cfg->pin_dir : ENFORCE_PIN_DIR);
+	if (!enforce_wanted(d) && access(path, F_OK) < 0)
+		return 0;
+	r = enforce_prepare(&o, &d->enf);
+	if (r < 0)
+		return r;
+	enforce_shared_maps(d->enf, cfg->sensors.shared_maps);
+	return 0;
+}
+
+/* After the inventory: start (or take over) enforcement; AGENT-002 where it cannot deny. */
+static int enforce_start_daemon(struct daemon *d)
+{
+	char text[RG_TEXT_LEN];
+	int r;
+
+	if (!d->enf)
+		return 0;
+	if (!enforce_wanted(d) && !enforce_pinned(d->enf))
+		return 0;
+	if (!enforce_wanted(d))
+		log_warning("Enforcement pinned in %s by an earlier run stays in force, with this "
+			    "policy's allowlist, although the policy does not ask for it: `rdmaguard "
+			    "enforce --off` lifts it.",
+			    d->cfg->pin_dir ? d->cfg->pin_dir : ENFORCE_PIN_DIR);
+	enforce_set_lsm(d->enf, sensors_lsm_active(d->sensors));
+	r = enforce_start(d->enf, d->sensors, engine_policy(d->engine), d->engine);
+	if (r < 0)
+		return r;
+	if (!sensors_lsm_active(d->sensors)) {
+		struct json_object *feat = NULL, *lsms = NULL;
+
+		if (d->hooks)
+			json_object_object_get_ex(d->hooks, "features", &feat);
+		if (feat)
+			json_object_object_get_ex(feat, "lsms", &lsms);
+		snprintf(text, sizeof(text),
+			 "enforcement cannot deny: BPF LSM is not active (lsm=%s); only rule actions "
+			 "kill act (SIGKILL from the tracepoint programs); soft RDMA (rdma_rxe, siw, "
+			 "rdma link add) is only alerted",
+			 lsms ? json_object_get_string(lsms) : "?");
+		log_warning("%s.", text);
+		agent_event(d, RG_EV_AGENT_SENSOR, false, "enforce", text, 0, 0);
+	}
+	return 0;
+}
+
+/* A reload that asks for enforcement starts it; enforcement in force takes the new policy. */
+static void enforce_after_reload(struct daemon *d)
+{
+	int r;
+
+	if (enforce_started(d->enf) || (d->enf && enforce_pinned(d->enf))) {
+		if (!enforce_wanted(d))
+			log_notice("The policy no longer asks for enforcement, but it is pinned: it "
+				   "stays in force with this policy's allowlist.");
+		r = enforce_reload(d->enf, engine_policy(d->engine), d->engine);
+	} else if (enforce_wanted(d)) {
+		struct enforce_opts o = {.pin_dir = d->cfg->pin_dir};
+
+		r = d->enf ? 0 : enforce_prepare(&o, &d->enf);
+		if (r == 0)
+			r = enforce_start_daemon(d);
+	} else {
+		return;
+	}
+	if (r < 0)
+		log_error_errno(r, "Failed to apply the new policy to enforcement: %m");
 }
 
 int daemon_dry_run(const struct daemon_config *cfg)
@@ -851,6 +957,28 @@ int daemon_dry_run(const struct daemon_config *cfg)
 		    json_object_new_string(cfg->rules_dir ? cfg->rules_dir : rules_default_dir()));
 		ADD(doc, "rules", json_object_new_uint64(rules->n));
 		ADD(doc, "outputs", outs);
+		{
+			struct json_object *en = json_object_new_object(), *feat = NULL, *lsm = NULL;
+			const char *pin_dir = cfg->pin_dir ? cfg->pin_dir : ENFORCE_PIN_DIR;
+			char maps[PATH_MAX];
+			bool want = cfg->enforce || policy->enforce, pinned;
+
+			snprintf(maps, sizeof(maps), "%s/maps", pin_dir);
+			pinned = access(maps, F_OK) == 0;
+			if (json_object_object_get_ex(plan, "features", &feat))
+				json_object_object_get_ex(feat, "lsm", &lsm);
+			ADD(en, "requested", json_object_new_boolean(want));
+			ADD(en, "pinned", json_object_new_boolean(pinned));
+			ADD(en, "pin_dir", json_object_new_string(pin_dir));
+			ADD(en, "mode", json_object_new_string(!want && !pinned ? "off"
+								: json_object_get_boolean(lsm) ? "deny"
+												: "kill"));
+			ADD(en, "scope", json_object_new_string(policy->enforce_scope ==
+										RG_ENFORCE_WHILE_GAME
+									    ? "while_game"
+									    : "always"));
+			ADD(doc, "enforcement", en);
+		}
 		ADD(doc, "sensors", plan);
 		puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 								 JSON_C_TO_STRING_SPACED |
@@ -959,6 +1087,11 @@ int daemon_run(const struct daemon_config *cfg_in)
 	policy = NULL; /* the engine's now */
 	rules = NULL;
 
+	r = enforce_prepare_daemon(&d, &cfg);
+	if (r < 0) {
+		log_error_errno(r, "Failed to prepare enforcement: %m");
+		goto out;
+	}
 	/* Sensors first: what happens during the inventory waits in their ring buffer. */
 	r = sensors_open(&cfg.sensors, &d.sensors);
 	if (r < 0) {
@@ -974,6 +1107,19 @@ int daemon_run(const struct daemon_config *cfg_in)
 	r = sensors_poll(d.sensors, 0, daemon_event, &d);
 	if (r < 0)
 		log_warning_errno(r, "Failed to read the sensors: %m");
+	r = enforce_start_daemon(&d);
+	if (r < 0) {
+		log_error_errno(r, "Failed to start enforcement: %m");
+		goto out;
+	}
+	if (enforce_started(d.enf)) {
+		char es[64];
+		size_t len = strlen(summary);
+
+		enforce_summary(d.enf, es, sizeof(es));
+		if (len < sizeof(summary))
+			snprintf(summary + len, sizeof(summary) - len, " enforce=%s", es);
+	}
 	/* what the BPF load and the inventory freed goes back to the system */
 	(void)malloc_trim(0);
 
@@ -1007,6 +1153,8 @@ int daemon_run(const struct daemon_config *cfg_in)
 
 		ADD(agent, "version", json_object_new_string(RG_VERSION));
 		ADD(agent, "hooks", json_object_get(d.hooks));
+		if (d.enf)
+			ADD(agent, "enforce", enforce_describe(d.enf));
 		snprintf(msg, sizeof(msg), "rdmaguard started: %s", summary);
 		notice(&d, "agent_start", "event", msg, agent);
 	}

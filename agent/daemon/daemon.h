@@ -15,7 +15,12 @@
  *            set; either way an agent_policy event (AGENT-003). Sensors stay attached throughout.
  *   SIGUSR1  reopen file outputs and the record file (logrotate).
  *   SIGTERM  drain the sensors, flush the engine's pending repeats, report agent_stop, flush the
- *   SIGINT   outputs (bounded wait; spools keep the rest), detach, exit 0.
+ *   SIGINT   outputs (bounded wait; spools keep the rest), detach, exit 0. Enforcement stays
+ *            pinned: only `rdmaguard enforce --off` lifts it.
+ *
+ * Enforcement (--enforce, or "enforce": true, or pins an earlier daemon left): see
+ * agent/enforce/enforce.h. Prepared before the sensors (they share its pinned maps), started
+ * after the inventory (the engine then knows the games already running).
  *
  * Timers: engine_tick every second (aggregation windows), reconciliation with the kernel's RDMA
  * resource tables every reconcile_s (QPs/MRs the sensors missed), a heartbeat every heartbeat_s.
@@ -48,6 +53,8 @@ struct daemon_config {
 	unsigned heartbeat_s;	   /* 0: DAEMON_DEFAULT_HEARTBEAT_S */
 	unsigned reconcile_s;	   /* 0: DAEMON_DEFAULT_RECONCILE_S */
 	bool no_inventory;	   /* skip the start-up inventory (tests of the sensors alone) */
+	bool enforce;		   /* --enforce: enforce even if the policy does not say so */
+	const char *pin_dir;	   /* enforcement pins; NULL: ENFORCE_PIN_DIR */
 };
 
 /* Runs until SIGTERM/SIGINT. Returns an exit code (common/exitcode.h). */

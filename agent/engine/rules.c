@@ -15,7 +15,7 @@
 #include "common/util.h"
 
 /* A message template: literal text with {field} references ("{{" is a literal brace). */
-#define TMPL_ALTS 4
+#define TMPL_ALTS 6
 
 struct tmpl_seg {
 	char *lit;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <linux/bpf.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -24,6 +26,9 @@ _Static_assert(sizeof(struct rg_rec_mem) == 56 + 40, "rg_rec_mem");
 _Static_assert(sizeof(struct rg_rec_ucall) == 56 + 8 + 64, "rg_rec_ucall");
 _Static_assert(sizeof(struct rg_rec_module) == 56 + 56, "rg_rec_module");
 _Static_assert(sizeof(struct rg_rec_bpf) == 56 + 24 + 256, "rg_rec_bpf");
+_Static_assert(sizeof(struct rg_rec_netlink) == 56 + 8 + RG_REC_NLMSG, "rg_rec_netlink");
+_Static_assert(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_NEWLINK) == (5 << 10) + 3,
+	       "enforce.bpf.c matches rdma link add by this type");
 _Static_assert(sizeof(struct rg_fd_key) == 8 && sizeof(struct rg_fd_val) == 24, "fd map");
 _Static_assert(sizeof(struct rg_flow_key) == 40 && sizeof(struct rg_flow_val) == 32, "flows");
 _Static_assert(RG_REC_RESP_MAX <= RG_REC_BLOB, "response fits the blob");
@@ -194,6 +199,10 @@ static void fill_proc(const struct rg_rec_hdr *h, const struct convert_ctx *ctx,
 	event_set_str(ev->proc.comm, sizeof(ev->proc.comm), h->comm, sizeof(h->comm));
 	if (h->flags & (RG_RECF_TRUNC | RG_RECF_FAULT))
 		ev->flags |= RG_EVF_TRUNC;
+	if (h->flags & RG_RECF_DENIED)
+		ev->flags |= RG_EVF_DENIED;
+	if (h->flags & RG_RECF_KILLED)
+		ev->flags |= RG_EVF_KILLED;
 }
 
 static void set_ret(int64_t ret, bool noret, int32_t *dst, struct rg_event *ev)
@@ -284,7 +293,7 @@ static int conv_open(const struct rg_rec_open *r, const struct convert_ctx *ctx,
 		return -EBADMSG;
 	ev->type = RG_EV_DEVICE_OPEN;
 	ev->u.open.fd = r->fd;
-	ev->u.open.ret = 0;
+	set_ret(r->ret, false, &ev->u.open.ret, ev);
 	switch (r->node) {
 	case RG_NODE_UVERBS_FD:
 		ev->u.open.node_kind = RG_NODE_UVERBS;
@@ -414,6 +423,78 @@ static int conv_mem(const struct rg_rec_mem *r, const struct convert_ctx *ctx, s
 	return 1;
 }
 
+void module_name_normalize(char *name)
+{
+	static const struct {
+		const char *from, *to;
+	} aliases[] = {
+	    {"rdma-link-rxe", "rdma_rxe"}, {"rdma-link-siw", "siw"}, {"rxe", "rdma_rxe"}};
+	char *dot = strstr(name, ".ko");
+
+	if (dot && (dot[3] == 0 || dot[3] == '.'))
+		*dot = 0; /* rdma_rxe.ko, siw.ko.xz */
+	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
+		if (strcmp(name, aliases[i].from) == 0) {
+			strcpy(name, aliases[i].to);
+			return;
+		}
+}
+
+/* A string attribute of an RDMA netlink message, copied sanitised; false if absent. */
+static bool nl_str_attr(const uint8_t *msg, size_t len, uint16_t type, char *buf, size_t size)
+{
+	size_t off = NLMSG_HDRLEN;
+
+	while (off + NLA_HDRLEN <= len) {
+		uint16_t alen, atype;
+
+		memcpy(&alen, msg + off, 2);
+		memcpy(&atype, msg + off + 2, 2);
+		if (alen < NLA_HDRLEN || off + alen > len)
+			return false;
+		if ((atype & NLA_TYPE_MASK) == type) {
+			event_set_str(buf, size, (const char *)msg + off + NLA_HDRLEN,
+				      alen - NLA_HDRLEN);
+			return true;
+		}
+		off += NLA_ALIGN(alen);
+	}
+	return false;
+}
+
+/* rdma link add NAME type rxe|siw netdev NETDEV, refused by enforcement: a device_add that did not
+ * happen (flags denied). */
+static int conv_netlink(const struct rg_rec_netlink *r, const struct convert_ctx *ctx,
+			struct rg_event *ev)
+{
+	size_t len = MIN((size_t)r->len, (size_t)RG_REC_NLMSG);
+	struct rg_ev_device *d = &ev->u.dev;
+	char type[16] = "";
+
+	ev->type = RG_EV_DEVICE_ADD;
+	fill_proc(&r->h, ctx, ev);
+	ev->flags |= RG_EVF_FAILED;
+	if (len < NLMSG_HDRLEN)
+		return 1;
+	if (r->msg_len && r->msg_len < len)
+		len = r->msg_len;
+	nl_str_attr(r->data, len, RDMA_NLDEV_ATTR_DEV_NAME, d->name, sizeof(d->name));
+	nl_str_attr(r->data, len, RDMA_NLDEV_ATTR_NDEV_NAME, d->parent, sizeof(d->parent));
+	if (nl_str_attr(r->data, len, RDMA_NLDEV_ATTR_LINK_TYPE, type, sizeof(type))) {
+		if (strcmp(type, "rxe") == 0) {
+			strscpy_ok(d->driver, "rdma_rxe", sizeof(d->driver));
+			d->transport = RG_TRANSPORT_ROCE;
+		} else if (strcmp(type, "siw") == 0) {
+			strscpy_ok(d->driver, "siw", sizeof(d->driver));
+			d->transport = RG_TRANSPORT_IWARP;
+		} else {
+			strscpy_ok(d->driver, type, sizeof(d->driver));
+		}
+		ev->flags |= RG_EVF_SOFT;
+	}
+	return 1;
+}
+
 int record_to_event(const void *rec, size_t size, const struct convert_ctx *ctx,
 		    struct rg_event *ev)
 {
@@ -496,7 +577,12 @@ int record_to_event(const void *rec, size_t size, const struct convert_ctx *ctx,
 		ev->type = RG_EV_MODULE_LOAD;
 		fill_proc(h, ctx, ev);
 		event_set_str(ev->u.mod.name, sizeof(ev->u.mod.name), r->name, sizeof(r->name));
-		if (!rdma_module_name(ev->u.mod.name, &soft))
+		if (h->flags & (RG_RECF_DENIED | RG_RECF_KILLED)) {
+			/* enforcement refused it: a file name or a module request */
+			module_name_normalize(ev->u.mod.name);
+			ev->flags |= RG_EVF_FAILED;
+		}
+		if (!rdma_module_name(ev->u.mod.name, &soft) && !(ev->flags & RG_EVF_DENIED))
 			return 0;
 		if (soft)
 			ev->flags |= RG_EVF_SOFT;
@@ -530,6 +616,9 @@ int record_to_event(const void *rec, size_t size, const struct convert_ctx *ctx,
 			 r->ret < 0 ? strerror((int)-(int64_t)ev->u.agent.error) : "");
 		return 1;
 	}
+	case RG_REC_NETLINK:
+		NEED(struct rg_rec_netlink);
+		return conv_netlink(rec, ctx, ev);
 	default:
 		return -EBADMSG;
 	}

@@ -83,6 +83,10 @@ const char *bpf_cmd_name(uint32_t cmd);
 /* RDMA kernel modules (rdma-abi.md §5): true for one; *soft for rdma_rxe and siw. */
 bool rdma_module_name(const char *name, bool *soft);
 
+/* A refused module's file or request name as the module's name: "rdma_rxe.ko" and
+ * "rdma-link-rxe" become "rdma_rxe", "siw.ko.xz" "siw". In place. */
+void module_name_normalize(char *name);
+
 /* Library kind from a path's basename (libibverbs*, librdmacm*, else a provider). */
 unsigned lib_kind_from_path(const char *path);
 

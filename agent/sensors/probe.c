@@ -213,3 +213,84 @@ bool module_has_btf(const char *name)
 	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", name);
 	return exists(path);
 }
+
+/* Offset in bytes of member name of struct type id (0 if none), and its type id. */
+static bool btf_member(const struct btf *btf, int id, const char *name, uint32_t *off,
+		       uint32_t *type)
+{
+	const struct btf_type *t = btf__type_by_id(btf, (uint32_t)id);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_struct(t))
+		return false;
+	m = btf_members(t);
+	for (unsigned i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+
+		if (n && strcmp(n, name) == 0) {
+			if (btf_member_bitfield_size(t, i))
+				return false;
+			*off = btf_member_bit_offset(t, i) / 8;
+			*type = m->type;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int have_bpf_loop = -1;
+
+bool kernel_has_bpf_loop(void)
+{
+	if (have_bpf_loop < 0)
+		have_bpf_loop =
+		    libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) > 0;
+	return have_bpf_loop;
+}
+
+void probe_assume_no_bpf_loop(void)
+{
+	have_bpf_loop = 0;
+}
+
+int kernel_inode_ctime_offsets(uint32_t *sec, uint32_t *nsec)
+{
+	static int cached = 1;
+	static uint32_t csec, cnsec;
+	struct btf *btf;
+	uint32_t off, type, o2, t2;
+	int id;
+
+	if (cached <= 0) {
+		*sec = csec;
+		*nsec = cnsec;
+		return cached;
+	}
+	cached = -ENOENT;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return cached;
+	id = btf__find_by_name_kind(btf, "inode", BTF_KIND_STRUCT);
+	if (id > 0) {
+		if (btf_member(btf, id, "i_ctime_sec", &off, &type) &&
+		    btf_member(btf, id, "i_ctime_nsec", &o2, &t2)) {
+			csec = off;
+			cnsec = o2;
+			cached = 0;
+		} else if (btf_member(btf, id, "__i_ctime", &off, &type) ||
+			   btf_member(btf, id, "i_ctime", &off, &type)) {
+			int ts = btf__find_by_name_kind(btf, "timespec64", BTF_KIND_STRUCT);
+
+			if (ts > 0 && btf_member(btf, ts, "tv_sec", &o2, &t2) &&
+			    btf_member(btf, ts, "tv_nsec", &cnsec, &t2)) {
+				csec = off + o2;
+				cnsec += off;
+				cached = 0;
+			}
+		}
+	}
+	btf__free(btf);
+	*sec = csec;
+	*nsec = cnsec;
+	return cached;
+}

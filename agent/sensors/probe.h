@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct sensors_features {
 	bool tracefs;	 /* tracefs mounted (mounted by us if it was not) */
@@ -33,6 +34,20 @@ bool tracepoint_exists(const char *category, const char *name);
 /* Kernel functions: in vmlinux or module BTF (for fentry), or in kallsyms (for kprobes). */
 bool kfunc_in_btf(const char *func, const char *module);
 bool kfunc_in_kallsyms(const char *func);
+
+/*
+ * Byte offsets of struct inode's ctime seconds and nanoseconds in the running kernel, from its
+ * BTF (i_ctime_sec/i_ctime_nsec since 6.11, __i_ctime or i_ctime timespec64 before). 0 or
+ * -ENOENT (cached after the first call).
+ */
+int kernel_inode_ctime_offsets(uint32_t *sec, uint32_t *nsec);
+
+/*
+ * The kernel offers the bpf_loop() helper (5.17). Unknown (the probe fails): assumed. Cached.
+ * probe_assume_no_bpf_loop() makes it false from then on (tests of the pre-5.17 path).
+ */
+bool kernel_has_bpf_loop(void);
+void probe_assume_no_bpf_loop(void);
 
 /* A module is loaded (live) or built in. */
 bool module_present(const char *name);

@@ -228,6 +228,8 @@ struct rg_sensors {
 	int cb_error;
 	struct self_obj self[MAX_SELF_OBJS];
 	size_t nself;
+	int extra_rb[4]; /* other ring buffers consumed by rb (enforcement's) */
+	size_t n_extra_rb;
 	/* AGENT_SENSOR events raised outside sensors_poll(), delivered at the next one. */
 	struct rg_event queued[16];
 	size_t nqueued;
@@ -813,6 +815,9 @@ static void sync_links(struct rg_sensors *s)
 		(rodata)->rg_nr_process_vm_readv = SYS_process_vm_readv;                           \
 		(rodata)->rg_nr_process_vm_writev = SYS_process_vm_writev;                         \
 		(rodata)->rg_ibv_device_name_off = offsetof(struct ibv_device, name);              \
+		(void)kernel_inode_ctime_offsets((uint32_t *)&(rodata)->rg_ctime_sec_off,          \
+						 (uint32_t *)&(rodata)->rg_ctime_nsec_off);         \
+		(rodata)->rg_have_loop = kernel_has_bpf_loop();                                    \
 	} while (0)
 
 /* ---- the module object (fentry on ib_uverbs/rdma_ucm) ---- */
@@ -1922,6 +1927,21 @@ static int load_main(struct rg_sensors *s, bool safe)
 		return log_error_errno(-EINVAL,
 				       "Ring buffer size %zu is not a power of two >= 4096.", rb);
 	bpf_map__set_max_entries(s->skel->maps.events, (uint32_t)rb);
+	for (size_t i = 0; i < ARRAY_SIZE(s->cfg.shared_maps); i++) {
+		const struct sensors_shared_map *m = &s->cfg.shared_maps[i];
+		struct bpf_map *map;
+
+		if (!m->name || m->fd < 0)
+			continue;
+		map = bpf_object__find_map_by_name(s->skel->obj, m->name);
+		r = map ? bpf_map__reuse_fd(map, m->fd) : -ENOENT;
+		if (r < 0) {
+			log_error_errno(r, "Failed to share map %s with the sensors: %m", m->name);
+			sensors_bpf__destroy(s->skel);
+			s->skel = NULL;
+			return r;
+		}
+	}
 	SET_KNOBS(s->skel->rodata);
 	set_autoload(s, safe);
 	r = sensors_bpf__load(s->skel);
@@ -2114,6 +2134,42 @@ int sensors_poll(struct rg_sensors *s, int timeout_ms, sensors_cb cb, void *user
 	if (r < 0)
 		return r;
 	return s->delivered;
+}
+
+int sensors_add_ringbuf(struct rg_sensors *s, int map_fd)
+{
+	int r;
+
+	if (s->n_extra_rb >= ARRAY_SIZE(s->extra_rb))
+		return -E2BIG;
+	r = ring_buffer__add(s->rb, map_fd, on_record, s);
+	if (r < 0)
+		return log_error_errno(r, "Failed to read ring buffer map %d: %m", map_fd);
+	s->extra_rb[s->n_extra_rb++] = map_fd;
+	return 0;
+}
+
+void sensors_watch_maps(struct rg_sensors *s, struct bpf_object *obj)
+{
+	if (s && obj)
+		self_register_maps(s, obj, false);
+}
+
+void sensors_watch_link(struct rg_sensors *s, struct bpf_link *link, const char *name)
+{
+	if (s && link)
+		self_register(s, RG_SELF_LINK, bpf_link__fd(link), name, false);
+}
+
+void sensors_unwatch_link(struct rg_sensors *s, struct bpf_link *link)
+{
+	if (s && link && s->skel)
+		self_forget_link(s, link);
+}
+
+bool sensors_lsm_active(const struct rg_sensors *s)
+{
+	return s->feat.lsm;
 }
 
 int sensors_map_fd(struct rg_sensors *s, const char *name)

@@ -56,6 +56,14 @@ struct sensors_config {
 	/* More netdevs to count RoCE/iWARP traffic on, besides those that carry an RDMA device
 	 * (found in sysfs): e.g. a NIC whose RDMA function is not bound yet. At most 8. */
 	const char *roce_ifaces[8];
+	/*
+	 * Maps to share with another BPF object instead of creating them (enforcement's pinned
+	 * maps: "enf_policy", "enf_game_pids", "enf_state"), by name; fd -1 or no entry: ours.
+	 */
+	struct sensors_shared_map {
+		const char *name;
+		int fd;
+	} shared_maps[4];
 };
 
 struct rg_sensors;
@@ -93,6 +101,9 @@ struct json_object *sensors_describe(struct rg_sensors *s);
  */
 int sensors_lost(struct rg_sensors *s, uint64_t *per_cpu, size_t n);
 
+/* BPF LSM is active (what enforcement needs to deny). */
+bool sensors_lsm_active(const struct rg_sensors *s);
+
 /* Detaches everything (NULL is fine). */
 void sensors_close(struct rg_sensors *s);
 
@@ -101,6 +112,23 @@ void sensors_close(struct rg_sensors *s);
  * name ("rdma_fds", "rdma_procs", "events", ...), or -ENOENT.
  */
 int sensors_map_fd(struct rg_sensors *s, const char *name);
+
+/*
+ * Also consumes another ring buffer of sensor records (bpf/events.h), e.g. enforcement's: its
+ * records become events through the same callback of sensors_poll(). At most 4. 0 or -errno.
+ */
+int sensors_add_ringbuf(struct rg_sensors *s, int map_fd);
+
+/*
+ * Self-protection (AGENT-004) for another BPF object of the agent's (enforcement): another
+ * process's bpf() command on its maps, or on a link watched here, raises the alert. Unwatch a
+ * link before destroying it. Best effort: what cannot be registered is logged.
+ */
+struct bpf_object;
+struct bpf_link;
+void sensors_watch_maps(struct rg_sensors *s, struct bpf_object *obj);
+void sensors_watch_link(struct rg_sensors *s, struct bpf_link *link, const char *name);
+void sensors_unwatch_link(struct rg_sensors *s, struct bpf_link *link);
 
 /* Inserts (pid, fd) into the RDMA fd map as an RDMA node of that kind (RG_NODE_*). 0 or -errno. */
 int sensors_remember_fd(struct rg_sensors *s, pid_t pid, int fd, unsigned node_kind);

@@ -9,7 +9,7 @@
  * creates them as regular files there (stand-ins: write() works, ioctl() fails with ENOTTY, the
  * sensors see the same path, fd and bytes as with the real device).
  *
- * Scenarios: verbs, cm, proc, exit CODE, mem, lib, hold.
+ * Scenarios: verbs, cm, proc, exit CODE, mem, lib, hold, heldfd NODE (a real node, for the VM lab).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -522,10 +522,71 @@ static int scenario_hold(void)
 	return 0;
 }
 
+/*
+ * Opens a real uverbs node (argv: its path) and, on SIGUSR1, issues the commands that register
+ * memory and create a QP on that fd (raw, without a context: a kernel that lets them through
+ * fails them with EINVAL or the like; enforcement refuses them first, with EPERM). For the VM
+ * lab: a process that already holds an fd when enforcement starts.
+ */
+static int scenario_heldfd(const char *path)
+{
+	struct cmd_reg_mr reg = {0};
+	struct ioctl_buf ib = {0};
+	struct ib_uverbs_reg_mr core_in = {0};
+	struct sigaction sa = {.sa_handler = on_usr1};
+	sigset_t block, old;
+	int fd, r;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	sigaction(SIGUSR1, &sa, NULL);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die("open");
+	say("pid=%d\nfd=%d\n", getpid(), fd);
+	while (!go)
+		sigsuspend(&old);
+	/* ioctl INVOKE_WRITE tunnelling REG_MR with remote write */
+	core_in.start = 0x7f0000200000ull;
+	core_in.length = 0x200000;
+	core_in.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_WRITE;
+	ib.hdr.length = sizeof(ib.hdr) + 2 * sizeof(struct ib_uverbs_attr);
+	ib.hdr.object_id = UVERBS_OBJECT_DEVICE;
+	ib.hdr.method_id = UVERBS_METHOD_INVOKE_WRITE;
+	ib.hdr.num_attrs = 2;
+	ib.attrs[0] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_CORE_IN, .len = sizeof(core_in), .data = (uintptr_t)&core_in};
+	ib.attrs[1] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8, .data = IB_USER_VERBS_CMD_REG_MR};
+	r = ioctl(fd, RDMA_VERBS_IOCTL, &ib);
+	say("reg_mr_ioctl=%d\nreg_mr_ioctl_errno=%d\n", r, r < 0 ? errno : 0);
+	/* ioctl QP_CREATE */
+	memset(&ib, 0, sizeof(ib));
+	ib.hdr.length = sizeof(ib.hdr) + 1 * sizeof(struct ib_uverbs_attr);
+	ib.hdr.object_id = UVERBS_OBJECT_QP;
+	ib.hdr.method_id = UVERBS_METHOD_QP_CREATE;
+	ib.hdr.num_attrs = 1;
+	ib.attrs[0] = (struct ib_uverbs_attr){
+	    .attr_id = UVERBS_ATTR_CREATE_QP_TYPE, .len = 1, .data = 2 /* IB_QPT_RC */};
+	r = ioctl(fd, RDMA_VERBS_IOCTL, &ib);
+	say("create_qp=%d\ncreate_qp_errno=%d\n", r, r < 0 ? errno : 0);
+	/* the legacy write() path */
+	reg.hdr.command = IB_USER_VERBS_CMD_REG_MR;
+	reg.hdr.in_words = sizeof(reg) / 4;
+	reg.body.start = 0x1000;
+	reg.body.length = 0x3000;
+	reg.body.access_flags = IB_UVERBS_ACCESS_REMOTE_READ;
+	r = (int)write(fd, &reg, sizeof(reg));
+	say("reg_mr_write=%d\nreg_mr_write_errno=%d\n", r, r < 0 ? errno : 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: rg-host-driver verbs|cm|proc|exit CODE|mem|lib\n");
+		fprintf(stderr,
+			"usage: rg-host-driver verbs|cm|proc|exit CODE|mem|lib|hold|heldfd NODE\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "verbs") == 0)
@@ -542,6 +603,8 @@ int main(int argc, char **argv)
 		return scenario_lib();
 	if (strcmp(argv[1], "hold") == 0)
 		return scenario_hold();
+	if (strcmp(argv[1], "heldfd") == 0 && argc > 2)
+		return scenario_heldfd(argv[2]);
 	fprintf(stderr, "rg-host-driver: unknown scenario %s\n", argv[1]);
 	return 2;
 }

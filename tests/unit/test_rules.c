@@ -63,7 +63,7 @@ START_TEST(test_default_rules)
 					  "RDMA-001",
 					  "RDMA-002",  "RDMA-003",  "RDMA-004",	 "RDMA-005",
 					  "RDMA-006",  "RDMA-007",  "RDMA-008",	 "RDMA-009",
-					  "RDMA-010"};
+					  "RDMA-010",  "RDMA-011"};
 	const char *root = getenv("RG_SOURCE_ROOT");
 	struct rg_ruleset *set;
 	struct rg_error err;
@@ -91,7 +91,7 @@ START_TEST(test_default_rules)
 	ck_assert_int_eq(ruleset_find(set, "RDMA-008")->severity, RG_SEV_CRITICAL);
 	ck_assert_int_eq(ruleset_find(set, "AGENT-003")->severity, RG_SEV_INFO);
 	ck_assert(!ruleset_find(set, "AGENT-003")->aggregate);
-	ck_assert_ptr_null(ruleset_find(set, "RDMA-011"));
+	ck_assert_ptr_null(ruleset_find(set, "RDMA-099"));
 	ruleset_free(set);
 }
 END_TEST

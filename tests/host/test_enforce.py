@@ -1,0 +1,398 @@
+#!/usr/bin/python3
+"""Enforcement on this machine's kernel (issue 7): BPF LSM is refused here, so the daemon says so
+(AGENT-002) and enforces rule actions `kill` from its syscall tracepoint programs.
+
+rg-host-driver opens the stand-in /dev/infiniband/uverbs0 (a regular file in a private mount
+namespace): it is SIGKILLed when the policy says kill, and the alert says `killed` with the
+process and the rule; the same binary copied to the allowlisted path is not killed (identity is
+the executable's inode, not its name). An MR with remote access and an rdma_cm connect are killed
+the same way (reloads with SIGHUP). An allow entry with sha256 passes the file with that hash, not
+with another, nor once the file changed in place (ctime). Scope while_game kills only while the
+game stand-in (a copy of sleep at the game's path) runs. The programs are pinned in a private bpffs: after kill -9 of
+the daemon the driver is still killed, a restarted daemon takes the pins over and reports the
+kill it missed, `rdmaguard enforce --off` lifts enforcement (AGENT-002 says so), and a clean
+stop (SIGTERM) does not unpin. Last, the daemon as on a kernel without bpf_loop()
+(rg-daemon-noloop: the unrolled walk of the allow variants) kills and spares alike.
+
+Needs root (exit 77 otherwise). Environment: RG_RDMAGUARD, RG_HOST_DRIVER, RG_SOURCE_ROOT."""
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+RG = os.environ["RG_RDMAGUARD"]
+DRIVER = os.environ["RG_HOST_DRIVER"]
+NOLOOP = os.environ.get("RG_DAEMON_NOLOOP")  # the daemon as without bpf_loop() (pre-5.17)
+RULES = os.path.join(os.environ.get("RG_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", "..")),
+                     "rules")
+failures = 0
+
+
+def check(cond, what, detail=None):
+    global failures
+    if cond:
+        print(f"ok - {what}")
+    else:
+        failures += 1
+        print(f"not ok - {what}")
+        if detail is not None:
+            print(f"  # {str(detail)[:3000]}")
+
+
+def write_policy(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(tmp, 0o600)
+    os.rename(tmp, path)
+
+
+def policy(allowed, rules):
+    return json.dumps({"role": "managed", "enforce": True, "rules": rules,
+                       "allow": [{"exe": allowed, "comment": "the allowlisted copy of the driver"}]})
+
+
+def wait_for(what, fn, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        res = fn()
+        if res:
+            return res
+        time.sleep(0.2)
+    return fn()
+
+
+def alerts(path):
+    out = []
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    o = json.loads(line)
+                    if o.get("event", {}).get("kind") == "alert":
+                        out.append(o)
+    return out
+
+
+class Daemon:
+    def __init__(self, tmp, name, policy_path, pin_dir, cmd=(RG, "daemon")):
+        self.out = os.path.join(tmp, name + ".jsonl")
+        self.ready = os.path.join(tmp, name + ".ready")
+        self.log = open(os.path.join(tmp, name + ".log"), "w", encoding="utf-8")
+        self.p = subprocess.Popen(
+            [*cmd, "--policy", policy_path, "--rules", RULES, "--pin-dir", pin_dir,
+             "--sensor", "tracepoint", "--output", "file:" + self.out, "--ready-file", self.ready,
+             "--status-socket", "", "--no-inventory", "--heartbeat", "3600"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        ok = wait_for("ready", lambda: os.path.exists(self.ready) or self.p.poll() is not None, 120)
+        check(ok and self.p.poll() is None, f"daemon {name} is running")
+
+    def alerts(self):
+        return alerts(self.out)
+
+    def find(self, pred, timeout=15.0):
+        return wait_for("alert", lambda: [a for a in self.alerts() if pred(a)], timeout)
+
+    def stop(self, sig=signal.SIGTERM):
+        self.p.send_signal(sig)
+        try:
+            rc = self.p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            rc = self.p.wait()
+        self.log.close()
+        return rc
+
+
+def run_driver(path, scenario, timeout=60):
+    p = subprocess.run([path, scenario], capture_output=True, text=True, timeout=timeout)
+    facts = dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
+    return p.returncode, facts
+
+
+def status(pin_dir):
+    p = subprocess.run([RG, "enforce", "--pin-dir", pin_dir], capture_output=True, text=True,
+                       timeout=30)
+    try:
+        return p.returncode, json.loads(p.stdout)
+    except json.JSONDecodeError:
+        return p.returncode, {"raw": p.stdout + p.stderr}
+
+
+def rodata_knob(pin_dir, prog, var):
+    """The value of a const volatile knob the pinned program was loaded with (bpftool, BTF)."""
+    def bt(*args):
+        p = subprocess.run(["bpftool", "-j", *args], capture_output=True, text=True, timeout=30)
+        return json.loads(p.stdout) if p.returncode == 0 else None
+
+    def find(o):
+        if isinstance(o, dict):
+            if var in o:
+                return o[var]
+            o = list(o.values())
+        if isinstance(o, list):
+            for v in o:
+                r = find(v)
+                if r is not None:
+                    return r
+        return None
+
+    info = bt("prog", "show", "pinned", os.path.join(pin_dir, "progs", prog)) or {}
+    for mid in info.get("map_ids", []):
+        m = bt("map", "show", "id", str(mid)) or {}
+        if m.get("name", "").endswith(".rodata"):
+            r = find(bt("map", "dump", "id", str(mid)))
+            if r is not None:
+                return r
+    return None
+
+
+def rule_alerts(d, rule, action, pid=None):
+    return d.find(lambda a: a["rule"]["id"] == rule and a["action"] == action and
+                  (pid is None or a["process"]["pid"] == pid))
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: enforcement attaches BPF programs and pins them: needs root")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="rg-enforce-")
+    bpffs = os.path.join(tmp, "bpffs")
+    os.mkdir(bpffs)
+    subprocess.run(["mount", "-t", "bpf", "bpf", bpffs], check=True)
+    pin_dir = os.path.join(bpffs, "rdmaguard")
+    try:
+        run(tmp, pin_dir)
+    finally:
+        subprocess.run(["umount", "-l", bpffs], check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{'FAIL' if failures else 'PASS'}: {failures} failure(s)")
+    return 1 if failures else 0
+
+
+def run(tmp, pin_dir):
+    allowed_dir = os.path.join(tmp, "allowed")
+    os.mkdir(allowed_dir)
+    allowed = os.path.join(allowed_dir, "rg-host-driver")
+    shutil.copy2(DRIVER, allowed)
+    pol = os.path.join(tmp, "policy.json")
+
+    # --dry-run: what enforcement would do here
+    write_policy(pol, policy(allowed, {"RDMA-004": {"action": "kill"}}))
+    p = subprocess.run([RG, "daemon", "--dry-run", "--policy", pol, "--rules", RULES,
+                        "--pin-dir", pin_dir, "--sensor", "tracepoint"],
+                       capture_output=True, text=True, timeout=120)
+    doc = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(doc.get("enforcement") == {"requested": True, "pinned": False, "pin_dir": pin_dir,
+                                     "mode": "kill", "scope": "always"},
+          "--dry-run: enforcement requested, mode kill (no BPF LSM here), not pinned yet",
+          doc.get("enforcement", p.stderr))
+
+    # 1. kill on open of a uverbs node (RDMA-004 kill)
+    d = Daemon(tmp, "d1", pol, pin_dir)
+    agent2 = d.find(lambda a: a["rule"]["id"] == "AGENT-002" and a.get("agent", {}).get("what") == "enforce")
+    check(agent2 and "BPF LSM is not active" in agent2[0]["message"] and agent2[0]["action"] == "alert",
+          "AGENT-002 says enforcement cannot deny: BPF LSM is not active", d.alerts())
+    check(agent2 and "rule actions kill act" in agent2[0]["message"]
+          and "soft RDMA (rdma_rxe, siw, rdma link add) is only alerted" in agent2[0]["message"],
+          "and that only kill acts, soft RDMA only alerted", agent2)
+    rc, facts = run_driver(DRIVER, "verbs")
+    check(rc == -signal.SIGKILL and "fd" not in facts,
+          f"the driver is SIGKILLed when it opens uverbs0 (rc {rc})", facts)
+    killed = rule_alerts(d, "RDMA-004", "killed")
+    check(len(killed) == 1, "RDMA-004 alerts once with action killed", d.alerts())
+    if killed:
+        a = killed[0]
+        check(a["process"]["name"] == "rg-host-driver" and a["process"]["executable"] == DRIVER
+              and a["file"]["path"] == "/dev/infiniband/uverbs0" and a["rdma"]["node"] == "uverbs"
+              and a["event"]["flags"] == ["killed"] and a["rule"]["action"] == "kill",
+              "the alert names the process, the node and the rule (rule.action kill)", a)
+    check(rule_alerts(d, "RDMA-011", "killed"), "RDMA-011 reports the kill", d.alerts())
+    links = status(pin_dir)[1].get("links", [])
+    check("enf_tp_exit_openat" in links and "enf_tp_enter_write" not in links
+          and "enf_tp_enter_ioctl" not in links and "enf_tp_enter_mmap" not in links,
+          "with only RDMA-004 armed, only the open programs are attached (writes pay nothing)", links)
+    n_killed_alerts = len([a for a in d.alerts() if a["action"] == "killed"])
+    rc, facts = run_driver(allowed, "verbs")
+    check(rc == 0 and facts.get("reused_fd"), f"the allowlisted copy is not killed (rc {rc})", facts)
+    time.sleep(1.5)
+    check(not [a for a in d.alerts() if a["action"] == "killed" and
+               a["process"]["pid"] == int(facts.get("pid", 0))],
+          "and no alert says it was", d.alerts())
+    # a renamed copy of the allowlisted binary is not allowed
+    renamed = os.path.join(tmp, "rg-host-driver")
+    shutil.copy2(allowed, renamed)
+    rc, _ = run_driver(renamed, "verbs")
+    check(rc == -signal.SIGKILL, f"a copy of the allowlisted binary elsewhere is killed (rc {rc})")
+
+    # 2. reload: kill on an MR with remote access instead (RDMA-005), opens are alerts again
+    write_policy(pol, policy(allowed, {"RDMA-005": {"action": "kill"}}))
+    d.p.send_signal(signal.SIGHUP)
+    check(d.find(lambda a: a["rule"]["id"] == "AGENT-003" and a["agent"]["ok"] == 1),
+          "the reload is accepted", d.alerts())
+    links = status(pin_dir)[1].get("links", [])
+    check("enf_tp_enter_write" in links and "enf_tp_enter_ioctl" in links
+          and "enf_tp_exit_openat" not in links and "enf_tp_enter_mmap" not in links,
+          "with RDMA-005 armed, the write and ioctl programs instead", links)
+    rc, facts = run_driver(DRIVER, "verbs")
+    pid = int(facts.get("pid", 0))
+    check(rc == -signal.SIGKILL and pid and "invoke_ret" not in facts,
+          f"the driver opens uverbs0 and is SIGKILLed at its reg_mr with remote access (rc {rc})",
+          facts)
+    mr = rule_alerts(d, "RDMA-005", "killed", pid)
+    check(len(mr) == 1 and mr[0]["rdma"]["op"] == "reg_mr"
+          and mr[0]["rdma"]["mr"]["access"] == ["local_write", "remote_write", "remote_read"],
+          "RDMA-005 alerts with action killed and the MR's access", d.alerts())
+    check(rule_alerts(d, "RDMA-004", "alert", pid), "its open is only alerted now (RDMA-004 alert)",
+          d.alerts())
+
+    # 3. reload: kill on rdma_cm connect (RDMA-009)
+    write_policy(pol, policy(allowed, {"RDMA-009": {"action": "kill"}}))
+    d.p.send_signal(signal.SIGHUP)
+    check(wait_for("reload", lambda: len([a for a in d.alerts() if a["rule"]["id"] == "AGENT-003"]) >= 2),
+          "the second reload is accepted")
+    rc, facts = run_driver(DRIVER, "cm")
+    pid = int(facts.get("pid", 0))
+    check(rc == -signal.SIGKILL and pid, f"the driver is SIGKILLed at rdma_cm CONNECT (rc {rc})", facts)
+    cm = rule_alerts(d, "RDMA-009", "killed", pid)
+    check(len(cm) == 1 and cm[0]["rdma"]["op"] == "connect", "RDMA-009 alerts with action killed",
+          d.alerts())
+
+    check(rodata_knob(pin_dir, "enf_rtp_exec", "rg_have_loop") == 1,
+          "this kernel has bpf_loop(): the programs were loaded with rg_have_loop = 1")
+
+    # 3b. allowlisted with a sha256 too: the file with that hash passes, a wrong hash allows
+    # nothing, and a file changed in place since it was hashed (its ctime, which the kernel
+    # compares) loses the allowance until a reload hashes it again
+    with open(allowed, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()
+
+    def reload_sha(h, n):
+        write_policy(pol, json.dumps({"role": "managed", "enforce": True,
+                                      "rules": {"RDMA-004": {"action": "kill"}},
+                                      "allow": [{"exe": allowed, "sha256": h}]}))
+        d.p.send_signal(signal.SIGHUP)
+        return wait_for("reload", lambda: len([a for a in d.alerts()
+                                               if a["rule"]["id"] == "AGENT-003"]) >= n)
+
+    check(reload_sha(sha, 3), "reload: the allow entry with the file's sha256")
+    rc, _ = run_driver(allowed, "verbs")
+    check(rc == 0, f"the allowlisted file with the right sha256 is not killed (rc {rc})")
+    check(reload_sha("0" * 64, 4), "reload: the allow entry with another sha256")
+    rc, _ = run_driver(allowed, "verbs")
+    check(rc == -signal.SIGKILL, f"with a wrong sha256 it is killed (rc {rc})")
+    check(reload_sha(sha, 5), "reload: the right sha256 again")
+    rc, _ = run_driver(allowed, "verbs")
+    check(rc == 0, f"and it runs again (rc {rc})")
+    os.chmod(allowed, 0o750)  # a change in place: its ctime moves
+    rc, _ = run_driver(allowed, "verbs")
+    check(rc == -signal.SIGKILL,
+          f"changed since its hash was checked (ctime): killed until a reload (rc {rc})")
+
+    # 3c. scope while_game: only while the game runs (the kernel follows its exec and exit)
+    arena_dir = os.path.join(tmp, "arena")
+    os.mkdir(arena_dir)
+    arena = os.path.join(arena_dir, "arena")
+    shutil.copy2("/bin/sleep", arena)
+    write_policy(pol, json.dumps({"role": "managed", "enforce": True, "enforce_scope": "while_game",
+                                  "rules": {"RDMA-004": {"action": "kill"}},
+                                  "games": [{"name": "Arena", "exe": arena_dir + "/*"}],
+                                  "allow": [{"exe": allowed}]}))
+    d.p.send_signal(signal.SIGHUP)
+    check(wait_for("reload", lambda: len([a for a in d.alerts() if a["rule"]["id"] == "AGENT-003"]) >= 6),
+          "reload: scope while_game")
+    rc, _ = run_driver(DRIVER, "verbs")
+    check(rc == 0, f"while_game, no game: the driver is not killed (rc {rc})")
+    game = subprocess.Popen([arena, "60"])
+    try:
+        check(wait_for("game", lambda: status(pin_dir)[1].get("games_live") == 1, 30),
+              "the kernel counts the game", status(pin_dir)[1])
+        rc, _ = run_driver(DRIVER, "verbs")
+        check(rc == -signal.SIGKILL, f"while the game runs the driver is killed (rc {rc})")
+        rc, _ = run_driver(allowed, "verbs")
+        check(rc == 0, f"and the allowlisted copy is not (rc {rc})")
+    finally:
+        game.kill()
+        game.wait()
+    check(wait_for("game over", lambda: (lambda st: st.get("games_live") == 0 and
+                                         st.get("game_running_daemon") is False)(status(pin_dir)[1]), 30),
+          "the kernel and the daemon see the game end", status(pin_dir)[1])
+    rc, _ = run_driver(DRIVER, "verbs")
+    check(rc == 0, f"once the game has ended the driver is not killed (rc {rc})")
+
+    # 4. back to RDMA-004 kill, then kill -9 of the daemon: the pins keep killing
+    write_policy(pol, policy(allowed, {"RDMA-004": {"action": "kill"}}))
+    d.p.send_signal(signal.SIGHUP)
+    check(wait_for("reload", lambda: len([a for a in d.alerts() if a["rule"]["id"] == "AGENT-003"]) >= 7),
+          "the seventh reload is accepted")
+    d.stop(signal.SIGKILL)
+    rc, st = status(pin_dir)
+    check(rc == 0 and st.get("pinned") and st.get("config", {}).get("kill") == 1
+          and st.get("config", {}).get("lsm") is False and "enf_tp_exit_openat" in st.get("links", []),
+          "after kill -9 the enforcement is still pinned (rdmaguard enforce --status)", st)
+    killed_before = st.get("killed", 0)
+    rc, facts = run_driver(DRIVER, "verbs")
+    check(rc == -signal.SIGKILL, f"with no daemon the driver is still SIGKILLed (rc {rc})")
+    rc, st = status(pin_dir)
+    check(st.get("killed") == killed_before + 1, "the pinned counters count it", st)
+
+    # 5. a restarted daemon takes the pins over, and reports the kill it missed
+    d2 = Daemon(tmp, "d2", pol, pin_dir)
+    missed = rule_alerts(d2, "RDMA-004", "killed")
+    check(len(missed) == 1, "the restarted daemon reports the kill that happened while none ran",
+          d2.alerts())
+    rc, st = status(pin_dir)
+    check(st.get("daemon_pid") == d2.p.pid and st.get("config", {}).get("generation", 0) > 4,
+          "it took over the pins (its pid, a later generation)", st)
+    rc, facts = run_driver(DRIVER, "verbs")
+    check(rc == -signal.SIGKILL, "and enforces with them")
+
+    # 6. a clean stop does not lift enforcement
+    check(d2.stop() == 0, "SIGTERM stops the daemon with 0")
+    rc, st = status(pin_dir)
+    check(rc == 0 and st.get("pinned"), "after a clean stop enforcement is still pinned", st)
+    rc, _ = run_driver(DRIVER, "verbs")
+    check(rc == -signal.SIGKILL, "and still kills")
+
+    # 7. enforce --off lifts it, and a running daemon says so
+    d3 = Daemon(tmp, "d3", pol, pin_dir)
+    p = subprocess.run([RG, "enforce", "--off", "--pin-dir", pin_dir], capture_output=True,
+                       text=True, timeout=30)
+    check(p.returncode == 0 and "enforcement is lifted" in p.stdout, "rdmaguard enforce --off", p.stdout + p.stderr)
+    lifted = d3.find(lambda a: a["rule"]["id"] == "AGENT-002" and "enforcement lifted" in a["message"])
+    check(lifted, "the running daemon raises AGENT-002: enforcement lifted", d3.alerts())
+    rc, facts = run_driver(DRIVER, "verbs")
+    check(rc == 0, f"the driver now runs to its end (rc {rc})", facts)
+    rc, st = status(pin_dir)
+    check(rc == 1 and st.get("pinned") is False, "enforce --status: nothing pinned (exit 1)", st)
+    check(d3.stop() == 0, "the daemon stops cleanly")
+
+    # 8. the same verdicts without bpf_loop() (kernels before 5.17): the unrolled walk of the
+    # allow variants, which the verifier must accept and which must decide alike
+    if not NOLOOP:
+        check(False, "RG_DAEMON_NOLOOP (tests/host/rg-daemon-noloop) is set")
+        return
+    d4 = Daemon(tmp, "d4", pol, pin_dir, cmd=(NOLOOP,))
+    check(rodata_knob(pin_dir, "enf_rtp_exec", "rg_have_loop") == 0,
+          "rg-daemon-noloop loaded the programs with rg_have_loop = 0")
+    rc, facts = run_driver(DRIVER, "verbs")
+    check(rc == -signal.SIGKILL, f"without bpf_loop: the driver is SIGKILLed at its open (rc {rc})")
+    check(rule_alerts(d4, "RDMA-004", "killed"), "and RDMA-004 alerts with action killed",
+          d4.alerts())
+    rc, facts = run_driver(allowed, "verbs")
+    check(rc == 0 and facts.get("reused_fd"),
+          f"without bpf_loop: the allowlisted copy is not killed (rc {rc})", facts)
+    check(d4.stop() == 0, "rg-daemon-noloop stops cleanly")
+    p = subprocess.run([RG, "enforce", "--off", "--pin-dir", pin_dir], capture_output=True,
+                       text=True, timeout=30)
+    check(p.returncode == 0, "enforce --off", p.stdout + p.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

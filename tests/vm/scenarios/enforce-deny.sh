@@ -1,0 +1,188 @@
+#!/bin/bash
+# Enforcement with BPF LSM (issue 7), `rdmaguard daemon --enforce`, scope always:
+# - ibv_rc_pingpong (allowlisted by path, pinned to its inode) works; ib_write_bw (not
+#   allowlisted) cannot open the device; a copy of ibv_rc_pingpong elsewhere cannot either;
+# - a process that held a uverbs fd before enforcement started cannot register memory or create
+#   a QP through it (ioctl and write() paths: EPERM);
+# - the game stand-in (a copy of rg-host-driver matching the policy's game) cannot map libibverbs
+#   (dlopen fails);
+# - rping cannot open rdma_cm, nor python3 a umad node;
+# - the daemon's own inventory is not refused; every denial alerts with action `denied`, the
+#   process and the rule;
+# - after kill -9 of the daemon the copy and ib_write_bw are still refused (the LSM programs are
+#   pinned in /sys/fs/bpf/rdmaguard with the last policy); a restarted daemon takes the pins
+#   over and reports what was refused meanwhile; a reload that allowlists ib_write_bw lets it
+#   run; a clean stop leaves enforcement in force; `rdmaguard enforce --off` lifts it.
+# Two daemon starts (loading the programs is most of the time under TCG); the second one on the
+# tracepoint sensors, which load faster (enforcement is the LSM programs either way).
+# lab-timeout: 900
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "$RG_SRC/tests/vm/lib.sh"
+# shellcheck source=tests/vm/sensors.sh
+. "$RG_SRC/tests/vm/sensors.sh"
+# shellcheck source=tests/vm/enforce.sh
+. "$RG_SRC/tests/vm/enforce.sh"
+
+grep -qw bpf /sys/kernel/security/lsm || fail "BPF LSM is not active: $(cat /sys/kernel/security/lsm)"
+DRIVER=$RG_BUILD/tests/host/rg-host-driver
+mkdir -p "$TMPDIR/arena" "$TMPDIR/copy"
+cp "$DRIVER" "$TMPDIR/arena/arena"
+cp /usr/bin/ibv_rc_pingpong "$TMPDIR/copy/ibv_rc_pingpong"
+enf_policy "{\"role\": \"managed\", \"enforce\": true, \"enforce_scope\": \"always\",
+	\"games\": [{\"name\": \"Arena\", \"exe\": \"$TMPDIR/arena/*\"}],
+	\"allow\": [{\"exe\": \"/usr/bin/ibv_rc_pingpong\"}]}"
+
+# A process that holds a uverbs fd from before enforcement.
+bg held "$DRIVER" heldfd "$(uverbs_of rxe0)"
+wait_for -m "the fd holder's open" grep -q '^fd=' "$OUT/held.log"
+
+"$RG" daemon --dry-run --enforce --policy "$ENF_POLICY" --rules "$RG_SRC/rules" >"$OUT/plan.json"
+expect_json "$OUT/plan.json" --match '{"enforcement": {"requested": true, "pinned": false, "mode": "deny", "scope": "always"}}' --count 1
+enf_start d
+enf_status || fail "rdmaguard enforce --status: nothing pinned"
+expect_json "$OUT/status.json" --match '{"pinned": true, "config.enforce": true, "config.lsm": true,
+	"config.scope": "always", "allow_executables": 1, "game_files": 1,
+	"links": ["enf_file_open", "enf_file_ioctl", "enf_file_permission", "enf_mmap_file",
+	"enf_file_mprotect", "enf_kmod_request", "enf_kernel_read_file", "enf_kernel_load_data",
+	"enf_netlink_send", "enf_rtp_exec", "enf_rtp_fork", "enf_rtp_exit"]}' --count 1
+expect_json "$OUT/d-alerts.jsonl" --match '{"event.action": "agent_start", "agent.enforce.mode": "deny",
+	"agent.enforce.took_over": false}' --count 1
+
+# allowlisted: works
+run_pingpong
+log "ibv_rc_pingpong (allowlisted) ran"
+
+# not allowlisted: ib_write_bw cannot open the device
+rc=0
+timeout 120 ib_write_bw -d rxe0 -x 1 -D 1 >"$OUT/write_bw.log" 2>&1 || rc=$?
+refused "$rc" "$OUT/write_bw.log"
+grep -Eiq "couldn't|failed|unable" "$OUT/write_bw.log" || fail "ib_write_bw said nothing of the failure"
+# a copy of the allowlisted binary: another inode, refused
+rc=0
+timeout 120 "$TMPDIR/copy/ibv_rc_pingpong" -d rxe0 -g 1 -n 5 >"$OUT/copy.log" 2>&1 || rc=$?
+refused "$rc" "$OUT/copy.log"
+
+# the held fd: memory registration and QP creation refused with EPERM
+kill -USR1 "$(bg_pid held)"
+bg_wait held || fail "the fd holder failed"
+for k in reg_mr_ioctl create_qp reg_mr_write; do
+	assert_eq "$(sed -n "s/^${k}_errno=//p" "$OUT/held.log")" 1 "$k errno (EPERM)"
+done
+
+# the rdma_cm node: rping (not allowlisted) cannot open it
+rc=0
+timeout 120 rping -s -a 192.0.2.1 -C 1 >"$OUT/rping.log" 2>&1 || rc=$?
+refused "$rc" "$OUT/rping.log"
+# a umad node (ib_umad loaded for this): opening it is refused with EPERM
+modprobe ib_umad || fail "modprobe ib_umad failed"
+wait_for -m "a umad node" test -c /dev/infiniband/umad0
+rc=0
+/usr/bin/python3 -c 'import os, sys
+try:
+    os.open("/dev/infiniband/umad0", os.O_RDWR)
+except PermissionError:
+    sys.exit(3)' || rc=$?
+assert_eq "$rc" 3 "opening umad0 (3: EPERM)"
+modprobe -r ib_umad || fail "modprobe -r ib_umad failed"
+
+# the game stand-in cannot map libibverbs
+rc=0
+"$TMPDIR/arena/arena" lib >"$OUT/game.log" 2>&1 || rc=$?
+assert_eq "$rc" 2 "the game stand-in's exit status (dlopen failed)"
+# ld.so's words for mmap() refusing the library's text (EPERM from the mmap_file hook)
+grep -q "dlopen libibverbs: .*failed to map segment from shared object" "$OUT/game.log" ||
+	fail "dlopen did not fail to map libibverbs: $(cat "$OUT/game.log")"
+
+_denied_all()
+{
+	alerts d --match '{"rule.id": "RDMA-011", "action": "denied", "process.name": "ib_write_bw"}' --min 1 &&
+		alerts d --match '{"rule.id": "RDMA-011", "action": "denied", "process.name": "arena"}' --min 1
+}
+wait_for -m "the denials' alerts" _denied_all
+# ib_write_bw: its open of the node, by RDMA-011 and RDMA-004, action denied
+alerts d --match "{\"rule.id\": \"RDMA-011\", \"action\": \"denied\", \"event.action\": \"device_open\",
+	\"process.executable\": \"/usr/bin/ib_write_bw\", \"file.path\": \"$(uverbs_of rxe0)\",
+	\"rdma.node\": \"uverbs\", \"rdma.device\": \"rxe0\", \"event.flags\": [\"denied\", \"failed\"]}" --count 1 \
+	--match '{"rule.id": "RDMA-004", "action": "denied", "process.executable": "/usr/bin/ib_write_bw"}' --count 1
+alerts d --match "{\"rule.id\": \"RDMA-011\", \"action\": \"denied\", \"event.action\": \"device_open\",
+	\"process.executable\": \"$TMPDIR/copy/ibv_rc_pingpong\"}" --count 1
+# the held fd's commands
+hpid=$(sed -n 's/^pid=//p' "$OUT/held.log")
+alerts d --match "{\"rule.id\": \"RDMA-011\", \"action\": \"denied\", \"process.pid\": $hpid,
+	\"rdma.op\": \"reg_mr\"}" --min 1 \
+	--match "{\"rule.id\": \"RDMA-011\", \"action\": \"denied\", \"process.pid\": $hpid,
+	\"rdma.op\": \"create_qp\", \"rdma.via\": \"ioctl\"}" --count 1 \
+	--match "{\"rule.id\": \"RDMA-005\", \"action\": \"denied\", \"process.pid\": $hpid}" --min 1
+# rping's rdma_cm open and python3's umad open
+alerts d --match '{"rule.id": "RDMA-011", "action": "denied", "event.action": "device_open",
+	"process.name": "rping", "file.path": "/dev/infiniband/rdma_cm", "rdma.node": "rdma_cm"}' --min 1 \
+	--match '{"rule.id": "RDMA-011", "action": "denied", "event.action": "device_open",
+	"process.name": "python3", "file.path": "/dev/infiniband/umad0", "rdma.node": "umad"}' --min 1
+# the game: RDMA-007 and RDMA-011, library_load denied
+alerts d --match "{\"rule.id\": \"RDMA-007\", \"action\": \"denied\", \"event.action\": \"library_load\",
+	\"process.executable\": \"$TMPDIR/arena/arena\", \"dll.path\": \"~libibverbs\"}" --min 1
+# nothing of the allowlisted pingpong, nor of the daemon itself, was refused
+alerts d --match '{"action": "denied", "process.executable": "/usr/bin/ibv_rc_pingpong"}' --absent \
+	--match '{"action": "denied", "process.name": "rdmaguard"}' --absent
+
+# kill -9: enforcement stays, with the last policy
+kill -KILL "$(bg_pid d)"
+bg_wait d || true
+enf_status || fail "kill -9 of the daemon lifted enforcement"
+expect_json "$OUT/status.json" --match '{"pinned": true, "config.lsm": true, "links": ["enf_file_open"]}' --count 1
+rc=0
+timeout 120 "$TMPDIR/copy/ibv_rc_pingpong" -d rxe0 -g 1 -n 5 >"$OUT/copy2.log" 2>&1 || rc=$?
+refused "$rc" "$OUT/copy2.log"
+rc=0
+timeout 120 ib_write_bw -d rxe0 -x 1 -D 1 >"$OUT/write_bw2.log" 2>&1 || rc=$?
+refused "$rc" "$OUT/write_bw2.log"
+# the allowlisted one still works
+bg pp2server ibv_rc_pingpong -d rxe0 -g 1 -n 5
+wait_for -m "server on TCP 18515" listening 18515
+bg pp2client ibv_rc_pingpong -d rxe0 -g 1 -n 5 127.0.0.1
+bg_wait pp2client || fail "ibv_rc_pingpong client failed with no daemon"
+bg_wait pp2server || fail "ibv_rc_pingpong server failed with no daemon"
+
+# a restarted daemon takes over, and reports the refusals it missed; its own inventory, which
+# opens the devices while the old programs are still attached, is not refused
+enf_start b --sensor tracepoint
+alerts b --match '{"event.action": "agent_start", "agent.enforce.took_over": true,
+	"message": "~enforce=deny,takeover"}' --count 1
+# (their processes are gone: the alerts name them by the kernel's comm, without an executable)
+wait_for -m "the missed denials' alerts" alerts b --match '{"rule.id": "RDMA-011", "action": "denied",
+	"process.name": "ibv_rc_pingpong", "file.path": "~uverbs"}' --min 1
+alerts b --match '{"rule.id": "RDMA-011", "action": "denied", "process.name": "ib_write_bw"}' --min 1
+enf_status
+expect_json "$OUT/status.json" --match "{\"daemon_pid\": $(bg_pid b), \"denied\": {\">=\": 5}}" --count 1
+alerts b --match '{"action": "denied", "process.name": "rdmaguard"}' --absent \
+	--match '{"event.action": "device_present", "rdma.device": "rxe0"}' --min 1
+
+# a reload that allowlists ib_write_bw
+enf_policy "{\"role\": \"managed\", \"enforce\": true, \"enforce_scope\": \"always\",
+	\"games\": [{\"name\": \"Arena\", \"exe\": \"$TMPDIR/arena/*\"}],
+	\"allow\": [{\"exe\": \"/usr/bin/ibv_rc_pingpong\"}, {\"exe\": \"/usr/bin/ib_write_bw\"}]}"
+kill -HUP "$(bg_pid b)"
+wait_for -m "the reload" alerts b --match '{"rule.id": "AGENT-003", "agent.ok": 1}' --count 1
+bg bwserver ib_write_bw -d rxe0 -x 1 -F -D 2
+wait_for -m "server on TCP 18515" listening 18515
+bg bwclient ib_write_bw -d rxe0 -x 1 -F -D 2 127.0.0.1
+bg_wait bwclient || fail "ib_write_bw client failed once allowlisted"
+bg_wait bwserver || fail "ib_write_bw server failed once allowlisted"
+
+# a clean stop leaves enforcement in force; `enforce --off` lifts it
+enf_stop b
+enf_status || fail "the clean stop lifted enforcement"
+rc=0
+timeout 120 "$TMPDIR/copy/ibv_rc_pingpong" -d rxe0 -g 1 -n 5 >"$OUT/copy3.log" 2>&1 || rc=$?
+refused "$rc" "$OUT/copy3.log"
+"$RG" enforce --off >"$OUT/off.log"
+grep -q "enforcement is lifted" "$OUT/off.log" || fail "enforce --off: $(cat "$OUT/off.log")"
+if enf_status; then
+	fail "something is still pinned after enforce --off"
+fi
+bg cserver "$TMPDIR/copy/ibv_rc_pingpong" -d rxe0 -g 1 -n 5
+wait_for -m "the copy's server on TCP 18515" listening 18515
+"$TMPDIR/copy/ibv_rc_pingpong" -d rxe0 -g 1 -n 5 127.0.0.1 >"$OUT/copy4.log" 2>&1 ||
+	fail "the copy still fails once enforcement is lifted"
+bg_wait cserver || fail "the copy's server failed"
