@@ -324,7 +324,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (engine_flush(e, emit, &rp) < 0)
 		goto out;
-	if (outputs_flush(rp.outputs, (int)flush_s * 1000) < 0)
+	if (outputs_flush_delivered(rp.outputs, (int)flush_s * 1000) < 0)
 		log_warning("Not every alert was delivered within %u s; the spool under %s keeps the "
 			    "rest for the next run.", flush_s, ocfg.state_dir);
 	(void)outputs_dispatch(rp.outputs);

@@ -574,12 +574,20 @@ int outputs_reopen(struct rg_outputs *o)
 	return 0;
 }
 
-int outputs_flush(struct rg_outputs *o, int timeout_ms)
+static bool spools_empty(struct rg_outputs *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (o->outs[i].net && atomic_load(&o->outs[i].c.spool_records) > 0)
+			return false;
+	return true;
+}
+
+static int flush(struct rg_outputs *o, int timeout_ms, bool deliver)
 {
 	struct timespec deadline;
 	uint64_t *target;
 	size_t i;
-	bool all_queued = false;
+	bool all_queued = false, delivered = !deliver;
 
 	if (o->n == 0)
 		return 0;
@@ -611,6 +619,9 @@ int outputs_flush(struct rg_outputs *o, int timeout_ms)
 			if (o->outs[i].done_gen < target[i] || !o->outs[i].settled)
 				done = false;
 		}
+		/* deliver: also across a reconnect (a syslog output not connected now is settled) */
+		if (done && deliver)
+			done = delivered = spools_empty(o);
 		if (done)
 			break;
 		if (pthread_cond_timedwait(&o->flush_cond, &o->flush_lock, &deadline) == ETIMEDOUT)
@@ -618,7 +629,17 @@ int outputs_flush(struct rg_outputs *o, int timeout_ms)
 	}
 	pthread_mutex_unlock(&o->flush_lock);
 	free(target);
-	return all_queued ? 0 : -ETIMEDOUT;
+	return all_queued && delivered ? 0 : -ETIMEDOUT;
+}
+
+int outputs_flush(struct rg_outputs *o, int timeout_ms)
+{
+	return flush(o, timeout_ms, false);
+}
+
+int outputs_flush_delivered(struct rg_outputs *o, int timeout_ms)
+{
+	return flush(o, timeout_ms, true);
 }
 
 int outputs_get_fd(const struct rg_outputs *o)

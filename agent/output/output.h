@@ -164,6 +164,13 @@ int outputs_reopen(struct rg_outputs *o);
  */
 int outputs_flush(struct rg_outputs *o, int timeout_ms);
 
+/*
+ * `rdmaguard replay`: as outputs_flush(), and waits up to timeout_ms until every syslog spool is
+ * empty, through reconnects (a collector that is down now may be back within the timeout).
+ * Returns 0, or -ETIMEDOUT if something was not delivered.
+ */
+int outputs_flush_delivered(struct rg_outputs *o, int timeout_ms);
+
 /* An eventfd that becomes readable when outputs_dispatch() has loss reports to deliver. */
 int outputs_get_fd(const struct rg_outputs *o);
 /* Runs the loss callback for pending reports. Main thread; cheap when there is nothing. */

@@ -12,7 +12,8 @@ new process, so each run raises RDMA-004, RDMA-005 and RDMA-009 anew.
             the file output holds the same alerts (0600); SIGTERM exits 0
   outage    `rdmaguard replay --rate` streams 600 distinct alerts to rsyslog, which is stopped
             mid-stream and started again: after de-duplication by uuid every alert arrived
-            exactly once, in order
+            exactly once, in order; a replay whose collector is down at the end of its input
+            waits for it and delivers before it exits
   kill9     the collector is down, the daemon spools alerts; once the spool holds them all the
             daemon is killed -9; rsyslog starts, a new daemon starts on the same state
             directory: what the first daemon produced (its file output) arrives exactly once,
@@ -222,10 +223,40 @@ def scenario_outage(d):
     check(len(sent) == 600 and all(a["rule"]["id"] == "RDMA-004" for a in sent),
           "600 distinct RDMA-004 alerts were produced (%d)" % len(sent))
     validate(sent[:20])
-    rsl.wait_all_received(rs, sent, timeout=180)
+    try:
+        rsl.wait_all_received(rs, sent, timeout=180)
+    except Failure as e:
+        raise Failure("%s\nreplay said:\n%s" % (e, err)) from None
     dups = rsl.assert_exactly_once_in_order(rs, sent)
     print("outage: %d alerts, %d duplicates after the restart" % (len(sent), dups))
     rs.stop()
+
+    # The collector is down when replay reaches the end of its input: replay waits (up to
+    # --flush-timeout) for it to come back and delivers, rather than leaving the spool behind.
+    rs2 = Rsyslog(d, name="rsyslog-late")
+    rs2.port = rsl.free_port()
+    filed2 = os.path.join(d, "alerts-late.jsonl")
+    make_events(events, 50)
+    p = subprocess.Popen([RG, "replay", events, "--rules", RULES,
+                          "--state-dir", os.path.join(d, "state-late"), "--flush-timeout", "120",
+                          "--output", "syslog+tcp://127.0.0.1:%d" % rs2.port,
+                          "--output", "file:" + filed2],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    rsl.CHILDREN.append(p)
+    wait_for(lambda: os.path.exists(filed2) and len(read_jsonl(filed2)) >= 50, 60,
+             "replay to produce its 50 alerts", 0.05)
+    time.sleep(2)
+    check(p.poll() is None, "replay waits for the collector (exited %s)" % p.returncode)
+    rs2.start()
+    _, err = p.communicate(timeout=150)
+    check(p.returncode == 1 and "Not every alert" not in err,
+          "replay delivered and exited 1: %s %s" % (p.returncode, err))
+    late = read_jsonl(filed2)
+    check(len(late) == 50, "50 alerts (%d)" % len(late))
+    rsl.wait_all_received(rs2, late, timeout=30)
+    rsl.assert_exactly_once_in_order(rs2, late)
+    print("outage: replay waited for a late collector and delivered its %d alerts" % len(late))
+    rs2.stop()
 
 
 def scenario_kill9(d):

@@ -379,7 +379,13 @@ def wait_all_received(rs, sent, timeout=60, extra=0):
 
     def done():
         return want <= set(uuids_of(rs.received()))
-    wait_for(done, timeout, "rsyslog to receive all %d alerts" % len(sent), interval=0.05)
+    try:
+        wait_for(done, timeout, "rsyslog to receive all %d alerts" % len(sent), interval=0.05)
+    except Failure as e:
+        got = set(uuids_of(rs.received()))
+        missing = [k for k, a in enumerate(sent) if a["event"]["id"] not in got]
+        raise Failure("%s: %d received, %d of %d missing, at positions %s" %
+                      (e, len(got), len(missing), len(sent), missing[:40])) from None
 
 
 def free_port():
