@@ -118,6 +118,7 @@ struct rg_enforce {
 	int game_daemon; /* last value written; -1 unknown */
 	uint64_t self_start_ns;
 	struct rg_sensors *sensors; /* self-protection watches our maps and links (AGENT-004) */
+	uint32_t inner_id;	    /* the policy generation in force, as watched there */
 };
 
 static bool exists(const char *path)
@@ -606,6 +607,12 @@ static int fill(struct rg_enforce *e, const struct rg_policy *p, struct rg_engin
 		/* the one moment the policy changes for the programs */
 		if (bpf_map_update_elem(e->map_fd[0], &zero, &inner, BPF_ANY) < 0)
 			r = -errno;
+	}
+	if (r == 0) {
+		uint32_t id = sensors_watch_map(e->sensors, inner, "enf_generation");
+
+		sensors_unwatch_map(e->sensors, e->inner_id);
+		e->inner_id = id;
 	}
 	close(inner);
 	if (r < 0) {

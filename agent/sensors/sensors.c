@@ -2167,6 +2167,28 @@ void sensors_unwatch_link(struct rg_sensors *s, struct bpf_link *link)
 		self_forget_link(s, link);
 }
 
+uint32_t sensors_watch_map(struct rg_sensors *s, int fd, const char *name)
+{
+	uint32_t id = obj_id(RG_SELF_MAP, fd);
+
+	if (!s || !id)
+		return 0;
+	self_register(s, RG_SELF_MAP, fd, name, false);
+	for (size_t i = 0; i < s->nself; i++)
+		if (s->self[i].kind == RG_SELF_MAP && s->self[i].id == id)
+			return id;
+	return 0;
+}
+
+void sensors_unwatch_map(struct rg_sensors *s, uint32_t id)
+{
+	if (!s || !s->skel || !id)
+		return;
+	for (size_t i = s->nself; i-- > 0;)
+		if (s->self[i].kind == RG_SELF_MAP && s->self[i].id == id)
+			self_forget_at(s, i);
+}
+
 bool sensors_lsm_active(const struct rg_sensors *s)
 {
 	return s->feat.lsm;

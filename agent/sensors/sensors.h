@@ -129,6 +129,9 @@ struct bpf_link;
 void sensors_watch_maps(struct rg_sensors *s, struct bpf_object *obj);
 void sensors_watch_link(struct rg_sensors *s, struct bpf_link *link, const char *name);
 void sensors_unwatch_link(struct rg_sensors *s, struct bpf_link *link);
+/* One map created at run time (enforcement's policy generation): its id, or 0 if not watched. */
+uint32_t sensors_watch_map(struct rg_sensors *s, int fd, const char *name);
+void sensors_unwatch_map(struct rg_sensors *s, uint32_t id);
 
 /* Inserts (pid, fd) into the RDMA fd map as an RDMA node of that kind (RG_NODE_*). 0 or -errno. */
 int sensors_remember_fd(struct rg_sensors *s, pid_t pid, int fd, unsigned node_kind);

@@ -326,6 +326,37 @@ def run(tmp, pin_dir):
     rc, _ = run_driver(DRIVER, "verbs")
     check(rc == 0, f"once the game has ended the driver is not killed (rc {rc})")
 
+    # 3d. self-protection covers enforcement: another process's bpf() on the policy generation
+    # in force (the allowlist) or on enforcement's own maps raises AGENT-004 naming it. The
+    # commands are harmless (a delete of a key that is not there, a delete from an array map):
+    # the kernel refuses them, and they are reported all the same.
+    def bpftool(*args):
+        p = subprocess.run(["bpftool", "-j", *args], capture_output=True, text=True, timeout=30)
+        return p.returncode, (json.loads(p.stdout) if p.stdout.strip() else None)
+
+    _, outer = bpftool("map", "lookup", "pinned", os.path.join(pin_dir, "maps", "enf_policy"),
+                       "key", "0", "0", "0", "0")
+    inner_id = (outer or {}).get("value")
+    inner_id = int.from_bytes(bytes(int(b, 16) for b in inner_id), "little") \
+        if isinstance(inner_id, list) else inner_id
+    _, cnt = bpftool("map", "show", "pinned", os.path.join(pin_dir, "maps", "counters"))
+    check(isinstance(inner_id, int) and inner_id > 0 and cnt and cnt.get("id"),
+          "the generation in force and enforcement's counters map have ids", (outer, cnt))
+    key_size = (bpftool("map", "show", "id", str(inner_id))[1] or {}).get("bytes_key", 0)
+    before = len([a for a in d.alerts() if a["rule"]["id"] == "AGENT-004"])
+    bpftool("map", "delete", "id", str(inner_id), "key", *(["0xff"] * key_size))
+    bpftool("map", "delete", "id", str(cnt["id"]), "key", "0", "0", "0", "0")
+    want = {inner_id, cnt["id"]}
+
+    def tampered():
+        got = [a for a in d.alerts() if a["rule"]["id"] == "AGENT-004"][before:]
+        return got if {a["agent"].get("count") for a in got} >= want else None
+    t = wait_for("AGENT-004", tampered, 30) or []
+    check(len(t) == 2 and all(a["process"]["name"] == "bpftool" and
+                              a["agent"]["what"] == "bpf_map_delete_elem" and
+                              a["agent"].get("ok", 0) == 0 and a["severity"] == "high" for a in t),
+          "AGENT-004 for each: bpf_map_delete_elem by bpftool, refused (high)", t or d.alerts())
+
     # 4. back to RDMA-004 kill, then kill -9 of the daemon: the pins keep killing
     write_policy(pol, policy(allowed, {"RDMA-004": {"action": "kill"}}))
     d.p.send_signal(signal.SIGHUP)
