@@ -142,8 +142,8 @@ static const struct outputs_config *cfg_of(struct net *n)
 	return &n->out->parent->cfg;
 }
 
-static _printf_(4, 0) void set_error_v(struct net *n, bool warn, char *last, const char *fmt,
-					 va_list ap)
+static _printf_(5, 0) void set_error_v(struct net *n, bool warn, char *last, size_t last_size,
+				       const char *fmt, va_list ap)
 {
 	char msg[256];
 
@@ -155,7 +155,7 @@ static _printf_(4, 0) void set_error_v(struct net *n, bool warn, char *last, con
 		log_warning("output %s: %s", n->out->spec.name, msg);
 	else
 		log_debug("output %s: %s", n->out->spec.name, msg);
-	strscpy_ok(last, msg, sizeof(n->last_logged));
+	strscpy_ok(last, msg, last_size);
 }
 
 /* Records the error for the stats; logs it when it is new (a collector that stays down for
@@ -165,7 +165,7 @@ static _printf_(3, 4) void set_error(struct net *n, bool warn, const char *fmt, 
 	va_list ap;
 
 	va_start(ap, fmt);
-	set_error_v(n, warn, n->last_logged, fmt, ap);
+	set_error_v(n, warn, n->last_logged, sizeof(n->last_logged), fmt, ap);
 	va_end(ap);
 }
 
@@ -176,7 +176,7 @@ static _printf_(2, 3) void set_spool_error(struct net *n, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	set_error_v(n, true, n->last_logged_spool, fmt, ap);
+	set_error_v(n, true, n->last_logged_spool, sizeof(n->last_logged_spool), fmt, ap);
 	va_end(ap);
 }
 
