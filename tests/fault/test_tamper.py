@@ -30,6 +30,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "output"))
+from test_rsyslog import read_jsonl as rsl_read_jsonl  # noqa: E402
+
 RG = os.environ.get("RG_RDMAGUARD", "build/agent/rdmaguard")
 SRC = os.environ.get("RG_SOURCE_ROOT", ".")
 TAMPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tamper.py")
@@ -55,17 +58,9 @@ def tamper(*args, ok=(0, 1)):
 
 
 def read_jsonl(path):
-    out = []
-    try:
-        with open(path) as f:
-            for line in f:
-                try:
-                    out.append(json.loads(line))
-                except ValueError:
-                    pass  # a line being written
-    except FileNotFoundError:
-        pass
-    return out
+    """The complete lines of a file the daemon is writing (the shared harness's reader: a
+    malformed complete line fails); nothing while the daemon has not created it yet."""
+    return rsl_read_jsonl(path) if os.path.exists(path) else []
 
 
 class Daemon:
