@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <openssl/evp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,6 +364,17 @@ int safe_atoi(const char *s, int *ret)
 		return -EINVAL;
 	*ret = (int)v;
 	return 0;
+}
+
+bool snprintf_ok(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < size;
 }
 
 bool strscpy_ok(char *dst, const char *src, size_t size)

@@ -60,6 +60,8 @@ int safe_atoi(const char *s, int *ret);
 
 /* Copies src into dst (size bytes), always NUL-terminated; returns true if it fit. */
 bool strscpy_ok(char *dst, const char *src, size_t size);
+/* snprintf() that says whether it fit (a truncated path must not be used); buf always ends. */
+bool snprintf_ok(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
 /* Replaces bytes outside printable ASCII/UTF-8 continuation with '?' in place. */
 void str_sanitize(char *s);
 bool startswith(const char *s, const char *prefix);

@@ -126,18 +126,6 @@ static bool exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
-static bool fmt(char *buf, size_t size, const char *f, ...) _printf_(3, 4);
-static bool fmt(char *buf, size_t size, const char *f, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, f);
-	n = vsnprintf(buf, size, f, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < size;
-}
-
 static bool is_bpffs(const char *path)
 {
 	struct statfs sf;
@@ -236,7 +224,7 @@ static int open_pins(struct rg_enforce *e)
 	for (size_t i = 0; i < NMAPS; i++) {
 		struct bpf_map *m = bpf_object__find_map_by_name(probe->obj, map_names[i]);
 
-		if (!fmt(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[i]))
+		if (!snprintf_ok(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[i]))
 			ok = false;
 		e->pinned_fd[i] = ok ? bpf_obj_get(path) : -1;
 		if (e->pinned_fd[i] < 0 || !m || !map_compatible(e->pinned_fd[i], m))
@@ -285,7 +273,7 @@ int enforce_prepare(const struct enforce_opts *o, struct rg_enforce **ret)
 		free(e);
 		return r;
 	}
-	fmt(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[0]);
+	snprintf_ok(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[0]);
 	if (exists(path)) {
 		e->pinned = true;
 		r = open_pins(e);
@@ -342,9 +330,9 @@ static int pin_replace(struct rg_enforce *e, const char *sub, const char *name, 
 	char dir[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX];
 	int r;
 
-	if (!fmt(dir, sizeof(dir), "%s/%s", e->pin_dir, sub) ||
-	    !fmt(path, sizeof(path), "%s/%s", dir, name) ||
-	    !fmt(tmp, sizeof(tmp), "%s/new-%s", dir, name))
+	if (!snprintf_ok(dir, sizeof(dir), "%s/%s", e->pin_dir, sub) ||
+	    !snprintf_ok(path, sizeof(path), "%s/%s", dir, name) ||
+	    !snprintf_ok(tmp, sizeof(tmp), "%s/new-%s", dir, name))
 		return -ENAMETOOLONG;
 	r = mkdir_p(e->pin_dir);
 	if (r == 0)
@@ -370,7 +358,8 @@ static int pin_maps(struct rg_enforce *e)
 	for (size_t i = 0; i < NMAPS; i++) {
 		/* our own (taken over) pins stay; new maps replace another version's */
 		if (e->took_over && e->pinned_fd[i] >= 0 && e->map_fd[i] == e->pinned_fd[i] &&
-		    fmt(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[i]) && exists(path))
+		    snprintf_ok(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[i]) &&
+		    exists(path))
 			continue;
 		r = pin_replace(e, "maps", map_names[i], e->map_fd[i]);
 		if (r < 0)
@@ -478,9 +467,9 @@ static int sync_links(struct rg_enforce *e)
 				e->links[i] = NULL;
 			}
 			/* an earlier daemon's link of this program goes too */
-			if (fmt(path, sizeof(path), "%s/links/%s", e->pin_dir, d->name))
+			if (snprintf_ok(path, sizeof(path), "%s/links/%s", e->pin_dir, d->name))
 				(void)unlink(path);
-			if (fmt(path, sizeof(path), "%s/progs/%s", e->pin_dir, d->name))
+			if (snprintf_ok(path, sizeof(path), "%s/progs/%s", e->pin_dir, d->name))
 				(void)unlink(path);
 			continue;
 		}
@@ -514,7 +503,8 @@ static void drop_stale_pins(struct rg_enforce *e)
 		struct dirent *de;
 		DIR *d;
 
-		if (!fmt(dir, sizeof(dir), "%s/%s", e->pin_dir, subs[s]) || !(d = opendir(dir)))
+		if (!snprintf_ok(dir, sizeof(dir), "%s/%s", e->pin_dir, subs[s]) ||
+		    !(d = opendir(dir)))
 			continue;
 		while ((de = readdir(d))) {
 			bool known = false;
@@ -523,7 +513,7 @@ static void drop_stale_pins(struct rg_enforce *e)
 				continue;
 			for (size_t i = 0; i < NPROGS; i++)
 				known |= strcmp(de->d_name, prog_defs[i].name) == 0;
-			if (!known && fmt(path, sizeof(path), "%s/%s", dir, de->d_name)) {
+			if (!known && snprintf_ok(path, sizeof(path), "%s/%s", dir, de->d_name)) {
 				if (unlink(path) == 0)
 					log_info("Removed the stale enforcement pin %s.", path);
 			}
@@ -744,7 +734,8 @@ int enforce_tick(struct rg_enforce *e, struct rg_engine *eng)
 
 	if (!enforce_started(e))
 		return 0;
-	if (fmt(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[0]) && !exists(path)) {
+	if (snprintf_ok(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[0]) &&
+	    !exists(path)) {
 		for (size_t i = 0; i < NPROGS; i++) {
 			sensors_unwatch_link(e->sensors, e->links[i]);
 			bpf_link__destroy(e->links[i]);
@@ -834,7 +825,7 @@ int enforce_unpin(const char *pin_dir, size_t *removed)
 		struct dirent *de;
 		DIR *d;
 
-		if (!fmt(dir, sizeof(dir), "%s/%s", pin_dir, subs[s]))
+		if (!snprintf_ok(dir, sizeof(dir), "%s/%s", pin_dir, subs[s]))
 			return -ENAMETOOLONG;
 		d = opendir(dir);
 		if (!d)
@@ -842,7 +833,7 @@ int enforce_unpin(const char *pin_dir, size_t *removed)
 		while ((de = readdir(d))) {
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 				continue;
-			if (!fmt(path, sizeof(path), "%s/%s", dir, de->d_name))
+			if (!snprintf_ok(path, sizeof(path), "%s/%s", dir, de->d_name))
 				continue;
 			if (unlink(path) == 0)
 				n++;
@@ -889,14 +880,14 @@ int enforce_status(const char *pin_dir, struct json_object **ret)
 
 	if (!pin_dir)
 		pin_dir = ENFORCE_PIN_DIR;
-	fmt(path, sizeof(path), "%s/maps/%s", pin_dir, map_names[0]);
+	snprintf_ok(path, sizeof(path), "%s/maps/%s", pin_dir, map_names[0]);
 	if (!exists(path))
 		return -ENOENT;
 	o = json_object_new_object();
 	if (!o)
 		return -ENOMEM;
 	for (size_t i = 0; i < NMAPS; i++) {
-		fmt(path, sizeof(path), "%s/maps/%s", pin_dir, map_names[i]);
+		snprintf_ok(path, sizeof(path), "%s/maps/%s", pin_dir, map_names[i]);
 		fds[i] = bpf_obj_get(path);
 	}
 	json_object_object_add(o, "pinned", json_object_new_boolean(1));
@@ -969,7 +960,7 @@ int enforce_status(const char *pin_dir, struct json_object **ret)
 		    json_object_new_int64(sum_counter(fds[4], RG_CNT_RINGBUF_FULL)));
 	}
 	links = json_object_new_array();
-	fmt(dir, sizeof(dir), "%s/%s", pin_dir, "links");
+	snprintf_ok(dir, sizeof(dir), "%s/%s", pin_dir, "links");
 	d = opendir(dir);
 	while (d && (de = readdir(d)))
 		if (de->d_name[0] != '.')

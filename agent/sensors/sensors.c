@@ -235,19 +235,6 @@ struct rg_sensors {
 	size_t nqueued;
 };
 
-/* snprintf() for paths: a truncated path only fails to open; no warning needed per call. */
-static bool fmt_path(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
-static bool fmt_path(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < size;
-}
-
 static const char *const mode_names[SENSORS__MAX] = {
     [SENSORS_AUTO] = "auto",
     [SENSORS_FENTRY] = "fentry",
@@ -982,7 +969,7 @@ static int find_ibverbs(char *buf, size_t size)
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		fmt_path(path, sizeof(path), "%s/libibverbs.so.1", dirs[i]);
+		snprintf_ok(path, sizeof(path), "%s/libibverbs.so.1", dirs[i]);
 		/* uprobes bind to the inode: resolve the symlink chain */
 		if (realpath(path, buf) && strlen(buf) < size)
 			return 0;
@@ -1212,11 +1199,11 @@ static void tc_scan(struct rg_sensors *s)
 
 		if (de->d_name[0] == '.')
 			continue;
-		fmt_path(path, sizeof(path), "/sys/class/infiniband/%s/parent", de->d_name);
+		snprintf_ok(path, sizeof(path), "/sys/class/infiniband/%s/parent", de->d_name);
 		read_word(path, name, sizeof(name));
 		if (name[0])
 			(void)tc_attach_if(s, name);
-		fmt_path(path, sizeof(path), "/sys/class/infiniband/%s/ports", de->d_name);
+		snprintf_ok(path, sizeof(path), "/sys/class/infiniband/%s/ports", de->d_name);
 		ports = opendir(path);
 		if (!ports)
 			continue;
@@ -1224,9 +1211,9 @@ static void tc_scan(struct rg_sensors *s)
 			if (pe->d_name[0] == '.')
 				continue;
 			for (int g = 0; g < 4; g++) {
-				fmt_path(path, sizeof(path),
-					 "/sys/class/infiniband/%s/ports/%s/gid_attrs/ndevs/%d",
-					 de->d_name, pe->d_name, g);
+				snprintf_ok(path, sizeof(path),
+					    "/sys/class/infiniband/%s/ports/%s/gid_attrs/ndevs/%d",
+					    de->d_name, pe->d_name, g);
 				read_word(path, name, sizeof(name));
 				if (name[0])
 					(void)tc_attach_if(s, name);
@@ -1317,12 +1304,13 @@ static void devname_lookup(void *ud, uint32_t rdev, char *buf, size_t size)
 			return;
 		}
 	if (minor >= 192)
-		fmt_path(path, sizeof(path), "/sys/class/infiniband_verbs/uverbs%u/ibdev",
-			 minor - 192);
+		snprintf_ok(path, sizeof(path), "/sys/class/infiniband_verbs/uverbs%u/ibdev",
+			    minor - 192);
 	else if (minor < 64)
-		fmt_path(path, sizeof(path), "/sys/class/infiniband_mad/umad%u/ibdev", minor);
+		snprintf_ok(path, sizeof(path), "/sys/class/infiniband_mad/umad%u/ibdev", minor);
 	else
-		fmt_path(path, sizeof(path), "/sys/class/infiniband_mad/issm%u/ibdev", minor - 64);
+		snprintf_ok(path, sizeof(path), "/sys/class/infiniband_mad/issm%u/ibdev",
+			    minor - 64);
 	read_word(path, name, sizeof(name));
 	if (!name[0])
 		return;
@@ -1344,7 +1332,7 @@ static int proc_info(void *ud, uint32_t pid, uint64_t *start, char comm[RG_COMM_
 	/* What the ring said this pid was first: /proc is now, and the target may be gone. */
 	if (task_cache_find(&s->tasks, pid, start, comm) == 0)
 		return 0;
-	fmt_path(path, sizeof(path), "/proc/%u/stat", pid);
+	snprintf_ok(path, sizeof(path), "/proc/%u/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -1531,10 +1519,10 @@ static void fill_device(const char *name, struct rg_ev_device *d, uint32_t *flag
 	struct dirent *pe;
 
 	strscpy_ok(d->name, name, sizeof(d->name));
-	fmt_path(path, sizeof(path), "/sys/class/infiniband/%s/node_type", name);
+	snprintf_ok(path, sizeof(path), "/sys/class/infiniband/%s/node_type", name);
 	read_word(path, buf, sizeof(buf));
 	d->node_type = (uint32_t)atoi(buf);
-	fmt_path(path, sizeof(path), "/sys/class/infiniband/%s/parent", name);
+	snprintf_ok(path, sizeof(path), "/sys/class/infiniband/%s/parent", name);
 	read_word(path, d->parent, sizeof(d->parent));
 	if (d->parent[0]) {
 		*flags |= RG_EVF_SOFT;
@@ -1543,7 +1531,7 @@ static void fill_device(const char *name, struct rg_ev_device *d, uint32_t *flag
 		char link[PATH_MAX];
 		ssize_t n;
 
-		fmt_path(path, sizeof(path), "/sys/class/infiniband/%s/device/driver", name);
+		snprintf_ok(path, sizeof(path), "/sys/class/infiniband/%s/device/driver", name);
 		n = readlink(path, link, sizeof(link) - 1);
 		if (n > 0) {
 			const char *base;
@@ -1553,20 +1541,21 @@ static void fill_device(const char *name, struct rg_ev_device *d, uint32_t *flag
 			strscpy_ok(d->driver, base ? base + 1 : link, sizeof(d->driver));
 		}
 	}
-	fmt_path(path, sizeof(path), "/sys/class/infiniband/%s/ports", name);
+	snprintf_ok(path, sizeof(path), "/sys/class/infiniband/%s/ports", name);
 	ports = opendir(path);
 	while (ports && (pe = readdir(ports))) {
 		if (pe->d_name[0] == '.')
 			continue;
 		d->ports++;
-		fmt_path(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/state", name,
-			 pe->d_name);
+		snprintf_ok(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/state", name,
+			    pe->d_name);
 		read_word(path, buf, sizeof(buf));
 		if (strstr(buf, "ACTIVE"))
 			d->ports_active++;
 		if (d->transport == RG_TRANSPORT_UNKNOWN) {
-			fmt_path(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/link_layer",
-				 name, pe->d_name);
+			snprintf_ok(path, sizeof(path),
+				    "/sys/class/infiniband/%s/ports/%s/link_layer", name,
+				    pe->d_name);
 			read_word(path, buf, sizeof(buf));
 			if (d->node_type == 4)
 				d->transport = RG_TRANSPORT_IWARP;
@@ -1800,7 +1789,7 @@ int sensors_seed_fds(struct rg_sensors *s, const char *proc_root)
 		if (safe_atou32(de->d_name, 10, &pid) < 0)
 			continue;
 		pids++;
-		fmt_path(path, sizeof(path), "%s/%s/fd", proc_root, de->d_name);
+		snprintf_ok(path, sizeof(path), "%s/%s/fd", proc_root, de->d_name);
 		fds = opendir(path);
 		if (!fds)
 			continue;

@@ -230,6 +230,22 @@ START_TEST(test_uuid_sha)
 }
 END_TEST
 
+START_TEST(test_string_bounds)
+{
+	char b[8];
+
+	ck_assert(snprintf_ok(b, sizeof(b), "%s/%d", "ab", 1234));
+	ck_assert_str_eq(b, "ab/1234");
+	/* one byte too many: refused, and still terminated */
+	ck_assert(!snprintf_ok(b, sizeof(b), "%s/%d", "abc", 1234));
+	ck_assert_str_eq(b, "abc/123");
+	ck_assert(!snprintf_ok(b, 0, "x"));
+	ck_assert(strscpy_ok(b, "1234567", sizeof(b)));
+	ck_assert(!strscpy_ok(b, "12345678", sizeof(b)));
+	ck_assert_str_eq(b, "1234567");
+}
+END_TEST
+
 START_TEST(test_glob_check)
 {
 	static const char *const good[] = {
@@ -280,6 +296,7 @@ static Suite *util_suite(void)
 	tcase_add_test(core, test_timestamps);
 	tcase_add_test(core, test_uuid_sha);
 	tcase_add_test(core, test_glob_check);
+	tcase_add_test(limits, test_string_bounds);
 	tcase_add_test(limits, test_fifo_refused);
 	tcase_add_test(limits, test_symlink_stays_in_root);
 	tcase_add_test(limits, test_bounded_read);
