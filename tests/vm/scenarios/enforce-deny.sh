@@ -50,7 +50,7 @@ expect_json "$OUT/d-alerts.jsonl" --match '{"event.action": "agent_start", "agen
 	"agent.enforce.took_over": false}' --count 1
 
 # allowlisted: works
-run_pingpong
+run_pingpong rc_server rc_client
 log "ibv_rc_pingpong (allowlisted) ran"
 
 # not allowlisted: ib_write_bw cannot open the device
