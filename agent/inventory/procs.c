@@ -456,6 +456,12 @@ static void read_fds(struct proc_dir *pd, struct proc_info *p)
 			}
 			fd_entry(pd, fdfd, de->d_name, p);
 		}
+		/*
+		 * procfs lists fds until the buffer is full: room left for another entry means
+		 * that was all of them, and the read that would return 0 is saved.
+		 */
+		if (pd->fast && (size_t)n + 512 < sizeof(pd->dents))
+			break;
 	}
 done:
 	if (p->n_fds > 1) {
