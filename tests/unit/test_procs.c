@@ -653,6 +653,43 @@ START_TEST(test_many_processes)
 }
 END_TEST
 
+/* Enough processes for several readers: every one read once, in pid order, vanished ones counted. */
+START_TEST(test_many_readers)
+{
+	_cleanup_(proc_table_freep) struct proc_table *t = NULL;
+	char rel[64];
+	unsigned kept = 0;
+
+	for (unsigned pid = 1000; pid < 3000; pid++) {
+		if (pid % 7 == 0) {
+			/* Exited between the listing and the read: a directory without stat. */
+			snprintf(rel, sizeof(rel), "proc/%u", pid);
+			mkdirs(rel);
+			continue;
+		}
+		fake_proc(pid);
+		snprintf(rel, sizeof(rel), "proc/%u/cmdline", pid);
+		writef(rel, "prog%u", pid);
+		kept++;
+	}
+	t = scan_at(scratch, PROCS_F_ALL);
+	ck_assert_uint_eq(t->n, kept);
+	ck_assert_uint_eq(t->scanned, 2000);
+	ck_assert_uint_eq(t->vanished, 2000 - kept);
+	ck_assert(!t->truncated);
+	for (size_t i = 0; i < t->n; i++) {
+		char want[32];
+
+		ck_assert(i == 0 || t->procs[i - 1].pid < t->procs[i].pid);
+		ck_assert_uint_ne(t->procs[i].pid % 7, 0);
+		ck_assert_uint_eq(t->procs[i].sid, t->procs[i].pid);
+		snprintf(want, sizeof(want), "prog%u", t->procs[i].pid);
+		ck_assert_str_eq(arg(&t->procs[i], 0), want);
+		ck_assert_uint_eq(t->procs[i].n_errors, 0);
+	}
+}
+END_TEST
+
 /* --- errors -------------------------------------------------------------------------------------- */
 
 START_TEST(test_hostile)
@@ -784,6 +821,7 @@ static Suite *procs_suite(void)
 	tcase_add_checked_fixture(limits, scratch_setup, scratch_teardown);
 	tcase_add_test(limits, test_limits);
 	tcase_add_test(limits, test_many_processes);
+	tcase_add_test(limits, test_many_readers);
 	tcase_add_checked_fixture(errors, scratch_setup, scratch_teardown);
 	tcase_add_test(errors, test_hostile);
 	tcase_add_test(errors, test_hostile_parsers);
