@@ -38,7 +38,7 @@
 struct proc_dir {
 	const struct rg_root *root;
 	uint32_t pid;
-	bool fast;		/* host procfs: dfd is /proc/PID */
+	bool fast; /* host procfs: dfd is /proc/PID */
 	int dfd;
 	struct line_reader *lr; /* maps, reused from process to process */
 	char dents[32768];	/* getdents64 of fd/ */
@@ -253,7 +253,9 @@ static void read_exe(const struct proc_dir *pd, struct proc_info *p)
 	str_sanitize(target);
 	p->exe = strdup(target);
 	/* The file itself (the magic link followed): its inode and device. */
-	if ((pd->fast ? fstatat(pd->dfd, "exe", &st, 0) : root_stat(pd->root, path, &st, true)) == 0) {
+	r = pd->fast ? (fstatat(pd->dfd, "exe", &st, 0) < 0 ? -errno : 0)
+		     : root_stat(pd->root, path, &st, true);
+	if (r == 0) {
 		p->exe_ino = st.st_ino;
 		p->exe_dev = (uint64_t)st.st_dev;
 	}

@@ -653,7 +653,7 @@ START_TEST(test_many_processes)
 }
 END_TEST
 
-/* Enough processes for several readers: every one read once, in pid order, vanished ones counted. */
+/* Processes for several readers: each read once, kept in pid order, vanished ones counted. */
 START_TEST(test_many_readers)
 {
 	_cleanup_(proc_table_freep) struct proc_table *t = NULL;
