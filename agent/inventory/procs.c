@@ -683,7 +683,6 @@ const struct proc_info *proc_table_find(const struct proc_table *t, uint32_t pid
  * Reading /proc is nearly all system time spent in procfs (maps, status, fd links), which scales
  * over CPUs: a scan of many processes has a few readers, each taking the next pid in turn.
  */
-#define PROCS_MAX_READERS    4	 /* at most, and no more than the CPUs online */
 #define PROCS_READER_MIN     256 /* processes per reader for another to be worth starting */
 #define PROCS_READ_SKIPPED   1	 /* a slot's result: not read (our own pid) */
 
