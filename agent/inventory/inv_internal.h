@@ -75,6 +75,8 @@ struct line_reader {
 	char buf[65536];
 };
 int line_reader_open(struct line_reader *lr, const struct rg_root *root, const char *path);
+/* The same over an open fd, which it takes (closed on failure); check_regular: refuse others. */
+int line_reader_open_fd(struct line_reader *lr, int fd, bool check_regular);
 /* 1 with *line (NUL-terminated, no newline) set; 0 at the end; -errno. *overlong: cut at 64 KiB. */
 int line_reader_next(struct line_reader *lr, char **line, bool *overlong);
 void line_reader_close(struct line_reader *lr);

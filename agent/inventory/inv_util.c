@@ -367,29 +367,38 @@ oom:
 	return -ENOMEM;
 }
 
-int line_reader_open(struct line_reader *lr, const struct rg_root *root, const char *path)
+int line_reader_open_fd(struct line_reader *lr, int fd, bool check_regular)
 {
 	struct stat st;
-	int fd;
 
 	lr->fd = -1;
 	lr->start = lr->end = 0;
 	lr->eof = false;
 	lr->skipping = false;
-	fd = root_open(root, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0) {
-		int r = -errno;
-		close(fd);
-		return r;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EBADFD;
+	if (check_regular) {
+		if (fstat(fd, &st) < 0) {
+			int r = -errno;
+			close(fd);
+			return r;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			close(fd);
+			return -EBADFD;
+		}
 	}
 	lr->fd = fd;
 	return 0;
+}
+
+int line_reader_open(struct line_reader *lr, const struct rg_root *root, const char *path)
+{
+	int fd = root_open(root, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0) {
+		lr->fd = -1;
+		return fd;
+	}
+	return line_reader_open_fd(lr, fd, true);
 }
 
 int line_reader_next(struct line_reader *lr, char **line, bool *overlong)

@@ -10,10 +10,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -21,6 +24,89 @@
 #include "inventory/procs.h"
 
 #define PF_KTHREAD 0x00200000u
+
+/*
+ * One process's directory. On the host's procfs (checked once: fstatfs says PROC_SUPER_MAGIC) the
+ * files are opened relative to an O_PATH fd on /proc/PID, so each open walks one component and
+ * every file read belongs to the same process even if its pid is reused meanwhile; the kernel
+ * makes these files, so the per-file type check is left out (O_NONBLOCK and bounded reads still
+ * guard against a FIFO or device bound over one), and the single-record files (stat, status,
+ * cmdline) are read with one read(): procfs returns all of them that fits. Below any other root
+ * (an image, a fixture tree) every file is opened by its path below the root, type-checked and read
+ * to its end, as root_read_file() does.
+ */
+struct proc_dir {
+	const struct rg_root *root;
+	uint32_t pid;
+	bool fast; /* host procfs: dfd is /proc/PID */
+	int dfd;
+	struct line_reader *lr; /* maps, reused from process to process */
+	char dents[32768];	/* getdents64 of fd/ */
+};
+
+static int pd_path(const struct proc_dir *pd, const char *name, char *buf, size_t size)
+{
+	return inv_path(buf, size, "/proc/%u/%s", pd->pid, name);
+}
+
+/* Opens /proc/PID/name for reading: an fd, or -errno. */
+static int pd_open(const struct proc_dir *pd, const char *name, int flags)
+{
+	char path[96];
+	int fd, r;
+
+	if (pd->fast) {
+		fd = openat(pd->dfd, name, flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+		return fd < 0 ? -errno : fd;
+	}
+	r = pd_path(pd, name, path, sizeof(path));
+	if (r < 0)
+		return r;
+	return root_open(pd->root, path, flags | O_NOCTTY);
+}
+
+/*
+ * Reads at most size - 1 bytes of /proc/PID/name into buf (NUL-terminated). *ret_truncated: the
+ * file had more. 0 or -errno (-EBADFD: not a regular file).
+ */
+static int pd_read(const struct proc_dir *pd, const char *name, char *buf, size_t size,
+		   size_t *ret_len, bool *ret_truncated)
+{
+	_cleanup_free_ char *data = NULL;
+	char path[96];
+	size_t len;
+	ssize_t n;
+	int fd, r;
+
+	if (!pd->fast) {
+		r = pd_path(pd, name, path, sizeof(path));
+		if (r < 0)
+			return r;
+		r = root_read_file(pd->root, path, size - 1, &data, &len, ret_truncated);
+		if (r < 0)
+			return r;
+		memcpy(buf, data, len + 1);
+		*ret_len = len;
+		return 0;
+	}
+	fd = pd_open(pd, name, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	/* One byte more than kept tells whether there was more. */
+	do
+		n = read(fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r;
+	len = MIN((size_t)n, size - 1);
+	buf[len] = 0;
+	*ret_len = len;
+	if (ret_truncated)
+		*ret_truncated = (size_t)n == size;
+	return 0;
+}
 
 static void proc_error(struct proc_info *p, const char *fmt, ...) _printf_(2, 3);
 static void proc_error(struct proc_info *p, const char *fmt, ...)
@@ -72,17 +158,16 @@ static uint64_t ticks_to_ns(uint64_t ticks)
 }
 
 
-static int read_stat(const struct rg_root *root, struct proc_info *p)
+static int read_stat(const struct proc_dir *pd, struct proc_info *p)
 {
-	_cleanup_free_ char *data = NULL;
-	char path[64], *open_paren, *close_paren, *f[24], *save = NULL, *tok;
+	char data[4097], path[64], *open_paren, *close_paren, *f[24], *save = NULL, *tok;
 	unsigned n = 0;
 	uint64_t start, flags;
 	size_t len;
 	int r;
 
 	snprintf(path, sizeof(path), "/proc/%u/stat", p->pid);
-	r = root_read_file(root, path, 4096, &data, &len, NULL);
+	r = pd_read(pd, "stat", data, sizeof(data), &len, NULL);
 	if (r < 0)
 		return r;
 	open_paren = memchr(data, '(', len);
@@ -109,14 +194,14 @@ static int read_stat(const struct rg_root *root, struct proc_info *p)
 	return 0;
 }
 
-static void read_status(const struct rg_root *root, struct proc_info *p)
+static void read_status(const struct proc_dir *pd, struct proc_info *p)
 {
-	_cleanup_free_ char *data = NULL;
-	char path[64], *line, *save = NULL;
+	char data[16385], path[64], *line, *save = NULL;
+	size_t len;
 	int r;
 
 	snprintf(path, sizeof(path), "/proc/%u/status", p->pid);
-	r = root_read_file(root, path, 16384, &data, NULL, NULL);
+	r = pd_read(pd, "status", data, sizeof(data), &len, NULL);
 	if (r < 0) {
 		if (r != -ENOENT)
 			proc_error(p, "%s: %s", path, inv_strerror(r));
@@ -138,14 +223,22 @@ static void read_status(const struct rg_root *root, struct proc_info *p)
 	proc_error(p, "%s: no Uid line", path);
 }
 
-static void read_exe(const struct rg_root *root, struct proc_info *p)
+static void read_exe(const struct proc_dir *pd, struct proc_info *p)
 {
 	char path[64], target[4096];
 	struct stat st;
+	ssize_t n;
 	int r;
 
 	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
-	r = root_readlink(root, path, target, sizeof(target));
+	if (pd->fast) {
+		n = readlinkat(pd->dfd, "exe", target, sizeof(target) - 1);
+		r = n < 0 ? -errno : (size_t)n >= sizeof(target) - 1 ? -ENAMETOOLONG : (int)n;
+		if (r >= 0)
+			target[n] = 0;
+	} else {
+		r = root_readlink(pd->root, path, target, sizeof(target));
+	}
 	if (r < 0) {
 		/* Kernel threads have none; EACCES without privileges (or across namespaces). */
 		p->exe_error = r;
@@ -159,21 +252,30 @@ static void read_exe(const struct rg_root *root, struct proc_info *p)
 	}
 	str_sanitize(target);
 	p->exe = strdup(target);
-	if (root_stat(root, path, &st, true) == 0) {
+	/* The file itself (the magic link followed): its inode and device. */
+	r = pd->fast ? (fstatat(pd->dfd, "exe", &st, 0) < 0 ? -errno : 0)
+		     : root_stat(pd->root, path, &st, true);
+	if (r == 0) {
 		p->exe_ino = st.st_ino;
 		p->exe_dev = (uint64_t)st.st_dev;
 	}
 }
 
-static void read_cmdline(const struct rg_root *root, struct proc_info *p)
+static void read_cmdline(const struct proc_dir *pd, struct proc_info *p)
 {
-	char path[64], *data = NULL;
+	char path[64], buf[PROCS_MAX_CMDLINE + 1], *data;
 	size_t len = 0, i;
 	bool truncated;
 	int r;
 
 	snprintf(path, sizeof(path), "/proc/%u/cmdline", p->pid);
-	r = root_read_file(root, path, PROCS_MAX_CMDLINE, &data, &len, &truncated);
+	r = pd_read(pd, "cmdline", buf, sizeof(buf), &len, &truncated);
+	if (r >= 0) {
+		data = malloc(len + 1);
+		if (!data)
+			return;
+		memcpy(data, buf, len + 1);
+	}
 	if (r < 0) {
 		if (r != -ENOENT)
 			proc_error(p, "%s: %s", path, inv_strerror(r));
@@ -206,6 +308,9 @@ int procs_lib_kind(const char *path)
 	size_t i;
 
 	b = b ? b + 1 : path;
+	/* Most mappings are none of these: every name below starts with "lib". */
+	if (!startswith(b, "lib") && !strstr(path, "/libibverbs/") && !strstr(b, "-rdmav"))
+		return -1;
 	if (startswith(b, "libibverbs.so"))
 		return RG_LIB_IBVERBS;
 	if (startswith(b, "librdmacm.so"))
@@ -275,67 +380,93 @@ static void node_details(const struct rg_root *root, struct proc_fd *f)
 		f->minor = min;
 }
 
-static void read_fds(const struct rg_root *root, struct proc_info *p)
+/* One fd of /proc/PID/fd: kept when its target is an RDMA node or event file. */
+static void fd_entry(struct proc_dir *pd, int fdfd, const char *name, struct proc_info *p)
 {
-	char path[64], fpath[96], target[4096];
+	char target[4096];
+	struct proc_fd *f;
+	uint32_t kind;
+	ssize_t n;
+	int fd;
+
+	if (safe_atoi(name, &fd) < 0 || fd < 0)
+		return;
+	n = readlinkat(fdfd, name, target, sizeof(target) - 1);
+	if (n < 0 || (size_t)n >= sizeof(target) - 1)
+		return;
+	target[n] = 0;
+	if (endswith(target, " (deleted)"))
+		target[strlen(target) - strlen(" (deleted)")] = 0;
+	if (!procs_fd_kind(target, &kind))
+		return;
+	if (p->n_fds >= PROCS_MAX_RDMA_FDS) {
+		/* Keep the lowest-numbered ones, whatever the directory order. */
+		unsigned hi = 0;
+
+		p->fds_truncated = true;
+		for (unsigned i = 1; i < p->n_fds; i++)
+			if (p->fds[i].fd > p->fds[hi].fd)
+				hi = i;
+		if (fd > p->fds[hi].fd)
+			return;
+		f = &p->fds[hi];
+		memset(f, 0, sizeof(*f));
+	} else {
+		if (!p->fds) {
+			p->fds = calloc(PROCS_MAX_RDMA_FDS, sizeof(*p->fds));
+			if (!p->fds)
+				return;
+		}
+		f = &p->fds[p->n_fds++];
+	}
+	f->fd = fd;
+	f->node_kind = kind;
+	inv_strcpy(f->path, sizeof(f->path), target);
+	node_details(pd->root, f);
+}
+
+/*
+ * Every fd's link is read (readlinkat relative to fd/, one component each): a cheaper filter
+ * (fstatat for a character device) costs the same lookup and would miss the anon-inode event file.
+ */
+static void read_fds(struct proc_dir *pd, struct proc_info *p)
+{
+	_cleanup_close_ int fdfd = -1;
 	unsigned scanned = 0;
-	struct dirent *de;
-	DIR *d;
+	char path[64];
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%u/fd", p->pid);
-	d = root_opendir(root, path);
-	if (!d) {
-		p->fd_error = -errno;
-		if (errno != ENOENT && errno != EACCES)
-			proc_error(p, "%s: %s", path, inv_strerror(-errno));
+	fdfd = pd_open(pd, "fd", O_RDONLY | O_DIRECTORY);
+	if (fdfd < 0) {
+		p->fd_error = fdfd;
+		if (fdfd != -ENOENT && fdfd != -EACCES)
+			proc_error(p, "%s: %s", path, inv_strerror(fdfd));
 		return;
 	}
-	while ((de = readdir(d))) {
-		struct proc_fd *f;
-		uint32_t kind;
-		int fd;
+	while ((n = getdents64(fdfd, pd->dents, sizeof(pd->dents))) > 0) {
+		for (size_t off = 0; off < (size_t)n;) {
+			struct dirent64 *de = (struct dirent64 *)(pd->dents + off);
 
-		if (de->d_name[0] == '.')
-			continue;
-		if (++scanned > PROCS_MAX_FD_SCAN) {
-			p->fds_truncated = true;
-			break;
-		}
-		if (safe_atoi(de->d_name, &fd) < 0 || fd < 0)
-			continue;
-		if (inv_path(fpath, sizeof(fpath), "%s/%d", path, fd) < 0 ||
-		    root_readlink(root, fpath, target, sizeof(target)) < 0)
-			continue;
-		if (endswith(target, " (deleted)"))
-			target[strlen(target) - strlen(" (deleted)")] = 0;
-		if (!procs_fd_kind(target, &kind))
-			continue;
-		if (p->n_fds >= PROCS_MAX_RDMA_FDS) {
-			/* Keep the lowest-numbered ones, whatever the readdir order. */
-			unsigned hi = 0;
-
-			p->fds_truncated = true;
-			for (unsigned i = 1; i < p->n_fds; i++)
-				if (p->fds[i].fd > p->fds[hi].fd)
-					hi = i;
-			if (fd > p->fds[hi].fd)
+			if (de->d_reclen == 0)
+				break;
+			off += de->d_reclen;
+			if (de->d_name[0] == '.')
 				continue;
-			f = &p->fds[hi];
-			memset(f, 0, sizeof(*f));
-		} else {
-			if (!p->fds) {
-				p->fds = calloc(PROCS_MAX_RDMA_FDS, sizeof(*p->fds));
-				if (!p->fds)
-					break;
+			if (++scanned > PROCS_MAX_FD_SCAN) {
+				p->fds_truncated = true;
+				goto done;
 			}
-			f = &p->fds[p->n_fds++];
+			fd_entry(pd, fdfd, de->d_name, p);
 		}
-		f->fd = fd;
-		f->node_kind = kind;
-		inv_strcpy(f->path, sizeof(f->path), target);
-		node_details(root, f);
+		/*
+		 * procfs lists fds until the buffer is full: room left for another entry means
+		 * that was all of them, and the read that would return 0 is saved.
+		 */
+		if (pd->fast && (size_t)n + 512 < sizeof(pd->dents))
+			break;
 	}
-	closedir(d);
+done:
 	if (p->n_fds > 1) {
 		/* readdir order is arbitrary; report by fd number. */
 		for (unsigned i = 1; i < p->n_fds; i++)
@@ -408,24 +539,21 @@ static void maps_line(char *line, struct proc_info *p)
 	p->n_libs++;
 }
 
-static void read_maps(const struct rg_root *root, struct proc_info *p)
+static void read_maps(struct proc_dir *pd, struct proc_info *p)
 {
-	struct line_reader *lr;
+	struct line_reader *lr = pd->lr;
 	char path[64], *line;
 	unsigned lines = 0;
 	bool overlong;
-	int r;
+	int fd, r;
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
-	lr = malloc(sizeof(*lr));
-	if (!lr)
-		return;
-	r = line_reader_open(lr, root, path);
+	fd = pd_open(pd, "maps", O_RDONLY | O_NONBLOCK);
+	r = fd < 0 ? fd : line_reader_open_fd(lr, fd, !pd->fast);
 	if (r < 0) {
 		p->maps_error = r;
 		if (r != -ENOENT && r != -EACCES)
 			proc_error(p, "%s: %s", path, inv_strerror(r));
-		free(lr);
 		return;
 	}
 	while ((r = line_reader_next(lr, &line, &overlong)) > 0) {
@@ -442,31 +570,97 @@ static void read_maps(const struct rg_root *root, struct proc_info *p)
 			proc_error(p, "%s: %s", path, inv_strerror(r));
 	}
 	line_reader_close(lr);
-	free(lr);
 }
 
-int procs_read_one(const struct rg_root *root, uint32_t pid, unsigned flags, struct proc_info *ret)
+/* Reads process pid into p with pd's buffers. -ENOENT when it is gone. */
+static int read_one(struct proc_dir *pd, int procfd, uint32_t pid, unsigned flags,
+		    struct proc_info *p)
 {
-	struct proc_info *p = ret;
+	char name[16];
 	int r;
 
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
-	r = read_stat(root, p);
+	pd->pid = pid;
+	pd->dfd = -1;
+	if (pd->fast) {
+		snprintf(name, sizeof(name), "%u", pid);
+		pd->dfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (pd->dfd < 0 && (errno == ENOENT || errno == ESRCH))
+			return -ENOENT;
+		if (pd->dfd < 0) {
+			proc_error(p, "/proc/%u: %s", pid, inv_strerror(-errno));
+			return 0;
+		}
+	}
+	r = read_stat(pd, p);
 	if (r == -ENOENT || r == -ESRCH) {
 		proc_info_done(p);
-		return -ENOENT;
+		r = -ENOENT;
+		goto out;
 	}
 	if (r < 0 && r != -EINVAL)
 		proc_error(p, "/proc/%u/stat: %s", pid, inv_strerror(r));
-	read_status(root, p);
-	read_exe(root, p);
-	read_cmdline(root, p);
+	read_status(pd, p);
+	if (pd->fast && p->kernel_thread) {
+		/* The kernel says so: no exe (readlink fails ENOENT), argv, fds or mappings. */
+		p->exe_error = -ENOENT;
+		r = 0;
+		goto out;
+	}
+	read_exe(pd, p);
+	read_cmdline(pd, p);
 	if (flags & PROCS_F_FDS)
-		read_fds(root, p);
+		read_fds(pd, p);
 	if (flags & PROCS_F_MAPS)
-		read_maps(root, p);
-	return 0;
+		read_maps(pd, p);
+	r = 0;
+out:
+	if (pd->dfd >= 0)
+		close(pd->dfd);
+	pd->dfd = -1;
+	return r;
+}
+
+/* A context for reading processes below root; procfd is /proc there. */
+static struct proc_dir *proc_dir_new(const struct rg_root *root, int procfd)
+{
+	struct proc_dir *pd = calloc(1, sizeof(*pd));
+	struct statfs sfs;
+
+	if (!pd)
+		return NULL;
+	pd->lr = malloc(sizeof(*pd->lr));
+	if (!pd->lr) {
+		free(pd);
+		return NULL;
+	}
+	pd->lr->fd = -1;
+	pd->root = root;
+	pd->dfd = -1;
+	pd->fast = root->is_host && procfd >= 0 && fstatfs(procfd, &sfs) == 0 &&
+		   sfs.f_type == PROC_SUPER_MAGIC;
+	return pd;
+}
+
+static void proc_dir_free(struct proc_dir *pd)
+{
+	if (!pd)
+		return;
+	free(pd->lr);
+	free(pd);
+}
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct proc_dir *, proc_dir_free);
+
+int procs_read_one(const struct rg_root *root, uint32_t pid, unsigned flags, struct proc_info *ret)
+{
+	_cleanup_(proc_dir_freep) struct proc_dir *pd = NULL;
+	_cleanup_close_ int procfd = root_open(root, "/proc", O_PATH | O_DIRECTORY);
+
+	pd = proc_dir_new(root, procfd);
+	if (!pd)
+		return -ENOMEM;
+	return read_one(pd, procfd, pid, flags, ret);
 }
 
 static int pid_cmp(const void *a, const void *b)
@@ -485,12 +679,83 @@ const struct proc_info *proc_table_find(const struct proc_table *t, uint32_t pid
 	return bsearch(&key, t->procs, t->n, sizeof(*t->procs), pid_cmp);
 }
 
+/*
+ * Reading /proc is nearly all system time spent in procfs (maps, status, fd links), which scales
+ * over CPUs: a scan of many processes has a few readers, each taking the next pid in turn.
+ */
+#define PROCS_READER_MIN     256 /* processes per reader for another to be worth starting */
+#define PROCS_READ_SKIPPED   1	 /* a slot's result: not read (our own pid) */
+
+struct scan_job {
+	const struct rg_root *root;
+	int procfd;
+	unsigned flags;
+	const uint32_t *pids; /* in /proc's order */
+	struct proc_info *procs;
+	int *res; /* read_one()'s result for each pid */
+	size_t n;
+	size_t next; /* the next slot to read (atomic) */
+};
+
+static void scan_job_run(struct scan_job *j, struct proc_dir *pd)
+{
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->n)
+		if (j->res[i] != PROCS_READ_SKIPPED)
+			j->res[i] = read_one(pd, j->procfd, j->pids[i], j->flags, &j->procs[i]);
+}
+
+static void *scan_reader(void *userdata)
+{
+	struct scan_job *j = userdata;
+	_cleanup_(proc_dir_freep) struct proc_dir *pd = proc_dir_new(j->root, j->procfd);
+
+	/* Without memory this reader does nothing: the caller's reads every slot left. */
+	if (pd)
+		scan_job_run(j, pd);
+	return NULL;
+}
+
+static unsigned scan_readers(size_t n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t k = n / PROCS_READER_MIN;
+
+	if (cpus < 1)
+		cpus = 1;
+	k = MIN(k, (size_t)MIN(cpus, PROCS_MAX_READERS));
+	return k < 1 ? 1 : (unsigned)k;
+}
+
+/* Reads every slot of j: the calling thread and up to PROCS_MAX_READERS - 1 more. */
+static int scan_job_read(struct scan_job *j)
+{
+	_cleanup_(proc_dir_freep) struct proc_dir *pd = proc_dir_new(j->root, j->procfd);
+	pthread_t threads[PROCS_MAX_READERS - 1];
+	unsigned n_threads = 0, want = scan_readers(j->n);
+
+	if (!pd)
+		return -ENOMEM;
+	(void)clock_ticks_per_sec(); /* cached before the readers use it */
+	while (n_threads + 1 < want && pthread_create(&threads[n_threads], NULL, scan_reader, j) == 0)
+		n_threads++;
+	scan_job_run(j, pd);
+	while (n_threads > 0)
+		pthread_join(threads[--n_threads], NULL);
+	return 0;
+}
+
 int procs_scan(const struct rg_root *root, unsigned flags, struct proc_table **ret)
 {
 	_cleanup_(proc_table_freep) struct proc_table *t = NULL;
-	size_t cap = 0, i;
+	_cleanup_free_ uint32_t *pids = NULL;
+	_cleanup_free_ int *res = NULL;
+	struct scan_job job = {.root = root, .flags = flags};
+	size_t listed = 0, cap = 0, i;
 	struct dirent *de;
 	DIR *d;
+	int r;
 
 	if (!root || !ret)
 		return -EINVAL;
@@ -505,38 +770,66 @@ int procs_scan(const struct rg_root *root, unsigned flags, struct proc_table **r
 		*ret = TAKE_PTR(t);
 		return 0;
 	}
-	while ((de = readdir(d))) {
+	/* The pids first (one past the cap tells that there were more)... */
+	while ((de = readdir(d)) && listed <= PROCS_MAX_SCAN) {
 		uint32_t pid;
-		int r;
 
 		if (!isdigit((unsigned char)de->d_name[0]) || safe_atou32(de->d_name, 10, &pid) < 0 ||
 		    pid == 0)
 			continue;
-		if (++t->scanned > PROCS_MAX_SCAN || t->n >= PROCS_MAX) {
-			t->truncated = true;
-			break;
-		}
-		if (pid == t->self_pid)
-			continue;
-		if (t->n == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct proc_info *np = realloc(t->procs, ncap * sizeof(*np));
+		if (listed == cap) {
+			size_t ncap = cap ? cap * 2 : 1024;
+			uint32_t *np = realloc(pids, ncap * sizeof(*np));
 
 			if (!np) {
 				closedir(d);
 				return -ENOMEM;
 			}
-			t->procs = np;
+			pids = np;
 			cap = ncap;
 		}
-		r = procs_read_one(root, pid, flags, &t->procs[t->n]);
-		if (r == -ENOENT) {
+		pids[listed++] = pid;
+	}
+	/* ...then each process, read by one of the readers into its own slot... */
+	t->procs = calloc(MAX(listed, 1), sizeof(*t->procs));
+	res = calloc(MAX(listed, 1), sizeof(*res));
+	if (!t->procs || !res) {
+		closedir(d);
+		return -ENOMEM;
+	}
+	for (i = 0; i < listed; i++)
+		if (pids[i] == t->self_pid)
+			res[i] = PROCS_READ_SKIPPED;
+	job.procfd = dirfd(d);
+	job.pids = pids;
+	job.procs = t->procs;
+	job.res = res;
+	job.n = listed;
+	r = scan_job_read(&job);
+	closedir(d);
+	if (r < 0)
+		return r;
+	/* ...then kept in /proc's order, within the caps (slots of those not kept are freed). */
+	for (i = 0; i < listed; i++) {
+		if (t->truncated) {
+			proc_info_done(&t->procs[i]);
+			continue;
+		}
+		if (++t->scanned > PROCS_MAX_SCAN || t->n >= PROCS_MAX) {
+			t->truncated = true;
+			proc_info_done(&t->procs[i]);
+			continue;
+		}
+		if (res[i] == PROCS_READ_SKIPPED)
+			continue;
+		if (res[i] == -ENOENT) {
 			t->vanished++;
 			continue;
 		}
+		if (t->n != i)
+			t->procs[t->n] = t->procs[i];
 		t->n++;
 	}
-	closedir(d);
 	if (t->n > 1)
 		qsort(t->procs, t->n, sizeof(*t->procs), pid_cmp);
 	for (i = 0; i < t->n; i++) {

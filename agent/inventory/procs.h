@@ -26,6 +26,7 @@
 #define PROCS_MAX_MAPS_LINES 65536 /* /proc/PID/maps lines examined per process */
 #define PROCS_MAX_CMDLINE    4096  /* bytes of /proc/PID/cmdline kept */
 #define PROCS_MAX_ERRORS     4
+#define PROCS_MAX_READERS    4	   /* threads reading /proc at once in procs_scan() (and CPUs) */
 
 enum {
 	PROCS_F_FDS = 1u << 0,	/* look at /proc/PID/fd */
@@ -86,7 +87,10 @@ struct proc_table {
 	int error;	     /* -errno when /proc could not be listed */
 };
 
-/* Scans every process below root. 0, or -ENOMEM/-EINVAL; an unreadable /proc is t->error. */
+/*
+ * Scans every process below root, with up to PROCS_MAX_READERS threads (the caller's among them)
+ * when there are many. 0, or -ENOMEM/-EINVAL; an unreadable /proc is t->error.
+ */
 int procs_scan(const struct rg_root *root, unsigned flags, struct proc_table **ret);
 /* Reads one process (for a daemon that learns of a pid). -ENOENT when it is gone. */
 int procs_read_one(const struct rg_root *root, uint32_t pid, unsigned flags, struct proc_info *ret);

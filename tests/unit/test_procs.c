@@ -4,7 +4,10 @@
  * seeds its state from), a real child process of this test, caps, and hostile /proc files.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
@@ -160,6 +163,13 @@ START_TEST(test_classify)
 	ck_assert_int_eq(procs_lib_kind("/usr/lib/libibumad.so.3"), RG_LIB_OTHER);
 	ck_assert_int_eq(procs_lib_kind("/usr/lib/x86_64-linux-gnu/libc.so.6"), -1);
 	ck_assert_int_eq(procs_lib_kind("/usr/lib/libibverbsX.so"), -1);
+	/* Names without "lib" in front: only the provider directory and -rdmav count. */
+	ck_assert_int_eq(procs_lib_kind("/opt/libibverbs/foo.so"), RG_LIB_PROVIDER);
+	ck_assert_int_eq(procs_lib_kind("/opt/mlx5-rdmav34.so"), RG_LIB_PROVIDER);
+	ck_assert_int_eq(procs_lib_kind("/usr/lib/ibverbs.so.1"), -1);
+	ck_assert_int_eq(procs_lib_kind("/usr/lib/li"), -1);
+	ck_assert_int_eq(procs_lib_kind("/usr/lib/"), -1);
+	ck_assert_int_eq(procs_lib_kind("lib"), -1);
 	ck_assert(procs_fd_kind("/dev/infiniband/uverbs12", &k) && k == RG_NODE_UVERBS);
 	ck_assert(procs_fd_kind("/dev/infiniband/rdma_cm", &k) && k == RG_NODE_RDMA_CM);
 	ck_assert(procs_fd_kind("/dev/infiniband/issm1", &k) && k == RG_NODE_ISSM);
@@ -408,6 +418,143 @@ START_TEST(test_host_child)
 }
 END_TEST
 
+/* Waits (at most 5 s) until pid runs exe: after its execve. */
+static void wait_exe(pid_t pid, const char *exe)
+{
+	char path[64], target[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	for (int i = 0; i < 500; i++) {
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+
+		if (n > 0) {
+			target[n] = 0;
+			if (strcmp(target, exe) == 0)
+				return;
+		}
+		usleep(10000);
+	}
+	ck_abort_msg("%s did not exec %s", path, exe);
+}
+
+/*
+ * The host's procfs (read relative to /proc/PID): a name with spaces and parentheses, an argv
+ * longer than kept, thousands of fds (several getdents64 buffers, the scan cap), a kernel thread.
+ */
+START_TEST(test_host_hostile)
+{
+	char realexe[PATH_MAX], *big;
+	int pfd[2];
+	pid_t named, sleeper, fds;
+	char c;
+	struct rg_root root;
+	struct proc_info p;
+	bool many_fds = true;
+
+	ck_assert_int_eq(pipe(pfd), 0);
+	named = fork();
+	ck_assert_int_ge(named, 0);
+	if (named == 0) {
+		(void)prctl(PR_SET_NAME, ") x (y) z");
+		(void)!write(pfd[1], "y", 1);
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_eq(read(pfd[0], &c, 1), 1);
+	fds = fork();
+	ck_assert_int_ge(fds, 0);
+	if (fds == 0) {
+		struct rlimit rl = {PROCS_MAX_FD_SCAN + 64, PROCS_MAX_FD_SCAN + 64};
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+			for (int i = 0; i < PROCS_MAX_FD_SCAN + 8; i++)
+				(void)dup2(null, 32 + i);
+		(void)!write(pfd[1], "y", 1);
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_eq(read(pfd[0], &c, 1), 1);
+	big = malloc(PROCS_MAX_CMDLINE + 1000);
+	ck_assert_ptr_nonnull(big);
+	memset(big, '0', PROCS_MAX_CMDLINE + 999);
+	big[PROCS_MAX_CMDLINE + 999] = 0;
+	ck_assert_ptr_nonnull(realpath("/bin/sleep", realexe));
+	sleeper = fork();
+	ck_assert_int_ge(sleeper, 0);
+	if (sleeper == 0) {
+		/* sleep adds its arguments up: 60 + 0. */
+		execl(realexe, "sleep", "60", big, (char *)NULL);
+		_exit(127);
+	}
+	free(big);
+	wait_exe(sleeper, realexe);
+
+	ck_assert_int_eq(root_init(&root, "/"), 0);
+	ck_assert_int_eq(procs_read_one(&root, (uint32_t)named, PROCS_F_ALL, &p), 0);
+	ck_assert_str_eq(p.comm, ") x (y) z");
+	ck_assert_uint_eq(p.ppid, (uint32_t)getpid());
+	ck_assert_uint_eq(p.uid, getuid());
+	ck_assert_uint_eq(p.euid, geteuid());
+	ck_assert(!p.kernel_thread);
+	ck_assert_uint_ne(p.start_boot_ns, 0);
+	ck_assert_uint_eq(p.n_errors, 0);
+	proc_info_done(&p);
+
+	ck_assert_int_eq(procs_read_one(&root, (uint32_t)sleeper, PROCS_F_ALL, &p), 0);
+	ck_assert_str_eq(p.comm, "sleep");
+	ck_assert_str_eq(p.exe, realexe);
+	ck_assert(p.cmdline_truncated);
+	ck_assert_uint_eq(p.cmdline_len, PROCS_MAX_CMDLINE);
+	ck_assert_str_eq(arg(&p, 0), "sleep");
+	ck_assert_str_eq(arg(&p, 1), "60");
+	ck_assert_uint_eq(strlen(arg(&p, 2)), PROCS_MAX_CMDLINE - strlen("sleep") - strlen("60") - 2);
+	proc_info_done(&p);
+
+	ck_assert_int_eq(procs_read_one(&root, (uint32_t)fds, PROCS_F_FDS, &p), 0);
+	{
+		char path[64];
+		int n;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", fds, 32 + PROCS_MAX_FD_SCAN);
+		n = access(path, F_OK);
+		if (n != 0) {
+			many_fds = false;
+			fprintf(stderr, "could not open %d fds in a child; fd cap check skipped\n",
+				PROCS_MAX_FD_SCAN + 8);
+		}
+	}
+	if (many_fds)
+		ck_assert(p.fds_truncated);
+	ck_assert_uint_eq(p.n_fds, 0); /* all /dev/null */
+	ck_assert_int_eq(p.fd_error, 0);
+	proc_info_done(&p);
+
+	/* kthreadd: no exe, argv, fds or mappings, and no errors for lacking them. */
+	ck_assert_int_eq(procs_read_one(&root, 2, PROCS_F_ALL, &p), 0);
+	ck_assert(p.kernel_thread);
+	ck_assert_ptr_null(p.exe);
+	ck_assert_int_eq(p.exe_error, -ENOENT);
+	ck_assert_uint_eq(p.cmdline_len, 0);
+	ck_assert_uint_eq(p.n_fds + p.n_libs + p.uverbs_mappings, 0);
+	ck_assert_uint_eq(p.n_errors, 0);
+	proc_info_done(&p);
+
+	ck_assert_int_eq(procs_read_one(&root, (uint32_t)sleeper, PROCS_F_ALL, &p), 0);
+	proc_info_done(&p);
+	root_done(&root);
+	kill(named, SIGKILL);
+	kill(fds, SIGKILL);
+	kill(sleeper, SIGKILL);
+	waitpid(named, NULL, 0);
+	waitpid(fds, NULL, 0);
+	waitpid(sleeper, NULL, 0);
+	ck_assert_int_eq(root_init(&root, "/"), 0);
+	ck_assert_int_eq(procs_read_one(&root, (uint32_t)sleeper, PROCS_F_ALL, &p), -ENOENT);
+	root_done(&root);
+}
+END_TEST
+
 START_TEST(test_read_one)
 {
 	struct rg_root root;
@@ -506,6 +653,43 @@ START_TEST(test_many_processes)
 }
 END_TEST
 
+/* Processes for several readers: each read once, kept in pid order, vanished ones counted. */
+START_TEST(test_many_readers)
+{
+	_cleanup_(proc_table_freep) struct proc_table *t = NULL;
+	char rel[64];
+	unsigned kept = 0;
+
+	for (unsigned pid = 1000; pid < 3000; pid++) {
+		if (pid % 7 == 0) {
+			/* Exited between the listing and the read: a directory without stat. */
+			snprintf(rel, sizeof(rel), "proc/%u", pid);
+			mkdirs(rel);
+			continue;
+		}
+		fake_proc(pid);
+		snprintf(rel, sizeof(rel), "proc/%u/cmdline", pid);
+		writef(rel, "prog%u", pid);
+		kept++;
+	}
+	t = scan_at(scratch, PROCS_F_ALL);
+	ck_assert_uint_eq(t->n, kept);
+	ck_assert_uint_eq(t->scanned, 2000);
+	ck_assert_uint_eq(t->vanished, 2000 - kept);
+	ck_assert(!t->truncated);
+	for (size_t i = 0; i < t->n; i++) {
+		char want[32];
+
+		ck_assert(i == 0 || t->procs[i - 1].pid < t->procs[i].pid);
+		ck_assert_uint_ne(t->procs[i].pid % 7, 0);
+		ck_assert_uint_eq(t->procs[i].sid, t->procs[i].pid);
+		snprintf(want, sizeof(want), "prog%u", t->procs[i].pid);
+		ck_assert_str_eq(arg(&t->procs[i], 0), want);
+		ck_assert_uint_eq(t->procs[i].n_errors, 0);
+	}
+}
+END_TEST
+
 /* --- errors -------------------------------------------------------------------------------------- */
 
 START_TEST(test_hostile)
@@ -553,6 +737,61 @@ START_TEST(test_hostile)
 }
 END_TEST
 
+/* A truncated stat, a comm of parentheses and spaces, maps lines longer than the line buffer. */
+START_TEST(test_hostile_parsers)
+{
+	_cleanup_(proc_table_freep) struct proc_table *t = NULL;
+	const struct proc_info *p;
+	char rel[PATH_MAX], *line;
+	size_t n = 200000;
+	FILE *f;
+
+	fake_proc(30);
+	writef("proc/30/stat", "30 (fake) S 1 30 30 0 -1 4194560 0 0 0\n");
+	fake_proc(31);
+	writef("proc/31/stat", "31 ( ) (x) ) R 7 8 9 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0\n");
+	fake_proc(32);
+	line = malloc(n + 1);
+	ck_assert_ptr_nonnull(line);
+	memset(line, 'a', n);
+	line[n] = 0;
+	sp(rel, sizeof(rel), "proc/32/maps");
+	f = fopen(rel, "w");
+	ck_assert_ptr_nonnull(f);
+	/* An overlong line naming a library: not reported (it is cut), and the next line is read. */
+	fprintf(f, "7f00-7f01 r-xp 00000000 fd:01 1 /usr/lib/libibverbs.so.1%s\n", line);
+	fprintf(f, "7f01-7f02 r-xp 00000000 fd:01 2 /usr/lib/librdmacm.so.1\n");
+	fprintf(f, "%s\n", line);
+	fprintf(f, "7f03-7f04 r--p 00000000 fd:01 3 /usr/lib/x/libibverbs/libmlx5-rdmav34.so\n");
+	fprintf(f, "7f04-7f05 r-xp 00000000 fd:01\n");
+	fprintf(f, "7f05-7f06 r-xp 00000000 zz:01 4 /usr/lib/libibumad.so.3\n");
+	fclose(f);
+	free(line);
+
+	t = scan_at(scratch, PROCS_F_ALL);
+	p = proc_table_find(t, 30);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p->errors[0], "/proc/30/stat: malformed");
+	p = proc_table_find(t, 31);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(p->n_errors, 0);
+	ck_assert_str_eq(p->comm, " ) (x) "); /* first "(" to last ")" */
+	ck_assert_int_eq(p->state, 'R');
+	ck_assert_uint_eq(p->ppid, 7);
+	ck_assert_uint_eq(p->sid, 9);
+	p = proc_table_find(t, 32);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(p->n_errors, 0);
+	ck_assert_uint_eq(p->n_libs, 2);
+	ck_assert_str_eq(p->libs[0].path, "/usr/lib/librdmacm.so.1");
+	ck_assert_uint_eq(p->libs[0].ino, 2);
+	ck_assert(p->libs[0].executable);
+	ck_assert_str_eq(p->libs[1].path, "/usr/lib/x/libibverbs/libmlx5-rdmav34.so");
+	ck_assert(!p->libs[1].executable);
+	ck_assert(!p->maps_truncated);
+}
+END_TEST
+
 START_TEST(test_no_proc)
 {
 	_cleanup_(proc_table_freep) struct proc_table *t = scan_at(scratch, PROCS_F_ALL);
@@ -578,11 +817,14 @@ static Suite *procs_suite(void)
 	tcase_add_test(core, test_soft_events);
 	tcase_add_test(core, test_host_child);
 	tcase_add_test(core, test_read_one);
+	tcase_add_test(core, test_host_hostile);
 	tcase_add_checked_fixture(limits, scratch_setup, scratch_teardown);
 	tcase_add_test(limits, test_limits);
 	tcase_add_test(limits, test_many_processes);
+	tcase_add_test(limits, test_many_readers);
 	tcase_add_checked_fixture(errors, scratch_setup, scratch_teardown);
 	tcase_add_test(errors, test_hostile);
+	tcase_add_test(errors, test_hostile_parsers);
 	tcase_add_test(errors, test_no_proc);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
