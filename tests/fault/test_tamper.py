@@ -33,20 +33,13 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "output"))
 from test_rsyslog import read_jsonl as rsl_read_jsonl  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from tap import check, failed  # noqa: E402
+
 RG = os.environ.get("RG_RDMAGUARD", "build/agent/rdmaguard")
 SRC = os.environ.get("RG_SOURCE_ROOT", ".")
 TAMPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tamper.py")
 IFACE = "rgtamper%d" % (os.getpid() % 10000)
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if cond:
-        print(f"ok - {what}")
-    else:
-        failures += 1
-        print(f"not ok - {what}")
 
 
 def tamper(*args, ok=(0, 1)):
@@ -142,11 +135,11 @@ def run(d):
         if dm.p.poll() is None:
             dm.p.kill()
             dm.p.wait()
-        if failures:
+        if failed():
             print("# daemon log tail:\n" + dm.tail())
     # Run by hand (no INVOCATION_ID), a stop is the operator's: no AGENT-004.
     if os.environ.get("RG_TAMPER_BY_HAND") == "0":
-        return 1 if failures else 0
+        return 1 if failed() else 0
     d2 = os.path.join(d, "by-hand")
     os.mkdir(d2)
     dm = Daemon(d2, service=False)
@@ -159,7 +152,7 @@ def run(d):
         if dm.p.poll() is None:
             dm.p.kill()
             dm.p.wait()
-    return 1 if failures else 0
+    return 1 if failed() else 0
 
 
 def steps(dm):

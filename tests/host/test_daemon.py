@@ -11,18 +11,11 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from tap import check, summary  # noqa: E402
+
 RG = os.environ["RG_RDMAGUARD"]
 DRIVER = os.environ["RG_HOST_DRIVER"]
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if cond:
-        print(f"ok - {what}")
-    else:
-        failures += 1
-        print(f"not ok - {what}")
 
 
 def dry_run():
@@ -123,8 +116,7 @@ def main():
     dry_run()
     bad_usage()
     recorded_run()
-    print(f"{'FAIL' if failures else 'PASS'}: {failures} failure(s)")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -26,23 +26,14 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from tap import check, summary  # noqa: E402
+
 RG = os.environ["RG_RDMAGUARD"]
 DRIVER = os.environ["RG_HOST_DRIVER"]
 NOLOOP = os.environ.get("RG_DAEMON_NOLOOP")  # the daemon as without bpf_loop() (pre-5.17)
 RULES = os.path.join(os.environ.get("RG_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", "..")),
                      "rules")
-failures = 0
-
-
-def check(cond, what, detail=None):
-    global failures
-    if cond:
-        print(f"ok - {what}")
-    else:
-        failures += 1
-        print(f"not ok - {what}")
-        if detail is not None:
-            print(f"  # {str(detail)[:3000]}")
 
 
 def write_policy(path, text):
@@ -172,8 +163,7 @@ def main():
     finally:
         subprocess.run(["umount", "-l", bpffs], check=False)
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{'FAIL' if failures else 'PASS'}: {failures} failure(s)")
-    return 1 if failures else 0
+    return summary()
 
 
 def run(tmp, pin_dir):

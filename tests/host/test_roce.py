@@ -15,20 +15,15 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from tap import check, summary  # noqa: E402
+
 RG = os.environ["RG_RDMAGUARD"]
 NS = f"rgroce{os.getpid()}"
 IF0, IF1 = f"rgv{os.getpid() % 10000}a", f"rgv{os.getpid() % 10000}b"
 LOCAL, PEER = "198.51.100.1", "198.51.100.2"
 PAYLOAD = 100
 FRAME = 14 + 20 + 8 + PAYLOAD  # what TC counts: Ethernet + IPv4 + UDP + payload
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    print(f"{'ok' if cond else 'not ok'} - {what}")
-    if not cond:
-        failures += 1
 
 
 def ip(*args, ns=None):
@@ -71,8 +66,7 @@ def main():
         run()
     finally:
         cleanup()
-    print(f"{'FAIL' if failures else 'PASS'}: {failures} failure(s)")
-    return 1 if failures else 0
+    return summary()
 
 
 def start_daemon(tmp, name):
