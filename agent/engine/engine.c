@@ -15,6 +15,7 @@
 #include "engine-internal.h"
 #include "engine.h"
 #include "common/log.h"
+#include "common/procstat.h"
 #include "common/util.h"
 #include "event/event_json.h"
 
@@ -107,33 +108,14 @@ static const char *event_device(const struct rg_event *ev)
 
 static int read_start_ns(uint32_t pid, uint64_t *ret)
 {
-	char path[64], *p;
-	_cleanup_free_ char *buf = NULL;
-	_cleanup_close_ int fd = -1;
-	unsigned long long ticks;
-	long hz = clock_ticks_per_sec();
-	int i, r;
+	char buf[4096];
+	struct proc_stat st;
+	int r;
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	r = read_fd_bounded(fd, 4096, &buf, NULL, NULL);
+	r = proc_stat_read(pid, buf, sizeof(buf), &st);
 	if (r < 0)
 		return r;
-	p = strrchr(buf, ')');
-	if (!p || hz <= 0)
-		return -EBADMSG;
-	/* Field 3 (state) follows ") "; start time is field 22. */
-	p += 2;
-	for (i = 3; i < 22 && p; i++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (!p || sscanf(p, "%llu", &ticks) != 1)
-		return -EBADMSG;
-	*ret = (uint64_t)ticks * (1000000000ull / (uint64_t)hz);
+	*ret = proc_ticks_to_ns(st.start_ticks);
 	return 0;
 }
 

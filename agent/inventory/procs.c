@@ -20,10 +20,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/procstat.h"
 #include "inv_internal.h"
 #include "inventory/procs.h"
-
-#define PF_KTHREAD 0x00200000u
 
 /*
  * One process's directory. On the host's procfs (checked once: fstatfs says PROC_SUPER_MAGIC) the
@@ -150,19 +149,10 @@ void proc_table_free(struct proc_table *t)
 	free(t);
 }
 
-static uint64_t ticks_to_ns(uint64_t ticks)
-{
-	uint64_t hz = (uint64_t)clock_ticks_per_sec();
-
-	return ticks / hz * 1000000000ull + ticks % hz * 1000000000ull / hz;
-}
-
-
 static int read_stat(const struct proc_dir *pd, struct proc_info *p)
 {
-	char data[4097], path[64], *open_paren, *close_paren, *f[24], *save = NULL, *tok;
-	unsigned n = 0;
-	uint64_t start, flags;
+	char data[4097], path[64];
+	struct proc_stat st;
 	size_t len;
 	int r;
 
@@ -170,27 +160,19 @@ static int read_stat(const struct proc_dir *pd, struct proc_info *p)
 	r = pd_read(pd, "stat", data, sizeof(data), &len, NULL);
 	if (r < 0)
 		return r;
-	open_paren = memchr(data, '(', len);
-	close_paren = strrchr(data, ')');
-	if (!open_paren || !close_paren || close_paren < open_paren) {
-		proc_error(p, "%s: no '(comm)'", path);
+	r = proc_stat_parse(data, len, &st);
+	if (r < 0) {
+		proc_error(p, "%s: %s", path,
+			   memchr(data, '(', len) && strrchr(data, ')') ? "malformed" : "no '(comm)'");
 		return -EINVAL;
 	}
-	*close_paren = 0;
-	event_set_str(p->comm, sizeof(p->comm), open_paren + 1, (size_t)(close_paren - open_paren - 1));
-	for (tok = strtok_r(close_paren + 1, " \n", &save); tok && n < ARRAY_SIZE(f);
-	     tok = strtok_r(NULL, " \n", &save))
-		f[n++] = tok;
-	/* f[0] = field 3 (state) ... f[19] = field 22 (starttime). */
-	if (n < 20 || strlen(f[0]) != 1 || safe_atou32(f[1], 10, &p->ppid) < 0 ||
-	    safe_atou32(f[2], 10, &p->pgid) < 0 || safe_atou32(f[3], 10, &p->sid) < 0 ||
-	    safe_atou64(f[6], 10, &flags) < 0 || safe_atou64(f[19], 10, &start) < 0) {
-		proc_error(p, "%s: malformed", path);
-		return -EINVAL;
-	}
-	p->state = f[0][0];
-	p->kernel_thread = (flags & PF_KTHREAD) != 0;
-	p->start_boot_ns = ticks_to_ns(start);
+	event_set_str(p->comm, sizeof(p->comm), st.comm, st.comm_len);
+	p->ppid = st.ppid;
+	p->pgid = st.pgid;
+	p->sid = st.sid;
+	p->state = st.state;
+	p->kernel_thread = (st.flags & PF_KTHREAD) != 0;
+	p->start_boot_ns = proc_ticks_to_ns(st.start_ticks);
 	return 0;
 }
 

@@ -28,6 +28,7 @@
 #include "bpf/events.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/procstat.h"
 #include "common/util.h"
 #include "convert.h"
 #include "elfsym.h"
@@ -1323,49 +1324,19 @@ static void devname_lookup(void *ud, uint32_t rdev, char *buf, size_t size)
 static int proc_info(void *ud, uint32_t pid, uint64_t *start, char comm[RG_COMM_LEN])
 {
 	struct rg_sensors *s = ud;
-	char path[64], *buf = NULL, *open_p, *close_p, *p;
-	_cleanup_close_ int fd = -1;
-	size_t len;
-	uint64_t ticks;
-	int r, field;
+	struct proc_stat st;
+	char buf[4096];
+	int r;
 
 	/* What the ring said this pid was first: /proc is now, and the target may be gone. */
 	if (task_cache_find(&s->tasks, pid, start, comm) == 0)
 		return 0;
-	snprintf_ok(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read_fd_bounded(fd, 4096, &buf, &len, NULL);
+	r = proc_stat_read(pid, buf, sizeof(buf), &st);
 	if (r < 0)
 		return r;
-	open_p = strchr(buf, '(');
-	close_p = strrchr(buf, ')');
-	if (!open_p || !close_p || close_p < open_p) {
-		free(buf);
-		return -EBADMSG;
-	}
-	event_set_str(comm, RG_COMM_LEN, open_p + 1, (size_t)(close_p - open_p - 1));
-	/* starttime is field 22; field 3 follows ") " */
-	p = close_p + 2;
-	for (field = 3; field < 22 && p; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	r = -EBADMSG;
-	if (p) {
-		char *sp = strchr(p, ' ');
-
-		if (sp)
-			*sp = 0;
-		if (safe_atou64(p, 10, &ticks) == 0) {
-			*start = ticks * s->tick_ns;
-			r = 0;
-		}
-	}
-	free(buf);
-	return r;
+	event_set_str(comm, RG_COMM_LEN, st.comm, st.comm_len);
+	*start = st.start_ticks * s->tick_ns;
+	return 0;
 }
 
 /* ---- rdma_cm id table: CONNECT/ACCEPT/LISTEN carry no address; earlier commands did ---- */

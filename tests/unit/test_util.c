@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/procstat.h"
 #include "common/util.h"
 
 static char tmpdir[] = "/tmp/rg-test-util-XXXXXX";
@@ -230,6 +231,78 @@ START_TEST(test_uuid_sha)
 }
 END_TEST
 
+static int stat_of(const char *text, struct proc_stat *st, char *buf, size_t size)
+{
+	size_t len = strlen(text);
+
+	ck_assert_uint_lt(len, size);
+	memcpy(buf, text, len + 1);
+	return proc_stat_parse(buf, len, st);
+}
+
+START_TEST(test_proc_stat)
+{
+	char buf[512];
+	struct proc_stat st;
+	/* 52 fields as the kernel writes them; comm with spaces and parentheses */
+	const char *real = "4242 (a) (b c)) S 1 4242 4243 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 "
+			   "987654 1000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 "
+			   "0 0 0 0 0 0 0 0 0 0 0\n";
+
+	ck_assert_int_eq(stat_of(real, &st, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(st.comm_len, 8);
+	ck_assert(memcmp(st.comm, "a) (b c)", 8) == 0);
+	ck_assert_int_eq(st.state, 'S');
+	ck_assert_uint_eq(st.ppid, 1);
+	ck_assert_uint_eq(st.pgid, 4242);
+	ck_assert_uint_eq(st.sid, 4243);
+	ck_assert_uint_eq(st.flags, 4194560);
+	ck_assert_uint_eq(st.start_ticks, 987654);
+	/* exactly 22 fields, no newline (a fixture tree) */
+	ck_assert_int_eq(stat_of("7 (k) I 2 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 5", &st, buf,
+				 sizeof(buf)),
+			 0);
+	ck_assert(st.flags & PF_KTHREAD);
+	ck_assert_uint_eq(st.start_ticks, 5);
+	ck_assert_uint_eq(proc_ticks_to_ns(0), 0);
+	/* 100 years of uptime, and a half second */
+	ck_assert_uint_eq(proc_ticks_to_ns((uint64_t)clock_ticks_per_sec() * (3155760000ull * 2 + 1) / 2),
+			  3155760000500000000ull);
+}
+END_TEST
+
+START_TEST(test_proc_stat_hostile)
+{
+	char buf[512];
+	struct proc_stat st;
+
+	/* cut before the start time, no '(', no ')', ')' before '(' */
+	ck_assert_int_eq(stat_of("7 (k) I 2 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0", &st, buf,
+				 sizeof(buf)),
+			 -EBADMSG);
+	ck_assert_int_eq(stat_of("7 k) I 2 0 0", &st, buf, sizeof(buf)), -EBADMSG);
+	ck_assert_int_eq(stat_of("7 (k I 2 0 0", &st, buf, sizeof(buf)), -EBADMSG);
+	ck_assert_int_eq(stat_of(") 7 (", &st, buf, sizeof(buf)), -EBADMSG);
+	ck_assert_int_eq(stat_of("", &st, buf, sizeof(buf)), -EBADMSG);
+	/* a state of two letters, a negative ppid, a start time that overflows */
+	ck_assert_int_eq(stat_of("7 (k) IS 2 0 0 0 -1 1 0 0 0 0 0 0 0 0 20 0 1 0 5", &st, buf,
+				 sizeof(buf)),
+			 -EBADMSG);
+	ck_assert_int_eq(stat_of("7 (k) I -2 0 0 0 -1 1 0 0 0 0 0 0 0 0 20 0 1 0 5", &st, buf,
+				 sizeof(buf)),
+			 -EBADMSG);
+	ck_assert_int_eq(stat_of("7 (k) I 2 0 0 0 -1 1 0 0 0 0 0 0 0 0 20 0 1 0 "
+				 "99999999999999999999999",
+				 &st, buf, sizeof(buf)),
+			 -EBADMSG);
+	/* our own stat, read the way the engine and the sensors read it */
+	ck_assert_int_eq(proc_stat_read((uint32_t)getpid(), buf, sizeof(buf), &st), 0);
+	ck_assert_uint_eq(st.ppid, (uint32_t)getppid());
+	ck_assert_int_eq(proc_stat_read(0, buf, sizeof(buf), &st), -ENOENT);
+	ck_assert_int_eq(proc_stat_read((uint32_t)getpid(), buf, 16, &st), -EBADMSG);
+}
+END_TEST
+
 START_TEST(test_string_bounds)
 {
 	char b[8];
@@ -296,7 +369,9 @@ static Suite *util_suite(void)
 	tcase_add_test(core, test_timestamps);
 	tcase_add_test(core, test_uuid_sha);
 	tcase_add_test(core, test_glob_check);
+	tcase_add_test(core, test_proc_stat);
 	tcase_add_test(limits, test_string_bounds);
+	tcase_add_test(limits, test_proc_stat_hostile);
 	tcase_add_test(limits, test_fifo_refused);
 	tcase_add_test(limits, test_symlink_stays_in_root);
 	tcase_add_test(limits, test_bounded_read);
