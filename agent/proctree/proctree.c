@@ -1,10 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proctree.h"
 #include "common/util.h"
+
+/* An interned string: an exe path or an argv block, shared by the entries that hold it. */
+#define PSTR_MAX (RG_PATH_LEN > RG_ARGS_LEN ? RG_PATH_LEN : RG_ARGS_LEN)
+
+struct pstr {
+	uint32_t refs;
+	uint32_t hash;
+	int32_t hnext; /* bucket chain; free list while refs == 0 */
+	uint32_t len;  /* bytes of s, the last NUL included */
+	char s[PSTR_MAX];
+};
+
+static const char empty_str[1] = "";
 
 struct plist {
 	int32_t head, tail;
@@ -17,6 +31,11 @@ struct proctree {
 	int32_t *buckets;
 	uint32_t bucket_mask;
 	struct plist live, exited;
+	struct pstr *strs; /* 2 x capacity: an entry holds two strings */
+	size_t nstrs, strs_used;
+	int32_t str_free;
+	int32_t *sbuckets;
+	uint32_t sbucket_mask;
 	proctree_exit_fn exit_fn;
 	void *exit_ud;
 	struct proctree_stats st;
@@ -43,11 +62,17 @@ int proctree_new(size_t capacity, struct proctree **ret)
 		return -ENOMEM;
 	t->nodes = calloc(capacity, sizeof(*t->nodes));
 	t->buckets = malloc(nb * sizeof(*t->buckets));
-	if (!t->nodes || !t->buckets) {
+	t->nstrs = 2 * capacity;
+	t->strs = calloc(t->nstrs, sizeof(*t->strs));
+	t->sbuckets = malloc(2 * nb * sizeof(*t->sbuckets));
+	if (!t->nodes || !t->buckets || !t->strs || !t->sbuckets) {
 		proctree_free(t);
 		return -ENOMEM;
 	}
 	memset(t->buckets, 0xff, nb * sizeof(*t->buckets));
+	memset(t->sbuckets, 0xff, 2 * nb * sizeof(*t->sbuckets));
+	t->sbucket_mask = 2 * (uint32_t)nb - 1;
+	t->str_free = -1;
 	t->bucket_mask = (uint32_t)nb - 1;
 	t->capacity = capacity;
 	t->live.head = t->live.tail = -1;
@@ -63,6 +88,8 @@ void proctree_free(struct proctree *t)
 		return;
 	free(t->nodes);
 	free(t->buckets);
+	free(t->strs);
+	free(t->sbuckets);
 	free(t);
 }
 
@@ -70,6 +97,87 @@ void proctree_set_exit_hook(struct proctree *t, proctree_exit_fn fn, void *ud)
 {
 	t->exit_fn = fn;
 	t->exit_ud = ud;
+}
+
+static uint32_t str_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+static struct pstr *str_of(const char *s)
+{
+	return (struct pstr *)(void *)(s - offsetof(struct pstr, s));
+}
+
+static const char *str_ref(const char *s)
+{
+	if (s != empty_str)
+		str_of(s)->refs++;
+	return s;
+}
+
+static void str_unref(struct proctree *t, const char *s)
+{
+	struct pstr *p;
+	int32_t *pp, i;
+
+	if (!s || s == empty_str)
+		return;
+	p = str_of(s);
+	if (--p->refs)
+		return;
+	i = (int32_t)(p - t->strs);
+	for (pp = &t->sbuckets[p->hash & t->sbucket_mask]; *pp >= 0; pp = &t->strs[*pp].hnext)
+		if (*pp == i) {
+			*pp = p->hnext;
+			break;
+		}
+	p->hnext = t->str_free;
+	t->str_free = i;
+}
+
+/*
+ * The interned copy of s[0..len) (len counts the last NUL), with a reference taken. Cannot run
+ * out: every string in the pool is held by an entry, and an entry holds two.
+ */
+static const char *str_intern(struct proctree *t, const char *s, size_t len)
+{
+	uint32_t h;
+	struct pstr *p;
+	int32_t i;
+
+	if (len <= 1)
+		return empty_str;
+	if (len > PSTR_MAX)
+		len = PSTR_MAX;
+	h = str_hash(s, len);
+	for (i = t->sbuckets[h & t->sbucket_mask]; i >= 0; i = t->strs[i].hnext) {
+		p = &t->strs[i];
+		if (p->hash == h && p->len == len && memcmp(p->s, s, len) == 0) {
+			p->refs++;
+			return p->s;
+		}
+	}
+	if (t->str_free >= 0) {
+		i = t->str_free;
+		t->str_free = t->strs[i].hnext;
+	} else if (t->strs_used < t->nstrs)
+		i = (int32_t)t->strs_used++;
+	else
+		return empty_str; /* cannot happen (see above) */
+	p = &t->strs[i];
+	memcpy(p->s, s, len);
+	p->s[len - 1] = 0;
+	p->len = (uint32_t)len;
+	p->hash = h;
+	p->refs = 1;
+	p->hnext = t->sbuckets[h & t->sbucket_mask];
+	t->sbuckets[h & t->sbucket_mask] = i;
+	return p->s;
 }
 
 static int32_t idx_of(const struct proctree *t, const struct proc_node *n)
@@ -137,6 +245,9 @@ static void release(struct proctree *t, struct proc_node *n)
 	hash_remove(t, n);
 	list_remove(t, &t->exited, n);
 	t->st.exited--;
+	str_unref(t, n->exe);
+	str_unref(t, n->args);
+	n->exe = n->args = NULL;
 	n->in_use = 0;
 }
 
@@ -180,6 +291,7 @@ static struct proc_node *node_new(struct proctree *t, uint32_t pid, uint64_t sta
 	n->pid = pid;
 	n->start_boot_ns = start;
 	n->game = -1;
+	n->exe = n->args = empty_str;
 	n->first_seen_ns = now;
 	n->in_use = 1;
 	n->lprev = n->lnext = -1;
@@ -260,21 +372,25 @@ size_t proctree_ancestors(const struct proctree *t, const struct proc_node *n,
 	return k;
 }
 
-static void set_exec_info(struct proc_node *n, const struct rg_event *ev)
+static void set_exec_info(struct proctree *t, struct proc_node *n, const struct rg_event *ev)
 {
 	const struct rg_ev_exec *x = &ev->u.exec;
 	uint32_t len = MIN(x->args_len, (uint32_t)RG_ARGS_LEN);
+	char args[RG_ARGS_LEN];
 
-	strscpy_ok(n->exe, x->exe, sizeof(n->exe));
-	memcpy(n->args, x->args, len);
+	memcpy(args, x->args, len);
 	/* The last arg is always terminated within args_len (and the buffer). */
-	if (len && n->args[len - 1]) {
+	if (len && args[len - 1]) {
 		if (len < RG_ARGS_LEN)
-			n->args[len++] = 0;
+			args[len++] = 0;
 		else
-			n->args[len - 1] = 0;
+			args[len - 1] = 0;
 	}
-	n->args_len = len;
+	str_unref(t, n->exe);
+	str_unref(t, n->args);
+	n->exe = str_intern(t, x->exe, strnlen(x->exe, RG_PATH_LEN - 1) + 1);
+	n->args = str_intern(t, args, len);
+	n->args_len = len; /* empty_str holds the one NUL of len 1 */
 	n->sid = x->sid;
 	n->exe_ino = x->exe_ino;
 	n->exe_dev = x->exe_dev;
@@ -286,10 +402,12 @@ static void set_exec_info(struct proc_node *n, const struct rg_event *ev)
 	n->sha256[0] = 0;
 }
 
-static void inherit(struct proc_node *n, const struct proc_node *p)
+static void inherit(struct proctree *t, struct proc_node *n, const struct proc_node *p)
 {
-	memcpy(n->exe, p->exe, sizeof(n->exe));
-	memcpy(n->args, p->args, sizeof(n->args));
+	str_unref(t, n->exe);
+	str_unref(t, n->args);
+	n->exe = str_ref(p->exe);
+	n->args = str_ref(p->args);
 	memcpy(n->sha256, p->sha256, sizeof(n->sha256));
 	n->args_len = p->args_len;
 	n->sid = p->sid;
@@ -374,10 +492,10 @@ struct proc_node *proctree_update(struct proctree *t, const struct rg_event *ev)
 		if (created != t->st.created)
 			n->flags |= PROC_F_SEEDED;
 		if (!(n->flags & PROC_F_FROM_EXEC))
-			set_exec_info(n, ev);
+			set_exec_info(t, n, ev);
 		break;
 	case RG_EV_EXEC:
-		set_exec_info(n, ev);
+		set_exec_info(t, n, ev);
 		n->flags |= PROC_F_FROM_EXEC;
 		n->exec_ns = ev->ts;
 		if (!n->exec_ns)
@@ -389,7 +507,7 @@ struct proc_node *proctree_update(struct proctree *t, const struct rg_event *ev)
 		n->fork_ns = ev->ts;
 		p = proctree_parent(t, n);
 		if (p && p != n && !(n->flags & PROC_F_EXEC_KNOWN))
-			inherit(n, p);
+			inherit(t, n, p);
 		break;
 	case RG_EV_EXIT:
 		/* A thread's exit is not the process's. */

@@ -9,6 +9,12 @@
  * PROCTREE_DEFAULT_CAPACITY): when it is full the oldest exited entry is recycled, and only if none
  * is exited the oldest live non-game entry (counted in evicted_live). Nothing on the update path
  * allocates. Parents are found by key, not by pointer, so an evicted parent just ends the chain.
+ *
+ * Memory: an entry is ~200 bytes; its exe and args are interned strings (one copy for all the
+ * entries with the same exe, or the same argv), kept in a pool of 2 x capacity slots of 272 bytes
+ * allocated with the table. Both are reserved up front (capacity x ~750 bytes: 6 MiB at the
+ * default) but pages are touched only as entries and distinct strings are used: ~1.7 MiB for a
+ * full tree of processes that share their exe and argv, ~6 MiB at most whatever the load.
  */
 #pragma once
 
@@ -55,8 +61,9 @@ struct proc_node {
 	int32_t game;		/* index of the policy game it runs, -1 if none */
 	uint32_t args_len;
 	char comm[RG_COMM_LEN];
-	char exe[RG_PATH_LEN];
-	char args[RG_ARGS_LEN]; /* NUL-separated argv, args_len bytes */
+	/* Interned (shared, read-only, owned by the tree), never NULL: "" while unknown. */
+	const char *exe;	/* NUL-terminated, < RG_PATH_LEN bytes */
+	const char *args;	/* NUL-separated argv, args_len bytes (<= RG_ARGS_LEN) */
 	char sha256[65];	/* with PROC_F_HASHED */
 
 	/* Private to proctree.c. */
