@@ -438,7 +438,7 @@ static bool derived_value(const struct field_ref *f, struct cond_ctx *ctx, struc
 		/* Only what has been computed (an allowlist or game check asked for it). */
 		if (!(n->flags & PROC_F_HASHED) || !n->sha256[0])
 			return false;
-		set_str(v, n->sha256, sizeof(n->sha256));
+		set_str(v, n->sha256, 65);
 		return true;
 	case DF_PARENT_PID:
 		set_int(v, VK_INT, n->ppid);

@@ -7,7 +7,11 @@
 #include "proctree.h"
 #include "common/util.h"
 
-/* An interned string: an exe path or an argv block, shared by the entries that hold it. */
+/*
+ * An interned string: an exe path, an argv block or a sha256, shared by the entries that hold it.
+ * Two pools of fixed-size slots: 2 x capacity of PSTR_MAX bytes (exe and args: an entry holds
+ * two) and capacity of 65 bytes (sha256).
+ */
 #define PSTR_MAX (RG_PATH_LEN > RG_ARGS_LEN ? RG_PATH_LEN : RG_ARGS_LEN)
 
 struct pstr {
@@ -15,7 +19,15 @@ struct pstr {
 	uint32_t hash;
 	int32_t hnext; /* bucket chain; free list while refs == 0 */
 	uint32_t len;  /* bytes of s, the last NUL included */
-	char s[PSTR_MAX];
+	char s[];
+};
+
+struct spool {
+	char *slots;
+	size_t slot_size, n, used, max_len;
+	int32_t free;
+	int32_t *buckets;
+	uint32_t mask;
 };
 
 static const char empty_str[1] = "";
@@ -31,11 +43,8 @@ struct proctree {
 	int32_t *buckets;
 	uint32_t bucket_mask;
 	struct plist live, exited;
-	struct pstr *strs; /* 2 x capacity: an entry holds two strings */
-	size_t nstrs, strs_used;
-	int32_t str_free;
-	int32_t *sbuckets;
-	uint32_t sbucket_mask;
+	struct spool strs; /* exe and args */
+	struct spool shas; /* sha256 */
 	proctree_exit_fn exit_fn;
 	void *exit_ud;
 	struct proctree_stats st;
@@ -44,6 +53,21 @@ struct proctree {
 static uint32_t pid_hash(const struct proctree *t, uint32_t pid)
 {
 	return (pid * 2654435761u) & t->bucket_mask;
+}
+
+static int spool_init(struct spool *p, size_t n, size_t max_len, size_t nb)
+{
+	p->slot_size = (offsetof(struct pstr, s) + max_len + 7) & ~(size_t)7;
+	p->max_len = max_len;
+	p->n = n;
+	p->free = -1;
+	p->mask = (uint32_t)nb - 1;
+	p->slots = calloc(n, p->slot_size);
+	p->buckets = malloc(nb * sizeof(*p->buckets));
+	if (!p->slots || !p->buckets)
+		return -ENOMEM;
+	memset(p->buckets, 0xff, nb * sizeof(*p->buckets));
+	return 0;
 }
 
 int proctree_new(size_t capacity, struct proctree **ret)
@@ -62,17 +86,12 @@ int proctree_new(size_t capacity, struct proctree **ret)
 		return -ENOMEM;
 	t->nodes = calloc(capacity, sizeof(*t->nodes));
 	t->buckets = malloc(nb * sizeof(*t->buckets));
-	t->nstrs = 2 * capacity;
-	t->strs = calloc(t->nstrs, sizeof(*t->strs));
-	t->sbuckets = malloc(2 * nb * sizeof(*t->sbuckets));
-	if (!t->nodes || !t->buckets || !t->strs || !t->sbuckets) {
+	if (!t->nodes || !t->buckets || spool_init(&t->strs, 2 * capacity, PSTR_MAX, 2 * nb) < 0 ||
+	    spool_init(&t->shas, capacity, 65, nb) < 0) {
 		proctree_free(t);
 		return -ENOMEM;
 	}
 	memset(t->buckets, 0xff, nb * sizeof(*t->buckets));
-	memset(t->sbuckets, 0xff, 2 * nb * sizeof(*t->sbuckets));
-	t->sbucket_mask = 2 * (uint32_t)nb - 1;
-	t->str_free = -1;
 	t->bucket_mask = (uint32_t)nb - 1;
 	t->capacity = capacity;
 	t->live.head = t->live.tail = -1;
@@ -88,8 +107,10 @@ void proctree_free(struct proctree *t)
 		return;
 	free(t->nodes);
 	free(t->buckets);
-	free(t->strs);
-	free(t->sbuckets);
+	free(t->strs.slots);
+	free(t->strs.buckets);
+	free(t->shas.slots);
+	free(t->shas.buckets);
 	free(t);
 }
 
@@ -108,6 +129,11 @@ static uint32_t str_hash(const char *s, size_t len)
 	return h;
 }
 
+static struct pstr *slot(const struct spool *p, int32_t i)
+{
+	return (struct pstr *)(void *)(p->slots + (size_t)i * p->slot_size);
+}
+
 static struct pstr *str_of(const char *s)
 {
 	return (struct pstr *)(void *)(s - offsetof(struct pstr, s));
@@ -120,7 +146,7 @@ static const char *str_ref(const char *s)
 	return s;
 }
 
-static void str_unref(struct proctree *t, const char *s)
+static void str_unref(struct spool *sp, const char *s)
 {
 	struct pstr *p;
 	int32_t *pp, i;
@@ -130,54 +156,63 @@ static void str_unref(struct proctree *t, const char *s)
 	p = str_of(s);
 	if (--p->refs)
 		return;
-	i = (int32_t)(p - t->strs);
-	for (pp = &t->sbuckets[p->hash & t->sbucket_mask]; *pp >= 0; pp = &t->strs[*pp].hnext)
+	i = (int32_t)(((const char *)p - sp->slots) / (ptrdiff_t)sp->slot_size);
+	for (pp = &sp->buckets[p->hash & sp->mask]; *pp >= 0; pp = &slot(sp, *pp)->hnext)
 		if (*pp == i) {
 			*pp = p->hnext;
 			break;
 		}
-	p->hnext = t->str_free;
-	t->str_free = i;
+	p->hnext = sp->free;
+	sp->free = i;
 }
 
 /*
  * The interned copy of s[0..len) (len counts the last NUL), with a reference taken. Cannot run
- * out: every string in the pool is held by an entry, and an entry holds two.
+ * out: every string in a pool is held by an entry, and an entry holds at most as many strings
+ * of a pool as the pool has slots per entry.
  */
-static const char *str_intern(struct proctree *t, const char *s, size_t len)
+static const char *str_intern(struct spool *sp, const char *s, size_t len)
 {
-	uint32_t h;
 	struct pstr *p;
+	uint32_t h;
 	int32_t i;
 
 	if (len <= 1)
 		return empty_str;
-	if (len > PSTR_MAX)
-		len = PSTR_MAX;
+	if (len > sp->max_len)
+		len = sp->max_len;
 	h = str_hash(s, len);
-	for (i = t->sbuckets[h & t->sbucket_mask]; i >= 0; i = t->strs[i].hnext) {
-		p = &t->strs[i];
+	for (i = sp->buckets[h & sp->mask]; i >= 0; i = p->hnext) {
+		p = slot(sp, i);
 		if (p->hash == h && p->len == len && memcmp(p->s, s, len) == 0) {
 			p->refs++;
 			return p->s;
 		}
 	}
-	if (t->str_free >= 0) {
-		i = t->str_free;
-		t->str_free = t->strs[i].hnext;
-	} else if (t->strs_used < t->nstrs)
-		i = (int32_t)t->strs_used++;
+	if (sp->free >= 0) {
+		i = sp->free;
+		sp->free = slot(sp, i)->hnext;
+	} else if (sp->used < sp->n)
+		i = (int32_t)sp->used++;
 	else
 		return empty_str; /* cannot happen (see above) */
-	p = &t->strs[i];
+	p = slot(sp, i);
 	memcpy(p->s, s, len);
 	p->s[len - 1] = 0;
 	p->len = (uint32_t)len;
 	p->hash = h;
 	p->refs = 1;
-	p->hnext = t->sbuckets[h & t->sbucket_mask];
-	t->sbuckets[h & t->sbucket_mask] = i;
+	p->hnext = sp->buckets[h & sp->mask];
+	sp->buckets[h & sp->mask] = i;
 	return p->s;
+}
+
+void proctree_set_sha256(struct proctree *t, struct proc_node *n, const char *hex)
+{
+	const char *old = n->sha256;
+
+	n->sha256 = str_intern(&t->shas, hex, strnlen(hex, 64) + 1);
+	str_unref(&t->shas, old);
 }
 
 static int32_t idx_of(const struct proctree *t, const struct proc_node *n)
@@ -245,9 +280,10 @@ static void release(struct proctree *t, struct proc_node *n)
 	hash_remove(t, n);
 	list_remove(t, &t->exited, n);
 	t->st.exited--;
-	str_unref(t, n->exe);
-	str_unref(t, n->args);
-	n->exe = n->args = NULL;
+	str_unref(&t->strs, n->exe);
+	str_unref(&t->strs, n->args);
+	str_unref(&t->shas, n->sha256);
+	n->exe = n->args = n->sha256 = NULL;
 	n->in_use = 0;
 }
 
@@ -291,7 +327,7 @@ static struct proc_node *node_new(struct proctree *t, uint32_t pid, uint64_t sta
 	n->pid = pid;
 	n->start_boot_ns = start;
 	n->game = -1;
-	n->exe = n->args = empty_str;
+	n->exe = n->args = n->sha256 = empty_str;
 	n->first_seen_ns = now;
 	n->in_use = 1;
 	n->lprev = n->lnext = -1;
@@ -386,10 +422,10 @@ static void set_exec_info(struct proctree *t, struct proc_node *n, const struct 
 		else
 			args[len - 1] = 0;
 	}
-	str_unref(t, n->exe);
-	str_unref(t, n->args);
-	n->exe = str_intern(t, x->exe, strnlen(x->exe, RG_PATH_LEN - 1) + 1);
-	n->args = str_intern(t, args, len);
+	str_unref(&t->strs, n->exe);
+	str_unref(&t->strs, n->args);
+	n->exe = str_intern(&t->strs, x->exe, strnlen(x->exe, RG_PATH_LEN - 1) + 1);
+	n->args = str_intern(&t->strs, args, len);
 	n->args_len = len; /* empty_str holds the one NUL of len 1 */
 	n->sid = x->sid;
 	n->exe_ino = x->exe_ino;
@@ -399,16 +435,18 @@ static void set_exec_info(struct proctree *t, struct proc_node *n, const struct 
 	n->flags |= PROC_F_EXEC_KNOWN;
 	/* A new image: hash and game membership must be recomputed by the owner. */
 	n->flags &= ~(PROC_F_HASHED | PROC_F_EXE_STATTED);
-	n->sha256[0] = 0;
+	str_unref(&t->shas, n->sha256);
+	n->sha256 = empty_str;
 }
 
 static void inherit(struct proctree *t, struct proc_node *n, const struct proc_node *p)
 {
-	str_unref(t, n->exe);
-	str_unref(t, n->args);
+	str_unref(&t->strs, n->exe);
+	str_unref(&t->strs, n->args);
+	str_unref(&t->shas, n->sha256);
 	n->exe = str_ref(p->exe);
 	n->args = str_ref(p->args);
-	memcpy(n->sha256, p->sha256, sizeof(n->sha256));
+	n->sha256 = str_ref(p->sha256);
 	n->args_len = p->args_len;
 	n->sid = p->sid;
 	n->exe_ino = p->exe_ino;

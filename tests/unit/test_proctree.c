@@ -306,6 +306,19 @@ START_TEST(test_strings_shared_and_recycled)
 	ck_assert_str_eq(b->exe, "/usr/bin/other");
 	ck_assert_str_eq(b->args + strlen(b->args) + 1, "-x");
 
+	/* sha256: shared by a fork, dropped by an exec, and never leaks a slot. */
+	proctree_set_sha256(t, a, "aa");
+	ck_assert_str_eq(a->sha256, "aa");
+	ev = mk_fork(102, 2 * SEC, 100, 1 * SEC, 12);
+	n = proctree_update(t, &ev);
+	ck_assert_ptr_eq(n->sha256, a->sha256);
+	ev = mk_exec(RG_EV_EXEC, 102, 2 * SEC, 100, 1 * SEC, "/usr/bin/third", 13);
+	n = proctree_update(t, &ev);
+	ck_assert_str_eq(n->sha256, "");
+	ck_assert_str_eq(a->sha256, "aa");
+	proctree_set_sha256(t, a, "");
+	ck_assert_str_eq(a->sha256, "");
+
 	for (uint32_t i = 0; i < 5 * cap; i++) {
 		uint32_t pid = 1000 + i;
 		uint64_t start = (10 + i) * SEC;
@@ -316,9 +329,12 @@ START_TEST(test_strings_shared_and_recycled)
 		snprintf(exe, sizeof(exe), "/opt/p%u/second", pid);
 		ev = mk_exec(RG_EV_EXEC, pid, start, 100, 1 * SEC, exe, start + 1);
 		ck_assert_ptr_nonnull(proctree_update(t, &ev));
+		n = proctree_find(t, pid, start);
+		proctree_set_sha256(t, n, exe + 5); /* distinct per process: a pool of capacity */
 		ev = mk_fork(pid + 100000, start + 2, pid, start, start + 2);
 		n = proctree_update(t, &ev);
 		ck_assert_str_eq(n->exe, exe);
+		ck_assert_str_eq(n->sha256, exe + 5);
 		if (i % 3 == 0) {
 			ev = mk(RG_EV_EXIT, pid, start, start + 3);
 			proctree_update(t, &ev);
@@ -336,9 +352,12 @@ START_TEST(test_strings_shared_and_recycled)
 		ck_assert_str_eq(n->exe, exe);
 		ck_assert_str_eq(n->args, exe);
 		ck_assert_uint_eq(n->args_len, strlen(exe) + 4);
+		ck_assert_str_eq(n->sha256, exe + 5);
 		n = proctree_find(t, pid + 100000, 0);
-		if (n)
+		if (n) {
 			ck_assert_str_eq(n->exe, exe);
+			ck_assert_str_eq(n->sha256, exe + 5);
+		}
 	}
 	proctree_free(t);
 }
