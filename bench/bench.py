@@ -887,7 +887,7 @@ class Bench:
                  fmt_bytes(loaded["rss_bytes"]), loaded["rss_bytes"] / idle["rss_bytes"],
                  "< 16 MiB", loaded["rss_bytes"] < limit, "baseline: idle")
         rb = "BPF ring buffer mapping (data mapped twice)"
-        self.row("footprint", "daemon RSS less the ring buffer's mapping (8 MiB of BPF map memory "
+        self.row("footprint", "daemon RSS less the ring buffer's mapping (its BPF map memory, "
                  "mapped twice, counted in the BPF maps below)",
                  fmt_bytes(idle["rss_bytes"] - idle["smaps"].get(rb, 0)),
                  fmt_bytes(loaded["rss_bytes"] - loaded["smaps"].get(rb, 0)), None, "< 16 MiB",

@@ -41,6 +41,10 @@ static void usage(FILE *f)
 		"  --ready-file FILE    create FILE once running (for scripts; systemd gets sd_notify)\n"
 		"  --roce-if IFACE      also count RoCE v2/iWARP traffic on IFACE (up to 8)\n"
 		"  --roce-interval SEC  report RoCE traffic every SEC seconds (default 10)\n"
+		"  --ring-buffer SIZE   the sensors' BPF ring buffer: a power of two from 64K to 256M,\n"
+		"                       suffix K or M (default %zuM); mapped twice into the daemon,\n"
+		"                       so its RSS grows by twice SIZE; too small loses records in a\n"
+		"                       burst (counted and reported: agent_lost)\n"
 		"  --no-inventory       skip the start-up inventory but for the process tree\n"
 		"  --enforce            enforce the policy (also \"enforce\": true in it): BPF LSM\n"
 		"                       denies what the allowlist does not allow; rule actions kill\n"
@@ -51,7 +55,7 @@ static void usage(FILE *f)
 		"  -h, --help           this help\n\n"
 		"Exit codes: 0 stopped by a signal, 2 error (invalid policy, rules or output, sensors\n"
 		"that cannot attach, not root).\n",
-		DAEMON_DEFAULT_HEARTBEAT_S, DAEMON_DEFAULT_RECONCILE_S);
+		DAEMON_DEFAULT_HEARTBEAT_S, DAEMON_DEFAULT_RECONCILE_S, (size_t)SENSORS_DEFAULT_RINGBUF >> 20);
 }
 
 static int parse_seconds(const char *opt, const char *s, unsigned *ret)
@@ -62,6 +66,35 @@ static int parse_seconds(const char *opt, const char *s, unsigned *ret)
 		return cmd_usage_error("daemon", "%s: not a number of seconds (1-86400): '%s'", opt, s);
 	*ret = u;
 	return 0;
+}
+
+/* A power of two between SENSORS_MIN_RINGBUF and SENSORS_MAX_RINGBUF; suffix K or M (KiB, MiB). */
+static int parse_ring_size(const char *s, size_t *ret)
+{
+	char num[24];
+	size_t n = strlen(s), shift = 0;
+	uint64_t u;
+
+	if (n && (s[n - 1] == 'K' || s[n - 1] == 'k'))
+		shift = 10;
+	else if (n && (s[n - 1] == 'M' || s[n - 1] == 'm'))
+		shift = 20;
+	if (shift)
+		n--;
+	if (n == 0 || n >= sizeof(num))
+		goto bad;
+	memcpy(num, s, n);
+	num[n] = 0;
+	if (safe_atou64(num, 10, &u) < 0 || u > (uint64_t)SENSORS_MAX_RINGBUF >> shift)
+		goto bad;
+	u <<= shift;
+	if (u < SENSORS_MIN_RINGBUF || (u & (u - 1)))
+		goto bad;
+	*ret = (size_t)u;
+	return 0;
+bad:
+	return cmd_usage_error("daemon", "--ring-buffer: not a power of two from 64K to 256M "
+					 "(suffix K or M): '%s'", s);
 }
 
 int cmd_daemon(int argc, char **argv)
@@ -81,6 +114,7 @@ int cmd_daemon(int argc, char **argv)
 		OPT_READY_FILE,
 		OPT_ROCE_IF,
 		OPT_ROCE_INTERVAL,
+		OPT_RING_BUFFER,
 		OPT_NO_INVENTORY,
 		OPT_DRY_RUN,
 		OPT_ENFORCE,
@@ -101,6 +135,7 @@ int cmd_daemon(int argc, char **argv)
 		{"ready-file", required_argument, NULL, OPT_READY_FILE},
 		{"roce-if", required_argument, NULL, OPT_ROCE_IF},
 		{"roce-interval", required_argument, NULL, OPT_ROCE_INTERVAL},
+		{"ring-buffer", required_argument, NULL, OPT_RING_BUFFER},
 		{"no-inventory", no_argument, NULL, OPT_NO_INVENTORY},
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 		{"enforce", no_argument, NULL, OPT_ENFORCE},
@@ -148,11 +183,11 @@ int cmd_daemon(int argc, char **argv)
 			cfg.status_socket = optarg;
 			break;
 		case OPT_HEARTBEAT:
-			if (parse_seconds("--heartbeat", optarg, &cfg.heartbeat_s) < 0)
+			if (parse_seconds("--heartbeat", optarg, &cfg.heartbeat_s) != 0)
 				return RG_EXIT_ERROR;
 			break;
 		case OPT_RECONCILE:
-			if (parse_seconds("--reconcile", optarg, &cfg.reconcile_s) < 0)
+			if (parse_seconds("--reconcile", optarg, &cfg.reconcile_s) != 0)
 				return RG_EXIT_ERROR;
 			break;
 		case OPT_FACILITY:
@@ -168,7 +203,11 @@ int cmd_daemon(int argc, char **argv)
 			cfg.sensors.roce_ifaces[nifs++] = optarg;
 			break;
 		case OPT_ROCE_INTERVAL:
-			if (parse_seconds("--roce-interval", optarg, &cfg.sensors.roce_interval_s) < 0)
+			if (parse_seconds("--roce-interval", optarg, &cfg.sensors.roce_interval_s) != 0)
+				return RG_EXIT_ERROR;
+			break;
+		case OPT_RING_BUFFER:
+			if (parse_ring_size(optarg, &cfg.sensors.ringbuf_bytes) != 0)
 				return RG_EXIT_ERROR;
 			break;
 		case OPT_NO_INVENTORY:

@@ -392,7 +392,7 @@ static bool derived_value(const struct field_ref *f, struct cond_ctx *ctx, struc
 	case DF_PROC_EXE:
 		if (!(n->flags & PROC_F_EXEC_KNOWN))
 			return false;
-		set_str(v, n->exe, sizeof(n->exe));
+		set_str(v, n->exe, RG_PATH_LEN);
 		return true;
 	case DF_PROC_ARGS:
 		if (!(n->flags & PROC_F_EXEC_KNOWN))
@@ -438,7 +438,7 @@ static bool derived_value(const struct field_ref *f, struct cond_ctx *ctx, struc
 		/* Only what has been computed (an allowlist or game check asked for it). */
 		if (!(n->flags & PROC_F_HASHED) || !n->sha256[0])
 			return false;
-		set_str(v, n->sha256, sizeof(n->sha256));
+		set_str(v, n->sha256, 65);
 		return true;
 	case DF_PARENT_PID:
 		set_int(v, VK_INT, n->ppid);
@@ -454,7 +454,7 @@ static bool derived_value(const struct field_ref *f, struct cond_ctx *ctx, struc
 		}
 		if (!(p->flags & PROC_F_EXEC_KNOWN))
 			return false;
-		set_str(v, p->exe, sizeof(p->exe));
+		set_str(v, p->exe, RG_PATH_LEN);
 		return true;
 	case DF_ANCESTORS: {
 		struct proc_node *anc[PROCTREE_MAX_DEPTH];
@@ -466,7 +466,7 @@ static bool derived_value(const struct field_ref *f, struct cond_ctx *ctx, struc
 			if (!(anc[k]->flags & PROC_F_EXEC_KNOWN))
 				continue;
 			v->items[v->nitems] = anc[k]->exe;
-			v->ilen[v->nitems++] = (uint16_t)strnlen(anc[k]->exe, sizeof(anc[k]->exe));
+			v->ilen[v->nitems++] = (uint16_t)strnlen(anc[k]->exe, RG_PATH_LEN);
 		}
 		return true;
 	}
@@ -483,7 +483,7 @@ static bool derived_value(const struct field_ref *f, struct cond_ctx *ctx, struc
 	case DF_TGT_EXE:
 		if (!ctx->target || !(ctx->target->flags & PROC_F_EXEC_KNOWN))
 			return false;
-		set_str(v, ctx->target->exe, sizeof(ctx->target->exe));
+		set_str(v, ctx->target->exe, RG_PATH_LEN);
 		return true;
 	case DF_TGT_UID:
 		if (!ctx->target)

@@ -216,9 +216,9 @@ static const char *proc_sha256(struct rg_engine *e, struct proc_node *n)
 	else if (e->cfg.hash_live)
 		r = hash_live(e, n, out);
 	if (r >= 0 && strlen(out) == 64)
-		memcpy(n->sha256, out, 65);
+		proctree_set_sha256(e->tree, n, out);
 	else {
-		n->sha256[0] = 0;
+		proctree_set_sha256(e->tree, n, "");
 		if (r != -ENOTSUP)
 			log_debug_errno(r, "Cannot hash the executable of pid %u: %m", n->pid);
 	}

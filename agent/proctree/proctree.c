@@ -1,10 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proctree.h"
 #include "common/util.h"
+
+/*
+ * An interned string: an exe path, an argv block or a sha256, shared by the entries that hold it.
+ * Two pools of fixed-size slots: 2 x capacity of PSTR_MAX bytes (exe and args: an entry holds
+ * two) and capacity of 65 bytes (sha256).
+ */
+#define PSTR_MAX (RG_PATH_LEN > RG_ARGS_LEN ? RG_PATH_LEN : RG_ARGS_LEN)
+
+struct pstr {
+	uint32_t refs;
+	uint32_t hash;
+	int32_t hnext; /* bucket chain; free list while refs == 0 */
+	uint32_t len;  /* bytes of s, the last NUL included */
+	char s[];
+};
+
+struct spool {
+	char *slots;
+	size_t slot_size, n, used, max_len;
+	int32_t free;
+	int32_t *buckets;
+	uint32_t mask;
+};
+
+static const char empty_str[1] = "";
 
 struct plist {
 	int32_t head, tail;
@@ -17,6 +43,8 @@ struct proctree {
 	int32_t *buckets;
 	uint32_t bucket_mask;
 	struct plist live, exited;
+	struct spool strs; /* exe and args */
+	struct spool shas; /* sha256 */
 	proctree_exit_fn exit_fn;
 	void *exit_ud;
 	struct proctree_stats st;
@@ -25,6 +53,21 @@ struct proctree {
 static uint32_t pid_hash(const struct proctree *t, uint32_t pid)
 {
 	return (pid * 2654435761u) & t->bucket_mask;
+}
+
+static int spool_init(struct spool *p, size_t n, size_t max_len, size_t nb)
+{
+	p->slot_size = (offsetof(struct pstr, s) + max_len + 7) & ~(size_t)7;
+	p->max_len = max_len;
+	p->n = n;
+	p->free = -1;
+	p->mask = (uint32_t)nb - 1;
+	p->slots = calloc(n, p->slot_size);
+	p->buckets = malloc(nb * sizeof(*p->buckets));
+	if (!p->slots || !p->buckets)
+		return -ENOMEM;
+	memset(p->buckets, 0xff, nb * sizeof(*p->buckets));
+	return 0;
 }
 
 int proctree_new(size_t capacity, struct proctree **ret)
@@ -43,7 +86,8 @@ int proctree_new(size_t capacity, struct proctree **ret)
 		return -ENOMEM;
 	t->nodes = calloc(capacity, sizeof(*t->nodes));
 	t->buckets = malloc(nb * sizeof(*t->buckets));
-	if (!t->nodes || !t->buckets) {
+	if (!t->nodes || !t->buckets || spool_init(&t->strs, 2 * capacity, PSTR_MAX, 2 * nb) < 0 ||
+	    spool_init(&t->shas, capacity, 65, nb) < 0) {
 		proctree_free(t);
 		return -ENOMEM;
 	}
@@ -63,6 +107,10 @@ void proctree_free(struct proctree *t)
 		return;
 	free(t->nodes);
 	free(t->buckets);
+	free(t->strs.slots);
+	free(t->strs.buckets);
+	free(t->shas.slots);
+	free(t->shas.buckets);
 	free(t);
 }
 
@@ -70,6 +118,101 @@ void proctree_set_exit_hook(struct proctree *t, proctree_exit_fn fn, void *ud)
 {
 	t->exit_fn = fn;
 	t->exit_ud = ud;
+}
+
+static uint32_t str_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+static struct pstr *slot(const struct spool *p, int32_t i)
+{
+	return (struct pstr *)(void *)(p->slots + (size_t)i * p->slot_size);
+}
+
+static struct pstr *str_of(const char *s)
+{
+	return (struct pstr *)(void *)(s - offsetof(struct pstr, s));
+}
+
+static const char *str_ref(const char *s)
+{
+	if (s != empty_str)
+		str_of(s)->refs++;
+	return s;
+}
+
+static void str_unref(struct spool *sp, const char *s)
+{
+	struct pstr *p;
+	int32_t *pp, i;
+
+	if (!s || s == empty_str)
+		return;
+	p = str_of(s);
+	if (--p->refs)
+		return;
+	i = (int32_t)(((const char *)p - sp->slots) / (ptrdiff_t)sp->slot_size);
+	for (pp = &sp->buckets[p->hash & sp->mask]; *pp >= 0; pp = &slot(sp, *pp)->hnext)
+		if (*pp == i) {
+			*pp = p->hnext;
+			break;
+		}
+	p->hnext = sp->free;
+	sp->free = i;
+}
+
+/*
+ * The interned copy of s[0..len) (len counts the last NUL), with a reference taken. Cannot run
+ * out: every string in a pool is held by an entry, and an entry holds at most as many strings
+ * of a pool as the pool has slots per entry.
+ */
+static const char *str_intern(struct spool *sp, const char *s, size_t len)
+{
+	struct pstr *p;
+	uint32_t h;
+	int32_t i;
+
+	if (len <= 1)
+		return empty_str;
+	if (len > sp->max_len)
+		len = sp->max_len;
+	h = str_hash(s, len);
+	for (i = sp->buckets[h & sp->mask]; i >= 0; i = p->hnext) {
+		p = slot(sp, i);
+		if (p->hash == h && p->len == len && memcmp(p->s, s, len) == 0) {
+			p->refs++;
+			return p->s;
+		}
+	}
+	if (sp->free >= 0) {
+		i = sp->free;
+		sp->free = slot(sp, i)->hnext;
+	} else if (sp->used < sp->n)
+		i = (int32_t)sp->used++;
+	else
+		return empty_str; /* cannot happen (see above) */
+	p = slot(sp, i);
+	memcpy(p->s, s, len);
+	p->s[len - 1] = 0;
+	p->len = (uint32_t)len;
+	p->hash = h;
+	p->refs = 1;
+	p->hnext = sp->buckets[h & sp->mask];
+	sp->buckets[h & sp->mask] = i;
+	return p->s;
+}
+
+void proctree_set_sha256(struct proctree *t, struct proc_node *n, const char *hex)
+{
+	const char *old = n->sha256;
+
+	n->sha256 = str_intern(&t->shas, hex, strnlen(hex, 64) + 1);
+	str_unref(&t->shas, old);
 }
 
 static int32_t idx_of(const struct proctree *t, const struct proc_node *n)
@@ -137,6 +280,10 @@ static void release(struct proctree *t, struct proc_node *n)
 	hash_remove(t, n);
 	list_remove(t, &t->exited, n);
 	t->st.exited--;
+	str_unref(&t->strs, n->exe);
+	str_unref(&t->strs, n->args);
+	str_unref(&t->shas, n->sha256);
+	n->exe = n->args = n->sha256 = NULL;
 	n->in_use = 0;
 }
 
@@ -180,6 +327,7 @@ static struct proc_node *node_new(struct proctree *t, uint32_t pid, uint64_t sta
 	n->pid = pid;
 	n->start_boot_ns = start;
 	n->game = -1;
+	n->exe = n->args = n->sha256 = empty_str;
 	n->first_seen_ns = now;
 	n->in_use = 1;
 	n->lprev = n->lnext = -1;
@@ -260,21 +408,25 @@ size_t proctree_ancestors(const struct proctree *t, const struct proc_node *n,
 	return k;
 }
 
-static void set_exec_info(struct proc_node *n, const struct rg_event *ev)
+static void set_exec_info(struct proctree *t, struct proc_node *n, const struct rg_event *ev)
 {
 	const struct rg_ev_exec *x = &ev->u.exec;
 	uint32_t len = MIN(x->args_len, (uint32_t)RG_ARGS_LEN);
+	char args[RG_ARGS_LEN];
 
-	strscpy_ok(n->exe, x->exe, sizeof(n->exe));
-	memcpy(n->args, x->args, len);
+	memcpy(args, x->args, len);
 	/* The last arg is always terminated within args_len (and the buffer). */
-	if (len && n->args[len - 1]) {
+	if (len && args[len - 1]) {
 		if (len < RG_ARGS_LEN)
-			n->args[len++] = 0;
+			args[len++] = 0;
 		else
-			n->args[len - 1] = 0;
+			args[len - 1] = 0;
 	}
-	n->args_len = len;
+	str_unref(&t->strs, n->exe);
+	str_unref(&t->strs, n->args);
+	n->exe = str_intern(&t->strs, x->exe, strnlen(x->exe, RG_PATH_LEN - 1) + 1);
+	n->args = str_intern(&t->strs, args, len);
+	n->args_len = len; /* empty_str holds the one NUL of len 1 */
 	n->sid = x->sid;
 	n->exe_ino = x->exe_ino;
 	n->exe_dev = x->exe_dev;
@@ -283,14 +435,18 @@ static void set_exec_info(struct proc_node *n, const struct rg_event *ev)
 	n->flags |= PROC_F_EXEC_KNOWN;
 	/* A new image: hash and game membership must be recomputed by the owner. */
 	n->flags &= ~(PROC_F_HASHED | PROC_F_EXE_STATTED);
-	n->sha256[0] = 0;
+	str_unref(&t->shas, n->sha256);
+	n->sha256 = empty_str;
 }
 
-static void inherit(struct proc_node *n, const struct proc_node *p)
+static void inherit(struct proctree *t, struct proc_node *n, const struct proc_node *p)
 {
-	memcpy(n->exe, p->exe, sizeof(n->exe));
-	memcpy(n->args, p->args, sizeof(n->args));
-	memcpy(n->sha256, p->sha256, sizeof(n->sha256));
+	str_unref(&t->strs, n->exe);
+	str_unref(&t->strs, n->args);
+	str_unref(&t->shas, n->sha256);
+	n->exe = str_ref(p->exe);
+	n->args = str_ref(p->args);
+	n->sha256 = str_ref(p->sha256);
 	n->args_len = p->args_len;
 	n->sid = p->sid;
 	n->exe_ino = p->exe_ino;
@@ -374,10 +530,10 @@ struct proc_node *proctree_update(struct proctree *t, const struct rg_event *ev)
 		if (created != t->st.created)
 			n->flags |= PROC_F_SEEDED;
 		if (!(n->flags & PROC_F_FROM_EXEC))
-			set_exec_info(n, ev);
+			set_exec_info(t, n, ev);
 		break;
 	case RG_EV_EXEC:
-		set_exec_info(n, ev);
+		set_exec_info(t, n, ev);
 		n->flags |= PROC_F_FROM_EXEC;
 		n->exec_ns = ev->ts;
 		if (!n->exec_ns)
@@ -389,7 +545,7 @@ struct proc_node *proctree_update(struct proctree *t, const struct rg_event *ev)
 		n->fork_ns = ev->ts;
 		p = proctree_parent(t, n);
 		if (p && p != n && !(n->flags & PROC_F_EXEC_KNOWN))
-			inherit(n, p);
+			inherit(t, n, p);
 		break;
 	case RG_EV_EXIT:
 		/* A thread's exit is not the process's. */

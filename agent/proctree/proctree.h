@@ -9,6 +9,13 @@
  * PROCTREE_DEFAULT_CAPACITY): when it is full the oldest exited entry is recycled, and only if none
  * is exited the oldest live non-game entry (counted in evicted_live). Nothing on the update path
  * allocates. Parents are found by key, not by pointer, so an evicted parent just ends the chain.
+ *
+ * Memory: an entry is 160 bytes; its exe, args and sha256 are interned strings (one copy for all
+ * the entries with the same exe, argv or hash), kept in pools allocated with the table: 2 x
+ * capacity slots of 272 bytes (exe, args) and capacity slots of 88 bytes (sha256). All is reserved
+ * up front (capacity x ~800 bytes: 6.3 MiB at the default) but pages are touched only as entries
+ * and distinct strings are used: ~1.3 MiB for a full tree of processes that share a few images,
+ * 6.3 MiB at most whatever the load.
  */
 #pragma once
 
@@ -55,9 +62,10 @@ struct proc_node {
 	int32_t game;		/* index of the policy game it runs, -1 if none */
 	uint32_t args_len;
 	char comm[RG_COMM_LEN];
-	char exe[RG_PATH_LEN];
-	char args[RG_ARGS_LEN]; /* NUL-separated argv, args_len bytes */
-	char sha256[65];	/* with PROC_F_HASHED */
+	/* Interned (shared, read-only, owned by the tree), never NULL: "" while unknown. */
+	const char *exe;	/* NUL-terminated, < RG_PATH_LEN bytes */
+	const char *args;	/* NUL-separated argv, args_len bytes (<= RG_ARGS_LEN) */
+	const char *sha256;	/* 64 hex digits with PROC_F_HASHED, else "" (proctree_set_sha256) */
 
 	/* Private to proctree.c. */
 	int32_t hnext;
@@ -108,6 +116,8 @@ size_t proctree_ancestors(const struct proctree *t, const struct proc_node *n,
 /* Calls fn for every live entry (oldest first). */
 void proctree_foreach_live(struct proctree *t, void (*fn)(struct proc_node *n, void *ud), void *ud);
 void proctree_get_stats(const struct proctree *t, struct proctree_stats *ret);
+/* Sets n->sha256 to (an interned copy of) the hex digest, "" for none. Never allocates. */
+void proctree_set_sha256(struct proctree *t, struct proc_node *n, const char *hex);
 
 static inline bool proc_node_live(const struct proc_node *n)
 {

@@ -38,7 +38,6 @@
 #include "sensors_mod.skel.h"
 #include "uevent.h"
 
-#define DEFAULT_RINGBUF (8u << 20)
 #define DEFAULT_ROCE_S	10
 #define MAX_LINKS	64
 #define MAX_TC_IFS	32
@@ -1877,7 +1876,7 @@ static void set_autoload(struct rg_sensors *s, bool safe)
 
 static int load_main(struct rg_sensors *s, bool safe)
 {
-	size_t rb = s->cfg.ringbuf_bytes ? s->cfg.ringbuf_bytes : DEFAULT_RINGBUF;
+	size_t rb = s->cfg.ringbuf_bytes ? s->cfg.ringbuf_bytes : SENSORS_DEFAULT_RINGBUF;
 	int r;
 
 	s->skel = sensors_bpf__open();

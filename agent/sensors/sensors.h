@@ -33,6 +33,14 @@
 
 #include "event/event.h"
 
+/*
+ * The ring buffer of sensor records. The daemon maps its data pages twice (the kernel's
+ * wrap-around trick) and they are resident from the start: its RSS includes 2 x the size.
+ */
+#define SENSORS_DEFAULT_RINGBUF (2u << 20)
+#define SENSORS_MIN_RINGBUF	(64u << 10)
+#define SENSORS_MAX_RINGBUF	(256u << 20)
+
 enum sensors_mode {
 	SENSORS_AUTO = 0,   /* best flavour per hook point: lsm > fentry > kprobe > tracepoint */
 	SENSORS_FENTRY,	    /* fentry/fexit where a hook point has one (error if refused) */
@@ -46,7 +54,7 @@ int sensors_mode_from_string(const char *s); /* -EINVAL if unknown */
 
 struct sensors_config {
 	enum sensors_mode mode;
-	size_t ringbuf_bytes;	  /* power of two; 0: 8 MiB */
+	size_t ringbuf_bytes;	  /* power of two; 0: SENSORS_DEFAULT_RINGBUF */
 	unsigned roce_interval_s; /* RoCE traffic report period; 0: 10 s */
 	bool no_uprobes;	  /* do not attach the libibverbs uprobes */
 	bool no_roce;		  /* no TC counters */

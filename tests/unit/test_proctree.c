@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,6 +279,90 @@ START_TEST(test_churn)
 END_TEST
 
 /* A chain deeper than PROCTREE_MAX_DEPTH, and a cycle in hostile events, stay bounded. */
+/*
+ * exe and args are interned: entries with the same image share one copy; distinct strings from
+ * 5x capacity processes (each exec'ing twice, forks inheriting) never run the pool out and never
+ * show another process's strings, through recycling of exited and live entries.
+ */
+START_TEST(test_strings_shared_and_recycled)
+{
+	struct proctree *t;
+	struct proc_node *a, *b, *n;
+	struct proctree_stats st;
+	struct rg_event ev;
+	char exe[64];
+	const size_t cap = 32;
+
+	ck_assert_int_eq(proctree_new(cap, &t), 0);
+	ev = mk_exec(RG_EV_EXEC, 100, 1 * SEC, 1, 0, "/usr/bin/same", 10);
+	a = proctree_update(t, &ev);
+	ev = mk_exec(RG_EV_EXEC, 101, 1 * SEC, 1, 0, "/usr/bin/same", 10);
+	b = proctree_update(t, &ev);
+	ck_assert_ptr_eq(a->exe, b->exe);
+	ck_assert_ptr_eq(a->args, b->args);
+	ev = mk_exec(RG_EV_EXEC, 101, 1 * SEC, 1, 0, "/usr/bin/other", 11);
+	b = proctree_update(t, &ev);
+	ck_assert_str_eq(a->exe, "/usr/bin/same");
+	ck_assert_str_eq(b->exe, "/usr/bin/other");
+	ck_assert_str_eq(b->args + strlen(b->args) + 1, "-x");
+
+	/* sha256: shared by a fork, dropped by an exec, and never leaks a slot. */
+	proctree_set_sha256(t, a, "aa");
+	ck_assert_str_eq(a->sha256, "aa");
+	ev = mk_fork(102, 2 * SEC, 100, 1 * SEC, 12);
+	n = proctree_update(t, &ev);
+	ck_assert_ptr_eq(n->sha256, a->sha256);
+	ev = mk_exec(RG_EV_EXEC, 102, 2 * SEC, 100, 1 * SEC, "/usr/bin/third", 13);
+	n = proctree_update(t, &ev);
+	ck_assert_str_eq(n->sha256, "");
+	ck_assert_str_eq(a->sha256, "aa");
+	proctree_set_sha256(t, a, "");
+	ck_assert_str_eq(a->sha256, "");
+
+	for (uint32_t i = 0; i < 5 * cap; i++) {
+		uint32_t pid = 1000 + i;
+		uint64_t start = (10 + i) * SEC;
+
+		snprintf(exe, sizeof(exe), "/opt/p%u/first", pid);
+		ev = mk_exec(RG_EV_EXEC, pid, start, 100, 1 * SEC, exe, start);
+		ck_assert_ptr_nonnull(proctree_update(t, &ev));
+		snprintf(exe, sizeof(exe), "/opt/p%u/second", pid);
+		ev = mk_exec(RG_EV_EXEC, pid, start, 100, 1 * SEC, exe, start + 1);
+		ck_assert_ptr_nonnull(proctree_update(t, &ev));
+		n = proctree_find(t, pid, start);
+		proctree_set_sha256(t, n, exe + 5); /* distinct per process: a pool of capacity */
+		ev = mk_fork(pid + 100000, start + 2, pid, start, start + 2);
+		n = proctree_update(t, &ev);
+		ck_assert_str_eq(n->exe, exe);
+		ck_assert_str_eq(n->sha256, exe + 5);
+		if (i % 3 == 0) {
+			ev = mk(RG_EV_EXIT, pid, start, start + 3);
+			proctree_update(t, &ev);
+		}
+	}
+	proctree_get_stats(t, &st);
+	ck_assert_uint_eq(st.live + st.exited, cap);
+	for (uint32_t i = 0; i < 5 * cap; i++) {
+		uint32_t pid = 1000 + i;
+
+		n = proctree_find(t, pid, (10 + i) * SEC);
+		if (!n)
+			continue;
+		snprintf(exe, sizeof(exe), "/opt/p%u/second", pid);
+		ck_assert_str_eq(n->exe, exe);
+		ck_assert_str_eq(n->args, exe);
+		ck_assert_uint_eq(n->args_len, strlen(exe) + 4);
+		ck_assert_str_eq(n->sha256, exe + 5);
+		n = proctree_find(t, pid + 100000, 0);
+		if (n) {
+			ck_assert_str_eq(n->exe, exe);
+			ck_assert_str_eq(n->sha256, exe + 5);
+		}
+	}
+	proctree_free(t);
+}
+END_TEST
+
 START_TEST(test_depth_and_cycle)
 {
 	struct proctree *t;
@@ -349,6 +434,7 @@ static Suite *proctree_suite(void)
 	tcase_add_test(limits, test_eviction);
 	tcase_add_test(limits, test_churn);
 	tcase_add_test(limits, test_depth_and_cycle);
+	tcase_add_test(limits, test_strings_shared_and_recycled);
 	tcase_add_test(errors, test_hostile_args);
 	tcase_add_test(errors, test_bad_capacity);
 	suite_add_tcase(s, core);
