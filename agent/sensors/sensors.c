@@ -433,6 +433,10 @@ static struct json_object *describe(const struct sensors_config *cfg,
 	if (!o)
 		return NULL;
 	json_object_object_add(o, "mode", json_object_new_string(mode_names[cfg->mode]));
+	json_object_object_add(o, "ring_buffer_bytes",
+			       json_object_new_int64((int64_t)(cfg->ringbuf_bytes
+								   ? cfg->ringbuf_bytes
+								   : SENSORS_DEFAULT_RINGBUF)));
 	feat = json_object_new_object();
 	json_object_object_add(feat, "tracepoint", json_object_new_boolean(f->syscall_tp));
 	json_object_object_add(feat, "raw_tracepoint", json_object_new_boolean(f->raw_tp));

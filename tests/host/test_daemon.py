@@ -40,6 +40,21 @@ def bad_usage():
     check(p.returncode == 2 and "unknown sensor" in p.stderr, "--sensor bogus exits 2")
     p = subprocess.run([RG, "daemon", "extra"], capture_output=True, text=True, timeout=30)
     check(p.returncode == 2, "a stray argument exits 2")
+    for bad in ("3M", "32K", "512M", "0", "8X", ""):
+        p = subprocess.run([RG, "daemon", "--ring-buffer", bad], capture_output=True, text=True,
+                           timeout=30)
+        check(p.returncode == 2 and "--ring-buffer: not a power of two" in p.stderr,
+              f"--ring-buffer {bad!r} exits 2 saying why")
+    for opt in ("--heartbeat", "--reconcile", "--roce-interval"):
+        p = subprocess.run([RG, "daemon", opt, "0"], capture_output=True, text=True, timeout=30)
+        check(p.returncode == 2 and f"{opt}: not a number of seconds" in p.stderr,
+              f"{opt} 0 exits 2 (it used to run anyway)")
+    for size, want in (("64K", 65536), ("1m", 1 << 20), (None, 2 << 20)):
+        p = subprocess.run([RG, "daemon", "--dry-run", "--sensor", "tracepoint"] +
+                           (["--ring-buffer", size] if size else []),
+                           capture_output=True, text=True, timeout=120)
+        got = json.loads(p.stdout)["sensors"].get("ring_buffer_bytes") if p.returncode == 0 else p.stderr
+        check(got == want, f"--ring-buffer {size or '(default)'}: the plan says {want} bytes ({got})")
 
 
 def recorded_run():
