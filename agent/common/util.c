@@ -457,36 +457,88 @@ uint64_t boot_to_realtime_offset_ns(void)
 	return rt - (b1 + (b2 - b1) / 2);
 }
 
+static void put_dec(char *p, uint64_t v, int width)
+{
+	while (width--) {
+		p[width] = (char)('0' + v % 10);
+		v /= 10;
+	}
+}
+
 void format_timestamp(uint64_t realtime_ns, char buf[static 32])
 {
-	time_t sec = (time_t)(realtime_ns / 1000000000ull);
-	unsigned usec = (unsigned)((realtime_ns % 1000000000ull) / 1000);
-	struct tm tm;
-	size_t n;
+	uint64_t sec = realtime_ns / 1000000000ull, days = sec / 86400, z, era, y;
+	unsigned sod = (unsigned)(sec % 86400), doe, yoe, doy, mp, m, d;
 
-	gmtime_r(&sec, &tm);
-	n = strftime(buf, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (n == 0 || n > 19) {
-		strcpy(buf, "1970-01-01T00:00:00.000000Z");
-		return;
+	/* Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant, civil_from_days):
+	 * the same as gmtime_r + strftime, without either (an alert formats six of these). */
+	z = days + 719468;
+	era = z / 146097;
+	doe = (unsigned)(z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	if (m <= 2)
+		y++;
+	/* uint64_t nanoseconds end in 2554: the year always has four digits. */
+	put_dec(buf, y, 4);
+	buf[4] = '-';
+	put_dec(buf + 5, m, 2);
+	buf[7] = '-';
+	put_dec(buf + 8, d, 2);
+	buf[10] = 'T';
+	put_dec(buf + 11, sod / 3600, 2);
+	buf[13] = ':';
+	put_dec(buf + 14, sod / 60 % 60, 2);
+	buf[16] = ':';
+	put_dec(buf + 17, sod % 60, 2);
+	buf[19] = '.';
+	put_dec(buf + 20, (realtime_ns % 1000000000ull) / 1000, 6);
+	buf[26] = 'Z';
+	buf[27] = 0;
+}
+
+/* n decimal digits at s, no sign, no space; stops at (and fails on) the NUL. */
+static int get_dec(const char *s, int n, unsigned *ret)
+{
+	unsigned v = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned)(s[i] - '0');
 	}
-	snprintf(buf + n, 32 - n, ".%06uZ", usec % 1000000u);
+	*ret = v;
+	return 0;
 }
 
 int parse_timestamp(const char *s, uint64_t *ret_ns)
 {
-	struct tm tm = {0};
+	static const uint8_t mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	unsigned y, mo, d, h, mi, sec, yoe, doy, doe;
+	uint64_t frac = 0, era, days, total;
 	const char *p;
-	uint64_t frac = 0;
 	int digits = 0;
-	time_t sec;
+	bool leap;
 
-	p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!p)
+	/* Exactly YYYY-MM-DDTHH:MM:SS (RFC 3339 wants every field two digits, the year four). */
+	if (get_dec(s, 4, &y) < 0 || s[4] != '-' || get_dec(s + 5, 2, &mo) < 0 || s[7] != '-' ||
+	    get_dec(s + 8, 2, &d) < 0 || s[10] != 'T' || get_dec(s + 11, 2, &h) < 0 ||
+	    s[13] != ':' || get_dec(s + 14, 2, &mi) < 0 || s[16] != ':' ||
+	    get_dec(s + 17, 2, &sec) < 0)
 		return -EINVAL;
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] + (unsigned)(mo == 2 && leap) || h > 23 ||
+	    mi > 59 || sec > 60) /* 60: a leap second, counted as the next minute's first */
+		return -EINVAL;
+	p = s + 19;
 	if (*p == '.') {
 		p++;
-		while (isdigit((unsigned char)*p)) {
+		while (*p >= '0' && *p <= '9') {
 			if (digits < 9) {
 				frac = frac * 10 + (uint64_t)(*p - '0');
 				digits++;
@@ -502,33 +554,80 @@ int parse_timestamp(const char *s, uint64_t *ret_ns)
 	}
 	if (strcmp(p, "Z") != 0)
 		return -EINVAL;
-	sec = timegm(&tm);
-	if (sec < 0)
+	if (y < 1970)
 		return -ERANGE;
-	*ret_ns = (uint64_t)sec * 1000000000ull + frac;
+	/* A date to days since 1970-01-01 (H. Hinnant, days_from_civil). */
+	if (mo <= 2)
+		y--;
+	era = y / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	days = era * 146097 + doe - 719468;
+	total = days * 86400 + h * 3600 + mi * 60 + sec;
+	/* Nanoseconds in a uint64_t end in 2554. */
+	if (total > (UINT64_MAX - frac) / 1000000000ull)
+		return -ERANGE;
+	*ret_ns = total * 1000000000ull + frac;
 	return 0;
 }
 
+void hex_encode(const void *in, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	const uint8_t *b = in;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+/* Random bytes for UUIDs, fetched 512 at a time (one getrandom() per 32 alerts, not one
+ * each); per thread, and refilled in a forked child so that it never repeats its parent's. */
+static __thread struct {
+	uint8_t b[512];
+	size_t avail;
+	pid_t pid;
+} uuid_pool;
+
 int uuid_v4(char buf[static 37])
 {
+	static const uint8_t dash_after[] = {4, 6, 8, 10};
 	uint8_t b[16];
-	size_t got = 0;
+	char hex[33];
+	size_t got = 0, i, j, o;
 
-	while (got < sizeof(b)) {
-		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
+	if (uuid_pool.avail < sizeof(b) || uuid_pool.pid != getpid()) {
+		while (got < sizeof(uuid_pool.b)) {
+			ssize_t n = getrandom(uuid_pool.b + got, sizeof(uuid_pool.b) - got, 0);
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				return -errno;
+			}
+			got += (size_t)n;
 		}
-		got += (size_t)n;
+		uuid_pool.avail = sizeof(uuid_pool.b);
+		uuid_pool.pid = getpid();
 	}
+	uuid_pool.avail -= sizeof(b);
+	memcpy(b, uuid_pool.b + uuid_pool.avail, sizeof(b));
+	explicit_bzero(uuid_pool.b + uuid_pool.avail, sizeof(b));
 	b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
 	b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
-	snprintf(buf, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-		 b[15]);
+	hex_encode(b, sizeof(b), hex);
+	for (i = 0, j = 0, o = 0; i < sizeof(b); i++) {
+		if (j < ARRAY_SIZE(dash_after) && i == dash_after[j]) {
+			buf[o++] = '-';
+			j++;
+		}
+		buf[o++] = hex[2 * i];
+		buf[o++] = hex[2 * i + 1];
+	}
+	buf[o] = 0;
 	return 0;
 }
 
@@ -536,7 +635,7 @@ int sha256_fd(int fd, uint64_t max, char out[static 65])
 {
 	EVP_MD_CTX *ctx;
 	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
+	unsigned int mdlen = 0;
 	char buf[65536];
 	uint64_t total = 0;
 	int r = 0;
@@ -572,8 +671,7 @@ int sha256_fd(int fd, uint64_t max, char out[static 65])
 		r = -EIO;
 		goto out;
 	}
-	for (i = 0; i < mdlen; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	hex_encode(md, mdlen, out);
 out:
 	EVP_MD_CTX_free(ctx);
 	return r;

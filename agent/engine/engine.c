@@ -32,6 +32,7 @@ struct erule {
 struct agg {
 	uint64_t key;	     /* 0: free */
 	int32_t next;	     /* hash chain */
+	int32_t live;	     /* position in agg_live */
 	uint32_t rule;	     /* index into rules */
 	uint64_t seq;	     /* creation order, for a stable flush order */
 	uint64_t window_end; /* event time */
@@ -70,6 +71,11 @@ struct rg_engine {
 	int32_t *agg_buckets;
 	uint32_t agg_mask;
 	int32_t *agg_scratch;
+	/* The entries in use, densely (agg_used of them), and a stack of the free ones: the
+	 * window check and a new entry touch only what is in use, not all agg_cap entries. */
+	int32_t *agg_live;
+	int32_t *agg_free;
+	size_t agg_nfree;
 	uint64_t agg_seq;
 	uint64_t next_deadline; /* earliest window_end, UINT64_MAX if none */
 	size_t agg_used;
@@ -80,6 +86,11 @@ struct rg_engine {
 
 	struct hash_cache_entry hcache[HASH_CACHE_SIZE];
 	unsigned hcache_next;
+
+	/* SHA-256 for entity ids, fetched once: an implicit fetch on every digest cost more than
+	 * the digest. NULL when libcrypto refused (then EVP_Digest each time). */
+	EVP_MD *sha256;
+	EVP_MD_CTX *md_ctx;
 
 	struct engine_stats st;
 };
@@ -468,18 +479,22 @@ void engine_entity_id(const struct rg_engine *e, uint32_t pid, uint64_t start_bo
 		      char out[static 33])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
+	unsigned int mdlen = 0;
 	char buf[160];
 	int n;
 
 	n = snprintf(buf, sizeof(buf), "%s:%u:%" PRIu64, e->boot_id, pid, start_boot_ns);
-	if (!EVP_Digest(buf, (size_t)n, md, &mdlen, EVP_sha256(), NULL) || mdlen < 16) {
-		/* Cannot happen with a working libcrypto; still give something stable. */
-		snprintf(out, 33, "%08x%024" PRIx64, pid, start_boot_ns);
-		return;
+	if (e->md_ctx ? EVP_DigestInit_ex2(e->md_ctx, e->sha256, NULL) == 1 &&
+				EVP_DigestUpdate(e->md_ctx, buf, (size_t)n) == 1 &&
+				EVP_DigestFinal_ex(e->md_ctx, md, &mdlen) == 1
+		      : EVP_Digest(buf, (size_t)n, md, &mdlen, EVP_sha256(), NULL) == 1) {
+		if (mdlen >= 16) {
+			hex_encode(md, 16, out);
+			return;
+		}
 	}
-	for (i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	/* Cannot happen with a working libcrypto; still give something stable. */
+	snprintf(out, 33, "%08x%024" PRIx64, pid, start_boot_ns);
 }
 
 #define SET(o, path, val)                                                                          \
@@ -729,6 +744,10 @@ static void agg_remove(struct rg_engine *e, struct agg *a)
 	}
 	a->key = 0;
 	e->agg_used--;
+	/* Swap the last live entry into this one's place. */
+	e->agg_live[a->live] = e->agg_live[e->agg_used];
+	e->aggs[e->agg_live[a->live]].live = a->live;
+	e->agg_free[e->agg_nfree++] = idx;
 }
 
 static void flush_one(struct rg_engine *e, struct agg *a, engine_emit_fn emit, void *ud)
@@ -771,9 +790,9 @@ static void agg_expire(struct rg_engine *e, uint64_t now, bool force, engine_emi
 
 	if (!force && now < e->next_deadline)
 		return;
-	for (i = 0; i < e->agg_cap; i++)
-		if (e->aggs[i].key && (force || e->aggs[i].window_end <= now))
-			e->agg_scratch[n++] = (int32_t)i;
+	for (i = 0; i < e->agg_used; i++)
+		if (force || e->aggs[e->agg_live[i]].window_end <= now)
+			e->agg_scratch[n++] = e->agg_live[i];
 	qsort_r(e->agg_scratch, n, sizeof(*e->agg_scratch), cmp_agg, e);
 	for (i = 0; i < n; i++) {
 		struct agg *a = &e->aggs[e->agg_scratch[i]];
@@ -787,9 +806,8 @@ static void agg_expire(struct rg_engine *e, uint64_t now, bool force, engine_emi
 			agg_remove(e, a);
 	}
 	e->next_deadline = UINT64_MAX;
-	for (i = 0; i < e->agg_cap; i++)
-		if (e->aggs[i].key && e->aggs[i].window_end < e->next_deadline)
-			e->next_deadline = e->aggs[i].window_end;
+	for (i = 0; i < e->agg_used; i++)
+		e->next_deadline = MIN(e->next_deadline, e->aggs[e->agg_live[i]].window_end);
 }
 
 static struct agg *agg_new(struct rg_engine *e, uint64_t key, engine_emit_fn emit, void *ud)
@@ -809,15 +827,13 @@ static struct agg *agg_new(struct rg_engine *e, uint64_t key, engine_emit_fn emi
 		agg_remove(e, victim);
 		e->st.agg_evicted++;
 	}
-	for (i = 0; i < e->agg_cap; i++)
-		if (!e->aggs[i].key) {
-			a = &e->aggs[i];
-			break;
-		}
-	if (!a)
+	if (!e->agg_nfree)
 		return NULL;
+	a = &e->aggs[e->agg_free[--e->agg_nfree]];
 	memset(a, 0, offsetof(struct agg, last));
 	a->key = key;
+	a->live = (int32_t)e->agg_used;
+	e->agg_live[e->agg_used] = (int32_t)(a - e->aggs);
 	a->seq = ++e->agg_seq;
 	b = agg_bucket(e, key);
 	a->next = e->agg_buckets[b];
@@ -1129,6 +1145,10 @@ void engine_free(struct rg_engine *e)
 	free(e->aggs);
 	free(e->agg_buckets);
 	free(e->agg_scratch);
+	free(e->agg_live);
+	free(e->agg_free);
+	EVP_MD_CTX_free(e->md_ctx);
+	EVP_MD_free(e->sha256);
 	free(e);
 }
 
@@ -1171,8 +1191,11 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 	e->aggs = calloc(e->agg_cap, sizeof(*e->aggs));
 	e->agg_buckets = malloc(nb * sizeof(*e->agg_buckets));
 	e->agg_scratch = calloc(e->agg_cap, sizeof(*e->agg_scratch));
+	e->agg_live = calloc(e->agg_cap, sizeof(*e->agg_live));
+	e->agg_free = calloc(e->agg_cap, sizeof(*e->agg_free));
 	e->games = calloc(policy->n_games ? policy->n_games : 1, sizeof(*e->games));
-	if (!e->aggs || !e->agg_buckets || !e->agg_scratch || !e->games ||
+	if (!e->aggs || !e->agg_buckets || !e->agg_scratch || !e->agg_live || !e->agg_free ||
+	    !e->games ||
 	    erules_build(policy, rules, &e->erules) < 0) {
 		e->policy = NULL;
 		e->rules = NULL;
@@ -1180,6 +1203,10 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 		return -ENOMEM;
 	}
 	memset(e->agg_buckets, 0xff, nb * sizeof(*e->agg_buckets));
+	/* Popped from the top: entry 0 first. */
+	for (i = 0; i < e->agg_cap; i++)
+		e->agg_free[i] = (int32_t)(e->agg_cap - 1 - i);
+	e->agg_nfree = e->agg_cap;
 	e->agg_mask = (uint32_t)nb - 1;
 	e->next_deadline = UINT64_MAX;
 	e->n_games = policy->n_games;
@@ -1196,6 +1223,8 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 		read_boot_id(e->boot_id, sizeof(e->boot_id));
 	e->cfg.hostname = NULL;
 	e->cfg.boot_id = NULL;
+	e->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+	e->md_ctx = e->sha256 ? EVP_MD_CTX_new() : NULL;
 	e->policy = policy;
 	e->rules = rules;
 	*ret = e;

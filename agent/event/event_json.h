@@ -68,5 +68,7 @@ int event_from_json(struct json_object *obj, struct rg_event *ev, char *err, siz
 
 /* Dotted-path helpers over json-c objects. */
 struct json_object *json_get_path(struct json_object *obj, const char *path);
-/* Sets obj[path] = val, creating intermediate objects; takes the reference to val. 0 or -errno. */
+/* Sets obj[path] = val, creating intermediate objects; takes the reference to val. 0 or -errno.
+ * path must live as long as obj (a string literal or a static table's name): its last key is
+ * used in place, not copied. */
 int json_set_path(struct json_object *obj, const char *path, struct json_object *val);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/procstat.h"
@@ -204,6 +205,90 @@ START_TEST(test_timestamps)
 	ck_assert_uint_eq(ns, 1764683789000000000ull);
 	ck_assert_int_eq(parse_timestamp("2025-12-02 13:56:29", &ns), -EINVAL);
 	ck_assert_int_eq(parse_timestamp("2025-12-02T13:56:29.Z", &ns), -EINVAL);
+	/* Nine fraction digits kept, more ignored. */
+	ck_assert_int_eq(parse_timestamp("2025-12-02T13:56:29.1234567891Z", &ns), 0);
+	ck_assert_uint_eq(ns, 1764683789123456789ull);
+	/* RFC 3339: two digits a field, real dates only, no sign, nothing after the Z. */
+	ck_assert_int_eq(parse_timestamp("2025-1-02T13:56:29Z", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("2025-12-2T13:56:29Z", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("2025-02-29T00:00:00Z", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("2025-13-01T00:00:00Z", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("2025-12-02T24:00:00Z", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("2025-12-02T23:60:00Z", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("2025-12-02T13:56:29", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("2025-12-02T13:56:29Zx", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("+025-12-02T13:56:29Z", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("2025", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("2024-02-29T00:00:00Z", &ns), 0);
+	ck_assert_uint_eq(ns, 1709164800000000000ull);
+	ck_assert_int_eq(parse_timestamp("2000-02-29T00:00:00Z", &ns), 0);
+	ck_assert_int_eq(parse_timestamp("1900-02-29T00:00:00Z", &ns), -EINVAL);
+	ck_assert_int_eq(parse_timestamp("1970-01-01T00:00:00Z", &ns), 0);
+	ck_assert_uint_eq(ns, 0);
+	ck_assert_int_eq(parse_timestamp("1969-12-31T23:59:59Z", &ns), -ERANGE);
+	/* The last second a uint64_t of nanoseconds holds, and the one after. */
+	ck_assert_int_eq(parse_timestamp("2554-07-21T23:34:33.709551615Z", &ns), 0);
+	ck_assert_uint_eq(ns, UINT64_MAX);
+	ck_assert_int_eq(parse_timestamp("2554-07-21T23:34:34Z", &ns), -ERANGE);
+	ck_assert_int_eq(parse_timestamp("9999-12-31T23:59:59Z", &ns), -ERANGE);
+}
+END_TEST
+
+/* format_timestamp and parse_timestamp against libc's gmtime_r/strftime and timegm, on a spread
+ * of instants from 1970 to 2554 (every day boundary, leap days, century years). */
+START_TEST(test_timestamps_libc)
+{
+	uint64_t x = 88172645463325252ull, ns, back;
+	char buf[32], ref[40];
+	struct tm tm;
+	int i;
+
+	for (i = 0; i < 200000; i++) {
+		time_t sec;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		ns = i < 1000 ? (uint64_t)i * 86400000000000ull * 97 + 999999999ull : x;
+		sec = (time_t)(ns / 1000000000ull);
+		ck_assert_ptr_nonnull(gmtime_r(&sec, &tm));
+		ck_assert_uint_eq(strftime(ref, sizeof(ref), "%Y-%m-%dT%H:%M:%S", &tm), 19);
+		snprintf(ref + 19, sizeof(ref) - 19, ".%06uZ",
+			 (unsigned)(ns % 1000000000ull / 1000));
+		format_timestamp(ns, buf);
+		ck_assert_str_eq(buf, ref);
+		ck_assert_int_eq(parse_timestamp(buf, &back), 0);
+		ck_assert_uint_eq(back, ns - ns % 1000);
+		ck_assert_int_eq((int64_t)timegm(&tm), (int64_t)sec);
+	}
+}
+END_TEST
+
+START_TEST(test_hex_uuid_pool)
+{
+	static const uint8_t b[] = {0x00, 0x01, 0x7f, 0x80, 0xab, 0xff};
+	char hex[13], u[37];
+	int i, j;
+
+	hex_encode(b, sizeof(b), hex);
+	ck_assert_str_eq(hex, "00017f80abff");
+	/* More UUIDs than one pool holds: every one well-formed and (at 122 random bits) new. */
+	{
+		static char seen[100][37];
+
+		for (i = 0; i < 100; i++) {
+			ck_assert_int_eq(uuid_v4(u), 0);
+			ck_assert_uint_eq(strlen(u), 36);
+			ck_assert(u[8] == '-' && u[13] == '-' && u[18] == '-' && u[23] == '-');
+			ck_assert_int_eq(u[14], '4');
+			ck_assert(strchr("89ab", u[19]));
+			ck_assert_uint_eq(strspn(u, "0123456789abcdef-"), 36);
+			for (j = 0; j < i; j++)
+				ck_assert_str_ne(seen[j], u);
+			memcpy(seen[i], u, sizeof(u));
+		}
+	}
 }
 END_TEST
 
@@ -367,6 +452,8 @@ static Suite *util_suite(void)
 	tcase_add_test(core, test_read_line);
 	tcase_add_test(core, test_numbers);
 	tcase_add_test(core, test_timestamps);
+	tcase_add_test(core, test_timestamps_libc);
+	tcase_add_test(core, test_hex_uuid_pool);
 	tcase_add_test(core, test_uuid_sha);
 	tcase_add_test(core, test_glob_check);
 	tcase_add_test(core, test_proc_stat);
