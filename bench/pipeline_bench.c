@@ -42,13 +42,12 @@ static uint64_t cpu_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int emit(struct json_object *alert, int severity, void *ud)
+static int emit(const struct rg_alert *alert, void *ud)
 {
 	struct ctx *c = ud;
 
-	(void)severity;
 	c->alerts++;
-	(void)outputs_submit(c->outputs, alert);
+	(void)outputs_submit_alert(c->outputs, alert, 0);
 	return 0;
 }
 

@@ -78,15 +78,16 @@ struct audit {
 	unsigned at_or_above;
 };
 
-static int audit_alert(struct json_object *alert, int severity, void *ud)
+static int audit_alert(const struct rg_alert *alert, void *ud)
 {
 	struct audit *a = ud;
+	struct json_object *o = json_tokener_parse(alert->json);
 
-	if (json_object_array_add(a->alerts, json_object_get(alert)) < 0) {
-		json_object_put(alert);
+	if (!o || json_object_array_add(a->alerts, o) < 0) {
+		json_object_put(o);
 		return -ENOMEM;
 	}
-	if (severity >= a->threshold)
+	if (alert->severity >= a->threshold)
 		a->at_or_above++;
 	return 0;
 }

@@ -36,14 +36,14 @@ struct replay {
 	uint64_t alerts, findings, submit_errors;
 };
 
-static int emit(struct json_object *alert, int severity, void *ud)
+static int emit(const struct rg_alert *alert, void *ud)
 {
 	struct replay *rp = ud;
 
 	rp->alerts++;
-	if (severity >= rp->threshold)
+	if (alert->severity >= rp->threshold)
 		rp->findings++;
-	if (outputs_submit(rp->outputs, alert) < 0)
+	if (outputs_submit_alert(rp->outputs, alert, 0) < 0)
 		rp->submit_errors++; /* counted (and reported by the outputs' loss report) */
 	return 0;
 }

@@ -62,19 +62,18 @@ struct daemon {
 	bool keys_overflow;
 };
 
-static int daemon_alert(struct json_object *alert, int severity, void *ud)
+static int daemon_alert(const struct rg_alert *alert, void *ud)
 {
 	struct daemon *d = ud;
-	struct json_object *rule = json_get_path(alert, "rule.id");
-	const char *id = rule ? json_object_get_string(rule) : "";
 	int r;
 
 	/* The threshold keeps low-value alerts off the SIEM; the agent's own alerts always go. */
-	if (severity < engine_policy(d->engine)->threshold && !startswith(id, "AGENT-")) {
+	if (alert->severity < engine_policy(d->engine)->threshold &&
+	    !startswith(alert->rule_id, "AGENT-")) {
 		d->alerts_below_threshold++;
 		return 0;
 	}
-	r = outputs_submit_flags(d->outputs, alert, d->submit_flags);
+	r = outputs_submit_alert(d->outputs, alert, d->submit_flags);
 	if (r == -E2BIG)
 		d->alerts_too_large++; /* counted and reported by the outputs as a loss */
 	else if (r < 0)

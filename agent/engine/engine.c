@@ -47,6 +47,7 @@ struct agg {
 };
 
 #define HASH_CACHE_SIZE 64
+#define ENTITY_CACHE_SIZE 256 /* power of two */
 
 struct hash_cache_entry {
 	uint64_t dev, ino, size, mtime_ns;
@@ -91,6 +92,14 @@ struct rg_engine {
 	 * the digest. NULL when libcrypto refused (then EVP_Digest each time). */
 	EVP_MD *sha256;
 	EVP_MD_CTX *md_ctx;
+	struct jw *jw; /* alerts are written here, one at a time */
+	/* Entity ids of recent processes (direct-mapped by pid and start): an alert names its
+	 * process, parent and ancestors, mostly the same few shells and services again. */
+	struct {
+		uint32_t pid;
+		uint64_t start_boot_ns;
+		char id[33]; /* "" if empty */
+	} idcache[ENTITY_CACHE_SIZE];
 
 	struct engine_stats st;
 };
@@ -475,14 +484,21 @@ void engine_policy_event(struct rg_event *ev, uint64_t ts, bool ok, int error, c
 		event_set_str(ev->u.agent.text, sizeof(ev->u.agent.text), text, strlen(text));
 }
 
-void engine_entity_id(const struct rg_engine *e, uint32_t pid, uint64_t start_boot_ns,
+void engine_entity_id(struct rg_engine *e, uint32_t pid, uint64_t start_boot_ns,
 		      char out[static 33])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 	char buf[160];
 	int n;
+	uint64_t h = ((uint64_t)pid * 0x9e3779b97f4a7c15ull) ^ (start_boot_ns * 0xc2b2ae3d27d4eb4full);
+	size_t slot = (size_t)(h >> 56) & (ENTITY_CACHE_SIZE - 1);
 
+	if (e->idcache[slot].id[0] && e->idcache[slot].pid == pid &&
+	    e->idcache[slot].start_boot_ns == start_boot_ns) {
+		memcpy(out, e->idcache[slot].id, 33);
+		return;
+	}
 	n = snprintf(buf, sizeof(buf), "%s:%u:%" PRIu64, e->boot_id, pid, start_boot_ns);
 	if (e->md_ctx ? EVP_DigestInit_ex2(e->md_ctx, e->sha256, NULL) == 1 &&
 				EVP_DigestUpdate(e->md_ctx, buf, (size_t)n) == 1 &&
@@ -490,6 +506,9 @@ void engine_entity_id(const struct rg_engine *e, uint32_t pid, uint64_t start_bo
 		      : EVP_Digest(buf, (size_t)n, md, &mdlen, EVP_sha256(), NULL) == 1) {
 		if (mdlen >= 16) {
 			hex_encode(md, 16, out);
+			e->idcache[slot].pid = pid;
+			e->idcache[slot].start_boot_ns = start_boot_ns;
+			memcpy(e->idcache[slot].id, out, 33);
 			return;
 		}
 	}
@@ -497,207 +516,189 @@ void engine_entity_id(const struct rg_engine *e, uint32_t pid, uint64_t start_bo
 	snprintf(out, 33, "%08x%024" PRIx64, pid, start_boot_ns);
 }
 
-#define SET(o, path, val)                                                                          \
-	do {                                                                                       \
-		if (json_set_path((o), (path), (val)) < 0)                                         \
-			goto oom;                                                                  \
-	} while (0)
-
-static struct json_object *json_time(uint64_t ns)
+static void jw_time(struct jw *w, jw_node obj, const char *key, uint64_t ns)
 {
 	char buf[32];
 
 	format_timestamp(ns, buf);
-	return json_object_new_string(buf);
+	jw_string(w, obj, key, buf);
 }
 
-static struct json_object *args_json(const struct proc_node *n)
+static void args_jw(struct jw *w, jw_node obj, const struct proc_node *n)
 {
-	struct json_object *a = json_object_new_array();
+	jw_node a = jw_new_array(w, obj, "args");
 	uint32_t off = 0, len = MIN(n->args_len, (uint32_t)RG_ARGS_LEN);
 
-	while (a && off < len) {
+	while (off < len) {
 		size_t k = strnlen(n->args + off, len - off);
-		json_object_array_add(a, json_object_new_string_len(n->args + off, (int)k));
+
+		jw_string_len(w, a, NULL, n->args + off, k);
 		off += (uint32_t)k + 1;
 	}
-	return a;
 }
 
-/* {pid, name, executable, start_time, entity_id} of a process (ancestors, parent). */
-static struct json_object *proc_brief(struct rg_engine *e, const struct cond_ctx *ctx,
-				      const struct proc_node *n)
+/* {pid, name, executable, start_time, entity_id} of a process (ancestors, parent) into o. */
+static void proc_brief(struct rg_engine *e, const struct cond_ctx *ctx, const struct proc_node *n,
+		       jw_node o)
 {
-	struct json_object *o = json_object_new_object();
 	uint64_t start = engine_proc_start_time(ctx, n);
+	struct jw *w = e->jw;
 	char id[33];
 
-	if (!o)
-		return NULL;
 	engine_entity_id(e, n->pid, n->start_boot_ns, id);
-	if (json_set_path(o, "pid", json_object_new_int64(n->pid)) < 0 ||
-	    (n->comm[0] && json_set_path(o, "name", json_object_new_string(n->comm)) < 0) ||
-	    ((n->flags & PROC_F_EXEC_KNOWN) && n->exe[0] &&
-	     json_set_path(o, "executable", json_object_new_string(n->exe)) < 0) ||
-	    (start && json_set_path(o, "start_time", json_time(start)) < 0) ||
-	    json_set_path(o, "entity_id", json_object_new_string(id)) < 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	jw_int(w, o, "pid", n->pid);
+	if (n->comm[0])
+		jw_string(w, o, "name", n->comm);
+	if ((n->flags & PROC_F_EXEC_KNOWN) && n->exe[0])
+		jw_string(w, o, "executable", n->exe);
+	if (start)
+		jw_time(w, o, "start_time", start);
+	jw_string(w, o, "entity_id", id);
 }
 
-static int set_process(struct rg_engine *e, struct json_object *o, const struct cond_ctx *ctx,
-		       const struct proc_node *n)
+static void set_process(struct rg_engine *e, const struct cond_ctx *ctx, const struct proc_node *n)
 {
 	struct proc_node *anc[PROCTREE_MAX_DEPTH], *p;
-	struct json_object *a;
 	uint64_t start = engine_proc_start_time(ctx, n);
+	struct jw *w = e->jw;
+	jw_node o = jw_object(w, JW_ROOT, "process"), a;
 	size_t na, i;
 	char id[33];
 
 	engine_entity_id(e, n->pid, n->start_boot_ns, id);
-	SET(o, "process.pid", json_object_new_int64(n->pid));
+	jw_int(w, o, "pid", n->pid);
 	if (n->comm[0])
-		SET(o, "process.name", json_object_new_string(n->comm));
+		jw_string(w, o, "name", n->comm);
 	if ((n->flags & PROC_F_EXEC_KNOWN) && n->exe[0]) {
-		SET(o, "process.executable", json_object_new_string(n->exe));
-		SET(o, "process.args", args_json(n));
+		jw_string(w, o, "executable", n->exe);
+		args_jw(w, o, n);
 	}
 	if (start)
-		SET(o, "process.start_time", json_time(start));
+		jw_time(w, o, "start_time", start);
 	if (n->start_boot_ns)
-		SET(o, "process.start_boot_ns", json_object_new_uint64(n->start_boot_ns));
-	SET(o, "process.entity_id", json_object_new_string(id));
-	SET(o, "process.user.id", json_object_new_int64(n->uid));
+		jw_uint(w, o, "start_boot_ns", n->start_boot_ns);
+	jw_string(w, o, "entity_id", id);
+	jw_int(w, jw_object(w, o, "user"), "id", n->uid);
 	if (n->flags & PROC_F_EXEC_KNOWN && n->sid)
-		SET(o, "process.session.id", json_object_new_int64(n->sid));
+		jw_int(w, jw_object(w, o, "session"), "id", n->sid);
 	if ((n->flags & PROC_F_HASHED) && n->sha256[0])
-		SET(o, "process.hash.sha256", json_object_new_string(n->sha256));
+		jw_string(w, jw_object(w, o, "hash"), "sha256", n->sha256);
 	if (n->flags & PROC_F_GAME)
-		SET(o, "process.is_game", json_object_new_boolean(1));
+		jw_bool(w, o, "is_game", true);
 	p = proctree_parent(e->tree, n);
-	if (p) {
-		struct json_object *po = proc_brief(e, ctx, p);
-		if (!po)
-			goto oom;
-		SET(o, "process.parent", po);
-	} else if (n->ppid) {
-		SET(o, "process.parent.pid", json_object_new_int64(n->ppid));
-	}
+	if (p)
+		proc_brief(e, ctx, p, jw_new_object(w, o, "parent"));
+	else if (n->ppid)
+		jw_int(w, jw_object(w, o, "parent"), "pid", n->ppid);
 	na = proctree_ancestors(e->tree, n, anc, PROCTREE_MAX_DEPTH);
-	a = json_object_new_array();
-	if (!a)
-		goto oom;
-	SET(o, "process.ancestors", a);
-	for (i = 0; i < na; i++) {
-		struct json_object *b = proc_brief(e, ctx, anc[i]);
-		if (!b || json_object_array_add(a, b) < 0) {
-			json_object_put(b);
-			goto oom;
-		}
-	}
-	return 0;
-oom:
-	return -ENOMEM;
+	a = jw_new_array(w, o, "ancestors");
+	for (i = 0; i < na; i++)
+		proc_brief(e, ctx, anc[i], jw_new_object(w, a, NULL));
 }
 
-static struct json_object *alert_build(struct rg_engine *e, const struct erule *er,
-				       struct cond_ctx *ctx, int severity, uint64_t count,
-				       uint64_t first_ns, uint64_t last_ns)
+/* Writes the alert into e->jw and fills *ret (uuid: the caller's buffer). 0 or -ENOMEM. */
+static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_ctx *ctx,
+		       int severity, uint64_t count, uint64_t first_ns, uint64_t last_ns,
+		       char uuid[static 37], struct rg_alert *ret)
 {
 	const struct rg_rule *rule = er->rule;
 	const struct rg_event *ev = ctx->ev;
-	struct json_object *o = event_to_json(ev), *t;
-	char uuid[37], msg[ENGINE_MESSAGE_MAX];
+	struct jw *w = e->jw;
+	char msg[ENGINE_MESSAGE_MAX];
 	const char *outcome = "alert";
+	uint64_t ts = last_ns ? last_ns : now_realtime_ns();
+	jw_node o, r;
 	size_t i;
 
-	if (!o)
-		return NULL;
 	if (uuid_v4(uuid) < 0)
-		goto oom;
+		return -ENOMEM;
 	if (ev->flags & RG_EVF_KILLED)
 		outcome = "killed";
 	else if (ev->flags & RG_EVF_DENIED)
 		outcome = "denied";
-	SET(o, "@timestamp", json_time(last_ns ? last_ns : now_realtime_ns()));
-	SET(o, "event.kind", json_object_new_string("alert"));
-	SET(o, "event.id", json_object_new_string(uuid));
-	SET(o, "event.sequence", json_object_new_uint64(++e->alert_seq));
-	SET(o, "event.created", json_time(now_realtime_ns()));
+	jw_reset(w);
+	event_to_jw(ev, w);
+	jw_time(w, JW_ROOT, "@timestamp", ts);
+	o = jw_object(w, JW_ROOT, "event");
+	jw_string(w, o, "kind", "alert");
+	jw_string(w, o, "id", uuid);
+	jw_uint(w, o, "sequence", ++e->alert_seq);
+	jw_time(w, o, "created", now_realtime_ns());
 	if (first_ns)
-		SET(o, "event.start", json_time(first_ns));
+		jw_time(w, o, "start", first_ns);
 	if (last_ns)
-		SET(o, "event.end", json_time(last_ns));
-	SET(o, "event.severity", json_object_new_int(severity));
-	SET(o, "rule.id", json_object_new_string(rule->id));
-	SET(o, "rule.name", json_object_new_string(rule->name));
+		jw_time(w, o, "end", last_ns);
+	jw_int(w, o, "severity", severity);
+	o = jw_object(w, JW_ROOT, "rule");
+	jw_string(w, o, "id", rule->id);
+	jw_string(w, o, "name", rule->name);
 	if (rule->description)
-		SET(o, "rule.description", json_object_new_string(rule->description));
-	SET(o, "rule.action", json_object_new_string(action_to_string(er->action)));
-	SET(o, "severity", json_object_new_string(severity_to_string(severity)));
+		jw_string(w, o, "description", rule->description);
+	jw_string(w, o, "action", action_to_string(er->action));
+	jw_string(w, JW_ROOT, "severity", severity_to_string(severity));
 	rule_render_message(rule, ctx, msg, sizeof(msg));
-	SET(o, "message", json_object_new_string(msg));
-	SET(o, "count", json_object_new_uint64(count));
-	SET(o, "action", json_object_new_string(outcome));
-	SET(o, "host.hostname", json_object_new_string(e->hostname));
-	if (ctx->proc && set_process(e, o, ctx, ctx->proc) < 0)
-		goto oom;
+	jw_string(w, JW_ROOT, "message", msg);
+	jw_uint(w, JW_ROOT, "count", count);
+	jw_string(w, JW_ROOT, "action", outcome);
+	jw_string(w, jw_object(w, JW_ROOT, "host"), "hostname", e->hostname);
+	if (ctx->proc)
+		set_process(e, ctx, ctx->proc);
 	if (ctx->target) {
 		char id[33];
 
+		o = jw_object(w, jw_object(w, JW_ROOT, "target"), "process");
 		engine_entity_id(e, ctx->target->pid, ctx->target->start_boot_ns, id);
-		SET(o, "target.process.entity_id", json_object_new_string(id));
+		jw_string(w, o, "entity_id", id);
 		if ((ctx->target->flags & PROC_F_EXEC_KNOWN) && ctx->target->exe[0])
-			SET(o, "target.process.executable",
-			    json_object_new_string(ctx->target->exe));
+			jw_string(w, o, "executable", ctx->target->exe);
 		if (ctx->target->flags & PROC_F_GAME)
-			SET(o, "target.process.is_game", json_object_new_boolean(1));
+			jw_bool(w, o, "is_game", true);
 	}
 	if (ctx->game && ctx->game->game >= 0 && (size_t)ctx->game->game < e->policy->n_games) {
 		const struct game_session *g = ctx->game;
 
-		SET(o, "game.name", json_object_new_string(e->policy->games[g->game].name));
-		SET(o, "game.pid", json_object_new_int64(g->pid));
+		o = jw_object(w, JW_ROOT, "game");
+		jw_string(w, o, "name", e->policy->games[g->game].name);
+		jw_int(w, o, "pid", g->pid);
 		if (g->started_ns)
-			SET(o, "game.started", json_time(g->started_ns));
-		SET(o, "game.running", json_object_new_boolean(g->running));
+			jw_time(w, o, "started", g->started_ns);
+		jw_bool(w, o, "running", g->running);
 		if (!g->running && g->ended_ns)
-			SET(o, "game.ended", json_time(g->ended_ns));
-		SET(o, "game.rdma_events", json_object_new_uint64(g->rdma_events));
+			jw_time(w, o, "ended", g->ended_ns);
+		jw_uint(w, o, "rdma_events", g->rdma_events);
 	}
 	if (rule->n_tags) {
-		t = json_object_new_array();
-		if (!t)
-			goto oom;
-		SET(o, "tags", t);
+		o = jw_new_array(w, JW_ROOT, "tags");
 		for (i = 0; i < rule->n_tags; i++)
-			if (json_object_array_add(t, json_object_new_string(rule->tags[i])) < 0)
-				goto oom;
+			jw_string(w, o, NULL, rule->tags[i]);
 	}
 	if (rule->threat) {
-		SET(o, "threat.framework", json_object_new_string("MITRE ATT&CK"));
-		SET(o, "threat.tactic.id", json_object_new_string(rule->threat->tactic_id));
-		SET(o, "threat.tactic.name", json_object_new_string(rule->threat->tactic_name));
-		SET(o, "threat.technique.id", json_object_new_string(rule->threat->technique_id));
-		SET(o, "threat.technique.name",
-		    json_object_new_string(rule->threat->technique_name));
+		o = jw_object(w, JW_ROOT, "threat");
+		jw_string(w, o, "framework", "MITRE ATT&CK");
+		r = jw_object(w, o, "tactic");
+		jw_string(w, r, "id", rule->threat->tactic_id);
+		jw_string(w, r, "name", rule->threat->tactic_name);
+		r = jw_object(w, o, "technique");
+		jw_string(w, r, "id", rule->threat->technique_id);
+		jw_string(w, r, "name", rule->threat->technique_name);
 	}
-	return o;
-oom:
-	json_object_put(o);
-	return NULL;
+	*ret = (struct rg_alert){.uuid = uuid,
+				 .rule_id = rule->id,
+				 .severity_name = severity_to_string(severity),
+				 .severity = severity,
+				 .ts_ns = ts - ts % 1000}; /* as @timestamp says: microseconds */
+	return jw_finish(w, &ret->json, &ret->len);
 }
 
 static void emit_alert(struct rg_engine *e, struct erule *er, struct cond_ctx *ctx, int severity,
 		       uint64_t count, uint64_t first_ns, uint64_t last_ns, engine_emit_fn emit,
 		       void *ud)
 {
-	struct json_object *o = alert_build(e, er, ctx, severity, count, first_ns, last_ns);
+	struct rg_alert a;
+	char uuid[37];
 	int r;
 
-	if (!o) {
+	if (alert_build(e, er, ctx, severity, count, first_ns, last_ns, uuid, &a) < 0) {
 		log_oom();
 		if (!e->emit_err)
 			e->emit_err = -ENOMEM;
@@ -708,13 +709,10 @@ static void emit_alert(struct rg_engine *e, struct erule *er, struct cond_ctx *c
 	e->st.alerts_by_severity[severity]++;
 	if (severity > e->st.max_severity)
 		e->st.max_severity = severity;
-	r = emit ? emit(o, severity, ud) : 0;
+	r = emit ? emit(&a, ud) : 0;
 	if (r < 0 && !e->emit_err)
 		e->emit_err = r;
-	json_object_put(o);
 }
-
-/* Aggregation table. */
 
 static uint32_t agg_bucket(const struct rg_engine *e, uint64_t key)
 {
@@ -1148,6 +1146,7 @@ void engine_free(struct rg_engine *e)
 	free(e->agg_live);
 	free(e->agg_free);
 	EVP_MD_CTX_free(e->md_ctx);
+	jw_free(e->jw);
 	EVP_MD_free(e->sha256);
 	free(e);
 }
@@ -1193,8 +1192,9 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 	e->agg_scratch = calloc(e->agg_cap, sizeof(*e->agg_scratch));
 	e->agg_live = calloc(e->agg_cap, sizeof(*e->agg_live));
 	e->agg_free = calloc(e->agg_cap, sizeof(*e->agg_free));
+	e->jw = jw_new();
 	e->games = calloc(policy->n_games ? policy->n_games : 1, sizeof(*e->games));
-	if (!e->aggs || !e->agg_buckets || !e->agg_scratch || !e->agg_live || !e->agg_free ||
+	if (!e->aggs || !e->agg_buckets || !e->agg_scratch || !e->agg_live || !e->agg_free || !e->jw ||
 	    !e->games ||
 	    erules_build(policy, rules, &e->erules) < 0) {
 		e->policy = NULL;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The rule engine: events in, alerts (JSON objects, the schema in rules/schema/alert.schema.json)
+ * The rule engine: events in, alerts (JSON text, the schema in rules/schema/alert.schema.json)
  * out. It keeps the correlation state: the process tree (fed only by events), game sessions, which
  * processes used RDMA, and the aggregation of repeats.
  *
@@ -14,7 +14,7 @@
  *
  * Bounded memory: the process tree (engine_config.proc_capacity entries) and the aggregation table
  * (agg_capacity entries) are allocated at creation; events are evaluated without allocating.
- * Only building an alert allocates.
+ * Alerts are written by one reused writer (common/jsonw.h): a steady state allocates nothing.
  *
  * Not thread-safe: one thread calls everything (the daemon's event loop).
  */
@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event/alert.h"
 #include "event/event.h"
 #include "jsondoc.h"
 #include "policy.h"
@@ -39,11 +40,11 @@
 struct rg_engine;
 
 /*
- * Receives each alert. The object is the engine's: take a reference (json_object_get) to keep it.
- * severity is the alert's (enum rg_severity). A negative return is passed back to the caller of
- * engine_process/tick/flush (after the remaining alerts of that call are emitted).
+ * Receives each alert. Its text and strings are the engine's and valid only during the call:
+ * copy what is kept. A negative return is passed back to the caller of engine_process/tick/flush
+ * (after the remaining alerts of that call are emitted).
  */
-typedef int (*engine_emit_fn)(struct json_object *alert, int severity, void *ud);
+typedef int (*engine_emit_fn)(const struct rg_alert *alert, void *ud);
 
 struct engine_config {
 	const char *hostname;	   /* NULL: gethostname() */
@@ -133,5 +134,5 @@ void engine_policy_event(struct rg_event *ev, uint64_t ts, bool ok, int error, c
 			 const char *text);
 
 /* process.entity_id for (pid, start_boot_ns) on this engine's host boot: 32 hex digits. */
-void engine_entity_id(const struct rg_engine *e, uint32_t pid, uint64_t start_boot_ns,
+void engine_entity_id(struct rg_engine *e, uint32_t pid, uint64_t start_boot_ns,
 		      char out[static 33]);

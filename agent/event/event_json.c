@@ -376,125 +376,134 @@ static int field_is_zero(const struct rg_event *ev, const struct event_field *f)
 	return 1;
 }
 
-static struct json_object *field_to_json(const struct rg_event *ev, const struct event_field *f)
+static void names_to_jw(struct jw *w, jw_node obj, const char *key, const struct event_field *f,
+			uint32_t bits)
 {
-	char buf[64];
-	struct json_object *a;
+	jw_node a = jw_new_array(w, obj, key);
 	unsigned i;
 
+	if (f->kind == EFK_ACCESS) {
+		for (i = 0; i < access_names_count; i++)
+			if (bits & access_names[i].bit)
+				jw_string(w, a, NULL, access_names[i].name);
+	} else {
+		for (i = 0; i < ARRAY_SIZE(flag_names); i++)
+			if (bits & (1u << i))
+				jw_string(w, a, NULL, flag_names[i]);
+	}
+}
+
+static void field_to_jw(const struct rg_event *ev, const struct event_field *f, struct jw *w)
+{
+	char buf[64];
+	const char *key;
+	jw_node obj;
+
+	/* The one field that may have no value although it is not zero: no path made for it. */
+	if (f->kind == EFK_GID_V4 && !gid_to_ipv4(CAT(ev, f, uint8_t), buf))
+		return;
+	obj = jw_path(w, JW_ROOT, f->name, &key);
 	switch (f->kind) {
 	case EFK_U32:
-		if (f->size == 2)
-			return json_object_new_int64(*CAT(ev, f, uint16_t));
-		return json_object_new_int64(*CAT(ev, f, uint32_t));
+		jw_int(w, obj, key, f->size == 2 ? *CAT(ev, f, uint16_t) : *CAT(ev, f, uint32_t));
+		return;
 	case EFK_I32:
-		return json_object_new_int(*CAT(ev, f, int32_t));
+		jw_int(w, obj, key, *CAT(ev, f, int32_t));
+		return;
 	case EFK_U64:
-		return json_object_new_uint64(*CAT(ev, f, uint64_t));
+		jw_uint(w, obj, key, *CAT(ev, f, uint64_t));
+		return;
 	case EFK_HEX32:
 		snprintf(buf, sizeof(buf), "0x%04x", *CAT(ev, f, uint32_t));
-		return json_object_new_string(buf);
+		jw_string(w, obj, key, buf);
+		return;
 	case EFK_STR:
-		return json_object_new_string_len(CAT(ev, f, char), (int)strnlen(CAT(ev, f, char), f->size));
+		jw_string_len(w, obj, key, CAT(ev, f, char), strnlen(CAT(ev, f, char), f->size));
+		return;
 	case EFK_ENUM: {
 		const char *s = f->to_str(enum_get(ev, f));
-		if (s)
-			return json_object_new_string(s);
-		snprintf(buf, sizeof(buf), "%u", enum_get(ev, f));
-		return json_object_new_string(buf);
+
+		if (!s) {
+			snprintf(buf, sizeof(buf), "%u", enum_get(ev, f));
+			s = buf;
+		}
+		jw_string(w, obj, key, s);
+		return;
 	}
 	case EFK_ACCESS:
-	case EFK_FLAGS: {
-		uint32_t bits = *CAT(ev, f, uint32_t);
-		a = json_object_new_array();
-		if (!a)
-			return NULL;
-		if (f->kind == EFK_ACCESS) {
-			for (i = 0; i < access_names_count; i++)
-				if (bits & access_names[i].bit)
-					json_object_array_add(a, json_object_new_string(access_names[i].name));
-		} else {
-			for (i = 0; i < ARRAY_SIZE(flag_names); i++)
-				if (bits & (1u << i))
-					json_object_array_add(a, json_object_new_string(flag_names[i]));
-		}
-		return a;
-	}
+	case EFK_FLAGS:
+		names_to_jw(w, obj, key, f, *CAT(ev, f, uint32_t));
+		return;
 	case EFK_GID:
 		gid_to_string(CAT(ev, f, uint8_t), buf);
-		return json_object_new_string(buf);
+		jw_string(w, obj, key, buf);
+		return;
 	case EFK_GID_V4:
-		if (!gid_to_ipv4(CAT(ev, f, uint8_t), buf))
-			return NULL;
-		return json_object_new_string(buf);
+		jw_string(w, obj, key, buf);
+		return;
 	case EFK_ADDR:
 		addr_to_string(CAT(ev, f, struct rg_addr), buf);
-		return json_object_new_string(buf);
+		jw_string(w, obj, key, buf);
+		return;
 	case EFK_PORT:
-		return json_object_new_int(CAT(ev, f, struct rg_addr)->port);
+		jw_int(w, obj, key, CAT(ev, f, struct rg_addr)->port);
+		return;
 	case EFK_ARGS: {
 		const char *p = CAT(ev, f, char);
 		uint32_t len = *(const uint32_t *)((const char *)ev + f->aux), off = 0;
+		jw_node a = jw_new_array(w, obj, key);
+
 		if (len > f->size)
 			len = f->size;
-		a = json_object_new_array();
-		if (!a)
-			return NULL;
 		while (off < len) {
 			size_t n = strnlen(p + off, len - off);
-			json_object_array_add(a, json_object_new_string_len(p + off, (int)n));
+
+			jw_string_len(w, a, NULL, p + off, n);
 			off += (uint32_t)n + 1;
 		}
-		return a;
+		return;
 	}
 	case EFK_BOOLFLAG:
-		return json_object_new_boolean(1);
+		jw_bool(w, obj, key, true);
+		return;
 	case EFK_TIME:
 		format_timestamp(*CAT(ev, f, uint64_t), buf);
-		return json_object_new_string(buf);
+		jw_string(w, obj, key, buf);
+		return;
 	}
-	return NULL;
 }
 
-static int add_fields(struct json_object *o, const struct rg_event *ev, const struct event_field *f,
-		      size_t n)
+static void add_fields(struct jw *w, const struct rg_event *ev, const struct event_field *f,
+		       size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		struct json_object *v;
-		int r;
+	for (i = 0; i < n; i++)
+		if (f[i].present ? f[i].present(ev) : !field_is_zero(ev, &f[i]))
+			field_to_jw(ev, &f[i], w);
+}
 
-		if (f[i].present ? !f[i].present(ev) : field_is_zero(ev, &f[i]))
-			continue;
-		v = field_to_json(ev, &f[i]);
-		if (!v) {
-			if (f[i].kind == EFK_GID_V4)
-				continue;
-			return -ENOMEM;
-		}
-		r = json_set_path(o, f[i].name, v);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+int event_to_jw(const struct rg_event *ev, struct jw *w)
+{
+	const struct event_field *f;
+	size_t n = event_fields(ev->type, &f);
+
+	add_fields(w, ev, common_fields, ARRAY_SIZE(common_fields));
+	jw_string(w, jw_object(w, JW_ROOT, "event"), "kind", "event");
+	add_fields(w, ev, f, n);
+	return jw_failed(w) ? -ENOMEM : 0;
 }
 
 struct json_object *event_to_json(const struct rg_event *ev)
 {
-	struct json_object *o = json_object_new_object();
-	const struct event_field *f;
-	size_t n;
+	struct json_object *o = NULL;
+	struct jw *w = jw_new();
+	const char *text;
+	size_t len;
 
-	if (!o)
-		return NULL;
-	n = event_fields(ev->type, &f);
-	if (add_fields(o, ev, common_fields, ARRAY_SIZE(common_fields)) < 0 ||
-	    json_set_path(o, "event.kind", json_object_new_string("event")) < 0 ||
-	    add_fields(o, ev, f, n) < 0) {
-		json_object_put(o);
-		return NULL;
-	}
+	if (w && event_to_jw(ev, w) == 0 && jw_finish(w, &text, &len) == 0)
+		o = json_tokener_parse(text);
+	jw_free(w);
 	return o;
 }
 

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "../common/jsonw.h"
 
 enum event_field_kind {
 	EFK_U32,
@@ -58,7 +59,11 @@ size_t event_fields(unsigned type, const struct event_field **ret);
 /* The field called name for that event type, or NULL. Common fields are found for every type. */
 const struct event_field *event_field_find(unsigned type, const char *name);
 
-/* Builds the JSON object of an event. NULL on allocation failure. */
+/* Writes an event's fields into w's top-level object (what is there stays, a key set again is
+ * replaced). 0, or -ENOMEM. */
+int event_to_jw(const struct rg_event *ev, struct jw *w);
+/* The same as a json-c object (written, then parsed: for tests and the cold paths). NULL on
+ * allocation failure. */
 struct json_object *event_to_json(const struct rg_event *ev);
 /*
  * Fills ev from a JSON object. Returns 0, or -EINVAL with a message in err ("rdma.mr.length: expected

@@ -202,7 +202,7 @@ static void publish_queue_locked(struct output *out)
 static void output_enqueue(struct output *out, struct output_rec *rec, enum qent_kind kind)
 {
 	const struct outputs_config *cfg = &out->parent->cfg;
-	bool is_loss = rec && (rec->flags & OUTPUT_SUBMIT_LOSS);
+	bool is_loss = rec && (rec->flags & OUTPUT_SUBMIT_LOSS), need_wake = true;
 
 	pthread_mutex_lock(&out->lock);
 	if (kind == QE_ALERT && !is_loss) {
@@ -240,6 +240,10 @@ static void output_enqueue(struct output *out, struct output_rec *rec, enum qent
 	}
 	if (rec)
 		atomic_fetch_add(&rec->refs, 1);
+	/* A file output's thread sleeps only once it has found its queue empty (file_thread), so
+	 * only the first record into an empty queue needs to wake it: not one eventfd write and
+	 * two context switches per alert. A network output's thread is woken every time. */
+	need_wake = out->net || out->ring_count == 0;
 	*ring_at(out, out->ring_count++) = (struct qent){.rec = rec, .kind = (uint8_t)kind};
 	if (rec) {
 		out->queue_bytes += rec->len;
@@ -251,7 +255,8 @@ out:
 	out->submit_gen++;
 	publish_queue_locked(out);
 	pthread_mutex_unlock(&out->lock);
-	wake(out->wake_fd);
+	if (need_wake)
+		wake(out->wake_fd);
 }
 
 size_t output_take(struct output *out, struct qent *batch, size_t max, bool *emptied,
@@ -339,36 +344,41 @@ static int file_open(const char *path, int *ret)
 	return 0;
 }
 
-static int write_line(int fd, const char *s, size_t len)
+/*
+ * Writes the alerts of b[0..n) as lines, with one writev() for all of them where the kernel
+ * takes it (a file output used to make one system call per alert). Returns how many were
+ * written whole: n, or on an error (*err, else 0) the index of the one it stopped in.
+ */
+static size_t write_lines(int fd, const struct qent *b, size_t n, int *err)
 {
-	struct iovec iov[2] = {
-		{.iov_base = (void *)s, .iov_len = len},
-		{.iov_base = (void *)"\n", .iov_len = 1},
-	};
-	size_t total = len + 1, done = 0;
+	struct iovec iov[2 * OUTPUT_BATCH_MAX];
+	size_t i, first = 0, niov = 2 * n;
 
-	while (done < total) {
-		ssize_t n = writev(fd, iov, 2);
+	*err = 0;
+	for (i = 0; i < n; i++) {
+		iov[2 * i] = (struct iovec){.iov_base = b[i].rec->json, .iov_len = b[i].rec->len};
+		iov[2 * i + 1] = (struct iovec){.iov_base = (void *)"\n", .iov_len = 1};
+	}
+	while (first < niov) {
+		ssize_t w = writev(fd, iov + first, (int)MIN(niov - first, (size_t)IOV_MAX));
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			*err = w < 0 ? -errno : -EIO;
+			return first / 2;
 		}
-		if (n == 0)
-			return -EIO;
-		done += (size_t)n;
-		/* Advance the iovecs past what was written. */
-		while (n > 0) {
-			struct iovec *v = iov[0].iov_len ? &iov[0] : &iov[1];
-			size_t k = MIN((size_t)n, v->iov_len);
-
-			v->iov_base = (char *)v->iov_base + k;
-			v->iov_len -= k;
-			n -= (ssize_t)k;
+		/* Past what was written; a record is whole once its newline is. */
+		while (first < niov && (size_t)w >= iov[first].iov_len) {
+			w -= (ssize_t)iov[first].iov_len;
+			first++;
+		}
+		if (w > 0) {
+			iov[first].iov_base = (char *)iov[first].iov_base + w;
+			iov[first].iov_len -= (size_t)w;
 		}
 	}
-	return 0;
+	return n;
 }
 
 static void file_reopen(struct output *out)
@@ -402,30 +412,40 @@ static void *file_thread(void *arg)
 		int timeout;
 
 		n = output_take(out, batch, ARRAY_SIZE(batch), &emptied, &gen, &stop);
-		for (i = 0; i < n; i++) {
-			struct output_rec *rec = batch[i].rec;
+		for (i = 0; i < n;) {
+			size_t end = i, w, k;
+			struct output_rec *rec;
 			int r;
 
 			if (batch[i].kind == QE_REOPEN) {
 				if (out->spec.type == OUTPUT_FILE)
 					file_reopen(out);
+				i++;
 				continue;
 			}
-			r = write_line(out->fd, rec->json, rec->len);
-			if (r < 0) {
-				pthread_mutex_lock(&out->lock);
-				output_count_drop_locked(out, rec->sev, OUTPUT_DROP_WRITE_ERROR,
-							 rec->flags & OUTPUT_SUBMIT_LOSS);
-				output_set_error_locked(out, "write: %s", strerror(-r));
-				pthread_mutex_unlock(&out->lock);
-				if (r != last_err)
-					log_error_errno(r, "output %s: failed to write an alert: %m",
-							out->spec.name);
-				last_err = r;
-			} else {
-				atomic_fetch_add(&out->c.written, 1);
+			while (end < n && batch[end].kind == QE_ALERT)
+				end++;
+			/* The alerts up to the next reopen mark, in as few writes as can be. */
+			w = write_lines(out->fd, batch + i, end - i, &r);
+			atomic_fetch_add(&out->c.written, w);
+			for (k = i; k < i + w; k++)
+				output_rec_unref(batch[k].rec);
+			i += w;
+			if (!r) {
 				last_err = 0;
+				continue;
 			}
+			/* The one it stopped in is lost (counted); the rest are tried again. */
+			rec = batch[i++].rec;
+			pthread_mutex_lock(&out->lock);
+			output_count_drop_locked(out, rec->sev, OUTPUT_DROP_WRITE_ERROR,
+						 rec->flags & OUTPUT_SUBMIT_LOSS);
+			output_set_error_locked(out, "write: %s", strerror(-r));
+			pthread_mutex_unlock(&out->lock);
+			if (r != last_err)
+				log_error_errno(r, "output %s: failed to write an alert: %m",
+						out->spec.name);
+			last_err = r;
 			output_rec_unref(rec);
 		}
 		if (emptied && atomic_exchange(&out->flush_req, false) && out->spec.type == OUTPUT_FILE)
@@ -503,33 +523,18 @@ static int ensure_uuid(struct json_object *alert, const char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
-int outputs_submit_flags(struct rg_outputs *o, struct json_object *alert, unsigned flags)
+int outputs_submit_alert(struct rg_outputs *o, const struct rg_alert *a, unsigned flags)
 {
-	const char *uuid, *rule, *sev_s, *ts_s, *json;
 	struct output_rec *rec;
-	size_t len, i;
-	uint64_t ts = 0;
-	int sev, r;
+	size_t i;
+	int sev;
 
-	if (!o || !json_object_is_type(alert, json_type_object))
+	if (!o || !a || !a->json || !a->uuid)
 		return -EINVAL;
-	r = ensure_uuid(alert, &uuid);
-	if (r < 0)
-		return r;
-	rule = get_string(alert, "rule.id");
-	sev_s = get_string(alert, "severity");
-	sev = output_severity_from_string(sev_s);
+	sev = a->severity_name ? output_severity_from_string(a->severity_name) : -EINVAL;
 	if (sev < 0)
 		sev = OUTPUT_SEV_MEDIUM;
-	ts_s = get_string(alert, "@timestamp");
-	if (!ts_s || parse_timestamp(ts_s, &ts) < 0)
-		ts = now_realtime_ns();
-	json = json_object_to_json_string_ext(alert, JSON_C_TO_STRING_PLAIN |
-							     JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!json)
-		return -ENOMEM;
-	len = strlen(json);
-	if (len > o->cfg.max_alert_bytes) {
+	if (a->len > o->cfg.max_alert_bytes) {
 		for (i = 0; i < o->n; i++) {
 			pthread_mutex_lock(&o->outs[i].lock);
 			output_count_drop_locked(&o->outs[i], (unsigned)sev, OUTPUT_DROP_TOO_LARGE,
@@ -537,26 +542,51 @@ int outputs_submit_flags(struct rg_outputs *o, struct json_object *alert, unsign
 			pthread_mutex_unlock(&o->outs[i].lock);
 			wake(o->outs[i].wake_fd); /* its thread decides when to report the loss */
 		}
-		log_warning("Dropping alert %s: %zu bytes exceed the limit of %u", uuid, len,
+		log_warning("Dropping alert %s: %zu bytes exceed the limit of %u", a->uuid, a->len,
 			    o->cfg.max_alert_bytes);
 		return -E2BIG;
 	}
-	rec = malloc(sizeof(*rec) + len + 1);
+	rec = malloc(sizeof(*rec) + a->len + 1);
 	if (!rec)
 		return -ENOMEM;
 	memset(rec, 0, sizeof(*rec));
 	atomic_init(&rec->refs, 1);
-	rec->ts_ns = ts;
+	rec->ts_ns = a->ts_ns ? a->ts_ns : now_realtime_ns();
 	rec->sev = (uint8_t)sev;
 	rec->flags = (uint8_t)(flags & OUTPUT_SUBMIT_LOSS);
-	strscpy_ok(rec->uuid, uuid, sizeof(rec->uuid));
-	strscpy_ok(rec->rule, rule ? rule : "", sizeof(rec->rule));
-	rec->len = len;
-	memcpy(rec->json, json, len + 1);
+	strscpy_ok(rec->uuid, a->uuid, sizeof(rec->uuid));
+	strscpy_ok(rec->rule, a->rule_id ? a->rule_id : "", sizeof(rec->rule));
+	rec->len = a->len;
+	memcpy(rec->json, a->json, a->len);
+	rec->json[a->len] = 0;
 	for (i = 0; i < o->n; i++)
 		output_enqueue(&o->outs[i], rec, QE_ALERT);
 	output_rec_unref(rec);
 	return 0;
+}
+
+int outputs_submit_flags(struct rg_outputs *o, struct json_object *alert, unsigned flags)
+{
+	struct rg_alert a = {0};
+	const char *ts_s;
+	int r;
+
+	if (!o || !json_object_is_type(alert, json_type_object))
+		return -EINVAL;
+	r = ensure_uuid(alert, &a.uuid);
+	if (r < 0)
+		return r;
+	a.rule_id = get_string(alert, "rule.id");
+	a.severity_name = get_string(alert, "severity");
+	ts_s = get_string(alert, "@timestamp");
+	if (!ts_s || parse_timestamp(ts_s, &a.ts_ns) < 0)
+		a.ts_ns = 0;
+	a.json = json_object_to_json_string_ext(alert, JSON_C_TO_STRING_PLAIN |
+							   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!a.json)
+		return -ENOMEM;
+	a.len = strlen(a.json);
+	return outputs_submit_alert(o, &a, flags);
 }
 
 int outputs_submit(struct rg_outputs *o, struct json_object *alert)

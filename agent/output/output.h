@@ -25,10 +25,12 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <limits.h>
+
+#include "event/alert.h"
 
 enum output_type {
 	OUTPUT_STDOUT,
@@ -152,6 +154,9 @@ enum {
  */
 int outputs_submit(struct rg_outputs *o, struct json_object *alert);
 int outputs_submit_flags(struct rg_outputs *o, struct json_object *alert, unsigned flags);
+/* The same for an alert already written (the rule engine's): its text is copied as it is.
+ * -EINVAL without json or uuid; an unknown severity_name counts as medium, ts_ns 0 as now. */
+int outputs_submit_alert(struct rg_outputs *o, const struct rg_alert *a, unsigned flags);
 
 /* SIGUSR1: file outputs reopen their path; alerts submitted after this go to the new file. */
 int outputs_reopen(struct rg_outputs *o);

@@ -96,13 +96,29 @@ static int sevs[MAX_ALERTS];
 static size_t n_alerts;
 static int emit_ret;
 
-static int collect(struct json_object *o, int severity, void *ud)
+/* Keeps the alert as a json-c object, after checking that the fields the outputs take from
+ * struct rg_alert without parsing say what its JSON says. */
+static int collect(const struct rg_alert *a, void *ud)
 {
+	struct json_object *o = json_tokener_parse(a->json), *v;
+	uint64_t ts;
+
 	(void)ud;
+	ck_assert_msg(o != NULL, "alert text does not parse: %s", a->json);
+	ck_assert_uint_eq(strlen(a->json), a->len);
+	ck_assert_str_eq(a->uuid, json_object_get_string(json_get_path(o, "event.id")));
+	ck_assert_str_eq(a->rule_id, json_object_get_string(json_get_path(o, "rule.id")));
+	ck_assert_str_eq(a->severity_name, json_object_get_string(json_get_path(o, "severity")));
+	v = json_get_path(o, "event.severity");
+	ck_assert_int_eq(a->severity, json_object_get_int(v));
+	ck_assert_int_eq(parse_timestamp(json_object_get_string(json_get_path(o, "@timestamp")),
+					 &ts),
+			 0);
+	ck_assert_uint_eq(a->ts_ns, ts);
 	alert_dump(o);
 	ck_assert_uint_lt(n_alerts, MAX_ALERTS);
-	sevs[n_alerts] = severity;
-	alerts[n_alerts++] = json_object_get(o);
+	sevs[n_alerts] = a->severity;
+	alerts[n_alerts++] = o;
 	return emit_ret;
 }
 
@@ -1015,10 +1031,10 @@ START_TEST(test_reload)
 }
 END_TEST
 
-static int fail_emit(struct json_object *o, int severity, void *ud)
+static int fail_emit(const struct rg_alert *a, void *ud)
 {
 	(*(int *)ud)++;
-	return collect(o, severity, NULL) < 0 ? -1 : -EIO;
+	return collect(a, NULL) < 0 ? -1 : -EIO;
 }
 
 START_TEST(test_emit_error)
@@ -1090,6 +1106,35 @@ START_TEST(test_no_allocation)
 	ck_assert_uint_eq(allocs, 0);
 	ck_assert_int_eq(engine_flush(e, collect, NULL), 0);
 	clear_alerts();
+	engine_free(e);
+}
+END_TEST
+
+/* Alerts too: after the first one has sized the writer, an alert allocates nothing in the
+ * engine (the writer, the UUID pool, the digest context are reused). */
+START_TEST(test_no_allocation_alerts)
+{
+	static const char rules[] =
+		"[{\"id\": \"A\", \"name\": \"a\", \"severity\": \"low\", \"condition\": "
+		"\"event.action == verbs\", \"aggregate\": false}]";
+	struct engine_config cfg = base_cfg();
+	struct rg_engine *e = engine_from("{}", rules, &cfg);
+	struct engine_stats st;
+	struct rg_event ev = ev_reg_mr(30, "rxe0", T0);
+	unsigned long before, allocs;
+	int rets = 0;
+
+	ck_assert_int_eq(engine_process(e, &ev, NULL, NULL), 0); /* sizes the writer */
+	before = n_allocs;
+	for (int i = 1; i <= 1000; i++) {
+		ev = ev_reg_mr(30, "rxe0", T0 + (uint64_t)i * 1000000);
+		rets |= engine_process(e, &ev, NULL, NULL);
+	}
+	allocs = n_allocs - before;
+	ck_assert_int_eq(rets, 0);
+	engine_get_stats(e, &st);
+	ck_assert_uint_eq(st.alerts, 1001);
+	ck_assert_uint_eq(allocs, 0);
 	engine_free(e);
 }
 END_TEST
@@ -1172,6 +1217,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(core, test_stats);
 	tcase_add_test(limits, test_aggregation_full);
 	tcase_add_test(limits, test_no_allocation);
+	tcase_add_test(limits, test_no_allocation_alerts);
 	tcase_add_test(errors, test_check_and_load_config);
 	tcase_add_test(errors, test_emit_error);
 	tcase_add_test(errors, test_bad_config);

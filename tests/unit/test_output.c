@@ -10,9 +10,11 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -924,6 +926,75 @@ START_TEST(test_file_output)
 }
 END_TEST
 
+/* An alert the engine already wrote goes out verbatim (outputs_submit_alert). And a file
+ * that stops taking writes part way (RLIMIT_FSIZE): the alerts written whole are counted
+ * written, the one cut short and every later one are counted lost to write errors, and the file
+ * holds only whole lines before the cut. */
+START_TEST(test_file_text_and_write_errors)
+{
+	struct output_spec spec;
+	struct rg_outputs *o;
+	struct output_counters c;
+	struct rlimit old, lim;
+	char path[512], sp[600], err[256], text[10][200], uuid[10][8];
+	struct rg_alert a = {.rule_id = "RDMA-005", .severity_name = "high", .severity = 3};
+	int i;
+
+	snprintf(path, sizeof(path), "%s/cut.jsonl", tmpdir);
+	snprintf(sp, sizeof(sp), "file:%s", path);
+	ck_assert_int_eq(output_spec_parse(sp, &spec, err, sizeof(err)), 0);
+	ck_assert_int_eq(outputs_new(&spec, 1, NULL, &o), 0);
+	/* Lines of exactly 200 bytes with their newline. */
+	for (i = 0; i < 10; i++) {
+		int n;
+
+		snprintf(uuid[i], sizeof(uuid[i]), "u%d", i);
+		n = snprintf(text[i], sizeof(text[i]), "{\"event\":{\"id\":\"%s\"},\"pad\":\"",
+			     uuid[i]);
+		memset(text[i] + n, 'x', 199 - 2 - (size_t)n);
+		memcpy(text[i] + 197, "\"}", 3);
+		ck_assert_uint_eq(strlen(text[i]), 199);
+	}
+	a.json = text[0];
+	a.len = 199;
+	a.uuid = uuid[0];
+	ck_assert_int_eq(outputs_submit_alert(o, &a, 0), 0);
+	ck_assert_int_eq(outputs_flush(o, 5000), 0);
+	ck_assert_int_eq(strncmp(slurp(path), text[0], 199), 0);
+	ck_assert_int_eq(slurp(path)[199], '\n');
+	a.json = NULL;
+	ck_assert_int_eq(outputs_submit_alert(o, &a, 0), -EINVAL);
+
+	/* 200 bytes there; room for 2 more lines and 50 bytes of a third. */
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	lim = old;
+	lim.rlim_cur = 650;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (i = 1; i < 10; i++) {
+		a.json = text[i];
+		a.uuid = uuid[i];
+		ck_assert_int_eq(outputs_submit_alert(o, &a, 0), 0);
+	}
+	(void)outputs_flush(o, 5000);
+	ck_assert_int_eq(outputs_get_counters(o, 0, &c), 0);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	ck_assert_uint_eq(c.written, 3);
+	ck_assert_uint_eq(c.dropped[OUTPUT_DROP_WRITE_ERROR], 7);
+	{
+		char *all = slurp(path);
+
+		ck_assert_uint_eq(strlen(all), 650);
+		ck_assert_int_eq(count_lines(all), 3);
+		for (i = 0; i < 3; i++)
+			ck_assert_int_eq(strncmp(all + 200 * i, text[i], 199), 0);
+		ck_assert_int_eq(strncmp(all + 600, text[3], 50), 0);
+	}
+	outputs_free(o);
+}
+END_TEST
+
 START_TEST(test_stdout_output_and_uuid)
 {
 	struct output_spec spec;
@@ -1381,6 +1452,7 @@ int main(void)
 	tcase_add_test(core, test_spool_eviction_policy);
 	tcase_add_test(core, test_spool_segments);
 	tcase_add_test(core, test_file_output);
+	tcase_add_test(core, test_file_text_and_write_errors);
 	tcase_add_test(core, test_stdout_output_and_uuid);
 	tcase_add_test(core, test_syslog_replay_after_reset);
 	tcase_add_test(limits, test_rfc5424_header_limits);

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonw.h"
+
+/* A document past this many bytes of strings or nodes fails (-ENOMEM): memory stays bounded
+ * whatever a caller feeds it. An alert is a few KiB. */
+#define JW_MAX_BYTES (16u << 20)
+
+enum { JT_OBJ, JT_ARR, JT_STR, JT_INT, JT_UINT, JT_BOOL };
+
+struct jw_n {
+	const char *key; /* not NUL-terminated: klen bytes (NULL in arrays) */
+	uint32_t klen;
+	uint8_t type;
+	uint8_t depth;
+	uint32_t first, last, next; /* children of a container, the next sibling; 0: none */
+	union {
+		int64_t i;
+		uint64_t u;
+		bool b;
+		struct {
+			uint32_t off, len; /* in the string arena */
+		} s;
+	} v;
+};
+
+struct jw {
+	struct jw_n *n;
+	uint32_t nn, ncap;
+	char *str;
+	size_t slen, scap;
+	char *out;
+	size_t ocap;
+	bool failed;
+};
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	while (c < need)
+		c *= 2;
+	if (c * elem > JW_MAX_BYTES)
+		return false;
+	q = realloc(*p, c * elem);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = c;
+	return true;
+}
+
+struct jw *jw_new(void)
+{
+	struct jw *w = calloc(1, sizeof(*w));
+
+	if (w)
+		jw_reset(w);
+	return w;
+}
+
+void jw_free(struct jw *w)
+{
+	if (!w)
+		return;
+	free(w->n);
+	free(w->str);
+	free(w->out);
+	free(w);
+}
+
+void jw_reset(struct jw *w)
+{
+	size_t cap = w->ncap;
+
+	w->failed = false;
+	w->slen = 0;
+	w->nn = 0;
+	if (!grow((void **)&w->n, &cap, 1, sizeof(*w->n))) {
+		w->failed = true;
+		return;
+	}
+	w->ncap = (uint32_t)cap;
+	memset(&w->n[0], 0, sizeof(w->n[0]));
+	w->n[0].type = JT_OBJ;
+	w->nn = 1;
+}
+
+bool jw_failed(const struct jw *w)
+{
+	return w->failed;
+}
+
+static jw_node fail(struct jw *w)
+{
+	w->failed = true;
+	return JW_ROOT;
+}
+
+/* The node for obj[key] (found, or appended), or for a new element of array obj; 0 on error. */
+static jw_node slot(struct jw *w, jw_node obj, const char *key, size_t klen)
+{
+	struct jw_n *p;
+	jw_node c;
+	size_t cap;
+
+	if (w->failed || obj >= w->nn)
+		return fail(w);
+	p = &w->n[obj];
+	if (key ? p->type != JT_OBJ : p->type != JT_ARR)
+		return fail(w);
+	if (key)
+		for (c = p->first; c; c = w->n[c].next)
+			if (w->n[c].klen == klen &&
+			    (w->n[c].key == key || memcmp(w->n[c].key, key, klen) == 0))
+				return c;
+	if (p->depth >= JW_MAX_DEPTH || w->nn == UINT32_MAX)
+		return fail(w);
+	cap = w->ncap;
+	if (!grow((void **)&w->n, &cap, (size_t)w->nn + 1, sizeof(*w->n)))
+		return fail(w);
+	w->ncap = (uint32_t)cap;
+	c = w->nn++;
+	p = &w->n[obj];
+	w->n[c] = (struct jw_n){.key = key, .klen = (uint32_t)klen, .depth = (uint8_t)(p->depth + 1)};
+	if (p->last)
+		w->n[p->last].next = c;
+	else
+		p->first = c;
+	p->last = c;
+	return c;
+}
+
+static jw_node container(struct jw *w, jw_node obj, const char *key, int type, bool keep)
+{
+	jw_node c = slot(w, obj, key, key ? strlen(key) : 0);
+
+	if (!c)
+		return JW_ROOT;
+	if (!keep || w->n[c].type != type) {
+		w->n[c].type = (uint8_t)type;
+		w->n[c].first = w->n[c].last = 0;
+	}
+	return c;
+}
+
+jw_node jw_object(struct jw *w, jw_node obj, const char *key)
+{
+	return container(w, obj, key, JT_OBJ, true);
+}
+
+jw_node jw_new_object(struct jw *w, jw_node obj, const char *key)
+{
+	return container(w, obj, key, JT_OBJ, false);
+}
+
+jw_node jw_new_array(struct jw *w, jw_node obj, const char *key)
+{
+	return container(w, obj, key, JT_ARR, false);
+}
+
+static struct jw_n *scalar(struct jw *w, jw_node obj, const char *key, int type)
+{
+	jw_node c = slot(w, obj, key, key ? strlen(key) : 0);
+
+	if (!c)
+		return NULL;
+	w->n[c].type = (uint8_t)type;
+	w->n[c].first = w->n[c].last = 0;
+	return &w->n[c];
+}
+
+void jw_string_len(struct jw *w, jw_node obj, const char *key, const char *s, size_t len)
+{
+	struct jw_n *n;
+	size_t off = w->slen;
+
+	if (w->failed || len > JW_MAX_BYTES || !grow((void **)&w->str, &w->scap, off + len, 1)) {
+		fail(w);
+		return;
+	}
+	n = scalar(w, obj, key, JT_STR);
+	if (!n)
+		return;
+	memcpy(w->str + off, s, len);
+	w->slen = off + len;
+	n->v.s.off = (uint32_t)off;
+	n->v.s.len = (uint32_t)len;
+}
+
+void jw_string(struct jw *w, jw_node obj, const char *key, const char *s)
+{
+	jw_string_len(w, obj, key, s, strlen(s));
+}
+
+void jw_int(struct jw *w, jw_node obj, const char *key, int64_t v)
+{
+	struct jw_n *n = scalar(w, obj, key, JT_INT);
+
+	if (n)
+		n->v.i = v;
+}
+
+void jw_uint(struct jw *w, jw_node obj, const char *key, uint64_t v)
+{
+	struct jw_n *n = scalar(w, obj, key, JT_UINT);
+
+	if (n)
+		n->v.u = v;
+}
+
+void jw_bool(struct jw *w, jw_node obj, const char *key, bool v)
+{
+	struct jw_n *n = scalar(w, obj, key, JT_BOOL);
+
+	if (n)
+		n->v.b = v;
+}
+
+jw_node jw_path(struct jw *w, jw_node obj, const char *path, const char **leaf)
+{
+	const char *dot;
+
+	while ((dot = strchr(path, '.'))) {
+		jw_node c = slot(w, obj, path, (size_t)(dot - path));
+
+		if (!c)
+			break;
+		if (w->n[c].type != JT_OBJ) {
+			w->n[c].type = JT_OBJ;
+			w->n[c].first = w->n[c].last = 0;
+		}
+		obj = c;
+		path = dot + 1;
+	}
+	*leaf = path;
+	return w->failed ? JW_ROOT : obj;
+}
+
+/* What json-c escapes: control characters, the quote and the backslash ('/' is not, as with
+ * JSON_C_TO_STRING_NOSLASHESCAPE); bytes from 0x7f up pass as they are. */
+static const bool esc_tbl[256] = {[0 ... 0x1f] = true, ['"'] = true, ['\\'] = true};
+
+#define ONES 0x0101010101010101ull
+#define HIGH 0x8080808080808080ull
+
+/* Whether any of the 8 bytes in v needs an escape (exact: no false answers either way). */
+static inline bool word_needs_escape(uint64_t v)
+{
+	uint64_t lt = (v - ONES * 0x20) & ~v & HIGH;  /* a byte below 0x20 */
+	uint64_t q = v ^ (ONES * '"'), b = v ^ (ONES * '\\');
+
+	return lt | ((q - ONES) & ~q & HIGH) | ((b - ONES) & ~b & HIGH);
+}
+
+/* Length of the run at s[i..n) that needs no escape. */
+static size_t clean_run(const char *s, size_t i, size_t n)
+{
+	size_t j = i;
+
+	while (j + 8 <= n) {
+		uint64_t v;
+
+		memcpy(&v, s + j, 8);
+		if (word_needs_escape(v))
+			break;
+		j += 8;
+	}
+	while (j < n && !esc_tbl[(uint8_t)s[j]])
+		j++;
+	return j - i;
+}
+
+void jw_escape(char *buf, size_t *len, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *o = buf + *len;
+	size_t i = 0;
+
+	*o++ = '"';
+	while (i < n) {
+		size_t run = i + clean_run(s, i, n);
+		uint8_t c;
+
+		memcpy(o, s + i, run - i);
+		o += run - i;
+		if (run == n)
+			break;
+		c = (uint8_t)s[run];
+		*o++ = '\\';
+		switch (c) {
+		case '\b':
+			*o++ = 'b';
+			break;
+		case '\t':
+			*o++ = 't';
+			break;
+		case '\n':
+			*o++ = 'n';
+			break;
+		case '\f':
+			*o++ = 'f';
+			break;
+		case '\r':
+			*o++ = 'r';
+			break;
+		case '"':
+		case '\\':
+			*o++ = (char)c;
+			break;
+		default:
+			memcpy(o, "u00", 3);
+			o[3] = hex[c >> 4];
+			o[4] = hex[c & 15];
+			o += 5;
+		}
+		i = run + 1;
+	}
+	*o++ = '"';
+	*len = (size_t)(o - buf);
+}
+
+static char *put_u64(char *o, uint64_t v)
+{
+	char tmp[20];
+	int k = 0;
+
+	do {
+		tmp[k++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (k)
+		*o++ = tmp[--k];
+	return o;
+}
+
+/* Room for what write_node may add next: a key, a separator and a short value. */
+static bool room(struct jw *w, size_t used, size_t more)
+{
+	if (used + more + 1 <= w->ocap)
+		return true;
+	return grow((void **)&w->out, &w->ocap, used + more + 1, 1);
+}
+
+static int write_node(struct jw *w, jw_node i, size_t *len)
+{
+	const struct jw_n *n = &w->n[i];
+	jw_node c;
+	char *o;
+
+	switch (n->type) {
+	case JT_STR:
+		if (!room(w, *len, (size_t)n->v.s.len * 6 + 2))
+			return -ENOMEM;
+		jw_escape(w->out, len, w->str + n->v.s.off, n->v.s.len);
+		return 0;
+	case JT_INT:
+	case JT_UINT:
+	case JT_BOOL:
+		if (!room(w, *len, 24))
+			return -ENOMEM;
+		o = w->out + *len;
+		if (n->type == JT_BOOL) {
+			memcpy(o, n->v.b ? "true" : "false", n->v.b ? 4 : 5);
+			o += n->v.b ? 4 : 5;
+		} else if (n->type == JT_UINT)
+			o = put_u64(o, n->v.u);
+		else if (n->v.i < 0) {
+			*o++ = '-';
+			o = put_u64(o, (uint64_t)0 - (uint64_t)n->v.i);
+		} else
+			o = put_u64(o, (uint64_t)n->v.i);
+		*len = (size_t)(o - w->out);
+		return 0;
+	}
+	/* An object or an array. */
+	if (!room(w, *len, 2))
+		return -ENOMEM;
+	w->out[(*len)++] = n->type == JT_OBJ ? '{' : '[';
+	for (c = n->first; c; c = w->n[c].next) {
+		const struct jw_n *k = &w->n[c];
+		int r;
+
+		if (!room(w, *len, (size_t)k->klen * 6 + 4))
+			return -ENOMEM;
+		if (c != n->first)
+			w->out[(*len)++] = ',';
+		if (n->type == JT_OBJ) {
+			jw_escape(w->out, len, k->key, k->klen);
+			w->out[(*len)++] = ':';
+		}
+		r = write_node(w, c, len);
+		if (r < 0)
+			return r;
+	}
+	if (!room(w, *len, 1))
+		return -ENOMEM;
+	w->out[(*len)++] = n->type == JT_OBJ ? '}' : ']';
+	return 0;
+}
+
+int jw_finish(struct jw *w, const char **text, size_t *len)
+{
+	size_t l = 0;
+
+	if (w->failed || write_node(w, JW_ROOT, &l) < 0) {
+		w->failed = true;
+		return -ENOMEM;
+	}
+	w->out[l] = 0;
+	*text = w->out;
+	*len = l;
+	return 0;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * An alert as the rule engine hands it over and the outputs take it: the JSON text (the schema
+ * in rules/schema/alert.schema.json) and the few fields the outputs need without parsing it.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rg_alert {
+	const char *json;	   /* one line of JSON, no newline, NUL-terminated */
+	size_t len;		   /* strlen(json) */
+	const char *uuid;	   /* event.id */
+	const char *rule_id;	   /* rule.id */
+	const char *severity_name; /* severity: "info" .. "critical" */
+	int severity;		   /* enum rg_severity (engine/policy.h) */
+	uint64_t ts_ns;		   /* @timestamp, nanoseconds since the epoch */
+};
