@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -403,7 +404,13 @@ static void *file_thread(void *arg)
 {
 	struct output *out = arg;
 	struct qent batch[OUTPUT_BATCH_MAX];
+	struct sched_param sp = {0};
 	int last_err = 0;
+
+	/* Writing alerts is batch work: as SCHED_BATCH this thread does not preempt the event
+	 * loop each time an alert wakes it, it runs when that loop waits or at the next tick and
+	 * takes what piled up in one go. Best effort: on failure it stays SCHED_OTHER. */
+	(void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
 
 	for (;;) {
 		bool emptied, stop;
