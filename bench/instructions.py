@@ -42,8 +42,8 @@ STAGES = [
     ("json_parse", "json_tokener_parse_ex", "replay: JSON text to json-c objects"),
     ("decode", "event_from_json", "replay: json-c objects to struct rg_event"),
     ("engine", "engine_process", "engine: process tree, rules, aggregation, alerts (all below)"),
-    ("alert_build", "alert_build", "engine: an alert as a json-c object"),
-    ("alert_submit", "outputs_submit_flags", "output: serialise the alert, queue it"),
+    ("alert", "emit_alert", "engine: each alert written as JSON text (common/jsonw) and handed over"),
+    ("alert_submit", "outputs_submit_alert", "output: the alert's text copied and queued"),
     ("output_thread", "file_thread", "output: the file output thread (write)"),
 ]
 

@@ -44,6 +44,7 @@ struct daemon {
 	struct json_object *hooks; /* sensors_describe() at start */
 	int epfd, sigfd, timerfd, status_fd, pid_fd;
 	FILE *record;
+	struct jw *record_jw; /* --record: each event written here, then to the file */
 	uint64_t seq;
 	uint64_t start_mono_ns, start_rt_ns;
 	uint64_t next_heartbeat_ns, next_reconcile_ns;
@@ -85,18 +86,21 @@ static int daemon_alert(const struct rg_alert *alert, void *ud)
 
 static void record_event(struct daemon *d, const struct rg_event *ev)
 {
-	struct json_object *o;
 	const char *s;
+	size_t len;
 
 	if (!d->record)
 		return;
-	o = event_to_json(ev);
-	s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							  JSON_C_TO_STRING_NOSLASHESCAPE)
-	      : NULL;
-	if (!s || fputs(s, d->record) == EOF || fputc('\n', d->record) == EOF)
+	if (!d->record_jw)
+		d->record_jw = jw_new();
+	if (!d->record_jw) {
 		d->record_errors++;
-	json_object_put(o);
+		return;
+	}
+	jw_reset(d->record_jw);
+	if (event_to_jw(ev, d->record_jw) < 0 || jw_finish(d->record_jw, &s, &len) < 0 ||
+	    fwrite(s, 1, len, d->record) != len || fputc('\n', d->record) == EOF)
+		d->record_errors++;
 }
 
 /* Every event, whatever its source, goes through here: numbered, recorded, evaluated. */
@@ -825,6 +829,7 @@ static void daemon_done(struct daemon *d)
 		fclose(d->record);
 	else if (d->record)
 		fflush(stdout);
+	jw_free(d->record_jw);
 	if (d->status_fd >= 0) {
 		close(d->status_fd);
 		(void)unlink(d->cfg->status_socket && *d->cfg->status_socket ? d->cfg->status_socket
