@@ -143,7 +143,7 @@ int cmd_replay(int argc, char **argv)
 	struct rg_engine *e = NULL;
 	struct replay rp = {0};
 	struct rg_error err;
-	struct json_tokener *tok = NULL;
+	struct event_reader *reader = NULL;
 	_cleanup_free_ char *line = NULL;
 	size_t n_specs = 0, i, len;
 	unsigned long lineno = 0;
@@ -264,18 +264,15 @@ int cmd_replay(int argc, char **argv)
 		log_oom();
 		goto out;
 	}
-	/* One tokener for the whole file, reset per line (a new one per line cost 4,000
-	 * instructions an event). */
-	tok = json_tokener_new();
-	if (!tok) {
+	r = event_reader_new(REPLAY_MAX_LINE, &reader);
+	if (r < 0) {
 		log_oom();
 		goto out;
 	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	for (;;) {
-		struct json_object *o;
 		struct rg_event ev;
 		char msg[256];
+		size_t col;
 
 		r = read_line(f, line, REPLAY_MAX_LINE, &len);
 		if (r == 0)
@@ -298,22 +295,13 @@ int cmd_replay(int argc, char **argv)
 				(size_t)((char *)memchr(line, 0, len) - line) + 1);
 			goto out;
 		}
-		json_tokener_reset(tok);
-		o = json_tokener_parse_ex(tok, line, (int)len + 1);
-		if (!o) {
-			enum json_tokener_error je = json_tokener_get_error(tok);
-			size_t off = json_tokener_get_parse_end(tok);
-
-			fprintf(stderr, "%s:%lu:%zu: invalid JSON: %s\n", path, lineno,
-				MIN(off, len) + 1,
-				je == json_tokener_success ? "not an object"
-							   : json_tokener_error_desc(je));
-			goto out;
-		}
-		r = event_from_json(o, &ev, msg, sizeof(msg));
-		json_object_put(o);
+		r = event_reader_read(reader, line, len, &ev, &col, msg, sizeof(msg));
 		if (r < 0) {
-			fprintf(stderr, "%s:%lu: %s\n", path, lineno, msg);
+			if (col)
+				fprintf(stderr, "%s:%lu:%zu: invalid JSON: %s\n", path, lineno, col,
+					msg);
+			else
+				fprintf(stderr, "%s:%lu: %s\n", path, lineno, msg);
 			goto out;
 		}
 		if (rate)
@@ -333,8 +321,7 @@ int cmd_replay(int argc, char **argv)
 	log_debug("%lu events, %" PRIu64 " alerts, %" PRIu64 " at or above %s", lineno, rp.alerts,
 		  rp.findings, severity_to_string(rp.threshold));
 out:
-	if (tok)
-		json_tokener_free(tok);
+	event_reader_free(reader);
 	if (f && f != stdin)
 		fclose(f);
 	outputs_free(rp.outputs);

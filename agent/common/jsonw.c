@@ -260,10 +260,9 @@ static inline bool word_needs_escape(uint64_t v)
 	return lt | ((q - ONES) & ~q & HIGH) | ((b - ONES) & ~b & HIGH);
 }
 
-/* Length of the run at s[i..n) that needs no escape. */
-static size_t clean_run(const char *s, size_t i, size_t n)
+size_t jw_clean_run(const char *s, size_t n)
 {
-	size_t j = i;
+	size_t j = 0;
 
 	while (j + 8 <= n) {
 		uint64_t v;
@@ -275,7 +274,7 @@ static size_t clean_run(const char *s, size_t i, size_t n)
 	}
 	while (j < n && !esc_tbl[(uint8_t)s[j]])
 		j++;
-	return j - i;
+	return j;
 }
 
 void jw_escape(char *buf, size_t *len, const char *s, size_t n)
@@ -286,7 +285,7 @@ void jw_escape(char *buf, size_t *len, const char *s, size_t n)
 
 	*o++ = '"';
 	while (i < n) {
-		size_t run = i + clean_run(s, i, n);
+		size_t run = i + jw_clean_run(s + i, n - i);
 		uint8_t c;
 
 		memcpy(o, s + i, run - i);

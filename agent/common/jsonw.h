@@ -64,3 +64,6 @@ int jw_finish(struct jw *w, const char **text, size_t *len);
 /* Appends s as a JSON string (quotes and escapes, as json-c) to buf of *len bytes, room at
  * least 6 * n + 3 bytes past *len. Exposed for the tests. */
 void jw_escape(char *buf, size_t *len, const char *s, size_t n);
+/* How many bytes from s (of n) need no escape in a JSON string: no control character, quote or
+ * backslash (8 at a time). The JSON reader uses it too. */
+size_t jw_clean_run(const char *s, size_t n);

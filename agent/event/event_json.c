@@ -507,28 +507,618 @@ struct json_object *event_to_json(const struct rg_event *ev)
 	return o;
 }
 
-static int get_u64(struct json_object *v, uint64_t *ret)
-{
-	int64_t i;
+/*
+ * Reading events: a strict JSON reader (RFC 8259) that goes straight from the text to struct
+ * rg_event, for replay's hot path: json-c built a hash table per object and a heap value per
+ * member, three quarters of what replaying an event cost. It keeps only what it needs: the value
+ * at each dotted path that is a field of some event type (a slot), strings unescaped into one
+ * scratch buffer, array elements in one pool, both sized from the line's length. Then the
+ * event's type (event.action) picks which slots are its fields, converted in table order.
+ * event_from_json() (json-c objects: tests, the cold paths) prints the object and reads that.
+ */
+#define MAX_SLOTS      256
+#define MAX_PREFIXES   64
+#define PREFIX_HASH_SIZE 128 /* power of two, > 2 x MAX_PREFIXES */
+#define SLOT_HASH_SIZE 512 /* power of two, > 2 x MAX_SLOTS */
+#define MAX_PATH       128
+#define MAX_DEPTH      32 /* json-c's default nesting limit */
+#define NCOMMON	       ARRAY_SIZE(common_fields)
 
-	if (!json_object_is_type(v, json_type_int))
-		return -EINVAL;
-	i = json_object_get_int64(v);
-	if (i < 0)
-		return -ERANGE;
-	/* json-c keeps numbers above INT64_MAX as uint64 and clamps get_int64 to INT64_MAX. */
-	*ret = i == INT64_MAX ? json_object_get_uint64(v) : (uint64_t)i;
+static struct {
+	const char *name[MAX_SLOTS];
+	unsigned n;
+	int16_t hash[SLOT_HASH_SIZE]; /* slot + 1; 0: empty */
+	uint16_t common[NCOMMON];
+	uint16_t type[RG_EV__MAX][MAX_TYPE_FIELDS];
+	int qp_state, action;
+	/* The objects on the way to fields ("process", "process.parent"), each with the slots
+	 * below it: a member met again replaces the first one whole, as in json-c, so entering
+	 * one forgets what an earlier member of that name left in its slots. */
+	struct {
+		const char *name; /* not NUL-terminated: len bytes */
+		uint16_t len;
+		uint64_t below[MAX_SLOTS / 64];
+	} prefix[MAX_PREFIXES];
+	unsigned nprefix;
+	int16_t phash[PREFIX_HASH_SIZE]; /* prefix + 1; 0: empty */
+} slots;
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+
+static uint32_t path_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+static int slot_find(const char *path, size_t len)
+{
+	uint32_t h = path_hash(path, len) & (SLOT_HASH_SIZE - 1);
+
+	for (; slots.hash[h]; h = (h + 1) & (SLOT_HASH_SIZE - 1)) {
+		int s = slots.hash[h] - 1;
+
+		if (strncmp(slots.name[s], path, len) == 0 && slots.name[s][len] == 0)
+			return s;
+	}
+	return -1;
+}
+
+static uint16_t slot_add(const char *name)
+{
+	int s = slot_find(name, strlen(name));
+	uint32_t h;
+
+	if (s >= 0)
+		return (uint16_t)s;
+	if (slots.n >= MAX_SLOTS)
+		abort(); /* the tables above outgrew MAX_SLOTS: a build-time mistake */
+	h = path_hash(name, strlen(name)) & (SLOT_HASH_SIZE - 1);
+	while (slots.hash[h])
+		h = (h + 1) & (SLOT_HASH_SIZE - 1);
+	slots.name[slots.n] = name;
+	slots.hash[h] = (int16_t)(slots.n + 1);
+	return (uint16_t)slots.n++;
+}
+
+static int prefix_find(const char *path, size_t len)
+{
+	uint32_t h = path_hash(path, len) & (PREFIX_HASH_SIZE - 1);
+
+	for (; slots.phash[h]; h = (h + 1) & (PREFIX_HASH_SIZE - 1)) {
+		int p = slots.phash[h] - 1;
+
+		if (slots.prefix[p].len == len && memcmp(slots.prefix[p].name, path, len) == 0)
+			return p;
+	}
+	return -1;
+}
+
+static void prefixes_add(unsigned slot)
+{
+	const char *name = slots.name[slot], *dot;
+
+	for (dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.')) {
+		size_t len = (size_t)(dot - name);
+		int p = prefix_find(name, len);
+
+		if (p < 0) {
+			uint32_t h = path_hash(name, len) & (PREFIX_HASH_SIZE - 1);
+
+			if (slots.nprefix >= MAX_PREFIXES || slot_find(name, len) >= 0)
+				abort(); /* too many, or a field inside a field: a table mistake */
+			p = (int)slots.nprefix++;
+			slots.prefix[p].name = name;
+			slots.prefix[p].len = (uint16_t)len;
+			while (slots.phash[h])
+				h = (h + 1) & (PREFIX_HASH_SIZE - 1);
+			slots.phash[h] = (int16_t)(p + 1);
+		}
+		slots.prefix[p].below[slot / 64] |= 1ull << (slot % 64);
+	}
+}
+
+static void slots_build(void)
+{
+	unsigned t, i;
+
+	for (i = 0; i < NCOMMON; i++)
+		slots.common[i] = slot_add(common_fields[i].name);
+	for (t = 1; t < RG_EV__MAX; t++)
+		for (i = 0; i < type_fields[t].n; i++)
+			slots.type[t][i] = slot_add(type_fields[t].f[i].name);
+	for (i = 0; i < slots.n; i++)
+		prefixes_add(i);
+	slots.qp_state = slot_find("rdma.qp.state", strlen("rdma.qp.state"));
+	slots.action = slot_find("event.action", strlen("event.action"));
+}
+
+/* A value the reader kept. Strings are NUL-terminated in the scratch buffer (a \u0000 inside
+ * ends them early, as it did with json-c's strings); numbers keep their grammar. */
+enum { JV_NONE, JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
+
+struct jv {
+	uint32_t gen;	/* the value is this read's when gen is the reader's (no clearing) */
+	uint8_t type;
+	bool b;		/* JV_BOOL */
+	bool is_int;	/* JV_NUM: no fraction, no exponent, and fits 64 bits */
+	bool neg;	/* JV_NUM: a minus sign */
+	uint64_t mag;	/* JV_NUM: |value| when is_int */
+	const char *s;	/* JV_STR */
+	uint32_t first; /* JV_ARR: elements in the pool */
+	uint32_t n;
+};
+
+struct event_reader {
+	char *scratch;
+	size_t cap, used;
+	struct jv *items;
+	size_t icap, iused;
+	size_t max_len;
+	struct jv val[MAX_SLOTS];
+	uint32_t gen;
+	/* the parse */
+	const char *p, *end, *start, *err_at;
+	const char *err_what;
+	char path[MAX_PATH];
+};
+
+/* Forgets the values kept below path[0..len), if it leads to fields. */
+static void prefix_forget(struct event_reader *r, const char *path, size_t len)
+{
+	int p = prefix_find(path, len);
+	unsigned w;
+
+	if (p < 0)
+		return;
+	for (w = 0; w < MAX_SLOTS / 64; w++) {
+		uint64_t b = slots.prefix[p].below[w];
+
+		while (b) {
+			r->val[w * 64 + (unsigned)__builtin_ctzll(b)].gen = 0;
+			b &= b - 1;
+		}
+	}
+}
+
+int event_reader_new(size_t max_len, struct event_reader **ret)
+{
+	struct event_reader *r;
+
+	if (max_len > (64u << 20))
+		return -E2BIG;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	/* Unescaping never makes a string longer; each one gains a NUL: at most 2 x the line.
+	 * An array element takes at least two bytes of text ("x," or "1,"). */
+	r->cap = 2 * max_len + 2;
+	r->icap = max_len / 2 + 2;
+	r->max_len = max_len;
+	r->scratch = malloc(r->cap);
+	r->items = malloc(r->icap * sizeof(*r->items));
+	if (!r->scratch || !r->items) {
+		event_reader_free(r);
+		return -ENOMEM;
+	}
+	(void)pthread_once(&slots_once, slots_build);
+	*ret = r;
 	return 0;
 }
 
-static int field_from_json(struct json_object *v, struct rg_event *ev, const struct event_field *f,
-			   char *err, size_t errlen)
+void event_reader_free(struct event_reader *r)
 {
-	const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	if (!r)
+		return;
+	free(r->scratch);
+	free(r->items);
+	free(r);
+}
+
+static bool syntax(struct event_reader *r, const char *at, const char *what)
+{
+	if (!r->err_what) {
+		r->err_at = at;
+		r->err_what = what;
+	}
+	return false;
+}
+
+static void skip_ws(struct event_reader *r)
+{
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
+		r->p++;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool read_hex4(struct event_reader *r, uint32_t *ret)
+{
+	uint32_t v = 0;
+	int i;
+
+	if (r->end - r->p < 4)
+		return syntax(r, r->p, "invalid \\u escape");
+	for (i = 0; i < 4; i++) {
+		int h = hexval(r->p[i]);
+
+		if (h < 0)
+			return syntax(r, r->p + i, "invalid \\u escape");
+		v = v << 4 | (uint32_t)h;
+	}
+	r->p += 4;
+	*ret = v;
+	return true;
+}
+
+static char *put_utf8(char *o, uint32_t c)
+{
+	if (c < 0x80) {
+		*o++ = (char)c;
+	} else if (c < 0x800) {
+		*o++ = (char)(0xc0 | c >> 6);
+		*o++ = (char)(0x80 | (c & 0x3f));
+	} else if (c < 0x10000) {
+		*o++ = (char)(0xe0 | c >> 12);
+		*o++ = (char)(0x80 | (c >> 6 & 0x3f));
+		*o++ = (char)(0x80 | (c & 0x3f));
+	} else {
+		*o++ = (char)(0xf0 | c >> 18);
+		*o++ = (char)(0x80 | (c >> 12 & 0x3f));
+		*o++ = (char)(0x80 | (c >> 6 & 0x3f));
+		*o++ = (char)(0x80 | (c & 0x3f));
+	}
+	return o;
+}
+
+/*
+ * A string at r->p (on its opening quote). out NULL: only checked. Else unescaped into out
+ * (room for the text's length + 1), NUL-terminated; *len its length. Bytes from 0x80 up are
+ * taken as they are (json-c does not check UTF-8 either); a lone surrogate becomes U+FFFD.
+ */
+static bool read_string(struct event_reader *r, char *out, size_t *len)
+{
+	char *o = out;
+
+	r->p++;
+	for (;;) {
+		const char *q = r->p;
+		uint32_t c, lo;
+
+		/* The run without quotes, backslashes or control characters. */
+		q += jw_clean_run(q, (size_t)(r->end - q));
+		if (out) {
+			memcpy(o, r->p, (size_t)(q - r->p));
+			o += q - r->p;
+		}
+		r->p = q;
+		if (q == r->end)
+			return syntax(r, q, "unterminated string");
+		if (*q == '"')
+			break;
+		if ((uint8_t)*q < 0x20)
+			return syntax(r, q, "control character in a string");
+		/* A backslash. */
+		if (q + 1 == r->end)
+			return syntax(r, q + 1, "unterminated string");
+		r->p = q + 2;
+		switch (q[1]) {
+		case '"':
+		case '\\':
+		case '/':
+			c = (uint8_t)q[1];
+			break;
+		case 'b':
+			c = '\b';
+			break;
+		case 'f':
+			c = '\f';
+			break;
+		case 'n':
+			c = '\n';
+			break;
+		case 'r':
+			c = '\r';
+			break;
+		case 't':
+			c = '\t';
+			break;
+		case 'u':
+			if (!read_hex4(r, &c))
+				return false;
+			if (c >= 0xd800 && c < 0xdc00) {
+				if (r->end - r->p >= 6 && r->p[0] == '\\' && r->p[1] == 'u') {
+					const char *save = r->p;
+
+					r->p += 2;
+					if (!read_hex4(r, &lo))
+						return false;
+					if (lo >= 0xdc00 && lo < 0xe000)
+						c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+					else {
+						c = 0xfffd;
+						r->p = save; /* the next escape stands on its own */
+					}
+				} else
+					c = 0xfffd;
+			} else if (c >= 0xdc00 && c < 0xe000)
+				c = 0xfffd;
+			break;
+		default:
+			return syntax(r, q + 1, "invalid escape");
+		}
+		if (out)
+			o = put_utf8(o, c);
+	}
+	r->p++; /* the closing quote */
+	if (out) {
+		*o = 0;
+		*len = (size_t)(o - out);
+	}
+	return true;
+}
+
+/* A number (RFC 8259 grammar) at r->p into *v. */
+static bool read_number(struct event_reader *r, struct jv *v)
+{
+	const char *q = r->p;
+	uint64_t mag = 0;
+	bool overflow = false;
+
+	v->gen = r->gen;
+	v->type = JV_NUM;
+	v->neg = false;
+	if (q < r->end && *q == '-') {
+		v->neg = true;
+		q++;
+	}
+	if (q == r->end || *q < '0' || *q > '9')
+		return syntax(r, q, "invalid number");
+	if (*q == '0' && q + 1 < r->end && q[1] >= '0' && q[1] <= '9')
+		return syntax(r, q + 1, "invalid number: a leading zero");
+	while (q < r->end && *q >= '0' && *q <= '9') {
+		unsigned d = (unsigned)(*q - '0');
+
+		if (mag > (UINT64_MAX - d) / 10)
+			overflow = true;
+		else
+			mag = mag * 10 + d;
+		q++;
+	}
+	v->is_int = !overflow;
+	if (q < r->end && *q == '.') {
+		q++;
+		if (q == r->end || *q < '0' || *q > '9')
+			return syntax(r, q, "invalid number");
+		while (q < r->end && *q >= '0' && *q <= '9')
+			q++;
+		v->is_int = false;
+	}
+	if (q < r->end && (*q == 'e' || *q == 'E')) {
+		q++;
+		if (q < r->end && (*q == '+' || *q == '-'))
+			q++;
+		if (q == r->end || *q < '0' || *q > '9')
+			return syntax(r, q, "invalid number");
+		while (q < r->end && *q >= '0' && *q <= '9')
+			q++;
+		v->is_int = false;
+	}
+	/* A negative integer must fit int64_t, as json-c's did. */
+	if (v->neg && mag > (uint64_t)INT64_MAX + 1)
+		v->is_int = false;
+	v->mag = mag;
+	r->p = q;
+	return true;
+}
+
+static bool read_literal(struct event_reader *r, const char *word, size_t n)
+{
+	if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0)
+		return syntax(r, r->p, "unexpected character");
+	r->p += n;
+	return true;
+}
+
+static bool read_value(struct event_reader *r, struct jv *keep, unsigned depth);
+
+/* Set as an object's path length: its members are nobody's fields (checked, never kept). */
+#define NO_PATH MAX_PATH
+
+/* The members of an object at r->p ('{'); plen: the length of its path in r->path. */
+static bool read_object(struct event_reader *r, size_t plen, unsigned depth)
+{
+	r->p++;
+	skip_ws(r);
+	if (r->p < r->end && *r->p == '}') {
+		r->p++;
+		return true;
+	}
+	for (;;) {
+		/* The key goes to the scratch space past what is kept: the value overwrites it. */
+		char *key = r->scratch + r->used;
+		size_t klen, nlen;
+		struct jv *keep = NULL;
+		int s = -1;
+
+		if (r->p == r->end)
+			return syntax(r, r->p, "unexpected end of line");
+		if (*r->p != '"')
+			return syntax(r, r->p, "unexpected character");
+		if (!read_string(r, key, &klen))
+			return false;
+		skip_ws(r);
+		if (r->p == r->end)
+			return syntax(r, r->p, "unexpected end of line");
+		if (*r->p != ':')
+			return syntax(r, r->p, "unexpected character");
+		r->p++;
+		skip_ws(r);
+		/* The member's path. A key with a dot or a NUL in it is nobody's field. */
+		nlen = plen ? plen + 1 + klen : klen;
+		if (nlen < MAX_PATH && klen && !memchr(key, '.', klen) && strlen(key) == klen) {
+			if (plen)
+				r->path[plen] = '.';
+			memcpy(r->path + (plen ? plen + 1 : 0), key, klen);
+			s = slot_find(r->path, nlen);
+		}
+		if (s >= 0)
+			keep = &r->val[s];
+		else if (nlen < MAX_PATH)
+			prefix_forget(r, r->path, nlen);
+		if (s < 0 && r->p < r->end && *r->p == '{') {
+			/* Not a field: its members may be (process -> process.parent.pid). */
+			if (depth + 1 > MAX_DEPTH)
+				return syntax(r, r->p, "nesting too deep");
+			if (!read_object(r, nlen < MAX_PATH ? nlen : NO_PATH, depth + 1))
+				return false;
+			goto next;
+		}
+		if (!read_value(r, keep, depth + 1))
+			return false;
+next:
+		skip_ws(r);
+		if (r->p == r->end)
+			return syntax(r, r->p, "unexpected end of line");
+		if (*r->p == '}') {
+			r->p++;
+			return true;
+		}
+		if (*r->p != ',')
+			return syntax(r, r->p, "unexpected character");
+		r->p++;
+		skip_ws(r);
+	}
+}
+
+/*
+ * Any value at r->p; keep: where to keep it (a field's slot, an array element), or NULL: only
+ * checked. An object is kept as JV_OBJ without its members (no field is an object), an array
+ * with its elements in the pool.
+ */
+static bool read_value(struct event_reader *r, struct jv *keep, unsigned depth)
+{
+	struct jv tmp;
+
+	if (depth > MAX_DEPTH)
+		return syntax(r, r->p, "nesting too deep");
+	if (r->p == r->end)
+		return syntax(r, r->p, "unexpected end of line");
+	switch (*r->p) {
+	case '{':
+		if (keep)
+			*keep = (struct jv){.gen = r->gen, .type = JV_OBJ};
+		return read_object(r, NO_PATH, depth);
+	case '[': {
+		uint32_t first = (uint32_t)r->iused, n = 0;
+
+		r->p++;
+		skip_ws(r);
+		if (r->p < r->end && *r->p == ']') {
+			r->p++;
+		} else {
+			for (;;) {
+				struct jv *item = NULL;
+
+				if (keep) {
+					/* Cannot run out (two bytes of text an element at least). */
+					if (r->iused >= r->icap)
+						return syntax(r, r->p, "too many array elements");
+					item = &r->items[r->iused++];
+					n++;
+				}
+				if (!read_value(r, item, depth + 1))
+					return false;
+				skip_ws(r);
+				if (r->p == r->end)
+					return syntax(r, r->p, "unexpected end of line");
+				if (*r->p == ']') {
+					r->p++;
+					break;
+				}
+				if (*r->p != ',')
+					return syntax(r, r->p, "unexpected character");
+				r->p++;
+				skip_ws(r);
+			}
+		}
+		if (keep)
+			*keep = (struct jv){.gen = r->gen, .type = JV_ARR, .first = first, .n = n};
+		return true;
+	}
+	case '"': {
+		char *out = r->scratch + r->used;
+		size_t len;
+
+		if (!read_string(r, out, &len))
+			return false;
+		if (keep) {
+			*keep = (struct jv){.gen = r->gen, .type = JV_STR, .s = out};
+			r->used += len + 1;
+		}
+		return true;
+	}
+	case 't':
+	case 'f': {
+		bool b = *r->p == 't';
+
+		if (!read_literal(r, b ? "true" : "false", b ? 4 : 5))
+			return false;
+		if (keep)
+			*keep = (struct jv){.gen = r->gen, .type = JV_BOOL, .b = b};
+		return true;
+	}
+	case 'n':
+		if (!read_literal(r, "null", 4))
+			return false;
+		if (keep)
+			*keep = (struct jv){.gen = r->gen, .type = JV_NULL};
+		return true;
+	default:
+		if (*r->p != '-' && (*r->p < '0' || *r->p > '9'))
+			return syntax(r, r->p, "unexpected character");
+		return read_number(r, keep ? keep : &tmp);
+	}
+}
+
+static int get_u64(const struct jv *v, uint64_t *ret)
+{
+	if (v->type != JV_NUM || !v->is_int)
+		return -EINVAL;
+	if (v->neg && v->mag)
+		return -ERANGE;
+	*ret = v->mag;
+	return 0;
+}
+
+static int get_i64(const struct jv *v, int64_t *ret)
+{
+	if (v->type != JV_NUM || !v->is_int || (!v->neg && v->mag > (uint64_t)INT64_MAX))
+		return -EINVAL;
+	*ret = v->neg ? (int64_t)(0 - v->mag) : (int64_t)v->mag;
+	return 0;
+}
+
+static int field_from_jv(const struct event_reader *r, const struct jv *v, struct rg_event *ev,
+			 const struct event_field *f, char *err, size_t errlen)
+{
+	const char *s = v->type == JV_STR ? v->s : NULL;
 	uint64_t u;
 	int64_t i;
-	size_t k, n;
-	int r;
+	size_t k;
+	int x;
 
 #define FAIL(...)                                                                                  \
 	do {                                                                                       \
@@ -554,9 +1144,8 @@ static int field_from_json(struct json_object *v, struct rg_event *ev, const str
 		*AT(ev, f, uint64_t) = u;
 		return 0;
 	case EFK_I32:
-		if (!json_object_is_type(v, json_type_int))
+		if (get_i64(v, &i) < 0)
 			FAIL("%s: expected an integer", f->name);
-		i = json_object_get_int64(v);
 		if (i < INT32_MIN || i > INT32_MAX)
 			FAIL("%s: out of range", f->name);
 		*AT(ev, f, int32_t) = (int32_t)i;
@@ -574,41 +1163,42 @@ static int field_from_json(struct json_object *v, struct rg_event *ev, const str
 	case EFK_ENUM:
 		if (!s)
 			FAIL("%s: expected a string", f->name);
-		r = f->from_str(s);
-		if (r < 0) {
-			uint32_t x;
-			if (safe_atou32(s, 10, &x) < 0)
+		x = f->from_str(s);
+		if (x < 0) {
+			uint32_t n;
+			if (safe_atou32(s, 10, &n) < 0)
 				FAIL("%s: unknown value \"%s\"", f->name, s);
-			r = (int)x;
+			x = (int)n;
 		}
 		if (f->size == 2) {
-			if (r > UINT16_MAX)
+			if (x > UINT16_MAX)
 				FAIL("%s: out of range", f->name);
-			*AT(ev, f, uint16_t) = (uint16_t)r;
+			*AT(ev, f, uint16_t) = (uint16_t)x;
 		} else
-			*AT(ev, f, uint32_t) = (uint32_t)r;
+			*AT(ev, f, uint32_t) = (uint32_t)x;
 		return 0;
 	case EFK_ACCESS:
 	case EFK_FLAGS: {
 		uint32_t bits = 0;
-		if (!json_object_is_type(v, json_type_array))
+
+		if (v->type != JV_ARR)
 			FAIL("%s: expected an array of names", f->name);
-		n = json_object_array_length(v);
-		for (k = 0; k < n; k++) {
-			const char *name = json_object_get_string(json_object_array_get_idx(v, k));
+		for (k = 0; k < v->n; k++) {
+			const struct jv *e = &r->items[v->first + k];
 			uint32_t bit = 0;
 			unsigned j;
-			if (!json_object_is_type(json_object_array_get_idx(v, k), json_type_string))
+
+			if (e->type != JV_STR)
 				FAIL("%s[%zu]: expected a string", f->name, k);
 			if (f->kind == EFK_ACCESS) {
-				if (access_from_string(name, &bit) < 0)
-					FAIL("%s[%zu]: unknown access flag \"%s\"", f->name, k, name);
+				if (access_from_string(e->s, &bit) < 0)
+					FAIL("%s[%zu]: unknown access flag \"%s\"", f->name, k, e->s);
 			} else {
 				for (j = 0; j < ARRAY_SIZE(flag_names); j++)
-					if (strcmp(flag_names[j], name) == 0)
+					if (strcmp(flag_names[j], e->s) == 0)
 						bit = 1u << j;
 				if (!bit)
-					FAIL("%s[%zu]: unknown flag \"%s\"", f->name, k, name);
+					FAIL("%s[%zu]: unknown flag \"%s\"", f->name, k, e->s);
 			}
 			bits |= bit;
 		}
@@ -617,6 +1207,7 @@ static int field_from_json(struct json_object *v, struct rg_event *ev, const str
 	}
 	case EFK_GID: {
 		struct rg_addr a;
+
 		if (!s || addr_from_string(s, &a) < 0)
 			FAIL("%s: expected an IPv6 GID", f->name);
 		memcpy(AT(ev, f, uint8_t), a.addr, 16);
@@ -627,6 +1218,7 @@ static int field_from_json(struct json_object *v, struct rg_event *ev, const str
 	case EFK_ADDR: {
 		struct rg_addr *a = AT(ev, f, struct rg_addr);
 		uint16_t port = a->port;
+
 		if (!s || addr_from_string(s, a) < 0)
 			FAIL("%s: expected an IP address", f->name);
 		a->port = port;
@@ -640,22 +1232,21 @@ static int field_from_json(struct json_object *v, struct rg_event *ev, const str
 	case EFK_ARGS: {
 		char *p = AT(ev, f, char);
 		uint32_t off = 0;
-		if (!json_object_is_type(v, json_type_array))
-			FAIL("%s: expected an array of strings", f->name);
-		n = json_object_array_length(v);
-		for (k = 0; k < n && off < f->size; k++) {
-			struct json_object *e = json_object_array_get_idx(v, k);
-			size_t l;
-			if (!json_object_is_type(e, json_type_string))
-				FAIL("%s[%zu]: expected a string", f->name, k);
-			l = strlen(json_object_get_string(e));
-			if (k + 1 == n && off + l == f->size) {
-				/* The last one may fill the buffer: the length ends it, not a NUL. */
-				const char *a = json_object_get_string(e);
 
+		if (v->type != JV_ARR)
+			FAIL("%s: expected an array of strings", f->name);
+		for (k = 0; k < v->n && off < f->size; k++) {
+			const struct jv *e = &r->items[v->first + k];
+			size_t l;
+
+			if (e->type != JV_STR)
+				FAIL("%s[%zu]: expected a string", f->name, k);
+			l = strlen(e->s);
+			if (k + 1 == v->n && off + l == f->size) {
+				/* The last one may fill the buffer: the length ends it, not a NUL. */
 				for (size_t c = 0; c < l; c++)
-					p[off + c] = ((unsigned char)a[c] < 0x20 || a[c] == 0x7f)
-							     ? '?' : a[c];
+					p[off + c] = ((unsigned char)e->s[c] < 0x20 || e->s[c] == 0x7f)
+							     ? '?' : e->s[c];
 				off += (uint32_t)l;
 				break;
 			}
@@ -663,16 +1254,16 @@ static int field_from_json(struct json_object *v, struct rg_event *ev, const str
 				ev->flags |= RG_EVF_TRUNC;
 				break;
 			}
-			event_set_str(p + off, l + 1, json_object_get_string(e), l);
+			event_set_str(p + off, l + 1, e->s, l);
 			off += (uint32_t)l + 1;
 		}
 		*(uint32_t *)((char *)ev + f->aux) = off;
 		return 0;
 	}
 	case EFK_BOOLFLAG:
-		if (!json_object_is_type(v, json_type_boolean))
+		if (v->type != JV_BOOL)
 			FAIL("%s: expected true or false", f->name);
-		if (json_object_get_boolean(v))
+		if (v->b)
 			*AT(ev, f, uint32_t) |= f->aux;
 		else
 			*AT(ev, f, uint32_t) &= ~f->aux;
@@ -687,159 +1278,111 @@ static int field_from_json(struct json_object *v, struct rg_event *ev, const str
 	return -EINVAL;
 }
 
-/*
- * Reading an event walks its JSON object once and finds each member's field in a hash table of
- * (event type, dotted path), instead of looking each known path up: an event has about 15 of
- * the 30 to 40 paths its type knows, and every lookup was a json-c hash lookup per path segment.
- */
-#define FIELD_INDEX_SIZE 1024 /* power of two, > 2 x the entries */
-#define NCOMMON		 ARRAY_SIZE(common_fields)
-
-struct field_slot {
-	const char *name; /* NULL: empty */
-	uint8_t type;
-	uint8_t idx; /* < NCOMMON: common_fields[idx], else type_fields[type].f[idx - NCOMMON] */
-};
-
-static struct field_slot field_index[FIELD_INDEX_SIZE];
-static pthread_once_t field_index_once = PTHREAD_ONCE_INIT;
-
-static uint32_t field_hash(unsigned type, const char *name, size_t len)
-{
-	uint32_t h = 2166136261u ^ type;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ (uint8_t)name[i]) * 16777619u;
-	return h;
-}
-
-static void field_index_add(unsigned type, const char *name, unsigned idx)
-{
-	uint32_t h = field_hash(type, name, strlen(name)) & (FIELD_INDEX_SIZE - 1);
-
-	while (field_index[h].name)
-		h = (h + 1) & (FIELD_INDEX_SIZE - 1);
-	field_index[h] = (struct field_slot){.name = name, .type = (uint8_t)type, .idx = (uint8_t)idx};
-}
-
-static void field_index_build(void)
-{
-	unsigned t, i;
-
-	_Static_assert(RG_EV__MAX <= UINT8_MAX, "types fit the index");
-	_Static_assert(ARRAY_SIZE(common_fields) + MAX_TYPE_FIELDS <= UINT8_MAX, "indexes fit");
-	for (t = 1; t < RG_EV__MAX; t++) {
-		for (i = 0; i < NCOMMON; i++)
-			field_index_add(t, common_fields[i].name, i);
-		for (i = 0; i < type_fields[t].n; i++)
-			field_index_add(t, type_fields[t].f[i].name, (unsigned)(NCOMMON + i));
-	}
-}
-
-/* Index of the field called path[0..len) for type, or -1. */
-static int field_index_find(unsigned type, const char *path, size_t len)
-{
-	uint32_t h = field_hash(type, path, len) & (FIELD_INDEX_SIZE - 1);
-
-	for (; field_index[h].name; h = (h + 1) & (FIELD_INDEX_SIZE - 1)) {
-		const struct field_slot *s = &field_index[h];
-
-		if (s->type == type && strncmp(s->name, path, len) == 0 && s->name[len] == 0)
-			return s->idx;
-	}
-	return -1;
-}
-
-struct from_json {
-	unsigned type;
-	struct json_object *val[NCOMMON + MAX_TYPE_FIELDS];
-};
-
-#define FROM_JSON_MAX_PATH 128
-#define FROM_JSON_MAX_DEPTH 8 /* the deepest path is 4 deep (target.process.start_boot_ns) */
-
-/* Records obj's members that are fields (path[0..len) is obj's own path). Members with dots in
- * their names and unknown members are ignored, as are nulls; an object where a field is
- * expected is recorded, to be refused. */
-static void collect(struct from_json *c, struct json_object *obj, char *path, size_t len,
-		    unsigned depth)
-{
-	json_object_object_foreach(obj, key, v)
-	{
-		size_t kl = strlen(key), pl = len ? len + 1 + kl : kl;
-		int idx;
-
-		if (!v || kl == 0 || memchr(key, '.', kl) || pl >= FROM_JSON_MAX_PATH)
-			continue;
-		if (len)
-			path[len] = '.';
-		memcpy(path + (len ? len + 1 : 0), key, kl);
-		idx = field_index_find(c->type, path, pl);
-		if (idx >= 0)
-			c->val[idx] = v;
-		else if (json_object_is_type(v, json_type_object) && depth < FROM_JSON_MAX_DEPTH)
-			collect(c, v, path, pl, depth + 1);
-	}
-}
-
-static int read_fields(struct rg_event *ev, const struct event_field *f, struct json_object **val,
-		       size_t n, char *err, size_t errlen)
+static int apply_fields(const struct event_reader *r, struct rg_event *ev,
+			const struct event_field *f, const uint16_t *slot, size_t n, char *err,
+			size_t errlen)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		int r;
+		const struct jv *v = &r->val[slot[i]];
+		int ret;
 
-		if (!val[i])
+		if (v->gen != r->gen || v->type == JV_NULL)
 			continue;
-		r = field_from_json(val[i], ev, &f[i], err, errlen);
-		if (r < 0)
-			return r;
+		ret = field_from_jv(r, v, ev, &f[i], err, errlen);
+		if (ret < 0)
+			return ret;
 	}
+	return 0;
+}
+
+int event_reader_read(struct event_reader *r, const char *text, size_t len, struct rg_event *ev,
+		      size_t *col, char *err, size_t errlen)
+{
+	const struct event_field *f;
+	const struct jv *action;
+	size_t n;
+	int t, ret;
+
+	memset(ev, 0, sizeof(*ev));
+	*col = 0;
+	if (len > r->max_len) {
+		snprintf(err, errlen, "longer than %zu bytes", r->max_len);
+		return -E2BIG;
+	}
+	if (++r->gen == 0) { /* wrapped: old stamps could match again */
+		memset(r->val, 0, sizeof(r->val));
+		r->gen = 1;
+	}
+	r->used = r->iused = 0;
+	r->start = r->p = text;
+	r->end = text + len;
+	r->err_what = NULL;
+	skip_ws(r);
+	if (r->p == r->end || *r->p != '{') {
+		if (r->p == r->end || !memchr("[\"-0123456789tfn", *r->p, 16))
+			syntax(r, r->p, r->p == r->end ? "unexpected end of line" : "unexpected character");
+		else
+			syntax(r, r->p, "not an object");
+	} else if (read_object(r, 0, 1)) {
+		skip_ws(r);
+		if (r->p != r->end)
+			syntax(r, r->p, "unexpected character after the object");
+	}
+	if (r->err_what) {
+		*col = (size_t)(r->err_at - r->start) + 1;
+		snprintf(err, errlen, "%s", r->err_what);
+		return -EINVAL;
+	}
+	action = &r->val[slots.action];
+	if (action->gen != r->gen || action->type != JV_STR) {
+		snprintf(err, errlen, "event.action: missing");
+		return -EINVAL;
+	}
+	t = event_type_from_string(action->s);
+	if (t <= 0) {
+		snprintf(err, errlen, "event.action: unknown event type \"%s\"", action->s);
+		return -EINVAL;
+	}
+	ret = apply_fields(r, ev, common_fields, slots.common, NCOMMON, err, errlen);
+	if (ret < 0)
+		return ret;
+	n = event_fields((unsigned)t, &f);
+	ret = apply_fields(r, ev, f, slots.type[t], n, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (t == RG_EV_VERBS && slots.qp_state >= 0 && r->val[slots.qp_state].gen == r->gen &&
+	    r->val[slots.qp_state].type != JV_NULL)
+		ev->u.verbs.qp_attr_mask |= 1;
 	return 0;
 }
 
 int event_from_json(struct json_object *obj, struct rg_event *ev, char *err, size_t errlen)
 {
-	struct from_json c;
-	const struct event_field *f;
-	struct json_object *action;
-	char path[FROM_JSON_MAX_PATH];
-	size_t n;
-	int r, qp_state;
+	struct event_reader *r;
+	const char *text;
+	size_t len, col;
+	int ret;
 
 	memset(ev, 0, sizeof(*ev));
 	if (!json_object_is_type(obj, json_type_object)) {
 		snprintf(err, errlen, "expected a JSON object");
 		return -EINVAL;
 	}
-	action = json_get_path(obj, "event.action");
-	if (!action || !json_object_is_type(action, json_type_string)) {
-		snprintf(err, errlen, "event.action: missing");
-		return -EINVAL;
+	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
-	r = event_type_from_string(json_object_get_string(action));
-	if (r <= 0) {
-		snprintf(err, errlen, "event.action: unknown event type \"%s\"",
-			 json_object_get_string(action));
-		return -EINVAL;
+	len = strlen(text);
+	ret = event_reader_new(len, &r);
+	if (ret < 0) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
 	}
-	(void)pthread_once(&field_index_once, field_index_build);
-	memset(&c, 0, sizeof(c));
-	c.type = (unsigned)r;
-	collect(&c, obj, path, 0, 0);
-	r = read_fields(ev, common_fields, c.val, NCOMMON, err, errlen);
-	if (r < 0)
-		return r;
-	n = event_fields(c.type, &f);
-	r = read_fields(ev, f, c.val + NCOMMON, n, err, errlen);
-	if (r < 0)
-		return r;
-	if (c.type == RG_EV_VERBS) {
-		qp_state = field_index_find(c.type, "rdma.qp.state", strlen("rdma.qp.state"));
-		if (qp_state >= 0 && c.val[qp_state])
-			ev->u.verbs.qp_attr_mask |= 1;
-	}
-	return 0;
+	ret = event_reader_read(r, text, len, ev, &col, err, errlen);
+	event_reader_free(r);
+	return ret;
 }

@@ -71,6 +71,21 @@ struct json_object *event_to_json(const struct rg_event *ev);
  */
 int event_from_json(struct json_object *obj, struct rg_event *ev, char *err, size_t errlen);
 
+/*
+ * Reading events from JSON text without json-c (replay's hot path): a strict RFC 8259 reader
+ * that keeps only the values at the events' field paths. A reader is sized for lines of at
+ * most max_len bytes (its memory: about 3 x max_len + 16 KiB, allocated once) and reused.
+ * event_reader_read(): one event from text[0..len) (a JSON object, nothing after it but
+ * whitespace). 0; -EINVAL with a message in err and, for a JSON syntax error, *col the 1-based
+ * column of the byte at fault (0 for a field error: "rdma.mr.length: expected ..."); -E2BIG
+ * past max_len. Fields are read as event_from_json() reads them.
+ */
+struct event_reader;
+int event_reader_new(size_t max_len, struct event_reader **ret);
+void event_reader_free(struct event_reader *r);
+int event_reader_read(struct event_reader *r, const char *text, size_t len, struct rg_event *ev,
+		      size_t *col, char *err, size_t errlen);
+
 /* Dotted-path helpers over json-c objects. */
 struct json_object *json_get_path(struct json_object *obj, const char *path);
 /* Sets obj[path] = val, creating intermediate objects; takes the reference to val. 0 or -errno.

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <check.h>
+#include <json-c/json.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "common/macro.h"
 #include "event/event.h"
 #include "event/event_json.h"
 
@@ -209,6 +212,229 @@ START_TEST(test_bad_json)
 }
 END_TEST
 
+/* What json-c (strict) says of a line: an object that takes the whole line, or not. */
+static bool jsonc_accepts(const char *text)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o;
+	bool ok;
+	size_t len = strlen(text), end;
+
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	if (!o && json_tokener_get_error(tok) == json_tokener_continue)
+		o = json_tokener_parse_ex(tok, "", 1); /* the end of the line ends a number */
+	end = json_tokener_get_parse_end(tok);
+	ok = o && json_object_is_type(o, json_type_object) &&
+	     strspn(text + MIN(end, len), " \t\r\n") == len - MIN(end, len);
+	json_object_put(o);
+	json_tokener_free(tok);
+	return ok;
+}
+
+/* The reader's verdict on the syntax: 1 valid (whatever the fields say), 0 a syntax error at
+ * *col. */
+static int reads(struct event_reader *r, const char *text, size_t *col, char *err)
+{
+	struct rg_event ev;
+	int ret = event_reader_read(r, text, strlen(text), &ev, col, err, 256);
+
+	return ret == 0 || *col == 0;
+}
+
+/*
+ * RFC 8259 syntax, the reader against the expectation and against json-c's strict parser on
+ * the same lines (the oracle), with the column of the first byte at fault. The reader is the
+ * stricter: json-c's strict mode still takes single quotes, "1.", NaN and raw control
+ * characters in strings (marked jsonc_lax); replay refuses them now.
+ */
+START_TEST(test_reader_syntax)
+{
+	static const struct {
+		const char *text;
+		int valid;
+		size_t col;  /* of the error */
+		bool jsonc_lax; /* json-c's strict mode takes it all the same */
+	} cases[] = {
+		{"{}", 1, 0},
+		{" \t{ } \r\n", 1, 0},
+		{"{\"a\":1}", 1, 0},
+		{"{\"a\":[1,2.5e3,-0,0.5E-2,1e+9,true,false,null,\"x\\u00e9\\ud83d\\ude00\"]}", 1, 0},
+		{"{\"a\":{\"b\":{\"c\":[[],{}]}},\"a\":2}", 1, 0},
+		{"{\"\\\"\\\\\\/\\b\\f\\n\\r\\t\":\"\\u0041\"}", 1, 0},
+		{"{\"a\":\"\xc3\xa9 \xff bytes as they are\"}", 1, 0},
+		{"{\"a\":-9223372036854775808,\"b\":18446744073709551615,\"c\":1e400}", 1, 0},
+		{"{\"a\":1,}", 0, 8},
+		{"{\"a\" 1}", 0, 6},
+		{"{a:1}", 0, 2},
+		{"{'a':1}", 0, 2, true},
+		{"{\"a\":01}", 0, 7},
+		{"{\"a\":1.}", 0, 8, true},
+		{"{\"a\":.5}", 0, 6},
+		{"{\"a\":+1}", 0, 6},
+		{"{\"a\":-}", 0, 7},
+		{"{\"a\":1e}", 0, 8},
+		{"{\"a\":tru}", 0, 6},
+		{"{\"a\":nul}", 0, 6},
+		{"{\"a\":NaN}", 0, 6, true},
+		{"{\"a\":\"\\x\"}", 0, 8},
+		{"{\"a\":\"\\u12\"}", 0, 11},
+		{"{\"a\":\"\\u12g4\"}", 0, 11},
+		{"{\"a\":\"tab\there\"}", 0, 10, true},
+		{"{\"a\":1}}", 0, 8},
+		{"{\"a\":1} x", 0, 9},
+		{"{\"a\":[1,]}", 0, 9},
+		{"{\"a\":[,1]}", 0, 7},
+		{"{\"a\":1 \"b\":2}", 0, 8},
+		{"{\"a\":1,,\"b\":2}", 0, 8},
+		{"{\"a\"}", 0, 5},
+		{"{\"a\":}", 0, 6},
+		{"{", 0, 2},
+		{"{\"a\":\"x", 0, 8},
+		{"[1]", 0, 1},
+		{"\"x\"", 0, 1},
+		{"", 0, 1},
+		{"x", 0, 1},
+	};
+	struct event_reader *r;
+	char err[256];
+	size_t i, col;
+
+	ck_assert_int_eq(event_reader_new(4096, &r), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int got = reads(r, cases[i].text, &col, err);
+
+		ck_assert_msg(got == cases[i].valid, "%s: reader says %s (%s)", cases[i].text,
+			      got ? "valid" : "invalid", got ? "" : err);
+		if (!got)
+			ck_assert_msg(col == cases[i].col, "%s: column %zu, expected %zu (%s)",
+				      cases[i].text, col, cases[i].col, err);
+		ck_assert_msg(jsonc_accepts(cases[i].text) == (cases[i].valid || cases[i].jsonc_lax),
+			      "%s: json-c's verdict changed", cases[i].text);
+	}
+	/* Nesting: 32 levels of arrays below the object read, 40 do not. */
+	{
+		char deep[128];
+
+		memset(deep, 0, sizeof(deep));
+		strcpy(deep, "{\"a\":");
+		memset(deep + 5, '[', 30);
+		memset(deep + 35, ']', 30);
+		strcat(deep, "}");
+		ck_assert_int_eq(reads(r, deep, &col, err), 1);
+		memset(deep, 0, sizeof(deep));
+		strcpy(deep, "{\"a\":");
+		memset(deep + 5, '[', 40);
+		memset(deep + 45, ']', 40);
+		strcat(deep, "}");
+		ck_assert_int_eq(reads(r, deep, &col, err), 0);
+		ck_assert_str_eq(err, "nesting too deep");
+	}
+	/* Longer than the reader was made for. */
+	{
+		static char big[5000];
+		struct rg_event ev;
+
+		memset(big, ' ', sizeof(big) - 1);
+		big[0] = '{';
+		big[sizeof(big) - 2] = '}';
+		ck_assert_int_eq(event_reader_read(r, big, strlen(big), &ev, &col, err, sizeof(err)),
+				 -E2BIG);
+	}
+	event_reader_free(r);
+}
+END_TEST
+
+static int read_one(struct event_reader *r, const char *t, struct rg_event *ev, size_t *col,
+		    char *err)
+{
+	return event_reader_read(r, t, strlen(t), ev, col, err, 256);
+}
+
+/* Values: escapes to UTF-8, numbers at the edges of their fields, what is ignored, what wins. */
+START_TEST(test_reader_values)
+{
+	struct event_reader *r;
+	struct rg_event ev;
+	char err[256];
+	size_t col;
+
+#define READ(text) read_one(r, (text), &ev, &col, err)
+	ck_assert_int_eq(event_reader_new(4096, &r), 0);
+	/* \u escapes: BMP, a surrogate pair, a lone surrogate (U+FFFD), \u0000 ends the string. */
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"name\":"
+			      "\"\\u00e9\\ud83d\\ude00\\udc00x\",\"executable\":\"/a\\u0000b\"}}"),
+			 0);
+	ck_assert_str_eq(ev.proc.comm, "\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbdx");
+	ck_assert_str_eq(ev.u.exec.exe, "/a");
+	/* Unsigned 64-bit edges; a negative or fractional value where an unsigned one goes. */
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"verbs\"},\"rdma\":{\"mr\":"
+			      "{\"length\":18446744073709551615}}}"),
+			 0);
+	ck_assert_uint_eq(ev.u.verbs.mr_length, UINT64_MAX);
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"verbs\"},\"rdma\":{\"mr\":"
+			      "{\"length\":18446744073709551616}}}"),
+			 -EINVAL);
+	ck_assert_str_eq(err, "rdma.mr.length: expected an unsigned 64-bit integer");
+	ck_assert_uint_eq(col, 0);
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"verbs\"},\"rdma\":{\"mr\":{\"length\":1.0}}}"),
+			 -EINVAL);
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"verbs\"},\"rdma\":{\"mr\":{\"length\":-0}}}"),
+			 0);
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"verbs\"},\"rdma\":{\"ret\":-2147483648},"
+			      "\"event\":{\"action\":\"verbs\",\"flags\":[\"failed\"]}}"),
+			 0);
+	ck_assert_int_eq(ev.u.verbs.ret, INT32_MIN);
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"verbs\",\"flags\":[\"failed\"]},"
+			      "\"rdma\":{\"ret\":-2147483649}}"),
+			 -EINVAL);
+	ck_assert_str_eq(err, "rdma.ret: out of range");
+	/* A field given an object or an array of the wrong things is refused, not skipped. */
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":{\"x\":1}}}"),
+			 -EINVAL);
+	ck_assert_str_eq(err, "process.pid: expected an unsigned 32-bit integer");
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"args\":[\"a\",1]}}"),
+			 -EINVAL);
+	ck_assert_str_eq(err, "process.args[1]: expected a string");
+	/* Unknown members, keys with dots, fields of other event types, nulls: ignored. The
+	 * last of two equal keys wins. The type may come last. */
+	ck_assert_int_eq(READ("{\"process.pid\":7,\"x\":{\"process\":{\"pid\":8}},\"process\":"
+			      "{\"pid\":5,\"pid\":6,\"name\":null},\"rdma\":{\"mr\":{\"length\":"
+			      "\"not checked: not a field of exit\"}},\"event\":{\"action\":\"exit\"}}"),
+			 0);
+	ck_assert_uint_eq(ev.type, RG_EV_EXIT);
+	ck_assert_uint_eq(ev.proc.pid, 6);
+	ck_assert_str_eq(ev.proc.comm, "");
+	/* An object met again replaces the first one whole (json-c's rule), whatever it is. */
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":5,"
+			      "\"executable\":\"/x\",\"parent\":{\"pid\":2}},\"process\":{\"pid\":6}}"),
+			 0);
+	ck_assert_uint_eq(ev.proc.pid, 6);
+	ck_assert_str_eq(ev.u.exec.exe, "");
+	ck_assert_uint_eq(ev.proc.ppid, 0);
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":5},"
+			      "\"process\":7}"),
+			 0);
+	ck_assert_uint_eq(ev.proc.pid, 0);
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"parent\":"
+			      "{\"pid\":2},\"parent\":{}}}"),
+			 0);
+	ck_assert_uint_eq(ev.proc.ppid, 0);
+	/* Nothing of one line stays for the next. */
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exit\"}}"), 0);
+	ck_assert_uint_eq(ev.proc.pid, 0);
+	ck_assert_int_eq(READ("{\"process\":{\"pid\":1}}"), -EINVAL);
+	ck_assert_str_eq(err, "event.action: missing");
+	/* rdma.qp.state present sets the attribute mask's state bit, as before. */
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"verbs\"},\"rdma\":{\"op\":\"modify_qp\","
+			      "\"qp\":{\"state\":\"rts\"}}}"),
+			 0);
+	ck_assert_uint_eq(ev.u.verbs.qp_attr_mask & 1, 1);
+#undef READ
+	event_reader_free(r);
+}
+END_TEST
+
 START_TEST(test_field_table)
 {
 	const struct event_field *f;
@@ -237,6 +463,8 @@ int main(void)
 	tcase_add_test(core, test_field_table);
 	tcase_add_test(core, test_args_fill_buffer);
 	tcase_add_test(errors, test_bad_json);
+	tcase_add_test(errors, test_reader_syntax);
+	tcase_add_test(core, test_reader_values);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);
 	sr = srunner_create(s);
