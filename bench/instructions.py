@@ -39,8 +39,7 @@ ANN_LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+.*?:([A-Za-z_][\w.]*)(?:
 
 # Inclusive cost of these functions, in order: what each stage of the pipeline costs.
 STAGES = [
-    ("json_parse", "json_tokener_parse_ex", "replay: JSON text to json-c objects"),
-    ("decode", "event_from_json", "replay: json-c objects to struct rg_event"),
+    ("read", "event_reader_read", "replay: the JSON line read into struct rg_event"),
     ("engine", "engine_process", "engine: process tree, rules, aggregation, alerts (all below)"),
     ("alert", "emit_alert", "engine: each alert written as JSON text (common/jsonw) and handed over"),
     ("alert_submit", "outputs_submit_alert", "output: the alert's text copied and queued"),
