@@ -572,6 +572,17 @@ int parse_timestamp(const char *s, uint64_t *ret_ns)
 	return 0;
 }
 
+int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 void hex_encode(const void *in, size_t n, char *out)
 {
 	static const char digits[] = "0123456789abcdef";

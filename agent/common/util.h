@@ -89,6 +89,8 @@ void format_timestamp(uint64_t realtime_ns, char buf[static 32]);
 /* Parses what format_timestamp writes (also without fraction, or with up to 9 digits). */
 int parse_timestamp(const char *s, uint64_t *ret_ns);
 
+/* The value of a hex digit (either case), or -1. */
+int hex_digit(char c);
 /* n bytes as 2n lowercase hex digits + NUL. */
 void hex_encode(const void *in, size_t n, char *out);
 /* Random RFC 4122 version 4 UUID, 36 chars + NUL. */

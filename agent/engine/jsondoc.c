@@ -261,17 +261,6 @@ static const char *describe(struct parser *p, char buf[static 16])
 	return buf;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int read_u16(struct parser *p, size_t at, unsigned *ret)
 {
 	unsigned v = 0;
@@ -280,7 +269,7 @@ static int read_u16(struct parser *p, size_t at, unsigned *ret)
 	if (at + 4 > p->len)
 		return perr(p, at - 2, "invalid \\u escape");
 	for (k = 0; k < 4; k++) {
-		int h = hexval(p->s[at + k]);
+		int h = hex_digit(p->s[at + k]);
 		if (h < 0)
 			return perr(p, at - 2, "invalid \\u escape");
 		v = v << 4 | (unsigned)h;

@@ -733,17 +733,6 @@ static void skip_ws(struct event_reader *r)
 		r->p++;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool read_hex4(struct event_reader *r, uint32_t *ret)
 {
 	uint32_t v = 0;
@@ -752,7 +741,7 @@ static bool read_hex4(struct event_reader *r, uint32_t *ret)
 	if (r->end - r->p < 4)
 		return syntax(r, r->p, "invalid \\u escape");
 	for (i = 0; i < 4; i++) {
-		int h = hexval(r->p[i]);
+		int h = hex_digit(r->p[i]);
 
 		if (h < 0)
 			return syntax(r, r->p + i, "invalid \\u escape");
@@ -870,10 +859,20 @@ static bool read_string(struct event_reader *r, char *out, size_t *len)
 	return true;
 }
 
+/* Past one or more digits at q, or NULL if there is none. */
+static const char *digits(const char *q, const char *end)
+{
+	const char *s = q;
+
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	return q > s ? q : NULL;
+}
+
 /* A number (RFC 8259 grammar) at r->p into *v. */
 static bool read_number(struct event_reader *r, struct jv *v)
 {
-	const char *q = r->p;
+	const char *q = r->p, *d;
 	uint64_t mag = 0;
 	bool overflow = false;
 
@@ -889,31 +888,30 @@ static bool read_number(struct event_reader *r, struct jv *v)
 	if (*q == '0' && q + 1 < r->end && q[1] >= '0' && q[1] <= '9')
 		return syntax(r, q + 1, "invalid number: a leading zero");
 	while (q < r->end && *q >= '0' && *q <= '9') {
-		unsigned d = (unsigned)(*q - '0');
+		unsigned digit = (unsigned)(*q - '0');
 
-		if (mag > (UINT64_MAX - d) / 10)
+		if (mag > (UINT64_MAX - digit) / 10)
 			overflow = true;
 		else
-			mag = mag * 10 + d;
+			mag = mag * 10 + digit;
 		q++;
 	}
 	v->is_int = !overflow;
 	if (q < r->end && *q == '.') {
-		q++;
-		if (q == r->end || *q < '0' || *q > '9')
+		d = digits(++q, r->end);
+		if (!d)
 			return syntax(r, q, "invalid number");
-		while (q < r->end && *q >= '0' && *q <= '9')
-			q++;
+		q = d;
 		v->is_int = false;
 	}
 	if (q < r->end && (*q == 'e' || *q == 'E')) {
 		q++;
 		if (q < r->end && (*q == '+' || *q == '-'))
 			q++;
-		if (q == r->end || *q < '0' || *q > '9')
+		d = digits(q, r->end);
+		if (!d)
 			return syntax(r, q, "invalid number");
-		while (q < r->end && *q >= '0' && *q <= '9')
-			q++;
+		q = d;
 		v->is_int = false;
 	}
 	/* A negative integer must fit int64_t, as json-c's did. */

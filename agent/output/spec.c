@@ -54,17 +54,6 @@ const char *output_type_to_string(enum output_type t)
 	return "?";
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Percent-decodes [s, s+n) into out (size bytes). -EINVAL bad escape or NUL, -ENAMETOOLONG. */
 static int pct_decode(const char *s, size_t n, char *out, size_t size)
 {
@@ -78,8 +67,8 @@ static int pct_decode(const char *s, size_t n, char *out, size_t size)
 
 			if (n - i < 3)
 				return -EINVAL;
-			hi = hexval(s[i + 1]);
-			lo = hexval(s[i + 2]);
+			hi = hex_digit(s[i + 1]);
+			lo = hex_digit(s[i + 2]);
 			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
 				return -EINVAL;
 			c = (char)(hi * 16 + lo);
