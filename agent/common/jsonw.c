@@ -83,7 +83,9 @@ void jw_reset(struct jw *w)
 	w->failed = false;
 	w->slen = 0;
 	w->nn = 0;
-	if (!grow((void **)&w->n, &cap, 1, sizeof(*w->n))) {
+	/* The string arena exists from the start: an empty string is an offset into it. */
+	if (!grow((void **)&w->n, &cap, 1, sizeof(*w->n)) ||
+	    !grow((void **)&w->str, &w->scap, 1, 1)) {
 		w->failed = true;
 		return;
 	}
