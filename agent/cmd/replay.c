@@ -323,7 +323,6 @@ int cmd_replay(int argc, char **argv)
 			log_error_errno(r, "Failed to read %s: %m", path);
 			goto out;
 		}
-		line[len] = 0;
 		if (strspn(line, " \t\r") == len)
 			continue;
 		if (memchr(line, 0, len)) {

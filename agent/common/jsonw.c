@@ -30,7 +30,7 @@ struct jw_n {
 
 struct jw {
 	struct jw_n *n;
-	uint32_t nn, ncap;
+	size_t nn, ncap; /* JW_MAX_BYTES keeps nn far below UINT32_MAX (jw_node) */
 	char *str;
 	size_t slen, scap;
 	char *out;
@@ -78,18 +78,15 @@ void jw_free(struct jw *w)
 
 void jw_reset(struct jw *w)
 {
-	size_t cap = w->ncap;
-
 	w->failed = false;
 	w->slen = 0;
 	w->nn = 0;
 	/* The string arena exists from the start: an empty string is an offset into it. */
-	if (!grow((void **)&w->n, &cap, 1, sizeof(*w->n)) ||
+	if (!grow((void **)&w->n, &w->ncap, 1, sizeof(*w->n)) ||
 	    !grow((void **)&w->str, &w->scap, 1, 1)) {
 		w->failed = true;
 		return;
 	}
-	w->ncap = (uint32_t)cap;
 	memset(&w->n[0], 0, sizeof(w->n[0]));
 	w->n[0].type = JT_OBJ;
 	w->nn = 1;
@@ -111,7 +108,6 @@ static jw_node slot(struct jw *w, jw_node obj, const char *key, size_t klen)
 {
 	struct jw_n *p;
 	jw_node c;
-	size_t cap;
 
 	if (w->failed || obj >= w->nn)
 		return fail(w);
@@ -123,13 +119,9 @@ static jw_node slot(struct jw *w, jw_node obj, const char *key, size_t klen)
 			if (w->n[c].klen == klen &&
 			    (w->n[c].key == key || memcmp(w->n[c].key, key, klen) == 0))
 				return c;
-	if (p->depth >= JW_MAX_DEPTH || w->nn == UINT32_MAX)
+	if (p->depth >= JW_MAX_DEPTH || !grow((void **)&w->n, &w->ncap, w->nn + 1, sizeof(*w->n)))
 		return fail(w);
-	cap = w->ncap;
-	if (!grow((void **)&w->n, &cap, (size_t)w->nn + 1, sizeof(*w->n)))
-		return fail(w);
-	w->ncap = (uint32_t)cap;
-	c = w->nn++;
+	c = (jw_node)w->nn++;
 	p = &w->n[obj];
 	w->n[c] = (struct jw_n){.key = key, .klen = (uint32_t)klen, .depth = (uint8_t)(p->depth + 1)};
 	if (p->last)
@@ -140,43 +132,46 @@ static jw_node slot(struct jw *w, jw_node obj, const char *key, size_t klen)
 	return c;
 }
 
-static jw_node container(struct jw *w, jw_node obj, const char *key, int type, bool keep)
+/* A node as a new value of type: what it held before (children too) is gone. */
+static struct jw_n *retype(struct jw *w, jw_node c, int type)
 {
-	jw_node c = slot(w, obj, key, key ? strlen(key) : 0);
+	w->n[c].type = (uint8_t)type;
+	w->n[c].first = w->n[c].last = 0;
+	return &w->n[c];
+}
 
-	if (!c)
-		return JW_ROOT;
-	if (!keep || w->n[c].type != type) {
-		w->n[c].type = (uint8_t)type;
-		w->n[c].first = w->n[c].last = 0;
-	}
+/* obj's member key[0..klen) (NULL: a new element) as a container of type: kept as it is when
+ * keep and it is one already, else made empty. */
+static jw_node container(struct jw *w, jw_node obj, const char *key, size_t klen, int type,
+			 bool keep)
+{
+	jw_node c = slot(w, obj, key, klen);
+
+	if (c && (!keep || w->n[c].type != type))
+		retype(w, c, type);
 	return c;
 }
 
 jw_node jw_object(struct jw *w, jw_node obj, const char *key)
 {
-	return container(w, obj, key, JT_OBJ, true);
+	return container(w, obj, key, key ? strlen(key) : 0, JT_OBJ, true);
 }
 
 jw_node jw_new_object(struct jw *w, jw_node obj, const char *key)
 {
-	return container(w, obj, key, JT_OBJ, false);
+	return container(w, obj, key, key ? strlen(key) : 0, JT_OBJ, false);
 }
 
 jw_node jw_new_array(struct jw *w, jw_node obj, const char *key)
 {
-	return container(w, obj, key, JT_ARR, false);
+	return container(w, obj, key, key ? strlen(key) : 0, JT_ARR, false);
 }
 
 static struct jw_n *scalar(struct jw *w, jw_node obj, const char *key, int type)
 {
 	jw_node c = slot(w, obj, key, key ? strlen(key) : 0);
 
-	if (!c)
-		return NULL;
-	w->n[c].type = (uint8_t)type;
-	w->n[c].first = w->n[c].last = 0;
-	return &w->n[c];
+	return c ? retype(w, c, type) : NULL;
 }
 
 void jw_string_len(struct jw *w, jw_node obj, const char *key, const char *s, size_t len)
@@ -200,6 +195,19 @@ void jw_string_len(struct jw *w, jw_node obj, const char *key, const char *s, si
 void jw_string(struct jw *w, jw_node obj, const char *key, const char *s)
 {
 	jw_string_len(w, obj, key, s, strlen(s));
+}
+
+void jw_string_list(struct jw *w, jw_node obj, const char *key, const char *p, size_t len)
+{
+	jw_node a = jw_new_array(w, obj, key);
+	size_t off = 0;
+
+	while (off < len) {
+		size_t n = strnlen(p + off, len - off);
+
+		jw_string_len(w, a, NULL, p + off, n);
+		off += n + 1;
+	}
 }
 
 void jw_int(struct jw *w, jw_node obj, const char *key, int64_t v)
@@ -231,14 +239,10 @@ jw_node jw_path(struct jw *w, jw_node obj, const char *path, const char **leaf)
 	const char *dot;
 
 	while ((dot = strchr(path, '.'))) {
-		jw_node c = slot(w, obj, path, (size_t)(dot - path));
+		jw_node c = container(w, obj, path, (size_t)(dot - path), JT_OBJ, true);
 
 		if (!c)
 			break;
-		if (w->n[c].type != JT_OBJ) {
-			w->n[c].type = JT_OBJ;
-			w->n[c].first = w->n[c].last = 0;
-		}
 		obj = c;
 		path = dot + 1;
 	}

@@ -45,6 +45,8 @@ jw_node jw_new_object(struct jw *w, jw_node obj, const char *key);
 jw_node jw_new_array(struct jw *w, jw_node obj, const char *key);
 void jw_string(struct jw *w, jw_node obj, const char *key, const char *s);
 void jw_string_len(struct jw *w, jw_node obj, const char *key, const char *s, size_t len);
+/* An array of the NUL-separated strings in p[0..len) (argv as the kernel keeps it). */
+void jw_string_list(struct jw *w, jw_node obj, const char *key, const char *p, size_t len);
 void jw_int(struct jw *w, jw_node obj, const char *key, int64_t v);
 void jw_uint(struct jw *w, jw_node obj, const char *key, uint64_t v);
 void jw_bool(struct jw *w, jw_node obj, const char *key, bool v);

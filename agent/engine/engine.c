@@ -32,7 +32,7 @@ struct erule {
 struct agg {
 	uint64_t key;	     /* 0: free */
 	int32_t next;	     /* hash chain */
-	int32_t live;	     /* position in agg_live */
+	int32_t live;	     /* position in agg_order */
 	uint32_t rule;	     /* index into rules */
 	uint64_t seq;	     /* creation order, for a stable flush order */
 	uint64_t window_end; /* event time */
@@ -72,11 +72,10 @@ struct rg_engine {
 	int32_t *agg_buckets;
 	uint32_t agg_mask;
 	int32_t *agg_scratch;
-	/* The entries in use, densely (agg_used of them), and a stack of the free ones: the
-	 * window check and a new entry touch only what is in use, not all agg_cap entries. */
-	int32_t *agg_live;
-	int32_t *agg_free;
-	size_t agg_nfree;
+	/* Every entry's index, the agg_used in use first, then the free ones: the window check
+	 * touches only what is in use and a new entry is the first free one, not a scan of all
+	 * agg_cap entries. */
+	int32_t *agg_order;
 	uint64_t agg_seq;
 	uint64_t next_deadline; /* earliest window_end, UINT64_MAX if none */
 	size_t agg_used;
@@ -524,19 +523,6 @@ static void jw_time(struct jw *w, jw_node obj, const char *key, uint64_t ns)
 	jw_string(w, obj, key, buf);
 }
 
-static void args_jw(struct jw *w, jw_node obj, const struct proc_node *n)
-{
-	jw_node a = jw_new_array(w, obj, "args");
-	uint32_t off = 0, len = MIN(n->args_len, (uint32_t)RG_ARGS_LEN);
-
-	while (off < len) {
-		size_t k = strnlen(n->args + off, len - off);
-
-		jw_string_len(w, a, NULL, n->args + off, k);
-		off += (uint32_t)k + 1;
-	}
-}
-
 /* {pid, name, executable, start_time, entity_id} of a process (ancestors, parent) into o. */
 static void proc_brief(struct rg_engine *e, const struct cond_ctx *ctx, const struct proc_node *n,
 		       jw_node o)
@@ -571,7 +557,7 @@ static void set_process(struct rg_engine *e, const struct cond_ctx *ctx, const s
 		jw_string(w, o, "name", n->comm);
 	if ((n->flags & PROC_F_EXEC_KNOWN) && n->exe[0]) {
 		jw_string(w, o, "executable", n->exe);
-		args_jw(w, o, n);
+		jw_string_list(w, o, "args", n->args, MIN(n->args_len, (uint32_t)RG_ARGS_LEN));
 	}
 	if (start)
 		jw_time(w, o, "start_time", start);
@@ -741,11 +727,12 @@ static void agg_remove(struct rg_engine *e, struct agg *a)
 		p = &e->aggs[*p].next;
 	}
 	a->key = 0;
+	/* Swap it with the last entry in use, which then ends the free part. */
 	e->agg_used--;
-	/* Swap the last live entry into this one's place. */
-	e->agg_live[a->live] = e->agg_live[e->agg_used];
-	e->aggs[e->agg_live[a->live]].live = a->live;
-	e->agg_free[e->agg_nfree++] = idx;
+	e->agg_order[a->live] = e->agg_order[e->agg_used];
+	e->aggs[e->agg_order[a->live]].live = a->live;
+	e->agg_order[e->agg_used] = idx;
+	a->live = (int32_t)e->agg_used;
 }
 
 static void flush_one(struct rg_engine *e, struct agg *a, engine_emit_fn emit, void *ud)
@@ -789,8 +776,8 @@ static void agg_expire(struct rg_engine *e, uint64_t now, bool force, engine_emi
 	if (!force && now < e->next_deadline)
 		return;
 	for (i = 0; i < e->agg_used; i++)
-		if (force || e->aggs[e->agg_live[i]].window_end <= now)
-			e->agg_scratch[n++] = e->agg_live[i];
+		if (force || e->aggs[e->agg_order[i]].window_end <= now)
+			e->agg_scratch[n++] = e->agg_order[i];
 	qsort_r(e->agg_scratch, n, sizeof(*e->agg_scratch), cmp_agg, e);
 	for (i = 0; i < n; i++) {
 		struct agg *a = &e->aggs[e->agg_scratch[i]];
@@ -805,7 +792,7 @@ static void agg_expire(struct rg_engine *e, uint64_t now, bool force, engine_emi
 	}
 	e->next_deadline = UINT64_MAX;
 	for (i = 0; i < e->agg_used; i++)
-		e->next_deadline = MIN(e->next_deadline, e->aggs[e->agg_live[i]].window_end);
+		e->next_deadline = MIN(e->next_deadline, e->aggs[e->agg_order[i]].window_end);
 }
 
 static struct agg *agg_new(struct rg_engine *e, uint64_t key, engine_emit_fn emit, void *ud)
@@ -825,13 +812,12 @@ static struct agg *agg_new(struct rg_engine *e, uint64_t key, engine_emit_fn emi
 		agg_remove(e, victim);
 		e->st.agg_evicted++;
 	}
-	if (!e->agg_nfree)
+	if (e->agg_used == e->agg_cap)
 		return NULL;
-	a = &e->aggs[e->agg_free[--e->agg_nfree]];
+	a = &e->aggs[e->agg_order[e->agg_used]];
 	memset(a, 0, offsetof(struct agg, last));
 	a->key = key;
 	a->live = (int32_t)e->agg_used;
-	e->agg_live[e->agg_used] = (int32_t)(a - e->aggs);
 	a->seq = ++e->agg_seq;
 	b = agg_bucket(e, key);
 	a->next = e->agg_buckets[b];
@@ -1143,8 +1129,7 @@ void engine_free(struct rg_engine *e)
 	free(e->aggs);
 	free(e->agg_buckets);
 	free(e->agg_scratch);
-	free(e->agg_live);
-	free(e->agg_free);
+	free(e->agg_order);
 	EVP_MD_CTX_free(e->md_ctx);
 	jw_free(e->jw);
 	EVP_MD_free(e->sha256);
@@ -1190,23 +1175,19 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 	e->aggs = calloc(e->agg_cap, sizeof(*e->aggs));
 	e->agg_buckets = malloc(nb * sizeof(*e->agg_buckets));
 	e->agg_scratch = calloc(e->agg_cap, sizeof(*e->agg_scratch));
-	e->agg_live = calloc(e->agg_cap, sizeof(*e->agg_live));
-	e->agg_free = calloc(e->agg_cap, sizeof(*e->agg_free));
+	e->agg_order = calloc(e->agg_cap, sizeof(*e->agg_order));
 	e->jw = jw_new();
 	e->games = calloc(policy->n_games ? policy->n_games : 1, sizeof(*e->games));
-	if (!e->aggs || !e->agg_buckets || !e->agg_scratch || !e->agg_live || !e->agg_free || !e->jw ||
-	    !e->games ||
-	    erules_build(policy, rules, &e->erules) < 0) {
+	if (!e->aggs || !e->agg_buckets || !e->agg_scratch || !e->agg_order || !e->jw ||
+	    !e->games || erules_build(policy, rules, &e->erules) < 0) {
 		e->policy = NULL;
 		e->rules = NULL;
 		engine_free(e);
 		return -ENOMEM;
 	}
 	memset(e->agg_buckets, 0xff, nb * sizeof(*e->agg_buckets));
-	/* Popped from the top: entry 0 first. */
 	for (i = 0; i < e->agg_cap; i++)
-		e->agg_free[i] = (int32_t)(e->agg_cap - 1 - i);
-	e->agg_nfree = e->agg_cap;
+		e->agg_order[i] = (int32_t)i;
 	e->agg_mask = (uint32_t)nb - 1;
 	e->next_deadline = UINT64_MAX;
 	e->n_games = policy->n_games;

@@ -213,7 +213,7 @@ struct field_list {
 	size_t n;
 };
 
-/* event_from_json() collects a type's values in an array of this many (common fields too). */
+/* The most fields one event type has (besides the common ones): the event reader's table. */
 #define MAX_TYPE_FIELDS 32
 #define FL(a) {a, ARRAY_SIZE(a) + 0 * sizeof(char[ARRAY_SIZE(a) <= MAX_TYPE_FIELDS ? 1 : -1])}
 static const struct field_list type_fields[RG_EV__MAX] = {
@@ -449,18 +449,9 @@ static void field_to_jw(const struct rg_event *ev, const struct event_field *f, 
 		jw_int(w, obj, key, CAT(ev, f, struct rg_addr)->port);
 		return;
 	case EFK_ARGS: {
-		const char *p = CAT(ev, f, char);
-		uint32_t len = *(const uint32_t *)((const char *)ev + f->aux), off = 0;
-		jw_node a = jw_new_array(w, obj, key);
+		uint32_t len = *(const uint32_t *)((const char *)ev + f->aux);
 
-		if (len > f->size)
-			len = f->size;
-		while (off < len) {
-			size_t n = strnlen(p + off, len - off);
-
-			jw_string_len(w, a, NULL, p + off, n);
-			off += (uint32_t)n + 1;
-		}
+		jw_string_list(w, obj, key, CAT(ev, f, char), MIN(len, (uint32_t)f->size));
 		return;
 	}
 	case EFK_BOOLFLAG:
@@ -638,7 +629,7 @@ static void slots_build(void)
 
 /* A value the reader kept. Strings are NUL-terminated in the scratch buffer (a \u0000 inside
  * ends them early, as it did with json-c's strings); numbers keep their grammar. */
-enum { JV_NONE, JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
+enum { JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
 
 struct jv {
 	uint32_t gen;	/* the value is this read's when gen is the reader's (no clearing) */
@@ -773,9 +764,9 @@ static char *put_utf8(char *o, uint32_t c)
 }
 
 /*
- * A string at r->p (on its opening quote). out NULL: only checked. Else unescaped into out
- * (room for the text's length + 1), NUL-terminated; *len its length. Bytes from 0x80 up are
- * taken as they are (json-c does not check UTF-8 either); a lone surrogate becomes U+FFFD.
+ * A string at r->p (on its opening quote), unescaped into out (room for the text's length + 1),
+ * NUL-terminated; *len its length. Bytes from 0x80 up are taken as they are (json-c does not
+ * check UTF-8 either); a lone surrogate becomes U+FFFD.
  */
 static bool read_string(struct event_reader *r, char *out, size_t *len)
 {
@@ -788,10 +779,8 @@ static bool read_string(struct event_reader *r, char *out, size_t *len)
 
 		/* The run without quotes, backslashes or control characters. */
 		q += jw_clean_run(q, (size_t)(r->end - q));
-		if (out) {
-			memcpy(o, r->p, (size_t)(q - r->p));
-			o += q - r->p;
-		}
+		memcpy(o, r->p, (size_t)(q - r->p));
+		o += q - r->p;
 		r->p = q;
 		if (q == r->end)
 			return syntax(r, q, "unterminated string");
@@ -848,14 +837,11 @@ static bool read_string(struct event_reader *r, char *out, size_t *len)
 		default:
 			return syntax(r, q + 1, "invalid escape");
 		}
-		if (out)
-			o = put_utf8(o, c);
+		o = put_utf8(o, c);
 	}
 	r->p++; /* the closing quote */
-	if (out) {
-		*o = 0;
-		*len = (size_t)(o - out);
-	}
+	*o = 0;
+	*len = (size_t)(o - out);
 	return true;
 }
 
@@ -1276,6 +1262,14 @@ static int field_from_jv(const struct event_reader *r, const struct jv *v, struc
 	return -EINVAL;
 }
 
+/* The value this read kept in a slot, NULL if none (or a JSON null). */
+static const struct jv *kept(const struct event_reader *r, int slot)
+{
+	const struct jv *v = &r->val[slot];
+
+	return v->gen == r->gen && v->type != JV_NULL ? v : NULL;
+}
+
 static int apply_fields(const struct event_reader *r, struct rg_event *ev,
 			const struct event_field *f, const uint16_t *slot, size_t n, char *err,
 			size_t errlen)
@@ -1283,10 +1277,10 @@ static int apply_fields(const struct event_reader *r, struct rg_event *ev,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct jv *v = &r->val[slot[i]];
+		const struct jv *v = kept(r, slot[i]);
 		int ret;
 
-		if (v->gen != r->gen || v->type == JV_NULL)
+		if (!v)
 			continue;
 		ret = field_from_jv(r, v, ev, &f[i], err, errlen);
 		if (ret < 0)
@@ -1319,7 +1313,7 @@ int event_reader_read(struct event_reader *r, const char *text, size_t len, stru
 	r->err_what = NULL;
 	skip_ws(r);
 	if (r->p == r->end || *r->p != '{') {
-		if (r->p == r->end || !memchr("[\"-0123456789tfn", *r->p, 16))
+		if (r->p == r->end || !memchr("[\"-0123456789tfn", *r->p, 15))
 			syntax(r, r->p, r->p == r->end ? "unexpected end of line" : "unexpected character");
 		else
 			syntax(r, r->p, "not an object");
@@ -1333,8 +1327,8 @@ int event_reader_read(struct event_reader *r, const char *text, size_t len, stru
 		snprintf(err, errlen, "%s", r->err_what);
 		return -EINVAL;
 	}
-	action = &r->val[slots.action];
-	if (action->gen != r->gen || action->type != JV_STR) {
+	action = kept(r, slots.action);
+	if (!action || action->type != JV_STR) {
 		snprintf(err, errlen, "event.action: missing");
 		return -EINVAL;
 	}
@@ -1350,8 +1344,7 @@ int event_reader_read(struct event_reader *r, const char *text, size_t len, stru
 	ret = apply_fields(r, ev, f, slots.type[t], n, err, errlen);
 	if (ret < 0)
 		return ret;
-	if (t == RG_EV_VERBS && slots.qp_state >= 0 && r->val[slots.qp_state].gen == r->gen &&
-	    r->val[slots.qp_state].type != JV_NULL)
+	if (t == RG_EV_VERBS && slots.qp_state >= 0 && kept(r, slots.qp_state))
 		ev->u.verbs.qp_attr_mask |= 1;
 	return 0;
 }

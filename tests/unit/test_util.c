@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -288,6 +289,30 @@ START_TEST(test_hex_uuid_pool)
 				ck_assert_str_ne(seen[j], u);
 			memcpy(seen[i], u, sizeof(u));
 		}
+	}
+	/* A forked child does not take its parent's pooled bytes: its next UUID is not the one
+	 * the parent makes next. */
+	{
+		char child[37] = "";
+		int fds[2];
+		pid_t pid;
+
+		ck_assert_int_eq(uuid_v4(u), 0); /* the pool holds bytes now */
+		ck_assert_int_eq(pipe(fds), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			if (uuid_v4(u) < 0 || write(fds[1], u, sizeof(u)) != (ssize_t)sizeof(u))
+				_exit(1);
+			_exit(0);
+		}
+		close(fds[1]);
+		ck_assert_int_eq(read(fds[0], child, sizeof(child)), (ssize_t)sizeof(child));
+		close(fds[0]);
+		ck_assert_int_eq(waitpid(pid, &i, 0), pid);
+		ck_assert_int_eq(uuid_v4(u), 0);
+		ck_assert_uint_eq(strlen(child), 36);
+		ck_assert_str_ne(child, u);
 	}
 }
 END_TEST
