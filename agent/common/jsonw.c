@@ -250,39 +250,6 @@ jw_node jw_path(struct jw *w, jw_node obj, const char *path, const char **leaf)
 	return w->failed ? JW_ROOT : obj;
 }
 
-/* What json-c escapes: control characters, the quote and the backslash ('/' is not, as with
- * JSON_C_TO_STRING_NOSLASHESCAPE); bytes from 0x7f up pass as they are. */
-static const bool esc_tbl[256] = {[0 ... 0x1f] = true, ['"'] = true, ['\\'] = true};
-
-#define ONES 0x0101010101010101ull
-#define HIGH 0x8080808080808080ull
-
-/* Whether any of the 8 bytes in v needs an escape (exact: no false answers either way). */
-static inline bool word_needs_escape(uint64_t v)
-{
-	uint64_t lt = (v - ONES * 0x20) & ~v & HIGH;  /* a byte below 0x20 */
-	uint64_t q = v ^ (ONES * '"'), b = v ^ (ONES * '\\');
-
-	return lt | ((q - ONES) & ~q & HIGH) | ((b - ONES) & ~b & HIGH);
-}
-
-size_t jw_clean_run(const char *s, size_t n)
-{
-	size_t j = 0;
-
-	while (j + 8 <= n) {
-		uint64_t v;
-
-		memcpy(&v, s + j, 8);
-		if (word_needs_escape(v))
-			break;
-		j += 8;
-	}
-	while (j < n && !esc_tbl[(uint8_t)s[j]])
-		j++;
-	return j;
-}
-
 void jw_escape(char *buf, size_t *len, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct jw;
 typedef uint32_t jw_node;
@@ -66,6 +67,41 @@ int jw_finish(struct jw *w, const char **text, size_t *len);
 /* Appends s as a JSON string (quotes and escapes, as json-c) to buf of *len bytes, room at
  * least 6 * n + 3 bytes past *len. Exposed for the tests. */
 void jw_escape(char *buf, size_t *len, const char *s, size_t n);
-/* How many bytes from s (of n) need no escape in a JSON string: no control character, quote or
- * backslash (8 at a time). The JSON reader uses it too. */
-size_t jw_clean_run(const char *s, size_t n);
+
+/* A high bit set in each of the 8 bytes of v that needs an escape in a JSON string: a control
+ * character, the quote or the backslash ('/' does not, as with JSON_C_TO_STRING_NOSLASHESCAPE;
+ * bytes from 0x7f up pass as they are). The lowest one set is exact (a byte above one that
+ * needs an escape may be flagged too, by the borrow). */
+static inline uint64_t jw_word_needs_escape(uint64_t v)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t lt = (v - ones * 0x20) & ~v & high; /* a byte below 0x20 */
+	uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
+
+	return lt | ((q - ones) & ~q & high) | ((b - ones) & ~b & high);
+}
+
+/* How many bytes from s (of n) need no escape in a JSON string, 8 at a time. The JSON reader
+ * uses it too (inline: most strings are a word or two). */
+static inline size_t jw_clean_run(const char *s, size_t n)
+{
+	size_t j = 0;
+
+	while (j + 8 <= n) {
+		uint64_t v, m;
+
+		memcpy(&v, s + j, 8);
+		m = jw_word_needs_escape(v);
+		if (m) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return j + ((unsigned)__builtin_ctzll(m) >> 3);
+#else
+			break;
+#endif
+		}
+		j += 8;
+	}
+	while (j < n && (uint8_t)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\')
+		j++;
+	return j;
+}

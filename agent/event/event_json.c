@@ -506,125 +506,173 @@ struct json_object *event_to_json(const struct rg_event *ev)
  * scratch buffer, array elements in one pool, both sized from the line's length. Then the
  * event's type (event.action) picks which slots are its fields, converted in table order.
  * event_from_json() (json-c objects: tests, the cold paths) prints the object and reads that.
+ *
+ * Member names are looked up one at a time in the tree of the objects that lead to fields
+ * (node 0 is the top level, then "process", "process.parent", ...): no path is built or
+ * hashed. The text ends in a NUL byte, which stops every scanning loop, so the end of the text
+ * is looked for only where a NUL turns up.
  */
-#define MAX_SLOTS      256
-#define MAX_PREFIXES   64
-#define PREFIX_HASH_SIZE 128 /* power of two, > 2 x MAX_PREFIXES */
-#define SLOT_HASH_SIZE 512 /* power of two, > 2 x MAX_SLOTS */
-#define MAX_PATH       128
-#define MAX_DEPTH      32 /* json-c's default nesting limit */
-#define NCOMMON	       ARRAY_SIZE(common_fields)
+#define MAX_SLOTS	 256
+#define MAX_NODES	 64
+#define ACTION_NODE	 MAX_NODES /* event.action's values, under a node of their own */
+#define KEY_HASH_SIZE	 1024 /* power of two, > 2 x (MAX_SLOTS + MAX_NODES + RG_EV__MAX) */
+#define MAX_DEPTH	 32 /* json-c's default nesting limit */
+#define NCOMMON		 ARRAY_SIZE(common_fields)
+
+/* A member name under a node: a field (slot >= 0) or an object on the way to fields; under
+ * ACTION_NODE, an event type's name (slot: the type). */
+struct key_entry {
+	const char *key; /* not NUL-terminated: len bytes */
+	uint64_t w0;	 /* its first 8 bytes, as key_hash() loads them */
+	uint16_t len;
+	uint16_t parent;
+	int16_t slot;
+	int16_t node;
+};
 
 static struct {
-	const char *name[MAX_SLOTS];
-	unsigned n;
-	int16_t hash[SLOT_HASH_SIZE]; /* slot + 1; 0: empty */
+	unsigned n; /* slots */
 	uint16_t common[NCOMMON];
 	uint16_t type[RG_EV__MAX][MAX_TYPE_FIELDS];
 	int qp_state, action;
-	/* The objects on the way to fields ("process", "process.parent"), each with the slots
-	 * below it: a member met again replaces the first one whole, as in json-c, so entering
-	 * one forgets what an earlier member of that name left in its slots. */
-	struct {
-		const char *name; /* not NUL-terminated: len bytes */
-		uint16_t len;
-		uint64_t below[MAX_SLOTS / 64];
-	} prefix[MAX_PREFIXES];
-	unsigned nprefix;
-	int16_t phash[PREFIX_HASH_SIZE]; /* prefix + 1; 0: empty */
-} slots;
-static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+	struct key_entry key[MAX_SLOTS + MAX_NODES + RG_EV__MAX];
+	unsigned nkey, nnode;
+	int16_t hash[KEY_HASH_SIZE]; /* key + 1; 0: empty */
+	/* The slots below each node: a member met again replaces the first one whole, as in
+	 * json-c, so entering one forgets what an earlier member of that name left in them. */
+	uint64_t below[MAX_NODES][MAX_SLOTS / 64];
+} schema;
+static pthread_once_t schema_once = PTHREAD_ONCE_INIT;
 
-static uint32_t path_hash(const char *s, size_t len)
+#define GOLDEN 0x9e3779b97f4a7c15ull
+
+/* The n (< 8) bytes at s as a little-endian word, zero above them; s[0..8) is read whole where
+ * it lies before end. */
+static inline uint64_t load_tail(const char *s, size_t n, const char *end)
 {
-	uint32_t h = 2166136261u;
+	uint64_t w = 0;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (end - s >= 8) {
+		memcpy(&w, s, 8);
+		return n ? w & (~0ull >> (64 - 8 * n)) : 0;
+	}
+#endif
+	memcpy(&w, s, n);
+	return w;
+}
+
+/* A member name's hash under its parent node, a word at a time; *w0: its first 8 bytes. */
+static inline uint32_t key_hash(unsigned parent, const char *s, size_t len, const char *end,
+				uint64_t *w0)
+{
+	uint64_t h = (parent + 1) * GOLDEN ^ len, w;
 	size_t i;
 
-	for (i = 0; i < len; i++)
-		h = (h ^ (uint8_t)s[i]) * 16777619u;
-	return h;
-}
-
-static int slot_find(const char *path, size_t len)
-{
-	uint32_t h = path_hash(path, len) & (SLOT_HASH_SIZE - 1);
-
-	for (; slots.hash[h]; h = (h + 1) & (SLOT_HASH_SIZE - 1)) {
-		int s = slots.hash[h] - 1;
-
-		if (strncmp(slots.name[s], path, len) == 0 && slots.name[s][len] == 0)
-			return s;
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, 8);
+		if (i == 0)
+			*w0 = w;
+		h = (h ^ w) * GOLDEN;
+		h ^= h >> 29;
 	}
-	return -1;
+	w = load_tail(s + i, len - i, end);
+	if (i == 0)
+		*w0 = w;
+	h = (h ^ w) * GOLDEN;
+	return (uint32_t)(h >> 40) & (KEY_HASH_SIZE - 1);
 }
 
+/* The entry for the name s[0..len) under parent, or NULL; end: where the text ends. */
+static inline const struct key_entry *key_find(unsigned parent, const char *s, size_t len,
+					       const char *end)
+{
+	uint64_t w0;
+	uint32_t h = key_hash(parent, s, len, end, &w0);
+
+	for (; schema.hash[h]; h = (h + 1) & (KEY_HASH_SIZE - 1)) {
+		const struct key_entry *k = &schema.key[schema.hash[h] - 1];
+		size_t i = 8;
+
+		if (k->w0 != w0 || k->parent != parent || k->len != len)
+			continue;
+		while (i < len && k->key[i] == s[i])
+			i++;
+		if (i >= len)
+			return k;
+	}
+	return NULL;
+}
+
+static struct key_entry *key_add(unsigned parent, const char *s, size_t len)
+{
+	uint64_t w0;
+	uint32_t h = key_hash(parent, s, len, s + len, &w0);
+	struct key_entry *k;
+
+	if (schema.nkey >= ARRAY_SIZE(schema.key))
+		abort(); /* the field tables outgrew MAX_SLOTS/MAX_NODES: a build-time mistake */
+	while (schema.hash[h])
+		h = (h + 1) & (KEY_HASH_SIZE - 1);
+	k = &schema.key[schema.nkey];
+	*k = (struct key_entry){.key = s, .w0 = w0, .len = (uint16_t)len,
+				.parent = (uint16_t)parent, .slot = -1, .node = -1};
+	schema.hash[h] = (int16_t)++schema.nkey;
+	return k;
+}
+
+/* The slot of a dotted field name, made (with the nodes on its way) if it is new. */
 static uint16_t slot_add(const char *name)
 {
-	int s = slot_find(name, strlen(name));
-	uint32_t h;
+	unsigned node = 0, path[MAX_DEPTH], depth = 0, i;
+	const char *c = name, *dot;
+	struct key_entry *k;
 
-	if (s >= 0)
-		return (uint16_t)s;
-	if (slots.n >= MAX_SLOTS)
-		abort(); /* the tables above outgrew MAX_SLOTS: a build-time mistake */
-	h = path_hash(name, strlen(name)) & (SLOT_HASH_SIZE - 1);
-	while (slots.hash[h])
-		h = (h + 1) & (SLOT_HASH_SIZE - 1);
-	slots.name[slots.n] = name;
-	slots.hash[h] = (int16_t)(slots.n + 1);
-	return (uint16_t)slots.n++;
-}
-
-static int prefix_find(const char *path, size_t len)
-{
-	uint32_t h = path_hash(path, len) & (PREFIX_HASH_SIZE - 1);
-
-	for (; slots.phash[h]; h = (h + 1) & (PREFIX_HASH_SIZE - 1)) {
-		int p = slots.phash[h] - 1;
-
-		if (slots.prefix[p].len == len && memcmp(slots.prefix[p].name, path, len) == 0)
-			return p;
-	}
-	return -1;
-}
-
-static void prefixes_add(unsigned slot)
-{
-	const char *name = slots.name[slot], *dot;
-
-	for (dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.')) {
-		size_t len = (size_t)(dot - name);
-		int p = prefix_find(name, len);
-
-		if (p < 0) {
-			uint32_t h = path_hash(name, len) & (PREFIX_HASH_SIZE - 1);
-
-			if (slots.nprefix >= MAX_PREFIXES || slot_find(name, len) >= 0)
-				abort(); /* too many, or a field inside a field: a table mistake */
-			p = (int)slots.nprefix++;
-			slots.prefix[p].name = name;
-			slots.prefix[p].len = (uint16_t)len;
-			while (slots.phash[h])
-				h = (h + 1) & (PREFIX_HASH_SIZE - 1);
-			slots.phash[h] = (int16_t)(p + 1);
+	while ((dot = strchr(c, '.'))) {
+		k = (struct key_entry *)key_find(node, c, (size_t)(dot - c), dot);
+		if (!k) {
+			if (schema.nnode + 1 >= MAX_NODES)
+				abort();
+			k = key_add(node, c, (size_t)(dot - c));
+			k->node = (int16_t)++schema.nnode;
 		}
-		slots.prefix[p].below[slot / 64] |= 1ull << (slot % 64);
+		if (k->slot >= 0 || depth >= MAX_DEPTH)
+			abort(); /* a field inside a field: a table mistake */
+		node = (unsigned)k->node;
+		path[depth++] = node;
+		c = dot + 1;
 	}
+	k = (struct key_entry *)key_find(node, c, strlen(c), c + strlen(c));
+	if (k) {
+		if (k->slot < 0)
+			abort(); /* a field that is also an object on the way to others */
+		return (uint16_t)k->slot;
+	}
+	if (schema.n >= MAX_SLOTS)
+		abort();
+	k = key_add(node, c, strlen(c));
+	k->slot = (int16_t)schema.n;
+	for (i = 0; i < depth; i++)
+		schema.below[path[i]][schema.n / 64] |= 1ull << (schema.n % 64);
+	return (uint16_t)schema.n++;
 }
 
-static void slots_build(void)
+static void schema_build(void)
 {
 	unsigned t, i;
 
 	for (i = 0; i < NCOMMON; i++)
-		slots.common[i] = slot_add(common_fields[i].name);
+		schema.common[i] = slot_add(common_fields[i].name);
 	for (t = 1; t < RG_EV__MAX; t++)
 		for (i = 0; i < type_fields[t].n; i++)
-			slots.type[t][i] = slot_add(type_fields[t].f[i].name);
-	for (i = 0; i < slots.n; i++)
-		prefixes_add(i);
-	slots.qp_state = slot_find("rdma.qp.state", strlen("rdma.qp.state"));
-	slots.action = slot_find("event.action", strlen("event.action"));
+			schema.type[t][i] = slot_add(type_fields[t].f[i].name);
+	schema.qp_state = slot_add("rdma.qp.state");
+	schema.action = slot_add("event.action");
+	for (t = 1; t < RG_EV__MAX; t++) {
+		const char *name = event_type_to_string(t);
+
+		key_add(ACTION_NODE, name, strlen(name))->slot = (int16_t)t;
+	}
 }
 
 /* A value the reader kept. Strings are NUL-terminated in the scratch buffer (a \u0000 inside
@@ -637,6 +685,7 @@ struct jv {
 	bool b;		/* JV_BOOL */
 	bool is_int;	/* JV_NUM: no fraction, no exponent, and fits 64 bits */
 	bool neg;	/* JV_NUM: a minus sign */
+	uint32_t len;	/* JV_STR: strlen(s) */
 	uint64_t mag;	/* JV_NUM: |value| when is_int */
 	const char *s;	/* JV_STR */
 	uint32_t first; /* JV_ARR: elements in the pool */
@@ -651,22 +700,23 @@ struct event_reader {
 	size_t max_len;
 	struct jv val[MAX_SLOTS];
 	uint32_t gen;
-	/* the parse */
-	const char *p, *end, *start, *err_at;
+	uint32_t node_gen[MAX_NODES]; /* a node met in this read has the reader's gen */
+	/* the read */
+	const char *start, *end, *err_at;
 	const char *err_what;
-	char path[MAX_PATH];
 };
 
-/* Forgets the values kept below path[0..len), if it leads to fields. */
-static void prefix_forget(struct event_reader *r, const char *path, size_t len)
+/* Forgets the values kept below a node if it was met before in this read. */
+static void forget(struct event_reader *r, unsigned node)
 {
-	int p = prefix_find(path, len);
 	unsigned w;
 
-	if (p < 0)
+	if (r->node_gen[node] != r->gen) {
+		r->node_gen[node] = r->gen;
 		return;
+	}
 	for (w = 0; w < MAX_SLOTS / 64; w++) {
-		uint64_t b = slots.prefix[p].below[w];
+		uint64_t b = schema.below[node][w];
 
 		while (b) {
 			r->val[w * 64 + (unsigned)__builtin_ctzll(b)].gen = 0;
@@ -695,7 +745,7 @@ int event_reader_new(size_t max_len, struct event_reader **ret)
 		event_reader_free(r);
 		return -ENOMEM;
 	}
-	(void)pthread_once(&slots_once, slots_build);
+	(void)pthread_once(&schema_once, schema_build);
 	*ret = r;
 	return 0;
 }
@@ -709,38 +759,49 @@ void event_reader_free(struct event_reader *r)
 	free(r);
 }
 
-static bool syntax(struct event_reader *r, const char *at, const char *what)
+/* Records the first error; NULL, for the callers to return. */
+static const char *fail(struct event_reader *r, const char *at, const char *what)
 {
 	if (!r->err_what) {
 		r->err_at = at;
 		r->err_what = what;
 	}
-	return false;
+	return NULL;
 }
 
-static void skip_ws(struct event_reader *r)
+static const char *unexpected(struct event_reader *r, const char *at)
 {
-	while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
-		r->p++;
+	return fail(r, at, at == r->end ? "unexpected end of line" : "unexpected character");
 }
 
-static bool read_hex4(struct event_reader *r, uint32_t *ret)
+static inline const char *ws(const char *p)
+{
+	while ((uint8_t)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static inline bool is_digit(char c)
+{
+	return (unsigned)(c - '0') < 10;
+}
+
+static const char *read_hex4(struct event_reader *r, const char *p, uint32_t *ret)
 {
 	uint32_t v = 0;
 	int i;
 
-	if (r->end - r->p < 4)
-		return syntax(r, r->p, "invalid \\u escape");
+	if (r->end - p < 4)
+		return fail(r, p, "invalid \\u escape");
 	for (i = 0; i < 4; i++) {
-		int h = hex_digit(r->p[i]);
+		int h = hex_digit(p[i]);
 
 		if (h < 0)
-			return syntax(r, r->p + i, "invalid \\u escape");
+			return fail(r, p + i, "invalid \\u escape");
 		v = v << 4 | (uint32_t)h;
 	}
-	r->p += 4;
 	*ret = v;
-	return true;
+	return p + 4;
 }
 
 static char *put_utf8(char *o, uint32_t c)
@@ -764,34 +825,31 @@ static char *put_utf8(char *o, uint32_t c)
 }
 
 /*
- * A string at r->p (on its opening quote), unescaped into out (room for the text's length + 1),
- * NUL-terminated; *len its length. Bytes from 0x80 up are taken as they are (json-c does not
- * check UTF-8 either); a lone surrogate becomes U+FFFD.
+ * The rest of a string that has escapes (or is broken): p is past the opening quote, q at the
+ * first byte that is not plain. Unescaped into out (room for the text's length + 1) and
+ * NUL-terminated. Bytes from 0x80 up are taken as they are (json-c does not check UTF-8
+ * either); a lone surrogate becomes U+FFFD.
  */
-static bool read_string(struct event_reader *r, char *out, size_t *len)
+static const char *unescape(struct event_reader *r, const char *p, const char *q, char *out,
+			    const char **s, size_t *len)
 {
 	char *o = out;
 
-	r->p++;
 	for (;;) {
-		const char *q = r->p;
 		uint32_t c, lo;
 
-		/* The run without quotes, backslashes or control characters. */
-		q += jw_clean_run(q, (size_t)(r->end - q));
-		memcpy(o, r->p, (size_t)(q - r->p));
-		o += q - r->p;
-		r->p = q;
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
 		if (q == r->end)
-			return syntax(r, q, "unterminated string");
+			return fail(r, q, "unterminated string");
 		if (*q == '"')
 			break;
 		if ((uint8_t)*q < 0x20)
-			return syntax(r, q, "control character in a string");
+			return fail(r, q, "control character in a string");
 		/* A backslash. */
 		if (q + 1 == r->end)
-			return syntax(r, q + 1, "unterminated string");
-		r->p = q + 2;
+			return fail(r, q + 1, "unterminated string");
+		p = q + 2;
 		switch (q[1]) {
 		case '"':
 		case '\\':
@@ -814,204 +872,191 @@ static bool read_string(struct event_reader *r, char *out, size_t *len)
 			c = '\t';
 			break;
 		case 'u':
-			if (!read_hex4(r, &c))
-				return false;
+			if (!(p = read_hex4(r, p, &c)))
+				return NULL;
 			if (c >= 0xd800 && c < 0xdc00) {
-				if (r->end - r->p >= 6 && r->p[0] == '\\' && r->p[1] == 'u') {
-					const char *save = r->p;
+				if (r->end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+					const char *after = read_hex4(r, p + 2, &lo);
 
-					r->p += 2;
-					if (!read_hex4(r, &lo))
-						return false;
-					if (lo >= 0xdc00 && lo < 0xe000)
+					if (!after)
+						return NULL;
+					if (lo >= 0xdc00 && lo < 0xe000) {
 						c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
-					else {
-						c = 0xfffd;
-						r->p = save; /* the next escape stands on its own */
-					}
+						p = after;
+					} else
+						c = 0xfffd; /* the next escape stands on its own */
 				} else
 					c = 0xfffd;
 			} else if (c >= 0xdc00 && c < 0xe000)
 				c = 0xfffd;
 			break;
 		default:
-			return syntax(r, q + 1, "invalid escape");
+			return fail(r, q + 1, "invalid escape");
 		}
 		o = put_utf8(o, c);
+		q = p + jw_clean_run(p, (size_t)(r->end - p));
 	}
-	r->p++; /* the closing quote */
 	*o = 0;
+	*s = out;
 	*len = (size_t)(o - out);
-	return true;
+	return q + 1;
 }
 
-/* Past one or more digits at q, or NULL if there is none. */
-static const char *digits(const char *q, const char *end)
+/*
+ * A string at p (on its opening quote): without escapes, as most are, *s points into the text
+ * and nothing is copied; else it is unescaped into out (see unescape()). *len: its length in
+ * bytes. The byte after the closing quote, or NULL.
+ */
+static inline const char *scan_string(struct event_reader *r, const char *p, char *out,
+				      const char **s, size_t *len)
 {
-	const char *s = q;
+	const char *q = ++p;
 
-	while (q < end && *q >= '0' && *q <= '9')
-		q++;
-	return q > s ? q : NULL;
+	q += jw_clean_run(q, (size_t)(r->end - q));
+	if (*q == '"') {
+		*s = p;
+		*len = (size_t)(q - p);
+		return q + 1;
+	}
+	return unescape(r, p, q, out, s, len);
 }
 
-/* A number (RFC 8259 grammar) at r->p into *v. */
-static bool read_number(struct event_reader *r, struct jv *v)
+/* A number (RFC 8259 grammar) at p into *v. */
+static const char *read_number(struct event_reader *r, const char *p, struct jv *v)
 {
-	const char *q = r->p, *d;
+	const char *q = p, *d;
 	uint64_t mag = 0;
 	bool overflow = false;
 
 	v->gen = r->gen;
 	v->type = JV_NUM;
-	v->neg = false;
-	if (q < r->end && *q == '-') {
-		v->neg = true;
-		q++;
-	}
-	if (q == r->end || *q < '0' || *q > '9')
-		return syntax(r, q, "invalid number");
-	if (*q == '0' && q + 1 < r->end && q[1] >= '0' && q[1] <= '9')
-		return syntax(r, q + 1, "invalid number: a leading zero");
-	while (q < r->end && *q >= '0' && *q <= '9') {
-		unsigned digit = (unsigned)(*q - '0');
+	v->neg = *q == '-';
+	q += v->neg;
+	if (!is_digit(*q))
+		return fail(r, q, "invalid number");
+	if (*q == '0' && is_digit(q[1]))
+		return fail(r, q + 1, "invalid number: a leading zero");
+	/* 19 digits always fit 64 bits; past them, check. */
+	for (d = q + 19; is_digit(*q) && q < d; q++)
+		mag = mag * 10 + (uint64_t)(*q - '0');
+	for (; is_digit(*q); q++) {
+		uint64_t m;
 
-		if (mag > (UINT64_MAX - digit) / 10)
+		if (__builtin_mul_overflow(mag, 10, &m) ||
+		    __builtin_add_overflow(m, (uint64_t)(*q - '0'), &m))
 			overflow = true;
 		else
-			mag = mag * 10 + digit;
-		q++;
+			mag = m;
 	}
 	v->is_int = !overflow;
-	if (q < r->end && *q == '.') {
-		d = digits(++q, r->end);
-		if (!d)
-			return syntax(r, q, "invalid number");
-		q = d;
+	if (*q == '.') {
+		if (!is_digit(*++q))
+			return fail(r, q, "invalid number");
+		while (is_digit(*q))
+			q++;
 		v->is_int = false;
 	}
-	if (q < r->end && (*q == 'e' || *q == 'E')) {
+	if (*q == 'e' || *q == 'E') {
 		q++;
-		if (q < r->end && (*q == '+' || *q == '-'))
+		if (*q == '+' || *q == '-')
 			q++;
-		d = digits(q, r->end);
-		if (!d)
-			return syntax(r, q, "invalid number");
-		q = d;
+		if (!is_digit(*q))
+			return fail(r, q, "invalid number");
+		while (is_digit(*q))
+			q++;
 		v->is_int = false;
 	}
 	/* A negative integer must fit int64_t, as json-c's did. */
 	if (v->neg && mag > (uint64_t)INT64_MAX + 1)
 		v->is_int = false;
 	v->mag = mag;
-	r->p = q;
-	return true;
+	return q;
 }
 
-static bool read_literal(struct event_reader *r, const char *word, size_t n)
+static const char *read_literal(struct event_reader *r, const char *p, const char *word, size_t n)
 {
-	if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0)
-		return syntax(r, r->p, "unexpected character");
-	r->p += n;
-	return true;
+	if ((size_t)(r->end - p) < n || memcmp(p, word, n) != 0)
+		return fail(r, p, "unexpected character");
+	return p + n;
 }
 
-static bool read_value(struct event_reader *r, struct jv *keep, unsigned depth);
+static const char *read_value(struct event_reader *r, const char *p, struct jv *keep,
+			      unsigned depth);
 
-/* Set as an object's path length: its members are nobody's fields (checked, never kept). */
-#define NO_PATH MAX_PATH
-
-/* The members of an object at r->p ('{'); plen: the length of its path in r->path. */
-static bool read_object(struct event_reader *r, size_t plen, unsigned depth)
+/*
+ * The members of an object at p ('{'); node: its place in the tree of names that lead to
+ * fields, -1 if none of its members can be a field (checked, never kept).
+ */
+static const char *read_object(struct event_reader *r, const char *p, int node, unsigned depth)
 {
-	r->p++;
-	skip_ws(r);
-	if (r->p < r->end && *r->p == '}') {
-		r->p++;
-		return true;
-	}
+	p = ws(p + 1);
+	if (*p == '}')
+		return p + 1;
 	for (;;) {
-		/* The key goes to the scratch space past what is kept: the value overwrites it. */
-		char *key = r->scratch + r->used;
-		size_t klen, nlen;
-		struct jv *keep = NULL;
-		int s = -1;
+		const struct key_entry *k = NULL;
+		const char *key;
+		size_t klen;
 
-		if (r->p == r->end)
-			return syntax(r, r->p, "unexpected end of line");
-		if (*r->p != '"')
-			return syntax(r, r->p, "unexpected character");
-		if (!read_string(r, key, &klen))
-			return false;
-		skip_ws(r);
-		if (r->p == r->end)
-			return syntax(r, r->p, "unexpected end of line");
-		if (*r->p != ':')
-			return syntax(r, r->p, "unexpected character");
-		r->p++;
-		skip_ws(r);
-		/* The member's path. A key with a dot or a NUL in it is nobody's field. */
-		nlen = plen ? plen + 1 + klen : klen;
-		if (nlen < MAX_PATH && klen && !memchr(key, '.', klen) && strlen(key) == klen) {
-			if (plen)
-				r->path[plen] = '.';
-			memcpy(r->path + (plen ? plen + 1 : 0), key, klen);
-			s = slot_find(r->path, nlen);
+		if (*p != '"')
+			return unexpected(r, p);
+		/* An escaped key is unescaped past what is kept: the value overwrites it. */
+		p = scan_string(r, p, r->scratch + r->used, &key, &klen);
+		if (!p)
+			return NULL;
+		p = ws(p);
+		if (*p != ':')
+			return unexpected(r, p);
+		p = ws(p + 1);
+		if (node >= 0)
+			k = key_find((unsigned)node, key, klen,
+				     key == r->scratch + r->used ? key + klen : r->end);
+		if (k && k->slot >= 0) {
+			p = read_value(r, p, &r->val[k->slot], depth + 1);
+		} else {
+			if (k)
+				forget(r, (unsigned)k->node);
+			if (*p == '{') {
+				/* Not a field: its members may be (process -> process.parent.pid). */
+				if (depth + 1 > MAX_DEPTH)
+					return fail(r, p, "nesting too deep");
+				p = read_object(r, p, k ? k->node : -1, depth + 1);
+			} else
+				p = read_value(r, p, NULL, depth + 1);
 		}
-		if (s >= 0)
-			keep = &r->val[s];
-		else if (nlen < MAX_PATH)
-			prefix_forget(r, r->path, nlen);
-		if (s < 0 && r->p < r->end && *r->p == '{') {
-			/* Not a field: its members may be (process -> process.parent.pid). */
-			if (depth + 1 > MAX_DEPTH)
-				return syntax(r, r->p, "nesting too deep");
-			if (!read_object(r, nlen < MAX_PATH ? nlen : NO_PATH, depth + 1))
-				return false;
-			goto next;
-		}
-		if (!read_value(r, keep, depth + 1))
-			return false;
-next:
-		skip_ws(r);
-		if (r->p == r->end)
-			return syntax(r, r->p, "unexpected end of line");
-		if (*r->p == '}') {
-			r->p++;
-			return true;
-		}
-		if (*r->p != ',')
-			return syntax(r, r->p, "unexpected character");
-		r->p++;
-		skip_ws(r);
+		if (!p)
+			return NULL;
+		p = ws(p);
+		if (*p == '}')
+			return p + 1;
+		if (*p != ',')
+			return unexpected(r, p);
+		p = ws(p + 1);
 	}
 }
 
 /*
- * Any value at r->p; keep: where to keep it (a field's slot, an array element), or NULL: only
+ * Any value at p; keep: where to keep it (a field's slot, an array element), or NULL: only
  * checked. An object is kept as JV_OBJ without its members (no field is an object), an array
  * with its elements in the pool.
  */
-static bool read_value(struct event_reader *r, struct jv *keep, unsigned depth)
+static const char *read_value(struct event_reader *r, const char *p, struct jv *keep,
+			      unsigned depth)
 {
 	struct jv tmp;
 
 	if (depth > MAX_DEPTH)
-		return syntax(r, r->p, "nesting too deep");
-	if (r->p == r->end)
-		return syntax(r, r->p, "unexpected end of line");
-	switch (*r->p) {
+		return fail(r, p, "nesting too deep");
+	switch (*p) {
 	case '{':
 		if (keep)
 			*keep = (struct jv){.gen = r->gen, .type = JV_OBJ};
-		return read_object(r, NO_PATH, depth);
+		return read_object(r, p, -1, depth);
 	case '[': {
 		uint32_t first = (uint32_t)r->iused, n = 0;
 
-		r->p++;
-		skip_ws(r);
-		if (r->p < r->end && *r->p == ']') {
-			r->p++;
+		p = ws(p + 1);
+		if (*p == ']') {
+			p++;
 		} else {
 			for (;;) {
 				struct jv *item = NULL;
@@ -1019,61 +1064,64 @@ static bool read_value(struct event_reader *r, struct jv *keep, unsigned depth)
 				if (keep) {
 					/* Cannot run out (two bytes of text an element at least). */
 					if (r->iused >= r->icap)
-						return syntax(r, r->p, "too many array elements");
+						return fail(r, p, "too many array elements");
 					item = &r->items[r->iused++];
 					n++;
 				}
-				if (!read_value(r, item, depth + 1))
-					return false;
-				skip_ws(r);
-				if (r->p == r->end)
-					return syntax(r, r->p, "unexpected end of line");
-				if (*r->p == ']') {
-					r->p++;
+				if (!(p = read_value(r, p, item, depth + 1)))
+					return NULL;
+				p = ws(p);
+				if (*p == ']') {
+					p++;
 					break;
 				}
-				if (*r->p != ',')
-					return syntax(r, r->p, "unexpected character");
-				r->p++;
-				skip_ws(r);
+				if (*p != ',')
+					return unexpected(r, p);
+				p = ws(p + 1);
 			}
 		}
 		if (keep)
 			*keep = (struct jv){.gen = r->gen, .type = JV_ARR, .first = first, .n = n};
-		return true;
+		return p;
 	}
 	case '"': {
 		char *out = r->scratch + r->used;
+		const char *s;
 		size_t len;
 
-		if (!read_string(r, out, &len))
-			return false;
-		if (keep) {
-			*keep = (struct jv){.gen = r->gen, .type = JV_STR, .s = out};
-			r->used += len + 1;
+		p = scan_string(r, p, out, &s, &len);
+		if (!p || !keep)
+			return p;
+		if (s == out)
+			len = strlen(out);
+		else {
+			memcpy(out, s, len);
+			out[len] = 0;
 		}
-		return true;
+		*keep = (struct jv){.gen = r->gen, .type = JV_STR, .s = out, .len = (uint32_t)len};
+		r->used += len + 1;
+		return p;
 	}
 	case 't':
 	case 'f': {
-		bool b = *r->p == 't';
+		bool b = *p == 't';
 
-		if (!read_literal(r, b ? "true" : "false", b ? 4 : 5))
-			return false;
+		if (!(p = read_literal(r, p, b ? "true" : "false", b ? 4 : 5)))
+			return NULL;
 		if (keep)
 			*keep = (struct jv){.gen = r->gen, .type = JV_BOOL, .b = b};
-		return true;
+		return p;
 	}
 	case 'n':
-		if (!read_literal(r, "null", 4))
-			return false;
+		if (!(p = read_literal(r, p, "null", 4)))
+			return NULL;
 		if (keep)
 			*keep = (struct jv){.gen = r->gen, .type = JV_NULL};
-		return true;
+		return p;
 	default:
-		if (*r->p != '-' && (*r->p < '0' || *r->p > '9'))
-			return syntax(r, r->p, "unexpected character");
-		return read_number(r, keep ? keep : &tmp);
+		if (*p != '-' && !is_digit(*p))
+			return unexpected(r, p);
+		return read_number(r, p, keep ? keep : &tmp);
 	}
 }
 
@@ -1142,7 +1190,7 @@ static int field_from_jv(const struct event_reader *r, const struct jv *v, struc
 	case EFK_STR:
 		if (!s)
 			FAIL("%s: expected a string", f->name);
-		event_set_str(AT(ev, f, char), f->size, s, strlen(s));
+		event_set_str(AT(ev, f, char), f->size, s, v->len);
 		return 0;
 	case EFK_ENUM:
 		if (!s)
@@ -1225,7 +1273,7 @@ static int field_from_jv(const struct event_reader *r, const struct jv *v, struc
 
 			if (e->type != JV_STR)
 				FAIL("%s[%zu]: expected a string", f->name, k);
-			l = strlen(e->s);
+			l = e->len;
 			if (k + 1 == v->n && off + l == f->size) {
 				/* The last one may fill the buffer: the length ends it, not a NUL. */
 				for (size_t c = 0; c < l; c++)
@@ -1294,6 +1342,8 @@ int event_reader_read(struct event_reader *r, const char *text, size_t len, stru
 {
 	const struct event_field *f;
 	const struct jv *action;
+	const struct key_entry *k;
+	const char *p;
 	size_t n;
 	int t, ret;
 
@@ -1305,46 +1355,52 @@ int event_reader_read(struct event_reader *r, const char *text, size_t len, stru
 	}
 	if (++r->gen == 0) { /* wrapped: old stamps could match again */
 		memset(r->val, 0, sizeof(r->val));
+		memset(r->node_gen, 0, sizeof(r->node_gen));
 		r->gen = 1;
 	}
 	r->used = r->iused = 0;
-	r->start = r->p = text;
+	r->start = text;
 	r->end = text + len;
 	r->err_what = NULL;
-	skip_ws(r);
-	if (r->p == r->end || *r->p != '{') {
-		if (r->p == r->end || !memchr("[\"-0123456789tfn", *r->p, 15))
-			syntax(r, r->p, r->p == r->end ? "unexpected end of line" : "unexpected character");
+	if (text[len] != 0) {
+		snprintf(err, errlen, "text not NUL-terminated");
+		return -EINVAL;
+	}
+	p = ws(text);
+	if (*p != '{') {
+		if (*p && memchr("[\"-0123456789tfn", *p, 15))
+			fail(r, p, "not an object");
 		else
-			syntax(r, r->p, "not an object");
-	} else if (read_object(r, 0, 1)) {
-		skip_ws(r);
-		if (r->p != r->end)
-			syntax(r, r->p, "unexpected character after the object");
+			unexpected(r, p);
+	} else if ((p = read_object(r, p, 0, 1))) {
+		p = ws(p);
+		if (p != r->end)
+			fail(r, p, "unexpected character after the object");
 	}
 	if (r->err_what) {
 		*col = (size_t)(r->err_at - r->start) + 1;
 		snprintf(err, errlen, "%s", r->err_what);
 		return -EINVAL;
 	}
-	action = kept(r, slots.action);
+	action = kept(r, schema.action);
 	if (!action || action->type != JV_STR) {
 		snprintf(err, errlen, "event.action: missing");
 		return -EINVAL;
 	}
-	t = event_type_from_string(action->s);
+	k = key_find(ACTION_NODE, action->s, action->len, action->s + action->len);
+	t = k ? k->slot : -EINVAL;
 	if (t <= 0) {
 		snprintf(err, errlen, "event.action: unknown event type \"%s\"", action->s);
 		return -EINVAL;
 	}
-	ret = apply_fields(r, ev, common_fields, slots.common, NCOMMON, err, errlen);
+	ret = apply_fields(r, ev, common_fields, schema.common, NCOMMON, err, errlen);
 	if (ret < 0)
 		return ret;
 	n = event_fields((unsigned)t, &f);
-	ret = apply_fields(r, ev, f, slots.type[t], n, err, errlen);
+	ret = apply_fields(r, ev, f, schema.type[t], n, err, errlen);
 	if (ret < 0)
 		return ret;
-	if (t == RG_EV_VERBS && slots.qp_state >= 0 && kept(r, slots.qp_state))
+	if (t == RG_EV_VERBS && kept(r, schema.qp_state))
 		ev->u.verbs.qp_attr_mask |= 1;
 	return 0;
 }

@@ -76,7 +76,7 @@ int event_from_json(struct json_object *obj, struct rg_event *ev, char *err, siz
  * that keeps only the values at the events' field paths. A reader is sized for lines of at
  * most max_len bytes (its memory: about 3 x max_len + 16 KiB, allocated once) and reused.
  * event_reader_read(): one event from text[0..len) (a JSON object, nothing after it but
- * whitespace). 0; -EINVAL with a message in err and, for a JSON syntax error, *col the 1-based
+ * whitespace), where text[len] is a NUL byte (C strings and replay's lines are). 0; -EINVAL with a message in err and, for a JSON syntax error, *col the 1-based
  * column of the byte at fault (0 for a field error: "rdma.mr.length: expected ..."); -E2BIG
  * past max_len. Fields are read as event_from_json() reads them.
  */
