@@ -117,7 +117,8 @@ static jw_node slot(struct jw *w, jw_node obj, const char *key, size_t klen)
 	if (key)
 		for (c = p->first; c; c = w->n[c].next)
 			if (w->n[c].klen == klen &&
-			    (w->n[c].key == key || memcmp(w->n[c].key, key, klen) == 0))
+			    (w->n[c].key == key ||
+			     (!klen || (w->n[c].key[0] == key[0] && memcmp(w->n[c].key, key, klen) == 0))))
 				return c;
 	if (p->depth >= JW_MAX_DEPTH || !grow((void **)&w->n, &w->ncap, w->nn + 1, sizeof(*w->n)))
 		return fail(w);
@@ -250,6 +251,30 @@ jw_node jw_path(struct jw *w, jw_node obj, const char *path, const char **leaf)
 	return w->failed ? JW_ROOT : obj;
 }
 
+/* memcpy() without the call, for the short runs most strings are. */
+static inline void copy_run(char *o, const char *s, size_t k)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+
+	if (k > 16) {
+		memcpy(o, s, k);
+	} else if (k >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + k - 8, 8);
+		memcpy(o, &a, 8);
+		memcpy(o + k - 8, &b, 8);
+	} else if (k >= 4) {
+		memcpy(&c, s, 4);
+		memcpy(&d, s + k - 4, 4);
+		memcpy(o, &c, 4);
+		memcpy(o + k - 4, &d, 4);
+	} else {
+		while (k--)
+			*o++ = *s++;
+	}
+}
+
 void jw_escape(char *buf, size_t *len, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -261,7 +286,7 @@ void jw_escape(char *buf, size_t *len, const char *s, size_t n)
 		size_t run = i + jw_clean_run(s + i, n - i);
 		uint8_t c;
 
-		memcpy(o, s + i, run - i);
+		copy_run(o, s + i, run - i);
 		o += run - i;
 		if (run == n)
 			break;

@@ -81,27 +81,57 @@ static inline uint64_t jw_word_needs_escape(uint64_t v)
 	return lt | ((q - ones) & ~q & high) | ((b - ones) & ~b & high);
 }
 
-/* How many bytes from s (of n) need no escape in a JSON string, 8 at a time. The JSON reader
- * uses it too (inline: most strings are a word or two). */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The n bytes at s (0 < n < 8) as a little-endian word, zero above them, with no load past
+ * s + n: two overlapping 4-byte loads, or the first, middle and last byte. */
+static inline uint64_t jw_load_short(const char *s, size_t n)
+{
+	uint32_t lo, hi;
+
+	if (n >= 4) {
+		memcpy(&lo, s, 4);
+		memcpy(&hi, s + n - 4, 4);
+		return (uint64_t)lo | (uint64_t)hi << (8 * (n - 4));
+	}
+	return (uint64_t)(uint8_t)s[0] | (uint64_t)(uint8_t)s[n / 2] << (8 * (n / 2)) |
+	       (uint64_t)(uint8_t)s[n - 1] << (8 * (n - 1));
+}
+#endif
+
+/* How many bytes from s (of n) need no escape in a JSON string, 8 at a time, the last word
+ * overlapping the one before it. The JSON reader uses it too (inline: most strings are a word
+ * or two). */
 static inline size_t jw_clean_run(const char *s, size_t n)
 {
 	size_t j = 0;
+	uint64_t v, m;
 
-	while (j + 8 <= n) {
-		uint64_t v, m;
-
+	for (; j + 8 <= n; j += 8) {
 		memcpy(&v, s + j, 8);
 		m = jw_word_needs_escape(v);
-		if (m) {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		if (m)
 			return j + ((unsigned)__builtin_ctzll(m) >> 3);
 #else
+		if (m)
 			break;
 #endif
-		}
-		j += 8;
 	}
+	if (j == n)
+		return n;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n >= 8) {
+		/* The bytes before j are clean: the first one flagged is at or past j. */
+		memcpy(&v, s + n - 8, 8);
+		m = jw_word_needs_escape(v);
+		return m ? n - 8 + ((unsigned)__builtin_ctzll(m) >> 3) : n;
+	}
+	/* The zero bytes above n count as control characters: the first one flagged is at n at
+	 * most. */
+	return (unsigned)__builtin_ctzll(jw_word_needs_escape(jw_load_short(s, n))) >> 3;
+#else
 	while (j < n && (uint8_t)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\')
 		j++;
 	return j;
+#endif
 }

@@ -514,13 +514,16 @@ struct json_object *event_to_json(const struct rg_event *ev)
  */
 #define MAX_SLOTS	 256
 #define MAX_NODES	 64
-#define ACTION_NODE	 MAX_NODES /* event.action's values, under a node of their own */
-#define KEY_HASH_SIZE	 1024 /* power of two, > 2 x (MAX_SLOTS + MAX_NODES + RG_EV__MAX) */
+#define MAX_ENUMS	 16
+#define ENUM_VALUES	 256 /* looked up in the table: values below this */
+#define ENUM_NODE(e)	 (MAX_NODES + (e)) /* an enum's names, under a node of their own */
+#define MAX_KEYS	 1024
+#define KEY_HASH_SIZE	 2048 /* power of two, > 2 x MAX_KEYS */
 #define MAX_DEPTH	 32 /* json-c's default nesting limit */
 #define NCOMMON		 ARRAY_SIZE(common_fields)
 
 /* A member name under a node: a field (slot >= 0) or an object on the way to fields; under
- * ACTION_NODE, an event type's name (slot: the type). */
+ * ENUM_NODE(e), a name of enum e (slot: its value). */
 struct key_entry {
 	const char *key; /* not NUL-terminated: len bytes */
 	uint64_t w0;	 /* its first 8 bytes, as key_hash() loads them */
@@ -535,8 +538,11 @@ static struct {
 	uint16_t common[NCOMMON];
 	uint16_t type[RG_EV__MAX][MAX_TYPE_FIELDS];
 	int qp_state, action;
-	struct key_entry key[MAX_SLOTS + MAX_NODES + RG_EV__MAX];
+	struct key_entry key[MAX_KEYS];
 	unsigned nkey, nnode;
+	/* The enum fields' names, by their from_str (a field name may have two: rdma.op). */
+	int (*enum_from[MAX_ENUMS])(const char *);
+	unsigned nenum, action_enum;
 	int16_t hash[KEY_HASH_SIZE]; /* key + 1; 0: empty */
 	/* The slots below each node: a member met again replaces the first one whole, as in
 	 * json-c, so entering one forgets what an earlier member of that name left in them. */
@@ -610,8 +616,8 @@ static struct key_entry *key_add(unsigned parent, const char *s, size_t len)
 	uint32_t h = key_hash(parent, s, len, s + len, &w0);
 	struct key_entry *k;
 
-	if (schema.nkey >= ARRAY_SIZE(schema.key))
-		abort(); /* the field tables outgrew MAX_SLOTS/MAX_NODES: a build-time mistake */
+	if (schema.nkey >= MAX_KEYS)
+		abort(); /* the field tables outgrew MAX_KEYS: a build-time mistake */
 	while (schema.hash[h])
 		h = (h + 1) & (KEY_HASH_SIZE - 1);
 	k = &schema.key[schema.nkey];
@@ -657,22 +663,71 @@ static uint16_t slot_add(const char *name)
 	return (uint16_t)schema.n++;
 }
 
+/* The enum of field f (by its from_str), made with its names if it is new. Only names that
+ * from_str gives back the same value for are taken, so a lookup here answers as from_str. */
+static unsigned enum_add(const struct event_field *f)
+{
+	unsigned e, v;
+
+	for (e = 0; e < schema.nenum; e++)
+		if (schema.enum_from[e] == f->from_str)
+			return e;
+	if (schema.nenum >= MAX_ENUMS)
+		abort();
+	schema.enum_from[e = schema.nenum++] = f->from_str;
+	for (v = 0; v < ENUM_VALUES; v++) {
+		const char *name = f->to_str(v);
+
+		if (name && f->from_str(name) == (int)v &&
+		    !key_find(ENUM_NODE(e), name, strlen(name), name + strlen(name)))
+			key_add(ENUM_NODE(e), name, strlen(name))->slot = (int16_t)v;
+	}
+	return e;
+}
+
+static void fields_add(const struct event_field *f, size_t n, uint16_t *slots)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		slots[i] = slot_add(f[i].name);
+		if (f[i].kind == EFK_ENUM && f[i].from_str && f[i].to_str)
+			(void)enum_add(&f[i]);
+	}
+}
+
 static void schema_build(void)
 {
-	unsigned t, i;
+	unsigned t;
 
-	for (i = 0; i < NCOMMON; i++)
-		schema.common[i] = slot_add(common_fields[i].name);
+	fields_add(common_fields, NCOMMON, schema.common);
 	for (t = 1; t < RG_EV__MAX; t++)
-		for (i = 0; i < type_fields[t].n; i++)
-			schema.type[t][i] = slot_add(type_fields[t].f[i].name);
+		fields_add(type_fields[t].f, type_fields[t].n, schema.type[t]);
 	schema.qp_state = slot_add("rdma.qp.state");
 	schema.action = slot_add("event.action");
-	for (t = 1; t < RG_EV__MAX; t++) {
-		const char *name = event_type_to_string(t);
+	schema.action_enum = enum_add(event_field_find(RG_EV_EXEC, "event.action"));
+}
 
-		key_add(ACTION_NODE, name, strlen(name))->slot = (int16_t)t;
-	}
+/* The value of the name s (len bytes, NUL-terminated) in f's enum: from the table, else from_str
+ * (values past ENUM_VALUES), else a number. -1 if none. */
+static int64_t enum_value(const struct event_field *f, const char *s, size_t len)
+{
+	const struct key_entry *k;
+	uint32_t n;
+	unsigned e;
+	int x;
+
+	for (e = 0; e < schema.nenum; e++)
+		if (schema.enum_from[e] == f->from_str) {
+			k = key_find(ENUM_NODE(e), s, len, s + len);
+			if (k)
+				return k->slot;
+			break;
+		}
+	x = f->from_str(s);
+	if (x >= 0)
+		return x;
+	return safe_atou32(s, 10, &n) < 0 ? -1 : (int64_t)n;
 }
 
 /* A value the reader kept. Strings are NUL-terminated in the scratch buffer (a \u0000 inside
@@ -980,8 +1035,8 @@ static const char *read_literal(struct event_reader *r, const char *p, const cha
 	return p + n;
 }
 
-static const char *read_value(struct event_reader *r, const char *p, struct jv *keep,
-			      unsigned depth);
+static inline const char *read_value(struct event_reader *r, const char *p, struct jv *keep,
+				     unsigned depth);
 
 /*
  * The members of an object at p ('{'); node: its place in the tree of names that lead to
@@ -1034,18 +1089,48 @@ static const char *read_object(struct event_reader *r, const char *p, int node, 
 	}
 }
 
+static const char *read_other(struct event_reader *r, const char *p, struct jv *keep,
+			      unsigned depth);
+
 /*
  * Any value at p; keep: where to keep it (a field's slot, an array element), or NULL: only
- * checked. An object is kept as JV_OBJ without its members (no field is an object), an array
- * with its elements in the pool.
+ * checked. Strings and numbers here (inline: most values are), the rest in read_other().
  */
-static const char *read_value(struct event_reader *r, const char *p, struct jv *keep,
-			      unsigned depth)
+static inline const char *read_value(struct event_reader *r, const char *p, struct jv *keep,
+				     unsigned depth)
 {
 	struct jv tmp;
 
 	if (depth > MAX_DEPTH)
 		return fail(r, p, "nesting too deep");
+	if (*p == '"') {
+		char *out = r->scratch + r->used;
+		const char *s;
+		size_t len;
+
+		p = scan_string(r, p, out, &s, &len);
+		if (!p || !keep)
+			return p;
+		if (s == out)
+			len = strlen(out);
+		else {
+			memcpy(out, s, len);
+			out[len] = 0;
+		}
+		*keep = (struct jv){.gen = r->gen, .type = JV_STR, .s = out, .len = (uint32_t)len};
+		r->used += len + 1;
+		return p;
+	}
+	if (*p == '-' || is_digit(*p))
+		return read_number(r, p, keep ? keep : &tmp);
+	return read_other(r, p, keep, depth);
+}
+
+/* An object, an array or a literal at p (read_value() for the rest). An object is kept as
+ * JV_OBJ without its members (no field is an object), an array with its elements in the pool. */
+static const char *read_other(struct event_reader *r, const char *p, struct jv *keep,
+			      unsigned depth)
+{
 	switch (*p) {
 	case '{':
 		if (keep)
@@ -1084,24 +1169,6 @@ static const char *read_value(struct event_reader *r, const char *p, struct jv *
 			*keep = (struct jv){.gen = r->gen, .type = JV_ARR, .first = first, .n = n};
 		return p;
 	}
-	case '"': {
-		char *out = r->scratch + r->used;
-		const char *s;
-		size_t len;
-
-		p = scan_string(r, p, out, &s, &len);
-		if (!p || !keep)
-			return p;
-		if (s == out)
-			len = strlen(out);
-		else {
-			memcpy(out, s, len);
-			out[len] = 0;
-		}
-		*keep = (struct jv){.gen = r->gen, .type = JV_STR, .s = out, .len = (uint32_t)len};
-		r->used += len + 1;
-		return p;
-	}
 	case 't':
 	case 'f': {
 		bool b = *p == 't';
@@ -1119,9 +1186,7 @@ static const char *read_value(struct event_reader *r, const char *p, struct jv *
 			*keep = (struct jv){.gen = r->gen, .type = JV_NULL};
 		return p;
 	default:
-		if (*p != '-' && !is_digit(*p))
-			return unexpected(r, p);
-		return read_number(r, p, keep ? keep : &tmp);
+		return unexpected(r, p);
 	}
 }
 
@@ -1148,9 +1213,8 @@ static int field_from_jv(const struct event_reader *r, const struct jv *v, struc
 {
 	const char *s = v->type == JV_STR ? v->s : NULL;
 	uint64_t u;
-	int64_t i;
+	int64_t i, x;
 	size_t k;
-	int x;
 
 #define FAIL(...)                                                                                  \
 	do {                                                                                       \
@@ -1195,13 +1259,9 @@ static int field_from_jv(const struct event_reader *r, const struct jv *v, struc
 	case EFK_ENUM:
 		if (!s)
 			FAIL("%s: expected a string", f->name);
-		x = f->from_str(s);
-		if (x < 0) {
-			uint32_t n;
-			if (safe_atou32(s, 10, &n) < 0)
-				FAIL("%s: unknown value \"%s\"", f->name, s);
-			x = (int)n;
-		}
+		x = enum_value(f, s, v->len);
+		if (x < 0)
+			FAIL("%s: unknown value \"%s\"", f->name, s);
 		if (f->size == 2) {
 			if (x > UINT16_MAX)
 				FAIL("%s: out of range", f->name);
@@ -1387,7 +1447,8 @@ int event_reader_read(struct event_reader *r, const char *text, size_t len, stru
 		snprintf(err, errlen, "event.action: missing");
 		return -EINVAL;
 	}
-	k = key_find(ACTION_NODE, action->s, action->len, action->s + action->len);
+	k = key_find(ENUM_NODE(schema.action_enum), action->s, action->len,
+		     action->s + action->len);
 	t = k ? k->slot : -EINVAL;
 	if (t <= 0) {
 		snprintf(err, errlen, "event.action: unknown event type \"%s\"", action->s);

@@ -29,6 +29,39 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* event_set_str() against a byte-at-a-time copy: control characters and DEL become '?', a NUL
+ * ends the string, the size bounds it; every length to 30 and every position. */
+START_TEST(test_set_str)
+{
+	static const unsigned char bytes[] = {0x00, 0x01, 0x1f, 0x7f, 0x20, 0x80, 0xff, 'x'};
+	char src[32], dst[40], want[40];
+	size_t n, at, k, size, i;
+
+	for (n = 0; n <= 30; n++)
+		for (at = 0; at <= n; at++)
+			for (k = 0; k < sizeof(bytes); k++)
+				for (size = 1; size <= 34; size += 11) {
+					size_t len;
+
+					for (i = 0; i < n; i++)
+						src[i] = (char)('a' + i % 26);
+					if (at < n)
+						src[at] = (char)bytes[k];
+					len = strnlen(src, MIN(n, size - 1));
+					for (i = 0; i < len; i++)
+						want[i] = (unsigned char)src[i] < 0x20 ||
+								  src[i] == 0x7f ? '?' : src[i];
+					want[len] = 0;
+					memset(dst, 'Z', sizeof(dst));
+					event_set_str(dst, size, src, n);
+					ck_assert_msg(memcmp(dst, want, len + 1) == 0,
+						      "n %zu, 0x%02x at %zu, size %zu", n, bytes[k],
+						      at, size);
+					ck_assert_int_eq(dst[len + 1], 'Z'); /* nothing past it */
+				}
+}
+END_TEST
+
 START_TEST(test_gid)
 {
 	uint8_t gid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 7};
@@ -458,6 +491,7 @@ int main(void)
 
 	tcase_add_test(core, test_names);
 	tcase_add_test(core, test_gid);
+	tcase_add_test(core, test_set_str);
 	tcase_add_test(core, test_verbs_roundtrip);
 	tcase_add_test(core, test_exec_cm_roundtrip);
 	tcase_add_test(core, test_field_table);

@@ -231,6 +231,41 @@ static void build(struct jw *w, jw_node n, struct json_object *o, int depth, boo
 	}
 }
 
+/* jw_clean_run() against a byte-at-a-time scan: every length to 40, each byte that needs an
+ * escape (and some that do not) at each position, in a buffer of exactly n bytes (ASan and
+ * valgrind see any read past it: the short and the overlapping loads must not make one). */
+START_TEST(test_clean_run)
+{
+	static const unsigned char special[] = {'"', '\\', 0x00, 0x01, 0x0a, 0x1f};
+	static const unsigned char plain[] = {0x20, '/', 'a', 0x7f, 0x80, 0xe9, 0xff, 0xa2, 0xdc};
+	size_t n, at, k, i;
+
+	for (n = 0; n <= 40; n++) {
+		char *buf = malloc(n ? n : 1);
+
+		ck_assert_ptr_nonnull(buf);
+		for (i = 0; i < n; i++)
+			buf[i] = (char)plain[i % sizeof(plain)];
+		ck_assert_uint_eq(jw_clean_run(buf, n), n);
+		for (at = 0; at < n; at++)
+			for (k = 0; k < sizeof(special); k++) {
+				size_t later = at + 1 + (at * 7 + k) % 5;
+
+				buf[at] = (char)special[k];
+				/* One more after it: the first one counts. */
+				if (later < n)
+					buf[later] = '"';
+				ck_assert_msg(jw_clean_run(buf, n) == at,
+					      "n %zu, 0x%02x at %zu: %zu", n, special[k], at,
+					      jw_clean_run(buf, n));
+				for (i = 0; i < n; i++)
+					buf[i] = (char)plain[i % sizeof(plain)];
+			}
+		free(buf);
+	}
+}
+END_TEST
+
 START_TEST(test_random)
 {
 	struct jw *w = jw_new();
@@ -368,6 +403,7 @@ static Suite *jsonw_suite(void)
 
 	tcase_add_test(core, test_scalars);
 	tcase_add_test(core, test_escapes);
+	tcase_add_test(core, test_clean_run);
 	tcase_add_test(core, test_replace);
 	tcase_add_test(core, test_random);
 	tcase_add_test(core, test_event_text);
