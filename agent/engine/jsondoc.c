@@ -562,6 +562,31 @@ static int parse_number(struct parser *p, struct json_object **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
+/* After an object's member or an array's element: 1 at a ',' (and what follows it is not
+ * the close), 0 past the close, or an error. */
+static int next_item(struct parser *p, char close)
+{
+	char cb[16];
+	int r = skip_ws(p);
+
+	if (r < 0)
+		return r;
+	if (p->i < p->len && p->s[p->i] == ',') {
+		p->i++;
+		r = skip_ws(p);
+		if (r < 0)
+			return r;
+		if (p->i < p->len && p->s[p->i] == close)
+			return perr(p, p->i, "trailing comma before '%c'", close);
+		return 1;
+	}
+	if (p->i < p->len && p->s[p->i] == close) {
+		p->i++;
+		return 0;
+	}
+	return perr(p, p->i, "expected ',' or '%c', found %s", close, describe(p, cb));
+}
+
 static int parse_object(struct parser *p, struct json_object **ret)
 {
 	struct json_object *o = json_object_new_object();
@@ -625,26 +650,11 @@ static int parse_object(struct parser *p, struct json_object **ret)
 		free(key);
 		if (r < 0)
 			goto fail;
-		r = skip_ws(p);
+		r = next_item(p, '}');
 		if (r < 0)
 			goto fail;
-		if (p->i < p->len && p->s[p->i] == ',') {
-			p->i++;
-			r = skip_ws(p);
-			if (r < 0)
-				goto fail;
-			if (p->i < p->len && p->s[p->i] == '}') {
-				r = perr(p, p->i, "trailing comma before '}'");
-				goto fail;
-			}
-			continue;
-		}
-		if (p->i < p->len && p->s[p->i] == '}') {
-			p->i++;
+		if (r == 0)
 			break;
-		}
-		r = perr(p, p->i, "expected ',' or '}', found %s", describe(p, cb));
-		goto fail;
 	}
 	*ret = o;
 	return 0;
@@ -657,7 +667,6 @@ static int parse_array(struct parser *p, struct json_object **ret)
 {
 	struct json_object *a = json_object_new_array();
 	size_t idx = 0;
-	char cb[16];
 	int r;
 
 	if (!a)
@@ -686,26 +695,11 @@ static int parse_array(struct parser *p, struct json_object **ret)
 		r = add_pos(p, a, NULL, idx, val_pos, val_pos, v);
 		if (r < 0)
 			goto fail;
-		r = skip_ws(p);
+		r = next_item(p, ']');
 		if (r < 0)
 			goto fail;
-		if (p->i < p->len && p->s[p->i] == ',') {
-			p->i++;
-			r = skip_ws(p);
-			if (r < 0)
-				goto fail;
-			if (p->i < p->len && p->s[p->i] == ']') {
-				r = perr(p, p->i, "trailing comma before ']'");
-				goto fail;
-			}
-			continue;
-		}
-		if (p->i < p->len && p->s[p->i] == ']') {
-			p->i++;
+		if (r == 0)
 			break;
-		}
-		r = perr(p, p->i, "expected ',' or ']', found %s", describe(p, cb));
-		goto fail;
 	}
 	*ret = a;
 	return 0;

@@ -368,3 +368,33 @@ int parse_expiry(const char *s, uint64_t *ret_ns)
 	}
 	return parse_timestamp(s, ret_ns);
 }
+
+int jv_exceptions(const struct jdoc *doc, struct json_object *obj, size_t max, struct cond ***ret,
+		  size_t *n, struct rg_error *err)
+{
+	struct json_object *v;
+	size_t len, vpos, i;
+	int r;
+
+	if (!json_object_object_get_ex(obj, "exceptions", &v))
+		return 0;
+	vpos = jv_pos(doc, obj, "exceptions", false);
+	if (!json_object_is_type(v, json_type_array))
+		return jdoc_error(doc, vpos, err,
+				  "\"exceptions\" must be an array of conditions, not %s",
+				  json_type_words(v));
+	len = json_object_array_length(v);
+	if (len > max)
+		return jdoc_error(doc, vpos, err, "more than %zu exceptions", max);
+	*ret = calloc(len ? len : 1, sizeof(**ret));
+	if (!*ret)
+		return -ENOMEM;
+	for (i = 0; i < len; i++) {
+		r = jv_cond(doc, json_object_array_get_idx(v, i), jdoc_element_pos(doc, v, i),
+			    &(*ret)[i], err);
+		if (r < 0)
+			return r;
+		(*n)++;
+	}
+	return 0;
+}

@@ -41,6 +41,13 @@ int jv_duration(const struct jdoc *doc, struct json_object *obj, const char *key
  */
 int jv_cond(const struct jdoc *doc, struct json_object *v, size_t vpos, struct cond **ret,
 	    struct rg_error *err);
+/*
+ * obj's "exceptions", if there: an array of at most max conditions (jv_cond() each) into a new
+ * array *ret of *n (left for the caller to free, with the conditions made so far, on an error
+ * too).
+ */
+int jv_exceptions(const struct jdoc *doc, struct json_object *obj, size_t max, struct cond ***ret,
+		  size_t *n, struct rg_error *err);
 
 /* Parses "2026-12-31" (the end of that day, UTC) or an RFC 3339 time into wall-clock ns. */
 int parse_expiry(const char *s, uint64_t *ret_ns);

@@ -338,7 +338,6 @@ static int parse_override(const struct jdoc *doc, struct json_object *rules, con
 {
 	static const char *const keys[] = {"enabled", "severity", "action", "exceptions", NULL};
 	size_t pos = jv_pos(doc, rules, id, false);
-	struct json_object *v;
 	const char *s;
 	char what[160];
 	int r;
@@ -367,28 +366,9 @@ static int parse_override(const struct jdoc *doc, struct json_object *rules, con
 	if (s && (ov->action = action_from_string(s)) < 0)
 		return jdoc_error(doc, jv_pos(doc, o, "action", false), err,
 				  "unknown action \"%s\" (alert, deny, kill)", s);
-	if (json_object_object_get_ex(o, "exceptions", &v)) {
-		size_t n, i, vpos = jv_pos(doc, o, "exceptions", false);
-
-		if (!json_object_is_type(v, json_type_array))
-			return jdoc_error(doc, vpos, err,
-					  "\"exceptions\" must be an array of conditions, not %s",
-					  json_type_words(v));
-		n = json_object_array_length(v);
-		if (n > POLICY_MAX_LIST)
-			return jdoc_error(doc, vpos, err, "more than %d exceptions",
-					  POLICY_MAX_LIST);
-		ov->exceptions = calloc(n ? n : 1, sizeof(*ov->exceptions));
-		if (!ov->exceptions)
-			return -ENOMEM;
-		for (i = 0; i < n; i++) {
-			r = jv_cond(doc, json_object_array_get_idx(v, i),
-				    jdoc_element_pos(doc, v, i), &ov->exceptions[i], err);
-			if (r < 0)
-				return r;
-			ov->n_exceptions++;
-		}
-	}
+	r = jv_exceptions(doc, o, POLICY_MAX_LIST, &ov->exceptions, &ov->n_exceptions, err);
+	if (r < 0)
+		return r;
 	return 0;
 }
 

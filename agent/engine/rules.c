@@ -447,28 +447,9 @@ static int parse_rule(const struct jdoc *doc, struct json_object *o, size_t pos,
 	r = jv_cond(doc, v, jv_pos(doc, o, "condition", false), &rule->cond, err);
 	if (r < 0)
 		return r;
-	if (json_object_object_get_ex(o, "exceptions", &v)) {
-		size_t vpos = jv_pos(doc, o, "exceptions", false);
-
-		if (!json_object_is_type(v, json_type_array))
-			return jdoc_error(doc, vpos, err,
-					  "\"exceptions\" must be an array of conditions, not %s",
-					  json_type_words(v));
-		n = json_object_array_length(v);
-		if (n > RULE_MAX_EXCEPTIONS)
-			return jdoc_error(doc, vpos, err, "more than %d exceptions",
-					  RULE_MAX_EXCEPTIONS);
-		rule->exceptions = calloc(n ? n : 1, sizeof(*rule->exceptions));
-		if (!rule->exceptions)
-			return -ENOMEM;
-		for (i = 0; i < n; i++) {
-			r = jv_cond(doc, json_object_array_get_idx(v, i),
-				    jdoc_element_pos(doc, v, i), &rule->exceptions[i], err);
-			if (r < 0)
-				return r;
-			rule->n_exceptions++;
-		}
-	}
+	r = jv_exceptions(doc, o, RULE_MAX_EXCEPTIONS, &rule->exceptions, &rule->n_exceptions, err);
+	if (r < 0)
+		return r;
 	if (json_object_object_get_ex(o, "severity_when", &v)) {
 		static const char *const swkeys[] = {"condition", "severity", NULL};
 		size_t vpos = jv_pos(doc, o, "severity_when", false);
