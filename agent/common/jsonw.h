@@ -20,6 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 struct jw;
 typedef uint32_t jw_node;
@@ -106,6 +109,19 @@ static inline size_t jw_clean_run(const char *s, size_t n)
 	size_t j = 0;
 	uint64_t v, m;
 
+#ifdef __SSE2__
+	/* 16 at a time where they are there (x86-64 always has SSE2). */
+	for (; j + 16 <= n; j += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + j));
+		__m128i q = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
+		__m128i b = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
+		__m128i c = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x); /* <= 0x1f */
+		unsigned bits = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, b), c));
+
+		if (bits)
+			return j + (unsigned)__builtin_ctz(bits);
+	}
+#endif
 	for (; j + 8 <= n; j += 8) {
 		memcpy(&v, s + j, 8);
 		m = jw_word_needs_escape(v);
