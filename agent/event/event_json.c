@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
@@ -1208,6 +1209,18 @@ static int get_i64(const struct jv *v, int64_t *ret)
 	return 0;
 }
 
+/* -EINVAL with the message in err (out of line: field_from_jv()'s path is the one without). */
+static __attribute__((cold, noinline)) _printf_(3, 4) int field_error(char *err, size_t errlen,
+								     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 static int field_from_jv(const struct event_reader *r, const struct jv *v, struct rg_event *ev,
 			 const struct event_field *f, char *err, size_t errlen)
 {
@@ -1216,11 +1229,7 @@ static int field_from_jv(const struct event_reader *r, const struct jv *v, struc
 	int64_t i, x;
 	size_t k;
 
-#define FAIL(...)                                                                                  \
-	do {                                                                                       \
-		snprintf(err, errlen, __VA_ARGS__);                                                \
-		return -EINVAL;                                                                    \
-	} while (0)
+#define FAIL(...) return field_error(err, errlen, __VA_ARGS__)
 
 	switch (f->kind) {
 	case EFK_U32:
