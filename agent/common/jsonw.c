@@ -25,8 +25,15 @@ struct jw_n {
 		struct {
 			uint32_t off, len; /* in the string arena */
 		} s;
+		uint64_t keys; /* JT_OBJ: key_bit() of each member (most keys are new: no scan) */
 	} v;
 };
+
+/* A bit for a member name, from its length and its first and last bytes. */
+static inline uint64_t key_bit(const char *key, size_t klen)
+{
+	return 1ull << ((klen ? klen * 5 + (uint8_t)key[0] + (uint8_t)key[klen - 1] * 3 : 0) & 63);
+}
 
 struct jw {
 	struct jw_n *n;
@@ -114,7 +121,7 @@ static jw_node slot(struct jw *w, jw_node obj, const char *key, size_t klen)
 	p = &w->n[obj];
 	if (key ? p->type != JT_OBJ : p->type != JT_ARR)
 		return fail(w);
-	if (key)
+	if (key && (p->v.keys & key_bit(key, klen)))
 		for (c = p->first; c; c = w->n[c].next)
 			if (w->n[c].klen == klen &&
 			    (w->n[c].key == key ||
@@ -130,6 +137,8 @@ static jw_node slot(struct jw *w, jw_node obj, const char *key, size_t klen)
 	else
 		p->first = c;
 	p->last = c;
+	if (key)
+		p->v.keys |= key_bit(key, klen);
 	return c;
 }
 
@@ -138,6 +147,7 @@ static struct jw_n *retype(struct jw *w, jw_node c, int type)
 {
 	w->n[c].type = (uint8_t)type;
 	w->n[c].first = w->n[c].last = 0;
+	w->n[c].v.keys = 0;
 	return &w->n[c];
 }
 

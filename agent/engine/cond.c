@@ -1799,12 +1799,25 @@ bool cond_eval(const struct cond *c, struct cond_ctx *ctx)
 
 /* Formatting and hashing of single fields. */
 
+/* n bytes of s (no NUL among them) into buf as snprintf("%.*s") would put them: cut to fit. */
+static void put_text(char *buf, size_t size, const char *s, size_t n)
+{
+	n = MIN(n, size - 1);
+	memcpy(buf, s, n);
+	buf[n] = 0;
+}
+
 static void format_i128(i128 v, char *buf, size_t size)
 {
+	char d[24], *p = d + sizeof(d);
+	uint64_t u = v < 0 ? (uint64_t)(-v) : (uint64_t)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10));
 	if (v < 0)
-		snprintf(buf, size, "-%" PRIu64, (uint64_t)(-v));
-	else
-		snprintf(buf, size, "%" PRIu64, (uint64_t)v);
+		*--p = '-';
+	put_text(buf, size, p, (size_t)(d + sizeof(d) - p));
 }
 
 bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf, size_t size)
@@ -1826,16 +1839,16 @@ bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf
 	case VK_ENUM: {
 		const char *s = v.ef && v.ef->to_str ? v.ef->to_str((unsigned)v.i) : NULL;
 		if (s)
-			snprintf(buf, size, "%s", s);
+			put_text(buf, size, s, strlen(s));
 		else
 			format_i128(v.i, buf, size);
 		break;
 	}
 	case VK_STR:
-		snprintf(buf, size, "%.*s", (int)MIN(v.n, (size_t)INT32_MAX), v.s);
+		put_text(buf, size, v.s, strnlen(v.s, v.n));
 		break;
 	case VK_BOOL:
-		snprintf(buf, size, "%s", v.i ? "true" : "false");
+		put_text(buf, size, v.i ? "true" : "false", v.i ? 4 : 5);
 		break;
 	case VK_BITS:
 		if (v.flags_kind == EFK_ACCESS) {
@@ -1869,7 +1882,7 @@ bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf
 	case VK_TIME: {
 		char b[32];
 		format_timestamp((uint64_t)v.i, b);
-		snprintf(buf, size, "%s", b);
+		put_text(buf, size, b, strlen(b));
 		break;
 	}
 	}

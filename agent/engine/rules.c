@@ -192,7 +192,7 @@ void rule_render_message(const struct rg_rule *rule, struct cond_ctx *ctx, char 
 		const struct tmpl_seg *sg = &rule->message->segs[i];
 
 		if (sg->lit) {
-			snprintf(buf + off, size - off, "%s", sg->lit);
+			(void)strscpy_ok(buf + off, sg->lit, size - off);
 			off += strlen(buf + off);
 		}
 		for (size_t k = 0; k < TMPL_ALTS && sg->field[k] && off + 1 < size; k++) {
