@@ -380,6 +380,30 @@ START_TEST(test_field_refs)
 	ck_assert(field_ref_format(f, &ctx, buf, 4)); /* truncated, terminated */
 	ck_assert_str_eq(buf, "reg");
 	field_ref_free(f);
+	/* Numbers as printf's %lld: negative, zero, the largest; cut to fit. */
+	ck_assert_int_eq(field_ref_new("rdma.ret", &f, err, sizeof(err)), 0);
+	ev.flags |= RG_EVF_FAILED; /* a return value is there only when the call failed */
+	ev.u.verbs.ret = -13;
+	ck_assert(field_ref_format(f, &ctx, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "-13");
+	ev.u.verbs.ret = INT32_MIN;
+	ck_assert(field_ref_format(f, &ctx, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "-2147483648");
+	ck_assert(field_ref_format(f, &ctx, buf, 5));
+	ck_assert_str_eq(buf, "-214");
+	ev.u.verbs.ret = 0;
+	ev.flags &= ~RG_EVF_FAILED;
+	field_ref_free(f);
+	ck_assert_int_eq(field_ref_new("event.sequence", &f, err, sizeof(err)), 0);
+	ev.seq = UINT64_MAX;
+	ck_assert(field_ref_format(f, &ctx, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "18446744073709551615");
+	ev.seq = 0;
+	ck_assert(field_ref_format(f, &ctx, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "0");
+	ck_assert(field_ref_format(f, &ctx, buf, 1));
+	ck_assert_str_eq(buf, "");
+	field_ref_free(f);
 	ck_assert_int_eq(field_ref_new("rdma.nope", &f, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "unknown field 'rdma.nope'");
 	ck_assert_ptr_nonnull(cond_derived_field(0));
