@@ -23,6 +23,10 @@
 #define CURSOR_SLOT  256
 /* A segment is read whole when the spool is opened; larger files are cut here. */
 #define SEGMENT_READ_MAX (16u << 20)
+/* Sequence numbers at or past this are damage (2^62: 146,000 years at a million alerts a
+ * second): a record or cursor that claims one is refused, so that the next number never wraps
+ * past 2^64 to below the records in the spool. */
+#define SEQ_LIMIT (1ull << 62)
 
 struct rec_hdr {
 	uint32_t magic;
@@ -281,7 +285,7 @@ static size_t valid_rec_at(const struct spool *s, unsigned qi, const char *buf, 
 		return 0;
 	memcpy(&h, buf + off, sizeof(h));
 	if (h.magic != REC_MAGIC || h.len > s->cfg.max_record_bytes || h.queue != qi ||
-	    h.seq < min_seq || h.len > size - off - sizeof(h))
+	    h.seq < min_seq || h.seq >= SEQ_LIMIT || h.len > size - off - sizeof(h))
 		return 0;
 	if (rec_crc(&h, buf + off + sizeof(h), h.len) != h.crc)
 		return 0;
@@ -536,7 +540,7 @@ static int spool_load(struct spool *s, const struct cursor_disk *cur)
 		q->unsent = q->live_records;
 		queue_trim(s, qi);
 	}
-	s->next_seq = MAX(cur->magic ? cur->next_seq : 0, max_seq + 1);
+	s->next_seq = MAX(cur->magic && cur->next_seq < SEQ_LIMIT ? cur->next_seq : 0, max_seq + 1);
 	if (cur->magic) {
 		memcpy(s->dropped, cur->dropped, sizeof(s->dropped));
 		memcpy(s->reported, cur->reported, sizeof(s->reported));
