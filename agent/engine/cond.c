@@ -184,6 +184,7 @@ static uint8_t efk_to_vk(unsigned efk)
 	return VK_NONE;
 }
 
+_Static_assert(RG_EV__MAX < 32, "event type masks are 32-bit");
 #define ALL_TYPES (((uint32_t)1 << RG_EV__MAX) - 2) /* every type but NONE */
 
 static int field_resolve(const char *name, struct field_ref *f, char *errbuf, size_t errlen)
@@ -615,6 +616,7 @@ struct cnode {
 	uint16_t a, b;
 	uint16_t field, field2; /* field2 = NO_FIELD unless comparing two fields */
 	uint16_t k, nk;		/* constants */
+	bool by_type;		/* event.action == / in: true exactly for the types in mask */
 	uint32_t mask;
 };
 
@@ -1247,6 +1249,7 @@ static int parse_predicate(struct cparser *p, uint16_t *ret)
 			for (j = 0; j < count; j++)
 				m |= action_bit(&p->c->ks[first + j]);
 			p->c->nodes[n].mask = m;
+			p->c->nodes[n].by_type = true;
 		}
 		r = next_token(p);
 		if (r < 0)
@@ -1323,8 +1326,10 @@ static int parse_predicate(struct cparser *p, uint16_t *ret)
 		return r;
 	p->c->nodes[n].k = k;
 	p->c->nodes[n].nk = 1;
-	if (op == OP_EQ && strcmp(p->c->fields[fi].name, "event.action") == 0)
+	if (op == OP_EQ && strcmp(p->c->fields[fi].name, "event.action") == 0) {
 		p->c->nodes[n].mask = action_bit(&p->c->ks[k]);
+		p->c->nodes[n].by_type = true;
+	}
 	*ret = n;
 	return next_token(p);
 }
@@ -1786,6 +1791,9 @@ static bool eval(const struct cond *c, uint16_t i, struct cond_ctx *ctx)
 	case N_PARENT:
 		return eval_lineage(c, n, ctx);
 	default:
+		/* event.action is the event's type, always there: no value to fetch. */
+		if (n->by_type)
+			return (n->mask >> ctx->ev->type) & 1;
 		return eval_leaf(c, n, ctx);
 	}
 }

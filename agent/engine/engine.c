@@ -58,6 +58,10 @@ struct rg_engine {
 	struct rg_policy *policy;
 	struct rg_ruleset *rules;
 	struct erule *erules;
+	/* The enabled rules whose condition can hold for an event of type t, in rule order:
+	 * rule_idx[rule_start[t] .. rule_start[t + 1]) (cond_type_mask); the rest are not tried. */
+	uint32_t *rule_idx;
+	uint32_t rule_start[RG_EV__MAX + 1];
 	struct proctree *tree;
 	struct engine_config cfg;
 	char hostname[256];
@@ -989,13 +993,14 @@ int engine_process(struct rg_engine *e, const struct rg_event *ev, engine_emit_f
 	n = proctree_update(e->tree, ev);
 	update_state(e, ev, n);
 	ctx_init(e, ev, n, &ctx);
-	for (i = 0; i < e->rules->n; i++) {
-		struct erule *er = &e->erules[i];
+	for (i = ev->type < RG_EV__MAX ? e->rule_start[ev->type] : 0;
+	     ev->type < RG_EV__MAX && i < e->rule_start[ev->type + 1]; i++) {
+		uint32_t ri = e->rule_idx[i];
 
-		if (!er->enabled || !rule_matches(er, &ctx))
+		if (!rule_matches(&e->erules[ri], &ctx))
 			continue;
 		ctx.cur = ctx.proc;
-		rule_fired(e, i, &ctx, emit, ud);
+		rule_fired(e, ri, &ctx, emit, ud);
 	}
 	r = e->emit_err;
 	e->emit_err = 0;
@@ -1080,13 +1085,17 @@ int engine_load_config(const char *policy_path, bool check_owner, const char *ru
 }
 
 static int erules_build(const struct rg_policy *policy, const struct rg_ruleset *rules,
-			struct erule **ret)
+			struct erule **ret, uint32_t **ret_idx, uint32_t start[RG_EV__MAX + 1])
 {
 	struct erule *er = calloc(rules->n ? rules->n : 1, sizeof(*er));
-	size_t i, j;
+	uint32_t *idx = calloc(rules->n * RG_EV__MAX + 1, sizeof(*idx)), n = 0;
+	size_t i, j, t;
 
-	if (!er)
+	if (!er || !idx) {
+		free(er);
+		free(idx);
 		return -ENOMEM;
+	}
 	for (i = 0; i < rules->n; i++) {
 		const struct rg_rule *rule = &rules->rules[i];
 
@@ -1102,7 +1111,16 @@ static int erules_build(const struct rg_policy *policy, const struct rg_ruleset 
 		if (er[i].ov && er[i].ov->action >= 0)
 			er[i].action = er[i].ov->action;
 	}
+	/* A rule matches only where its condition holds, so only those of the event's type. */
+	for (t = 0; t < RG_EV__MAX; t++) {
+		start[t] = n;
+		for (i = 0; i < rules->n; i++)
+			if (er[i].enabled && (cond_type_mask(rules->rules[i].cond) & (1u << t)))
+				idx[n++] = (uint32_t)i;
+	}
+	start[RG_EV__MAX] = n;
 	*ret = er;
+	*ret_idx = idx;
 	return 0;
 }
 
@@ -1125,6 +1143,7 @@ void engine_free(struct rg_engine *e)
 	policy_free(e->policy);
 	ruleset_free(e->rules);
 	free(e->erules);
+	free(e->rule_idx);
 	free(e->games);
 	free(e->aggs);
 	free(e->agg_buckets);
@@ -1179,7 +1198,7 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 	e->jw = jw_new();
 	e->games = calloc(policy->n_games ? policy->n_games : 1, sizeof(*e->games));
 	if (!e->aggs || !e->agg_buckets || !e->agg_scratch || !e->agg_order || !e->jw ||
-	    !e->games || erules_build(policy, rules, &e->erules) < 0) {
+	    !e->games || erules_build(policy, rules, &e->erules, &e->rule_idx, e->rule_start) < 0) {
 		e->policy = NULL;
 		e->rules = NULL;
 		engine_free(e);
@@ -1217,6 +1236,7 @@ int engine_reload(struct rg_engine *e, struct rg_policy *policy, struct rg_rules
 {
 	struct game_session *games;
 	struct erule *er;
+	uint32_t *idx, start[RG_EV__MAX + 1];
 	size_t i;
 	int r;
 
@@ -1224,7 +1244,7 @@ int engine_reload(struct rg_engine *e, struct rg_policy *policy, struct rg_rules
 	if (r < 0)
 		return r;
 	games = calloc(policy->n_games ? policy->n_games : 1, sizeof(*games));
-	if (!games || erules_build(policy, rules, &er) < 0) {
+	if (!games || erules_build(policy, rules, &er, &idx, start) < 0) {
 		free(games);
 		return -ENOMEM;
 	}
@@ -1237,10 +1257,13 @@ int engine_reload(struct rg_engine *e, struct rg_policy *policy, struct rg_rules
 	policy_free(e->policy);
 	ruleset_free(e->rules);
 	free(e->erules);
+	free(e->rule_idx);
 	free(e->games);
 	e->policy = policy;
 	e->rules = rules;
 	e->erules = er;
+	e->rule_idx = idx;
+	memcpy(e->rule_start, start, sizeof(start));
 	e->games = games;
 	e->n_games = policy->n_games;
 	for (i = 0; i < e->n_games; i++)

@@ -1031,6 +1031,57 @@ START_TEST(test_reload)
 }
 END_TEST
 
+/* A reload to rules for other event types: each event is tried against the new set's rules of
+ * its type (the engine indexes rules by the types their conditions can hold for). */
+START_TEST(test_reload_types)
+{
+	static const char exec_rule[] =
+		"{\"id\": \"X\", \"name\": \"exec\", \"severity\": \"low\","
+		" \"condition\": \"event.action == exec\", \"aggregate\": false}";
+	static const char two_rules[] =
+		"[{\"id\": \"X2\", \"name\": \"exec\", \"severity\": \"low\","
+		" \"condition\": \"event.action in (exec, fork)\", \"aggregate\": false},"
+		" {\"id\": \"V\", \"name\": \"verbs\", \"severity\": \"low\","
+		" \"condition\": \"event.action == verbs\", \"aggregate\": false},"
+		" {\"id\": \"ANY\", \"name\": \"any pid 7\", \"severity\": \"low\","
+		" \"condition\": \"process.pid == 7\", \"aggregate\": false}]";
+	struct engine_config cfg = base_cfg();
+	struct rg_engine *e = engine_from(game_policy, exec_rule, &cfg);
+	struct rg_policy *p;
+	struct rg_ruleset *rs;
+	struct rg_error err;
+	struct rg_event ev;
+
+	ev = ev_reg_mr(30, "rxe0", T0);
+	feed(e, &ev);
+	ck_assert_uint_eq(n_alerts, 0);
+	ev = ev_exec(RG_EV_EXEC, 31, 1, "/bin/true", T0);
+	feed(e, &ev);
+	ck_assert_uint_eq(n_alerts, 1);
+	ck_assert_str_eq(str(0, "rule.id"), "X");
+
+	ck_assert_int_eq(policy_parse("p.json", game_policy, strlen(game_policy), &p, &err), 0);
+	ck_assert_int_eq(ruleset_new(&rs), 0);
+	ck_assert_int_eq(rules_parse(rs, "r.json", two_rules, strlen(two_rules), &err), 0);
+	ck_assert_int_eq(engine_reload(e, p, rs, collect, NULL, &err), 0);
+	ev = ev_reg_mr(30, "rxe0", T0 + SEC);
+	feed(e, &ev);
+	ck_assert_uint_eq(n_alerts, 2);
+	ck_assert_str_eq(str(1, "rule.id"), "V");
+	ev = ev_exec(RG_EV_EXEC, 7, 1, "/bin/true", T0 + SEC);
+	feed(e, &ev);
+	ck_assert_uint_eq(n_alerts, 4); /* in rule order */
+	ck_assert_str_eq(str(2, "rule.id"), "X2");
+	ck_assert_str_eq(str(3, "rule.id"), "ANY");
+	ev = ev_proc(RG_EV_EXIT, 7, T0 + 2 * SEC);
+	feed(e, &ev);
+	ck_assert_uint_eq(n_alerts, 5);
+	ck_assert_str_eq(str(4, "rule.id"), "ANY");
+	clear_alerts();
+	engine_free(e);
+}
+END_TEST
+
 static int fail_emit(const struct rg_alert *a, void *ud)
 {
 	(*(int *)ud)++;
@@ -1214,6 +1265,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(core, test_allowlist_unpinnable);
 	tcase_add_test(core, test_overrides);
 	tcase_add_test(core, test_reload);
+	tcase_add_test(core, test_reload_types);
 	tcase_add_test(core, test_stats);
 	tcase_add_test(limits, test_aggregation_full);
 	tcase_add_test(limits, test_no_allocation);
