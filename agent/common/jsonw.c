@@ -10,7 +10,7 @@
  * whatever a caller feeds it. An alert is a few KiB. */
 #define JW_MAX_BYTES (16u << 20)
 
-enum { JT_OBJ, JT_ARR, JT_STR, JT_INT, JT_UINT, JT_BOOL };
+enum { JT_OBJ, JT_ARR, JT_STR, JT_INT, JT_UINT, JT_BOOL, JT_RAW };
 
 struct jw_n {
 	const char *key; /* not NUL-terminated: klen bytes (NULL in arrays) */
@@ -24,7 +24,7 @@ struct jw_n {
 		bool b;
 		struct {
 			uint32_t off, len; /* in the string arena */
-		} s;
+		} s; /* JT_STR, JT_RAW */
 		uint64_t keys; /* JT_OBJ: key_bit() of each member (most keys are new: no scan) */
 	} v;
 };
@@ -185,7 +185,9 @@ static struct jw_n *scalar(struct jw *w, jw_node obj, const char *key, int type)
 	return c ? retype(w, c, type) : NULL;
 }
 
-void jw_string_len(struct jw *w, jw_node obj, const char *key, const char *s, size_t len)
+/* A string value, or (JT_RAW) JSON text, copied into the arena. */
+static void text_value(struct jw *w, jw_node obj, const char *key, const char *s, size_t len,
+		       int type)
 {
 	struct jw_n *n;
 	size_t off = w->slen;
@@ -194,13 +196,23 @@ void jw_string_len(struct jw *w, jw_node obj, const char *key, const char *s, si
 		fail(w);
 		return;
 	}
-	n = scalar(w, obj, key, JT_STR);
+	n = scalar(w, obj, key, type);
 	if (!n)
 		return;
 	memcpy(w->str + off, s, len);
 	w->slen = off + len;
 	n->v.s.off = (uint32_t)off;
 	n->v.s.len = (uint32_t)len;
+}
+
+void jw_string_len(struct jw *w, jw_node obj, const char *key, const char *s, size_t len)
+{
+	text_value(w, obj, key, s, len, JT_STR);
+}
+
+void jw_raw(struct jw *w, jw_node obj, const char *key, const char *json, size_t len)
+{
+	text_value(w, obj, key, json, len, JT_RAW);
 }
 
 void jw_string(struct jw *w, jw_node obj, const char *key, const char *s)
@@ -368,6 +380,12 @@ static int write_node(struct jw *w, jw_node i, size_t *len)
 			return -ENOMEM;
 		jw_escape(w->out, len, w->str + n->v.s.off, n->v.s.len);
 		return 0;
+	case JT_RAW:
+		if (!room(w, *len, n->v.s.len))
+			return -ENOMEM;
+		memcpy(w->out + *len, w->str + n->v.s.off, n->v.s.len);
+		*len += n->v.s.len;
+		return 0;
 	case JT_INT:
 	case JT_UINT:
 	case JT_BOOL:
@@ -415,9 +433,14 @@ static int write_node(struct jw *w, jw_node i, size_t *len)
 
 int jw_finish(struct jw *w, const char **text, size_t *len)
 {
+	return jw_finish_node(w, JW_ROOT, text, len);
+}
+
+int jw_finish_node(struct jw *w, jw_node node, const char **text, size_t *len)
+{
 	size_t l = 0;
 
-	if (w->failed || write_node(w, JW_ROOT, &l) < 0) {
+	if (w->failed || node >= w->nn || write_node(w, node, &l) < 0) {
 		w->failed = true;
 		return -ENOMEM;
 	}

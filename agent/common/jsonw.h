@@ -54,6 +54,9 @@ void jw_string_list(struct jw *w, jw_node obj, const char *key, const char *p, s
 void jw_int(struct jw *w, jw_node obj, const char *key, int64_t v);
 void jw_uint(struct jw *w, jw_node obj, const char *key, uint64_t v);
 void jw_bool(struct jw *w, jw_node obj, const char *key, bool v);
+/* JSON text written as it is (copied): one whole value that the caller made and checked, such
+ * as jw_finish_node() wrote it (parts of alerts that stay the same for a rule). */
+void jw_raw(struct jw *w, jw_node obj, const char *key, const char *json, size_t len);
 
 /*
  * For a dotted path ("process.parent.pid"): makes the objects on the way below obj (as
@@ -66,6 +69,8 @@ jw_node jw_path(struct jw *w, jw_node obj, const char *path, const char **leaf);
  * jw_reset() or jw_free(). 0, or -ENOMEM.
  */
 int jw_finish(struct jw *w, const char **text, size_t *len);
+/* The same for one node of the document (an object, array or scalar) and what is below it. */
+int jw_finish_node(struct jw *w, jw_node node, const char **text, size_t *len);
 
 /* Appends s as a JSON string (quotes and escapes, as json-c) to buf of *len bytes, room at
  * least 6 * n + 3 bytes past *len. Exposed for the tests. */

@@ -27,6 +27,10 @@ struct erule {
 	int action;
 	uint64_t window_ns;
 	uint64_t alerts, matches;
+	/* The alerts' "rule", "tags" and "threat" values, written once (erule_render): the rule's
+	 * JSON text, then the tags' (none: 0 bytes), then the threat's (the same). */
+	char *json;
+	uint32_t rule_len, tags_len, threat_len;
 };
 
 struct agg {
@@ -586,6 +590,65 @@ static void set_process(struct rg_engine *e, const struct cond_ctx *ctx, const s
 		proc_brief(e, ctx, anc[i], jw_new_object(w, a, NULL));
 }
 
+/* Writes node of w's document to the end of er->json. */
+static int erule_append(struct erule *er, struct jw *w, jw_node node, uint32_t *len)
+{
+	const char *text;
+	size_t n, have = (size_t)er->rule_len + er->tags_len + er->threat_len;
+	char *p;
+	int r;
+
+	r = jw_finish_node(w, node, &text, &n);
+	if (r < 0)
+		return r;
+	p = realloc(er->json, have + n + 1);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p + have, text, n + 1);
+	er->json = p;
+	*len = (uint32_t)n;
+	return 0;
+}
+
+/* What a rule's alerts say of the rule itself, written once for all of them (jw_raw). */
+static int erule_render(struct erule *er, struct jw *w)
+{
+	const struct rg_rule *rule = er->rule;
+	jw_node o, r, tags = 0, threat = 0;
+	size_t i;
+	int ret;
+
+	jw_reset(w);
+	o = jw_object(w, JW_ROOT, "rule");
+	jw_string(w, o, "id", rule->id);
+	jw_string(w, o, "name", rule->name);
+	if (rule->description)
+		jw_string(w, o, "description", rule->description);
+	jw_string(w, o, "action", action_to_string(er->action));
+	ret = erule_append(er, w, o, &er->rule_len);
+	if (rule->n_tags) {
+		tags = jw_new_array(w, JW_ROOT, "tags");
+		for (i = 0; i < rule->n_tags; i++)
+			jw_string(w, tags, NULL, rule->tags[i]);
+	}
+	if (rule->threat) {
+		threat = jw_object(w, JW_ROOT, "threat");
+		jw_string(w, threat, "framework", "MITRE ATT&CK");
+		r = jw_object(w, threat, "tactic");
+		jw_string(w, r, "id", rule->threat->tactic_id);
+		jw_string(w, r, "name", rule->threat->tactic_name);
+		r = jw_object(w, threat, "technique");
+		jw_string(w, r, "id", rule->threat->technique_id);
+		jw_string(w, r, "name", rule->threat->technique_name);
+	}
+	if (ret == 0 && tags)
+		ret = erule_append(er, w, tags, &er->tags_len);
+	if (ret == 0 && threat)
+		ret = erule_append(er, w, threat, &er->threat_len);
+	jw_reset(w);
+	return ret;
+}
+
 /* Writes the alert into e->jw and fills *ret (uuid: the caller's buffer). 0 or -ENOMEM. */
 static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_ctx *ctx,
 		       int severity, uint64_t count, uint64_t first_ns, uint64_t last_ns,
@@ -597,8 +660,7 @@ static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_
 	char msg[ENGINE_MESSAGE_MAX];
 	const char *outcome = "alert";
 	uint64_t ts = last_ns ? last_ns : now_realtime_ns();
-	jw_node o, r;
-	size_t i;
+	jw_node o;
 
 	if (uuid_v4(uuid) < 0)
 		return -ENOMEM;
@@ -619,12 +681,7 @@ static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_
 	if (last_ns)
 		jw_time(w, o, "end", last_ns);
 	jw_int(w, o, "severity", severity);
-	o = jw_object(w, JW_ROOT, "rule");
-	jw_string(w, o, "id", rule->id);
-	jw_string(w, o, "name", rule->name);
-	if (rule->description)
-		jw_string(w, o, "description", rule->description);
-	jw_string(w, o, "action", action_to_string(er->action));
+	jw_raw(w, JW_ROOT, "rule", er->json, er->rule_len);
 	jw_string(w, JW_ROOT, "severity", severity_to_string(severity));
 	rule_render_message(rule, ctx, msg, sizeof(msg));
 	jw_string(w, JW_ROOT, "message", msg);
@@ -657,21 +714,10 @@ static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_
 			jw_time(w, o, "ended", g->ended_ns);
 		jw_uint(w, o, "rdma_events", g->rdma_events);
 	}
-	if (rule->n_tags) {
-		o = jw_new_array(w, JW_ROOT, "tags");
-		for (i = 0; i < rule->n_tags; i++)
-			jw_string(w, o, NULL, rule->tags[i]);
-	}
-	if (rule->threat) {
-		o = jw_object(w, JW_ROOT, "threat");
-		jw_string(w, o, "framework", "MITRE ATT&CK");
-		r = jw_object(w, o, "tactic");
-		jw_string(w, r, "id", rule->threat->tactic_id);
-		jw_string(w, r, "name", rule->threat->tactic_name);
-		r = jw_object(w, o, "technique");
-		jw_string(w, r, "id", rule->threat->technique_id);
-		jw_string(w, r, "name", rule->threat->technique_name);
-	}
+	if (er->tags_len)
+		jw_raw(w, JW_ROOT, "tags", er->json + er->rule_len, er->tags_len);
+	if (er->threat_len)
+		jw_raw(w, JW_ROOT, "threat", er->json + er->rule_len + er->tags_len, er->threat_len);
 	*ret = (struct rg_alert){.uuid = uuid,
 				 .rule_id = rule->id,
 				 .severity_name = severity_to_string(severity),
@@ -1084,10 +1130,19 @@ int engine_load_config(const char *policy_path, bool check_owner, const char *ru
 	return 0;
 }
 
-static int erules_build(const struct rg_policy *policy, const struct rg_ruleset *rules,
-			struct erule **ret, uint32_t **ret_idx, uint32_t start[RG_EV__MAX + 1])
+/* er ends with an entry of no rule. */
+static void erules_free(struct erule *er)
 {
-	struct erule *er = calloc(rules->n ? rules->n : 1, sizeof(*er));
+	for (struct erule *p = er; p && p->rule; p++)
+		free(p->json);
+	free(er);
+}
+
+static int erules_build(const struct rg_policy *policy, const struct rg_ruleset *rules,
+			struct jw *w, struct erule **ret, uint32_t **ret_idx,
+			uint32_t start[RG_EV__MAX + 1])
+{
+	struct erule *er = calloc(rules->n + 1, sizeof(*er));
 	uint32_t *idx = calloc(rules->n * RG_EV__MAX + 1, sizeof(*idx)), n = 0;
 	size_t i, j, t;
 
@@ -1110,6 +1165,11 @@ static int erules_build(const struct rg_policy *policy, const struct rg_ruleset 
 			er[i].enabled = er[i].ov->enabled;
 		if (er[i].ov && er[i].ov->action >= 0)
 			er[i].action = er[i].ov->action;
+		if (erule_render(&er[i], w) < 0) {
+			erules_free(er);
+			free(idx);
+			return -ENOMEM;
+		}
 	}
 	/* A rule matches only where its condition holds, so only those of the event's type. */
 	for (t = 0; t < RG_EV__MAX; t++) {
@@ -1142,7 +1202,7 @@ void engine_free(struct rg_engine *e)
 	proctree_free(e->tree);
 	policy_free(e->policy);
 	ruleset_free(e->rules);
-	free(e->erules);
+	erules_free(e->erules);
 	free(e->rule_idx);
 	free(e->games);
 	free(e->aggs);
@@ -1198,7 +1258,7 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 	e->jw = jw_new();
 	e->games = calloc(policy->n_games ? policy->n_games : 1, sizeof(*e->games));
 	if (!e->aggs || !e->agg_buckets || !e->agg_scratch || !e->agg_order || !e->jw ||
-	    !e->games || erules_build(policy, rules, &e->erules, &e->rule_idx, e->rule_start) < 0) {
+	    !e->games || erules_build(policy, rules, e->jw, &e->erules, &e->rule_idx, e->rule_start) < 0) {
 		e->policy = NULL;
 		e->rules = NULL;
 		engine_free(e);
@@ -1244,7 +1304,7 @@ int engine_reload(struct rg_engine *e, struct rg_policy *policy, struct rg_rules
 	if (r < 0)
 		return r;
 	games = calloc(policy->n_games ? policy->n_games : 1, sizeof(*games));
-	if (!games || erules_build(policy, rules, &er, &idx, start) < 0) {
+	if (!games || erules_build(policy, rules, e->jw, &er, &idx, start) < 0) {
 		free(games);
 		return -ENOMEM;
 	}
@@ -1256,7 +1316,7 @@ int engine_reload(struct rg_engine *e, struct rg_policy *policy, struct rg_rules
 
 	policy_free(e->policy);
 	ruleset_free(e->rules);
-	free(e->erules);
+	erules_free(e->erules);
 	free(e->rule_idx);
 	free(e->games);
 	e->policy = policy;

@@ -234,6 +234,46 @@ static void build(struct jw *w, jw_node n, struct json_object *o, int depth, boo
 /* jw_clean_run() against a byte-at-a-time scan: every length to 70 (16, 8 and fewer at a time), each byte that needs an
  * escape (and some that do not) at each position, in a buffer of exactly n bytes (ASan and
  * valgrind see any read past it: the short and the overlapping loads must not make one). */
+/* Raw values (the engine's per-rule parts of alerts) and one node written on its own. */
+START_TEST(test_raw)
+{
+	struct jw *w = jw_new();
+	const char *text;
+	size_t len;
+	jw_node a, o;
+
+	o = jw_object(w, JW_ROOT, "rule");
+	jw_string(w, o, "id", "R-1");
+	jw_string(w, o, "name", "a \"quoted\" name");
+	a = jw_new_array(w, JW_ROOT, "tags");
+	jw_string(w, a, NULL, "x");
+	jw_int(w, a, NULL, -3);
+	ck_assert_int_eq(jw_finish_node(w, o, &text, &len), 0);
+	ck_assert_str_eq(text, "{\"id\":\"R-1\",\"name\":\"a \\\"quoted\\\" name\"}");
+	ck_assert_uint_eq(len, strlen(text));
+	ck_assert_int_eq(jw_finish_node(w, a, &text, &len), 0);
+	ck_assert_str_eq(text, "[\"x\",-3]");
+	ck_assert_int_eq(jw_finish_node(w, 99, &text, &len), -ENOMEM); /* no such node */
+	ck_assert(jw_failed(w));
+
+	jw_reset(w);
+	jw_int(w, JW_ROOT, "n", 1);
+	jw_raw(w, JW_ROOT, "rule", "{\"id\":\"R-1\"}", 12);
+	jw_raw(w, JW_ROOT, "gone", "[1,2]", 5);
+	jw_raw(w, JW_ROOT, "gone", "true", 4);	 /* replaced in place */
+	jw_string(w, JW_ROOT, "s", "t");
+	o = jw_object(w, JW_ROOT, "rule");	 /* raw is not an object: becomes an empty one */
+	jw_int(w, o, "k", 2);
+	a = jw_new_array(w, JW_ROOT, "arr");
+	jw_raw(w, a, NULL, "{}", 2);
+	jw_raw(w, a, NULL, "null", 4);
+	ck_assert_int_eq(jw_finish(w, &text, &len), 0);
+	ck_assert_str_eq(text, "{\"n\":1,\"rule\":{\"k\":2},\"gone\":true,\"s\":\"t\","
+			       "\"arr\":[{},null]}");
+	jw_free(w);
+}
+END_TEST
+
 START_TEST(test_clean_run)
 {
 	static const unsigned char special[] = {'"', '\\', 0x00, 0x01, 0x0a, 0x1f};
@@ -405,6 +445,7 @@ static Suite *jsonw_suite(void)
 	tcase_add_test(core, test_escapes);
 	tcase_add_test(core, test_clean_run);
 	tcase_add_test(core, test_replace);
+	tcase_add_test(core, test_raw);
 	tcase_add_test(core, test_random);
 	tcase_add_test(core, test_event_text);
 	tcase_add_test(limits, test_limits);
