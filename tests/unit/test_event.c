@@ -2,6 +2,7 @@
 #include <check.h>
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,6 +469,110 @@ START_TEST(test_reader_values)
 }
 END_TEST
 
+/*
+ * Numbers of every length from 1 to 21 digits, read 8 digits at a time where 16 bytes follow
+ * and a byte at a time where they do not (the end of the line), against strtoull; the bytes
+ * just below '0' and above '9' after them are syntax errors at the same column either way.
+ */
+START_TEST(test_reader_numbers)
+{
+	static const char *const tails[] = {"", ",\"pad\":\"0123456789abcdef0123\""};
+	struct event_reader *r;
+	struct rg_event ev;
+	char line[256], digits[32], err[256];
+	size_t col;
+	unsigned seed = 7;
+
+	ck_assert_int_eq(event_reader_new(4096, &r), 0);
+	for (int len = 1; len <= 21; len++)
+		for (int pattern = 0; pattern < 4; pattern++)
+			for (size_t t = 0; t < ARRAY_SIZE(tails); t++) {
+				unsigned long long want;
+				int n, ret;
+				bool fits;
+
+				for (int i = 0; i < len; i++) {
+					seed = seed * 1103515245u + 12345u;
+					digits[i] = pattern == 0   ? '9'
+						    : pattern == 1 ? (char)('0' + (i % 10))
+						    : pattern == 2 ? (i ? '0' : '1')
+								   : (char)('0' + (seed >> 16) % 10);
+				}
+				if (digits[0] == '0' && len > 1)
+					digits[0] = '5';
+				digits[len] = 0;
+				errno = 0;
+				want = strtoull(digits, NULL, 10);
+				fits = errno != ERANGE;
+				n = snprintf(line, sizeof(line),
+					     "{\"event\":{\"action\":\"verbs\"},\"rdma\":{\"mr\":"
+					     "{\"length\":%s}}%s}",
+					     digits, tails[t]);
+				ck_assert_int_lt(n, (int)sizeof(line));
+				ret = event_reader_read(r, line, (size_t)n, &ev, &col, err, sizeof(err));
+				if (fits) {
+					ck_assert_msg(ret == 0, "%s: %s", line, err);
+					ck_assert_msg(ev.u.verbs.mr_length == want, "%s: read %llu",
+						      line, (unsigned long long)ev.u.verbs.mr_length);
+				} else {
+					ck_assert_int_eq(ret, -EINVAL);
+					ck_assert_str_eq(err, "rdma.mr.length: expected an unsigned "
+							      "64-bit integer");
+				}
+				/* '/' and ':' (either side of the digits) right after them */
+				for (int b = 0; b < 2; b++) {
+					char *at = strstr(line, digits) + len;
+					size_t want_col = (size_t)(at - line) + 1;
+
+					memmove(at + 1, at, strlen(at) + 1);
+					*at = b ? ':' : '/';
+					ret = event_reader_read(r, line, strlen(line), &ev, &col, err,
+								sizeof(err));
+					ck_assert_msg(ret == -EINVAL && col == want_col,
+						      "%s: %d at %zu (%s)", line, ret, col, err);
+					memmove(at, at + 1, strlen(at + 1) + 1);
+				}
+			}
+	event_reader_free(r);
+}
+END_TEST
+
+/* The reader guesses each member name from the line before: lines whose members come in
+ * another order, or with names it does not know between them, read the same. */
+START_TEST(test_reader_key_order)
+{
+	static const char *const lines[] = {
+		"{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":5,\"name\":\"a\","
+		"\"parent\":{\"pid\":2},\"executable\":\"/x\"}}",
+		"{\"process\":{\"executable\":\"/x\",\"parent\":{\"pid\":2},\"name\":\"a\","
+		"\"pid\":5},\"event\":{\"action\":\"exec\"}}",
+		"{\"event\":{\"x\":1,\"action\":\"exec\"},\"process\":{\"pid\":5,\"nam\":1,"
+		"\"name\":\"a\",\"parent\":{\"q\":[],\"pid\":2},\"y\":{},\"executable\":\"/x\"}}",
+		"{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":5,\"name\":\"a\","
+		"\"parent\":{\"pid\":2},\"executable\":\"/x\"}}",
+		"{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":5,\"name\":\"a\","
+		"\"parent\":{\"pid\":2},\"executablE\":\"/y\",\"executable\":\"/x\"}}",
+	};
+	struct event_reader *r;
+	struct rg_event ev;
+	char err[256];
+	size_t col;
+
+	ck_assert_int_eq(event_reader_new(4096, &r), 0);
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+			ck_assert_msg(read_one(r, lines[i], &ev, &col, err) == 0, "%s: %s", lines[i],
+				      err);
+			ck_assert_uint_eq(ev.type, RG_EV_EXEC);
+			ck_assert_uint_eq(ev.proc.pid, 5);
+			ck_assert_uint_eq(ev.proc.ppid, 2);
+			ck_assert_str_eq(ev.proc.comm, "a");
+			ck_assert_str_eq(ev.u.exec.exe, "/x");
+		}
+	event_reader_free(r);
+}
+END_TEST
+
 START_TEST(test_field_table)
 {
 	const struct event_field *f;
@@ -499,6 +604,8 @@ int main(void)
 	tcase_add_test(errors, test_bad_json);
 	tcase_add_test(errors, test_reader_syntax);
 	tcase_add_test(core, test_reader_values);
+	tcase_add_test(core, test_reader_numbers);
+	tcase_add_test(core, test_reader_key_order);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);
 	sr = srunner_create(s);
