@@ -517,46 +517,27 @@ static int get_dec(const char *s, int n, unsigned *ret)
 	return 0;
 }
 
-int parse_timestamp(const char *s, uint64_t *ret_ns)
+/*
+ * "YYYY-MM-DDTHH:MM" (RFC 3339 wants every field two digits, the year four): the minute in
+ * seconds since the epoch; 1: a valid date before 1970 (*ret_s unset).
+ */
+static int parse_minute(const char *s, uint64_t *ret_s)
 {
 	static const uint8_t mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-	unsigned y, mo, d, h, mi, sec, yoe, doy, doe;
-	uint64_t frac = 0, era, days, total;
-	const char *p;
-	int digits = 0;
+	unsigned y, mo, d, h, mi, yoe, doy, doe;
+	uint64_t era, days;
 	bool leap;
 
-	/* Exactly YYYY-MM-DDTHH:MM:SS (RFC 3339 wants every field two digits, the year four). */
 	if (get_dec(s, 4, &y) < 0 || s[4] != '-' || get_dec(s + 5, 2, &mo) < 0 || s[7] != '-' ||
 	    get_dec(s + 8, 2, &d) < 0 || s[10] != 'T' || get_dec(s + 11, 2, &h) < 0 ||
-	    s[13] != ':' || get_dec(s + 14, 2, &mi) < 0 || s[16] != ':' ||
-	    get_dec(s + 17, 2, &sec) < 0)
+	    s[13] != ':' || get_dec(s + 14, 2, &mi) < 0)
 		return -EINVAL;
 	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] + (unsigned)(mo == 2 && leap) || h > 23 ||
-	    mi > 59 || sec > 60) /* 60: a leap second, counted as the next minute's first */
-		return -EINVAL;
-	p = s + 19;
-	if (*p == '.') {
-		p++;
-		while (*p >= '0' && *p <= '9') {
-			if (digits < 9) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				digits++;
-			}
-			p++;
-		}
-		if (digits == 0)
-			return -EINVAL;
-		while (digits < 9) {
-			frac *= 10;
-			digits++;
-		}
-	}
-	if (strcmp(p, "Z") != 0)
+	    mi > 59)
 		return -EINVAL;
 	if (y < 1970)
-		return -ERANGE;
+		return 1;
 	/* A date to days since 1970-01-01 (H. Hinnant, days_from_civil). */
 	if (mo <= 2)
 		y--;
@@ -565,12 +546,72 @@ int parse_timestamp(const char *s, uint64_t *ret_ns)
 	doy = (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
 	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
 	days = era * 146097 + doe - 719468;
-	total = days * 86400 + h * 3600 + mi * 60 + sec;
+	*ret_s = days * 86400 + h * 3600 + mi * 60;
+	return 0;
+}
+
+/* ":SS", an optional fraction (up to 9 digits count), "Z" and the end. */
+static int parse_seconds(const char *p, unsigned *sec, uint64_t *frac)
+{
+	int digits = 0;
+
+	*frac = 0;
+	if (p[0] != ':' || get_dec(p + 1, 2, sec) < 0 ||
+	    *sec > 60) /* 60: a leap second, counted as the next minute's first */
+		return -EINVAL;
+	p += 3;
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9') {
+			if (digits < 9) {
+				*frac = *frac * 10 + (uint64_t)(*p - '0');
+				digits++;
+			}
+			p++;
+		}
+		if (digits == 0)
+			return -EINVAL;
+		while (digits < 9) {
+			*frac *= 10;
+			digits++;
+		}
+	}
+	return strcmp(p, "Z") == 0 ? 0 : -EINVAL;
+}
+
+int parse_timestamp_cached(const char *s, size_t len, uint64_t *ret_ns, struct ts_cache *c)
+{
+	uint64_t minute = 0, frac, total;
+	unsigned sec;
+	int r = 0;
+
+	if (c && c->valid && len >= sizeof(c->minute) && memcmp(s, c->minute, sizeof(c->minute)) == 0)
+		minute = c->minute_s;
+	else {
+		r = parse_minute(s, &minute);
+		if (r < 0)
+			return r;
+		if (c && r == 0) {
+			memcpy(c->minute, s, sizeof(c->minute));
+			c->minute_s = minute;
+			c->valid = true;
+		}
+	}
+	if (parse_seconds(s + 16, &sec, &frac) < 0)
+		return -EINVAL;
+	if (r > 0)
+		return -ERANGE; /* before 1970 */
+	total = minute + sec;
 	/* Nanoseconds in a uint64_t end in 2554. */
 	if (total > (UINT64_MAX - frac) / 1000000000ull)
 		return -ERANGE;
 	*ret_ns = total * 1000000000ull + frac;
 	return 0;
+}
+
+int parse_timestamp(const char *s, uint64_t *ret_ns)
+{
+	return parse_timestamp_cached(s, strlen(s), ret_ns, NULL);
 }
 
 int hex_digit(char c)

@@ -88,6 +88,15 @@ uint64_t boot_to_realtime_offset_ns(void);
 void format_timestamp(uint64_t realtime_ns, char buf[static 32]);
 /* Parses what format_timestamp writes (also without fraction, or with up to 9 digits). */
 int parse_timestamp(const char *s, uint64_t *ret_ns);
+/* The minute ("2026-12-02T13:56") of the last stamp parsed with it, for a run of stamps. */
+struct ts_cache {
+	char minute[16];
+	uint64_t minute_s;
+	bool valid;
+};
+/* The same, s of len bytes (NUL-terminated); c (or NULL) keeps the last valid minute, so
+ * that a stamp in the same minute parses only its seconds: the same answers as without. */
+int parse_timestamp_cached(const char *s, size_t len, uint64_t *ret_ns, struct ts_cache *c);
 
 /* The value of a hex digit (either case), or -1. */
 int hex_digit(char c);

@@ -781,6 +781,7 @@ struct event_reader {
 	 * A guess is checked (key_is) before it is taken; a wrong one costs the lookup. */
 	uint16_t first_key[MAX_NODES];
 	uint16_t next_key[MAX_KEYS];
+	struct ts_cache ts; /* lines come in time order: most stamps share a minute */
 	/* the read */
 	const char *start, *end, *err_at;
 	const char *err_what;
@@ -1300,7 +1301,7 @@ static __attribute__((cold, noinline)) _printf_(3, 4) int field_error(char *err,
 	return -EINVAL;
 }
 
-static int field_from_jv(const struct event_reader *r, const struct jv *v, struct rg_event *ev,
+static int field_from_jv(struct event_reader *r, const struct jv *v, struct rg_event *ev,
 			 const struct event_field *f, char *err, size_t errlen)
 {
 	const char *s = v->type == JV_STR ? v->s : NULL;
@@ -1449,7 +1450,7 @@ static int field_from_jv(const struct event_reader *r, const struct jv *v, struc
 			*AT(ev, f, uint32_t) &= ~f->aux;
 		return 0;
 	case EFK_TIME:
-		if (!s || parse_timestamp(s, &u) < 0)
+		if (!s || parse_timestamp_cached(s, v->len, &u, &r->ts) < 0)
 			FAIL("%s: expected an RFC 3339 UTC time like 2026-01-02T03:04:05.000006Z", f->name);
 		*AT(ev, f, uint64_t) = u;
 		return 0;
@@ -1466,7 +1467,7 @@ static const struct jv *kept(const struct event_reader *r, int slot)
 	return v->gen == r->gen && v->type != JV_NULL ? v : NULL;
 }
 
-static int apply_fields(const struct event_reader *r, struct rg_event *ev,
+static int apply_fields(struct event_reader *r, struct rg_event *ev,
 			const struct event_field *f, const uint16_t *slot, size_t n, char *err,
 			size_t errlen)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +234,42 @@ START_TEST(test_timestamps)
 	ck_assert_uint_eq(ns, UINT64_MAX);
 	ck_assert_int_eq(parse_timestamp("2554-07-21T23:34:34Z", &ns), -ERANGE);
 	ck_assert_int_eq(parse_timestamp("9999-12-31T23:59:59Z", &ns), -ERANGE);
+}
+END_TEST
+
+/* A run of stamps through one cache (the event reader's): the same answers as each alone,
+ * whatever came before, in the same minute or not, valid or not. */
+START_TEST(test_timestamps_cached)
+{
+	static const char *const stamps[] = {
+		"2025-12-02T13:56:29.123456Z", "2025-12-02T13:56:30Z", "2025-12-02T13:56:61Z",
+		"2025-12-02T13:56:5xZ", "2025-12-02T13:56", "2025-12-02T13:56:", "2025-12-02T13:56:29",
+		"2025-12-02T13:56:60Z", "2025-12-02T13:56:29.Z", "2025-12-02T13:56:29Zx",
+		"2025-12-02T13:57:00.000000001Z", "2025-12-02T13:56:59.999999999Z", "2025-12-02T13",
+		"2554-07-21T23:34:33.709551615Z", "2554-07-21T23:34:34Z", "2554-07-21T23:34:33Z",
+		"1969-12-31T23:59:59Z", "1969-12-31T23:59:5xZ", "1969-12-31T23:59:59Z",
+		"1970-01-01T00:00:00Z", "2024-02-29T00:00:00Z", "2025-02-29T00:00:00Z", "",
+	};
+	const size_t n = ARRAY_SIZE(stamps);
+	struct ts_cache c = {0};
+	size_t hits = 0;
+
+	for (size_t round = 0; round < 4; round++)
+		for (size_t j = 0; j < n; j++) {
+			/* forwards, backwards, each twice in a row, every third */
+			size_t i = round == 0 ? j : round == 1 ? n - 1 - j : round == 2 ? j / 2 : j * 3 % n;
+			uint64_t want = 1, got = 2;
+			int rw = parse_timestamp(stamps[i], &want);
+			bool hit = c.valid && strncmp(stamps[i], c.minute, sizeof(c.minute)) == 0;
+			int rg = parse_timestamp_cached(stamps[i], strlen(stamps[i]), &got, &c);
+
+			hits += hit;
+			ck_assert_msg(rg == rw, "%s: %d, alone %d", stamps[i], rg, rw);
+			if (rw == 0)
+				ck_assert_msg(got == want, "%s: %" PRIu64 ", alone %" PRIu64, stamps[i],
+					      got, want);
+		}
+	ck_assert_uint_gt(hits, 20); /* the cache was used */
 }
 END_TEST
 
@@ -477,6 +514,7 @@ static Suite *util_suite(void)
 	tcase_add_test(core, test_read_line);
 	tcase_add_test(core, test_numbers);
 	tcase_add_test(core, test_timestamps);
+	tcase_add_test(core, test_timestamps_cached);
 	tcase_add_test(core, test_timestamps_libc);
 	tcase_add_test(core, test_hex_uuid_pool);
 	tcase_add_test(core, test_uuid_sha);
