@@ -360,12 +360,17 @@ static char *put_u64(char *o, uint64_t v)
 	return o;
 }
 
-/* Room for what write_node may add next: a key, a separator and a short value. */
-static bool room(struct jw *w, size_t used, size_t more)
+static __attribute__((noinline)) bool grow_out(struct jw *w, size_t need)
 {
-	if (used + more + 1 <= w->ocap)
+	return grow((void **)&w->out, &w->ocap, need, 1);
+}
+
+/* Room for what write_node may add next: a key, a separator and a short value. */
+static inline bool room(struct jw *w, size_t used, size_t more)
+{
+	if (__builtin_expect(used + more + 1 <= w->ocap, 1))
 		return true;
-	return grow((void **)&w->out, &w->ocap, used + more + 1, 1);
+	return grow_out(w, used + more + 1);
 }
 
 static int write_node(struct jw *w, jw_node i, size_t *len)
@@ -417,9 +422,18 @@ static int write_node(struct jw *w, jw_node i, size_t *len)
 			return -ENOMEM;
 		if (c != n->first)
 			w->out[(*len)++] = ',';
-		if (n->type == JT_OBJ) {
+		if (n->type == JT_OBJ && jw_clean_run(k->key, k->klen) != k->klen) {
 			jw_escape(w->out, len, k->key, k->klen);
 			w->out[(*len)++] = ':';
+		} else if (n->type == JT_OBJ) {
+			/* Most names (from the code) need no escape: copied inline. */
+			o = w->out + *len;
+			*o++ = '"';
+			copy_run(o, k->key, k->klen);
+			o += k->klen;
+			*o++ = '"';
+			*o++ = ':';
+			*len = (size_t)(o - w->out);
 		}
 		r = write_node(w, c, len);
 		if (r < 0)

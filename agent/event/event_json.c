@@ -394,7 +394,31 @@ static void names_to_jw(struct jw *w, jw_node obj, const char *key, const struct
 	}
 }
 
-static void field_to_jw(const struct rg_event *ev, const struct event_field *f, struct jw *w)
+/* The object of the last field's path ("rdma.mr" of "rdma.mr.length"): the fields that follow
+ * under the same one (the tables keep them together) skip jw_path's walk. Within one event. */
+struct path_cache {
+	const char *name;
+	size_t plen;
+	jw_node obj;
+};
+
+static jw_node field_obj(struct jw *w, const char *name, const char **key, struct path_cache *pc)
+{
+	const char *dot = strrchr(name, '.');
+	size_t plen = dot ? (size_t)(dot - name) : 0;
+	jw_node obj;
+
+	if (pc->name && plen && plen == pc->plen && memcmp(name, pc->name, plen) == 0) {
+		*key = dot + 1;
+		return pc->obj;
+	}
+	obj = jw_path(w, JW_ROOT, name, key);
+	*pc = (struct path_cache){.name = name, .plen = plen, .obj = obj};
+	return obj;
+}
+
+static void field_to_jw(const struct rg_event *ev, const struct event_field *f, struct jw *w,
+			struct path_cache *pc)
 {
 	char buf[64];
 	const char *key;
@@ -403,7 +427,7 @@ static void field_to_jw(const struct rg_event *ev, const struct event_field *f, 
 	/* The one field that may have no value although it is not zero: no path made for it. */
 	if (f->kind == EFK_GID_V4 && !gid_to_ipv4(CAT(ev, f, uint8_t), buf))
 		return;
-	obj = jw_path(w, JW_ROOT, f->name, &key);
+	obj = field_obj(w, f->name, &key, pc);
 	switch (f->kind) {
 	case EFK_U32:
 		jw_int(w, obj, key, f->size == 2 ? *CAT(ev, f, uint16_t) : *CAT(ev, f, uint32_t));
@@ -466,23 +490,24 @@ static void field_to_jw(const struct rg_event *ev, const struct event_field *f, 
 }
 
 static void add_fields(struct jw *w, const struct rg_event *ev, const struct event_field *f,
-		       size_t n)
+		       size_t n, struct path_cache *pc)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (f[i].present ? f[i].present(ev) : !field_is_zero(ev, &f[i]))
-			field_to_jw(ev, &f[i], w);
+			field_to_jw(ev, &f[i], w, pc);
 }
 
 int event_to_jw(const struct rg_event *ev, struct jw *w)
 {
 	const struct event_field *f;
 	size_t n = event_fields(ev->type, &f);
+	struct path_cache pc = {0};
 
-	add_fields(w, ev, common_fields, ARRAY_SIZE(common_fields));
+	add_fields(w, ev, common_fields, ARRAY_SIZE(common_fields), &pc);
 	jw_string(w, jw_object(w, JW_ROOT, "event"), "kind", "event");
-	add_fields(w, ev, f, n);
+	add_fields(w, ev, f, n, &pc);
 	return jw_failed(w) ? -ENOMEM : 0;
 }
 
