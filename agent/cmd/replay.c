@@ -346,9 +346,10 @@ int cmd_replay(int argc, char **argv)
 		r = engine_process(e, &ev, emit, &rp);
 		if (r < 0)
 			goto out;
-		/* Loss reports: they follow alerts (a read() of the outputs' eventfd each time
-		 * cost a fifth of replaying an event). */
-		if (rp.alerts != dispatched || lineno % REPLAY_DISPATCH_EVERY == 0) {
+		/* Loss reports: they follow alerts, and an output signals them (a read() of the
+		 * outputs' eventfd each time cost a fifth of replaying an event). */
+		if ((rp.alerts != dispatched && outputs_signaled(rp.outputs)) ||
+		    lineno % REPLAY_DISPATCH_EVERY == 0) {
 			dispatched = rp.alerts;
 			(void)outputs_dispatch(rp.outputs);
 		}

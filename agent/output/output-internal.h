@@ -89,6 +89,7 @@ struct rg_outputs {
 	char hostname[256];
 	char procid[16];
 	int event_fd;
+	atomic_bool event_signaled; /* set before event_fd is written (outputs_signaled) */
 	int spool_dfd;
 	pthread_mutex_t flush_lock;
 	pthread_cond_t flush_cond;

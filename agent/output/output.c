@@ -314,8 +314,10 @@ int output_loss_tick(struct output *out, uint64_t now_ns)
 			timeout = (int)((out->loss_signal_ns + interval - now_ns) / 1000000ull) + 1;
 	}
 	pthread_mutex_unlock(&out->lock);
-	if (signal)
+	if (signal) {
+		atomic_store(&out->parent->event_signaled, true);
 		wake(out->parent->event_fd);
+	}
 	return timeout;
 }
 
@@ -682,6 +684,12 @@ int outputs_flush_delivered(struct rg_outputs *o, int timeout_ms)
 int outputs_get_fd(const struct rg_outputs *o)
 {
 	return o->event_fd;
+}
+
+bool outputs_signaled(struct rg_outputs *o)
+{
+	return atomic_load_explicit(&o->event_signaled, memory_order_relaxed) &&
+	       atomic_exchange(&o->event_signaled, false);
 }
 
 int outputs_dispatch(struct rg_outputs *o)

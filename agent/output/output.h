@@ -180,6 +180,12 @@ int outputs_flush_delivered(struct rg_outputs *o, int timeout_ms);
 int outputs_get_fd(const struct rg_outputs *o);
 /* Runs the loss callback for pending reports. Main thread; cheap when there is nothing. */
 int outputs_dispatch(struct rg_outputs *o);
+/*
+ * Whether the eventfd was signalled since the last call (and clears that), without a system
+ * call: for a loop that does not poll the eventfd (replay) to know when to call
+ * outputs_dispatch(). The state it reports is set before the signal.
+ */
+bool outputs_signaled(struct rg_outputs *o);
 
 /* Counters of one output, for the heartbeat and `rdmaguard status`. */
 struct output_counters {
