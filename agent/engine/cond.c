@@ -618,6 +618,7 @@ struct cnode {
 	uint16_t k, nk;		/* constants */
 	bool by_type;		/* event.action == / in: true exactly for the types in mask */
 	uint32_t mask;
+	uint64_t bits; /* N_IN on flags (VK_BITS): the constants' bits together */
 };
 
 #define NO_FIELD 0xffff
@@ -1243,6 +1244,9 @@ static int parse_predicate(struct cparser *p, uint16_t *ret)
 		p->c->nodes[n].k = first;
 		p->c->nodes[n].nk = count;
 		p->c->nodes[n].mask = p->c->fields[fi].type_mask;
+		for (uint16_t j = 0; j < count; j++)
+			if (p->c->ks[first + j].kind == VK_BITS)
+				p->c->nodes[n].bits |= (uint64_t)p->c->ks[first + j].i;
 		if (strcmp(p->c->fields[fi].name, "event.action") == 0) {
 			uint32_t m = 0;
 			uint16_t j;
@@ -1732,6 +1736,8 @@ static __attribute__((noinline)) bool eval_leaf(const struct cond *c, const stru
 			       cmp_fields(n->op, &v, &w);
 		return cmp_const(n->op, &v, &c->ks[n->k], ctx->ev->type);
 	case N_IN:
+		if (v.kind == VK_BITS) /* has any of them (cmp_const's contains, for each) */
+			return (v.i & n->bits) != 0;
 		for (j = 0; j < n->nk; j++)
 			if (cmp_const(v.kind == VK_LIST || v.kind == VK_BITS ? OP_CONTAINS : OP_EQ,
 				      &v, &c->ks[n->k + j], ctx->ev->type))
