@@ -557,6 +557,7 @@ struct key_entry {
 	uint16_t parent;
 	int16_t slot;
 	int16_t node;
+	uint16_t id; /* its index in schema.key */
 };
 
 static struct {
@@ -667,7 +668,8 @@ static struct key_entry *key_add(unsigned parent, const char *s, size_t len)
 		h = (h + 1) & (KEY_HASH_SIZE - 1);
 	k = &schema.key[schema.nkey];
 	*k = (struct key_entry){.key = s, .w0 = w0, .len = (uint16_t)len,
-				.parent = (uint16_t)parent, .slot = -1, .node = -1};
+				.parent = (uint16_t)parent, .slot = -1, .node = -1,
+				.id = (uint16_t)schema.nkey};
 	schema.hash[h] = (int16_t)++schema.nkey;
 	return k;
 }
@@ -1132,6 +1134,29 @@ static const char *read_literal(struct event_reader *r, const char *p, const cha
 
 static inline const char *read_value(struct event_reader *r, const char *p, struct jv *keep,
 				     unsigned depth);
+static const char *read_other(struct event_reader *r, const char *p, struct jv *keep,
+			      unsigned depth);
+
+/* A string at p ('"'), kept (copied out of the line, NUL-terminated) where keep is not NULL. */
+static inline const char *read_string(struct event_reader *r, const char *p, struct jv *keep)
+{
+	char *out = r->scratch + r->used;
+	const char *s;
+	size_t len;
+
+	p = scan_string(r, p, out, &s, &len);
+	if (!p || !keep)
+		return p;
+	if (s == out)
+		len = strlen(out);
+	else {
+		memcpy(out, s, len);
+		out[len] = 0;
+	}
+	*keep = (struct jv){.gen = r->gen, .type = JV_STR, .s = out, .len = (uint32_t)len};
+	r->used += len + 1;
+	return p;
+}
 
 /*
  * The members of an object at p ('{'); node: its place in the tree of names that lead to
@@ -1166,13 +1191,21 @@ static const char *read_object(struct event_reader *r, const char *p, int node, 
 			} else {
 				k = key_find((unsigned)node, key, klen, kend);
 				if (guess)
-					*guess = k ? (uint16_t)(k - schema.key + 1) : 0;
+					*guess = k ? (uint16_t)(k->id + 1) : 0;
 			}
 			/* After a name that is not in the table, no guess for the next. */
-			guess = k ? &r->next_key[k - schema.key] : NULL;
+			guess = k ? &r->next_key[k->id] : NULL;
 		}
 		if (k && k->slot >= 0) {
-			p = read_value(r, p, &r->val[k->slot], depth + 1);
+			/* A field (never deep: no nesting check): strings and numbers here. */
+			struct jv *keep = &r->val[k->slot];
+
+			if (*p == '"')
+				p = read_string(r, p, keep);
+			else if (*p == '-' || is_digit(*p))
+				p = read_number(r, p, keep);
+			else
+				p = read_other(r, p, keep, depth + 1);
 		} else {
 			if (k)
 				forget(r, (unsigned)k->node);
@@ -1195,9 +1228,6 @@ static const char *read_object(struct event_reader *r, const char *p, int node, 
 	}
 }
 
-static const char *read_other(struct event_reader *r, const char *p, struct jv *keep,
-			      unsigned depth);
-
 /*
  * Any value at p; keep: where to keep it (a field's slot, an array element), or NULL: only
  * checked. Strings and numbers here (inline: most values are), the rest in read_other().
@@ -1209,24 +1239,8 @@ static inline const char *read_value(struct event_reader *r, const char *p, stru
 
 	if (depth > MAX_DEPTH)
 		return fail(r, p, "nesting too deep");
-	if (*p == '"') {
-		char *out = r->scratch + r->used;
-		const char *s;
-		size_t len;
-
-		p = scan_string(r, p, out, &s, &len);
-		if (!p || !keep)
-			return p;
-		if (s == out)
-			len = strlen(out);
-		else {
-			memcpy(out, s, len);
-			out[len] = 0;
-		}
-		*keep = (struct jv){.gen = r->gen, .type = JV_STR, .s = out, .len = (uint32_t)len};
-		r->used += len + 1;
-		return p;
-	}
+	if (*p == '"')
+		return read_string(r, p, keep);
 	if (*p == '-' || is_digit(*p))
 		return read_number(r, p, keep ? keep : &tmp);
 	return read_other(r, p, keep, depth);
@@ -1504,6 +1518,20 @@ static int apply_fields(struct event_reader *r, struct rg_event *ev,
 
 		if (!v)
 			continue;
+		/* The most common kinds without the call (field_from_jv's answer, and its errors). */
+		if (v->type == JV_NUM && v->is_int && (!v->neg || !v->mag)) {
+			if (f[i].kind == EFK_U64) {
+				*AT(ev, &f[i], uint64_t) = v->mag;
+				continue;
+			}
+			if (f[i].kind == EFK_U32 && f[i].size == 4 && v->mag <= UINT32_MAX) {
+				*AT(ev, &f[i], uint32_t) = (uint32_t)v->mag;
+				continue;
+			}
+		} else if (v->type == JV_STR && f[i].kind == EFK_STR) {
+			event_set_str(AT(ev, &f[i], char), f[i].size, v->s, v->len);
+			continue;
+		}
 		ret = field_from_jv(r, v, ev, &f[i], err, errlen);
 		if (ret < 0)
 			return ret;

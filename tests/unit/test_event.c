@@ -423,6 +423,26 @@ START_TEST(test_reader_values)
 			      "\"rdma\":{\"ret\":-2147483649}}"),
 			 -EINVAL);
 	ck_assert_str_eq(err, "rdma.ret: out of range");
+	/* Unsigned 32-bit edges (read without field_from_jv's call where they fit). */
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":4294967295}}"),
+			 0);
+	ck_assert_uint_eq(ev.proc.pid, UINT32_MAX);
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":4294967296}}"),
+			 -EINVAL);
+	ck_assert_str_eq(err, "process.pid: expected an unsigned 32-bit integer");
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":-1}}"),
+			 -EINVAL);
+	ck_assert_str_eq(err, "process.pid: expected an unsigned 32-bit integer");
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":-0}}"), 0);
+	ck_assert_uint_eq(ev.proc.pid, 0);
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":7.0}}"),
+			 -EINVAL);
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"name\":5}}"),
+			 -EINVAL);
+	ck_assert_str_eq(err, "process.name: expected a string");
+	ck_assert_int_eq(READ("{\"event\":{\"action\":\"verbs\"},\"rdma\":{\"mr\":"
+			      "{\"length\":-1}}}"),
+			 -EINVAL);
 	/* A field given an object or an array of the wrong things is refused, not skipped. */
 	ck_assert_int_eq(READ("{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":{\"x\":1}}}"),
 			 -EINVAL);
