@@ -327,12 +327,14 @@ int cmd_replay(int argc, char **argv)
 		}
 		if (strspn(line, " \t\r") == len)
 			continue;
-		if (memchr(line, 0, len)) {
+		r = event_reader_read(reader, line, len, &ev, &col, msg, sizeof(msg));
+		/* A NUL byte inside a line is always an error to the reader (in a string, outside
+		 * one, after the object): looked for only then, for the clearer message. */
+		if (r < 0 && memchr(line, 0, len)) {
 			fprintf(stderr, "%s:%lu:%zu: NUL byte in line\n", path, lineno,
 				(size_t)((char *)memchr(line, 0, len) - line) + 1);
 			goto out;
 		}
-		r = event_reader_read(reader, line, len, &ev, &col, msg, sizeof(msg));
 		if (r < 0) {
 			if (col)
 				fprintf(stderr, "%s:%lu:%zu: invalid JSON: %s\n", path, lineno, col,

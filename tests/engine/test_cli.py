@@ -206,6 +206,15 @@ def test_replay(tmp, rules):
     res = run("replay", bad, "--rules", rules)
     check(res.returncode == 2 and res.stderr.endswith(f"{bad}:2:52: invalid JSON: unexpected character\n"),
           "replay: JSON syntax error with line and column", res)
+    # A NUL byte anywhere in a line: its own message, with its column.
+    for text in ('{"event":{"action":"exec"},"x":"a\0b"}', '{"event":{"action":"exec"}\0,"x":1}',
+                 '{"event":{"action":"exec"}}\0', '{"process":{"\0":1},"event":{"action":"exec"}}',
+                 '{"event":{"action":"exec"},"process":{"pid":1\0}}'):
+        at = text.index("\0") + 1
+        bad = write(tmp, "nul.jsonl", quiet + text + "\n")
+        res = run("replay", bad, "--rules", rules)
+        check(res.returncode == 2 and res.stderr.endswith(f"{bad}:2:{at}: NUL byte in line\n"),
+              f"replay: a NUL byte at column {at} named", res)
     bad = write(tmp, "bad2.jsonl", "\n" + quiet + '{"event": {"action": "nope"}}\n')
     res = run("replay", bad, "--rules", rules)
     check(res.returncode == 2 and res.stderr == f'{bad}:3: event.action: unknown event type "nope"\n',
