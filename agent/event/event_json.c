@@ -616,13 +616,14 @@ static inline uint32_t key_hash(unsigned parent, const char *s, size_t len, cons
 	return (uint32_t)(h >> 40) & (KEY_HASH_SIZE - 1);
 }
 
-/* Whether entry k is the name s[0..len); end: where the text ends. */
-static inline bool key_is(const struct key_entry *k, const char *s, size_t len, const char *end)
+/* Whether the text at s (before end, where a NUL is) is entry k's name and its closing
+ * quote. */
+static inline bool key_at(const struct key_entry *k, const char *s, const char *end)
 {
+	size_t len = k->len, i = 8;
 	uint64_t w0;
-	size_t i = 8;
 
-	if (k->len != len)
+	if ((size_t)(end - s) < len + 1 || s[len] != '"')
 		return false;
 	if (len >= 8)
 		memcpy(&w0, s, 8);
@@ -1176,26 +1177,29 @@ static const char *read_object(struct event_reader *r, const char *p, int node, 
 
 		if (*p != '"')
 			return unexpected(r, p);
-		/* An escaped key is unescaped past what is kept: the value overwrites it. */
-		p = scan_string(r, p, r->scratch + r->used, &key, &klen);
-		if (!p)
-			return NULL;
-		p = ws(p);
-		if (*p != ':')
-			return unexpected(r, p);
-		p = ws(p + 1);
-		if (node >= 0) {
-			kend = key == r->scratch + r->used ? key + klen : r->end;
-			if (guess && *guess && key_is(&schema.key[*guess - 1], key, klen, kend)) {
-				k = &schema.key[*guess - 1];
-			} else {
+		if (guess && *guess && key_at(&schema.key[*guess - 1], p + 1, r->end)) {
+			/* The guessed name, quotes and all (names in the table have no escapes). */
+			k = &schema.key[*guess - 1];
+			p += k->len + 2;
+		} else {
+			/* An escaped key is unescaped past what is kept: the value overwrites it. */
+			p = scan_string(r, p, r->scratch + r->used, &key, &klen);
+			if (!p)
+				return NULL;
+			if (node >= 0) {
+				kend = key == r->scratch + r->used ? key + klen : r->end;
 				k = key_find((unsigned)node, key, klen, kend);
 				if (guess)
 					*guess = k ? (uint16_t)(k->id + 1) : 0;
 			}
-			/* After a name that is not in the table, no guess for the next. */
-			guess = k ? &r->next_key[k->id] : NULL;
 		}
+		/* After a name that is not in the table, no guess for the next. */
+		if (node >= 0)
+			guess = k ? &r->next_key[k->id] : NULL;
+		p = ws(p);
+		if (*p != ':')
+			return unexpected(r, p);
+		p = ws(p + 1);
 		if (k && k->slot >= 0) {
 			/* A field (never deep: no nesting check): strings and numbers here. */
 			struct jv *keep = &r->val[k->slot];

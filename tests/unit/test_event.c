@@ -572,6 +572,11 @@ START_TEST(test_reader_key_order)
 		"\"parent\":{\"pid\":2},\"executable\":\"/x\"}}",
 		"{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":5,\"name\":\"a\","
 		"\"parent\":{\"pid\":2},\"executablE\":\"/y\",\"executable\":\"/x\"}}",
+		/* names that begin with the guessed one, or share its first 8 bytes */
+		"{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":5,\"namex\":\"b\",\"name\":"
+		"\"a\",\"parent\":{\"pid\":2},\"executabl\":\"/z\",\"executable\":\"/x\"}}",
+		"{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":5,\"name\":\"a\","
+		"\"parent\":{\"pid\":2},\"executabla\":\"/y\",\"executable\":\"/x\"}}",
 	};
 	struct event_reader *r;
 	struct rg_event ev;
@@ -589,6 +594,14 @@ START_TEST(test_reader_key_order)
 			ck_assert_str_eq(ev.proc.comm, "a");
 			ck_assert_str_eq(ev.u.exec.exe, "/x");
 		}
+	/* Where "executable" is expected, a name that differs past its first 8 bytes is not it. */
+	ck_assert_int_eq(read_one(r, lines[0], &ev, &col, err), 0);
+	ck_assert_int_eq(read_one(r,
+				  "{\"event\":{\"action\":\"exec\"},\"process\":{\"pid\":5,\"name\":"
+				  "\"a\",\"parent\":{\"pid\":2},\"executabla\":\"/y\"}}",
+				  &ev, &col, err),
+			 0);
+	ck_assert_str_eq(ev.u.exec.exe, "");
 	event_reader_free(r);
 }
 END_TEST
