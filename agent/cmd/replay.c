@@ -361,7 +361,7 @@ int cmd_replay(int argc, char **argv)
 	if (outputs_flush_delivered(rp.outputs, (int)flush_s * 1000) < 0)
 		log_warning("Not every alert was delivered within %u s; the spool under %s keeps the "
 			    "rest for the next run.", flush_s, ocfg.state_dir);
-	(void)outputs_dispatch(rp.outputs);
+	(void)outputs_dispatch_final(rp.outputs);
 	status = rp.findings ? RG_EXIT_FINDINGS : RG_EXIT_OK;
 	log_debug("%lu events, %" PRIu64 " alerts, %" PRIu64 " at or above %s", lineno, rp.alerts,
 		  rp.findings, severity_to_string(rp.threshold));

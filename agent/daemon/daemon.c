@@ -1184,6 +1184,9 @@ int daemon_run(const struct daemon_config *cfg_in)
 	if (outputs_flush(d.outputs, DAEMON_FLUSH_TIMEOUT_MS) < 0)
 		log_warning("Not every alert was written before the stop; spooled ones follow at the "
 			    "next start.");
+	/* Losses not yet reported (their interval had not passed): reported now, and written as
+	 * the outputs stop. */
+	(void)outputs_dispatch_final(d.outputs);
 	ret = RG_EXIT_OK;
 out:
 	policy_free(policy);

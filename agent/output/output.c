@@ -352,7 +352,12 @@ static int file_open(const char *path, int *ret)
  * takes it (a file output used to make one system call per alert). Returns how many were
  * written whole: n, or on an error (*err, else 0) the index of the one it stopped in.
  */
-static size_t write_lines(int fd, const struct qent *b, size_t n, int *err)
+/*
+ * Writes the records of b as lines; returns how many were written whole, and *err: 0, or why
+ * the next one was not. In a regular file (file), a line that a failure cut short (ENOSPC,
+ * EFBIG halfway) is cut off again, so that the file holds whole lines only.
+ */
+static size_t write_lines(int fd, bool file, const struct qent *b, size_t n, int *err)
 {
 	struct iovec iov[2 * OUTPUT_BATCH_MAX];
 	size_t i, first = 0, niov = 2 * n;
@@ -368,8 +373,14 @@ static size_t write_lines(int fd, const struct qent *b, size_t n, int *err)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
+			size_t r = first / 2, part;
+			off_t end;
+
 			*err = w < 0 ? -errno : -EIO;
-			return first / 2;
+			part = first % 2 ? b[r].rec->len : b[r].rec->len - iov[first].iov_len;
+			if (file && part > 0 && (end = lseek(fd, 0, SEEK_END)) >= (off_t)part)
+				(void)!ftruncate(fd, end - (off_t)part);
+			return r;
 		}
 		/* Past what was written; a record is whole once its newline is. */
 		while (first < niov && (size_t)w >= iov[first].iov_len) {
@@ -435,7 +446,7 @@ static void *file_thread(void *arg)
 			while (end < n && batch[end].kind == QE_ALERT)
 				end++;
 			/* The alerts up to the next reopen mark, in as few writes as can be. */
-			w = write_lines(out->fd, batch + i, end - i, &r);
+			w = write_lines(out->fd, out->spec.type == OUTPUT_FILE, batch + i, end - i, &r);
 			atomic_fetch_add(&out->c.written, w);
 			for (k = i; k < i + w; k++)
 				output_rec_unref(batch[k].rec);
@@ -692,7 +703,8 @@ bool outputs_signaled(struct rg_outputs *o)
 	       atomic_exchange(&o->event_signaled, false);
 }
 
-int outputs_dispatch(struct rg_outputs *o)
+/* final: every pending loss now, whether or not its interval has passed. */
+static int dispatch(struct rg_outputs *o, bool final)
 {
 	size_t i;
 
@@ -704,7 +716,7 @@ int outputs_dispatch(struct rg_outputs *o)
 		unsigned k;
 
 		pthread_mutex_lock(&out->lock);
-		if (out->loss_ready) {
+		if (out->loss_ready || (final && out->loss_pending)) {
 			have = out->loss_pending;
 			memcpy(loss.by_severity, out->loss_sev, sizeof(loss.by_severity));
 			memcpy(loss.by_reason, out->loss_reason, sizeof(loss.by_reason));
@@ -729,6 +741,16 @@ int outputs_dispatch(struct rg_outputs *o)
 			log_warning("output %s: %" PRIu64 " alert(s) lost", loss.output, loss.total);
 	}
 	return 0;
+}
+
+int outputs_dispatch(struct rg_outputs *o)
+{
+	return dispatch(o, false);
+}
+
+int outputs_dispatch_final(struct rg_outputs *o)
+{
+	return dispatch(o, true);
 }
 
 size_t outputs_count(const struct rg_outputs *o)

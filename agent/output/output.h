@@ -180,6 +180,9 @@ int outputs_flush_delivered(struct rg_outputs *o, int timeout_ms);
 int outputs_get_fd(const struct rg_outputs *o);
 /* Runs the loss callback for pending reports. Main thread; cheap when there is nothing. */
 int outputs_dispatch(struct rg_outputs *o);
+/* The same for every loss not yet reported, without waiting for its interval: at the end
+ * (after outputs_flush), so that the last losses are reported too. */
+int outputs_dispatch_final(struct rg_outputs *o);
 /*
  * Whether the eventfd was signalled since the last call (and clears that), without a system
  * call: for a loop that does not poll the eventfd (replay) to know when to call

@@ -9,7 +9,10 @@ usage: test_cli.py RDMAGUARD SOURCE_ROOT
 """
 import json
 import os
+import re
+import resource
 import shlex
+import signal
 import stat
 import subprocess
 import sys
@@ -190,6 +193,30 @@ def test_replay(tmp, rules):
         filed = [json.loads(l) for l in f]
     check(res.returncode == 1 and len(res.stdout.splitlines()) == 3 and len(filed) == 6,
           "replay: two outputs", res)
+
+    # A file output that cannot grow (RLIMIT_FSIZE past 16 KiB; a full disk is the same): the
+    # file keeps whole lines only, and every alert is either in it or counted in the loss
+    # reports, the last of which come at the end.
+    seed = os.path.join(ROOT, "bench", "data", "seed-events.jsonl")
+    bench_policy = os.path.join(ROOT, "bench", "data", "policy.json")
+    res = run("replay", seed, "--policy", bench_policy, "--rules", rules)
+    total = len(res.stdout.splitlines())
+    small = os.path.join(tmp, "small.jsonl")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    res = subprocess.run(WRAP + [RG, "replay", seed, "--policy", bench_policy, "--rules", rules,
+                                 "--output", f"file:{small}"],
+                         capture_output=True, text=True, check=False, preexec_fn=limit)
+    with open(small, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    whole = [json.loads(l) for l in lines[:-1]]
+    dropped = sum(int(m.group(1)) for m in re.finditer(r"(\d+) alert\(s\) dropped", res.stderr))
+    check(res.returncode == 1 and total > 20 and lines[-1] == "" and 0 < len(whole) < total and
+          len(whole) + dropped == total and "write_error" in res.stderr,
+          f"replay: a file that cannot grow has whole lines ({len(whole)}) and the rest counted "
+          f"lost ({dropped} of {total})", res)
     res = run("replay", events, "--rules", rules, "--output", "syslog+udp://127.0.0.1:1")
     check(res.returncode == 2 and 'output "syslog+udp://127.0.0.1:1"' in res.stderr,
           "replay: an invalid output spec exits 2 and names it", res)
