@@ -325,8 +325,9 @@ int cmd_replay(int argc, char **argv)
 			log_error_errno(r, "Failed to read %s: %m", path);
 			goto out;
 		}
-		if (strspn(line, " \t\r") == len)
-			continue;
+		if ((len == 0 || line[0] == ' ' || line[0] == '\t' || line[0] == '\r') &&
+		    strspn(line, " \t\r") == len)
+			continue; /* a blank line */
 		r = event_reader_read(reader, line, len, &ev, &col, msg, sizeof(msg));
 		/* A NUL byte inside a line is always an error to the reader (in a string, outside
 		 * one, after the object): looked for only then, for the clearer message. */

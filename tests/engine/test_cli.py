@@ -223,10 +223,10 @@ def test_replay(tmp, rules):
 
     # stdin, and nothing at or above the threshold -> 0
     quiet = '{"event":{"action":"agent_policy"},"agent":{"ok":1,"what":"p","text":"loaded"}}\n'
-    res = run("replay", "-", "--rules", rules, stdin=quiet)
+    res = run("replay", "-", "--rules", rules, stdin=" \t\r\n\n" + quiet + "  \n")
     alerts = [json.loads(l) for l in res.stdout.splitlines()]
     check(res.returncode == 0 and len(alerts) == 1 and alerts[0]["severity"] == "info",
-          "replay: stdin, info alert only -> exit 0", res)
+          "replay: stdin, blank lines skipped, info alert only -> exit 0", res)
 
     # Bad event files: exit 2, the line (and column for JSON syntax).
     bad = write(tmp, "bad.jsonl", quiet + '{"event": {"action": "exec"}, "process": {"pid": 1,}}\n')

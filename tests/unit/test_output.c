@@ -985,11 +985,11 @@ START_TEST(test_file_text_and_write_errors)
 	{
 		char *all = slurp(path);
 
-		ck_assert_uint_eq(strlen(all), 650);
+		/* The 50 bytes of the fourth line that did fit are cut off again: whole lines. */
+		ck_assert_uint_eq(strlen(all), 600);
 		ck_assert_int_eq(count_lines(all), 3);
 		for (i = 0; i < 3; i++)
 			ck_assert_int_eq(strncmp(all + 200 * i, text[i], 199), 0);
-		ck_assert_int_eq(strncmp(all + 600, text[3], 50), 0);
 	}
 	outputs_free(o);
 }
