@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <arpa/inet.h>
 #include <check.h>
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -71,6 +72,24 @@ START_TEST(test_gid)
 
 	ck_assert(gid_to_ipv4(gid, v4));
 	ck_assert_str_eq(v4, "192.0.2.7");
+	/* Every byte value in every place, as inet_ntop() writes them. */
+	for (int place = 12; place < 16; place++)
+		for (int v = 0; v < 256; v++) {
+			uint8_t g[16];
+			char want[16];
+
+			memcpy(g, gid, 16);
+			g[place] = (uint8_t)v;
+			g[(place - 12 + 1) % 4 + 12] = (uint8_t)(255 - v);
+			ck_assert_ptr_nonnull(inet_ntop(AF_INET, g + 12, want, sizeof(want)));
+			ck_assert(gid_to_ipv4(g, v4));
+			ck_assert_str_eq(v4, want);
+		}
+	memset(v4, 'x', sizeof(v4));
+	gid[12] = gid[13] = gid[14] = gid[15] = 255;
+	ck_assert(gid_to_ipv4(gid, v4));
+	ck_assert_str_eq(v4, "255.255.255.255"); /* the longest: 15 bytes and the NUL */
+	gid[12] = 192, gid[13] = 0, gid[14] = 2, gid[15] = 7;
 	gid_to_string(gid, s);
 	ck_assert_str_eq(s, "::ffff:192.0.2.7");
 	gid[0] = 0xfe;
