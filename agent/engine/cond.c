@@ -1739,7 +1739,7 @@ static __attribute__((noinline)) bool eval_leaf(const struct cond *c, const stru
 		if (v.kind == VK_BITS) /* has any of them (cmp_const's contains, for each) */
 			return (v.i & n->bits) != 0;
 		for (j = 0; j < n->nk; j++)
-			if (cmp_const(v.kind == VK_LIST || v.kind == VK_BITS ? OP_CONTAINS : OP_EQ,
+			if (cmp_const(v.kind == VK_LIST ? OP_CONTAINS : OP_EQ,
 				      &v, &c->ks[n->k + j], ctx->ev->type))
 				return true;
 		return false;

@@ -1026,7 +1026,7 @@ int engine_process(struct rg_engine *e, const struct rg_event *ev, engine_emit_f
 {
 	struct proc_node *n;
 	struct cond_ctx ctx;
-	size_t i;
+	size_t i, lo = 0, hi = 0;
 	int r;
 
 	e->emit_err = 0;
@@ -1039,8 +1039,11 @@ int engine_process(struct rg_engine *e, const struct rg_event *ev, engine_emit_f
 	n = proctree_update(e->tree, ev);
 	update_state(e, ev, n);
 	ctx_init(e, ev, n, &ctx);
-	for (i = ev->type < RG_EV__MAX ? e->rule_start[ev->type] : 0;
-	     ev->type < RG_EV__MAX && i < e->rule_start[ev->type + 1]; i++) {
+	if (ev->type < RG_EV__MAX) {
+		lo = e->rule_start[ev->type];
+		hi = e->rule_start[ev->type + 1];
+	}
+	for (i = lo; i < hi; i++) {
 		uint32_t ri = e->rule_idx[i];
 
 		if (!rule_matches(&e->erules[ri], &ctx))

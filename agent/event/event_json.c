@@ -806,7 +806,7 @@ struct event_reader {
 	uint32_t node_gen[MAX_NODES]; /* a node met in this read has the reader's gen */
 	/* Lines of a kind have their members in the same order: the entry (index + 1; 0: none)
 	 * that came first below each node, and after each entry, in the last line that had them.
-	 * A guess is checked (key_is) before it is taken; a wrong one costs the lookup. */
+	 * A guess is checked (key_at) before it is taken; a wrong one costs the lookup. */
 	uint16_t first_key[MAX_NODES];
 	uint16_t next_key[MAX_KEYS];
 	struct ts_cache ts; /* lines come in time order: most stamps share a minute */
@@ -1519,21 +1519,22 @@ static int apply_fields(struct event_reader *r, struct rg_event *ev,
 
 	for (i = 0; i < n; i++) {
 		const struct jv *v = kept(r, slot[i]);
+		uint64_t u;
 		int ret;
 
 		if (!v)
 			continue;
-		/* The most common kinds without the call (field_from_jv's answer, and its errors). */
-		if (v->type == JV_NUM && v->is_int && (!v->neg || !v->mag)) {
-			if (f[i].kind == EFK_U64) {
-				*AT(ev, &f[i], uint64_t) = v->mag;
-				continue;
-			}
-			if (f[i].kind == EFK_U32 && f[i].size == 4 && v->mag <= UINT32_MAX) {
-				*AT(ev, &f[i], uint32_t) = (uint32_t)v->mag;
-				continue;
-			}
-		} else if (v->type == JV_STR && f[i].kind == EFK_STR) {
+		/* The most common kinds without the call (field_from_jv's answer; it reports the
+		 * errors). */
+		if (f[i].kind == EFK_U64 && get_u64(v, &u) == 0) {
+			*AT(ev, &f[i], uint64_t) = u;
+			continue;
+		}
+		if (f[i].kind == EFK_U32 && f[i].size == 4 && get_u64(v, &u) == 0 && u <= UINT32_MAX) {
+			*AT(ev, &f[i], uint32_t) = (uint32_t)u;
+			continue;
+		}
+		if (f[i].kind == EFK_STR && v->type == JV_STR) {
 			event_set_str(AT(ev, &f[i], char), f[i].size, v->s, v->len);
 			continue;
 		}

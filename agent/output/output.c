@@ -350,12 +350,9 @@ static int file_open(const char *path, int *ret)
 /*
  * Writes the alerts of b[0..n) as lines, with one writev() for all of them where the kernel
  * takes it (a file output used to make one system call per alert). Returns how many were
- * written whole: n, or on an error (*err, else 0) the index of the one it stopped in.
- */
-/*
- * Writes the records of b as lines; returns how many were written whole, and *err: 0, or why
- * the next one was not. In a regular file (file), a line that a failure cut short (ENOSPC,
- * EFBIG halfway) is cut off again, so that the file holds whole lines only.
+ * written whole: n, or on an error (*err, else 0) the index of the one it stopped in. In a
+ * regular file (file), a line that the failure cut short (ENOSPC, EFBIG halfway) is cut off
+ * again, so that the file holds whole lines only.
  */
 static size_t write_lines(int fd, bool file, const struct qent *b, size_t n, int *err)
 {
