@@ -627,10 +627,20 @@ static int startup_inventory(struct daemon *d)
 	return 0;
 }
 
+static void sender_from_node(struct rg_task *t, char exe[static RG_PATH_LEN],
+			     const struct proc_node *n)
+{
+	t->ppid = n->ppid;
+	t->start_boot_ns = n->start_boot_ns;
+	memcpy(t->comm, n->comm, sizeof(t->comm));
+	strscpy_ok(exe, n->exe, RG_PATH_LEN);
+}
+
 /*
- * Who sent a stop signal: the process tree first (the ring buffer is drained before, and it
- * still knows a sender that exited at once, as kill(1) does), then /proc. *manager: the sender
- * is the service manager (PID 1, or a systemd executable).
+ * Who sent a stop signal: the process tree's live entry first (the ring buffer is drained
+ * before), then /proc, then the tree's entry of a sender that has exited since (as kill(1) does
+ * at once; its exit was drained too, and /proc has nothing left). *manager: the sender is the
+ * service manager (PID 1, or a systemd executable).
  */
 static void signal_sender(struct daemon *d, const struct signalfd_siginfo *si, struct rg_task *t,
 			  char exe[static RG_PATH_LEN], bool *manager)
@@ -643,12 +653,8 @@ static void signal_sender(struct daemon *d, const struct signalfd_siginfo *si, s
 	exe[0] = 0;
 	t->pid = si->ssi_pid;
 	t->uid = si->ssi_uid;
-	if (n && proc_node_live(n)) {
-		t->ppid = n->ppid;
-		t->start_boot_ns = n->start_boot_ns;
-		memcpy(t->comm, n->comm, sizeof(t->comm));
-		strscpy_ok(exe, n->exe, RG_PATH_LEN);
-	}
+	if (n && proc_node_live(n))
+		sender_from_node(t, exe, n);
 	if (si->ssi_pid && !exe[0]) {
 		snprintf(path, sizeof(path), "/proc/%u/exe", si->ssi_pid);
 		len = readlink(path, buf, sizeof(buf) - 1);
@@ -669,6 +675,8 @@ static void signal_sender(struct daemon *d, const struct signalfd_siginfo *si, s
 			event_set_str(t->comm, sizeof(t->comm), buf, (size_t)len);
 		}
 	}
+	if (n && !proc_node_live(n) && !t->comm[0] && !exe[0])
+		sender_from_node(t, exe, n);
 	*manager = si->ssi_pid == 1 || (exe[0] && (strcmp(exe, "/usr/lib/systemd/systemd") == 0 ||
 						   strcmp(exe, "/lib/systemd/systemd") == 0));
 }
