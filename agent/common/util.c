@@ -550,19 +550,19 @@ static int parse_minute(const char *s, uint64_t *ret_s)
 	return 0;
 }
 
-/* ":SS", an optional fraction (up to 9 digits count), "Z" and the end. */
-static int parse_seconds(const char *p, unsigned *sec, uint64_t *frac)
+/* p[0..end): ":SS", an optional fraction (up to 9 digits count), "Z" and the end. */
+static int parse_seconds(const char *p, const char *end, unsigned *sec, uint64_t *frac)
 {
 	int digits = 0;
 
 	*frac = 0;
-	if (p[0] != ':' || get_dec(p + 1, 2, sec) < 0 ||
+	if (end - p < 4 || p[0] != ':' || get_dec(p + 1, 2, sec) < 0 ||
 	    *sec > 60) /* 60: a leap second, counted as the next minute's first */
 		return -EINVAL;
 	p += 3;
 	if (*p == '.') {
 		p++;
-		while (*p >= '0' && *p <= '9') {
+		while (p < end && *p >= '0' && *p <= '9') {
 			if (digits < 9) {
 				*frac = *frac * 10 + (uint64_t)(*p - '0');
 				digits++;
@@ -576,7 +576,7 @@ static int parse_seconds(const char *p, unsigned *sec, uint64_t *frac)
 			digits++;
 		}
 	}
-	return strcmp(p, "Z") == 0 ? 0 : -EINVAL;
+	return end - p == 1 && *p == 'Z' ? 0 : -EINVAL;
 }
 
 int parse_timestamp_cached(const char *s, size_t len, uint64_t *ret_ns, struct ts_cache *c)
@@ -585,7 +585,9 @@ int parse_timestamp_cached(const char *s, size_t len, uint64_t *ret_ns, struct t
 	unsigned sec;
 	int r = 0;
 
-	if (c && c->valid && len >= sizeof(c->minute) && memcmp(s, c->minute, sizeof(c->minute)) == 0)
+	if (len < 20) /* "YYYY-MM-DDTHH:MM:SSZ" */
+		return -EINVAL;
+	if (c && c->valid && memcmp(s, c->minute, sizeof(c->minute)) == 0)
 		minute = c->minute_s;
 	else {
 		r = parse_minute(s, &minute);
@@ -597,7 +599,7 @@ int parse_timestamp_cached(const char *s, size_t len, uint64_t *ret_ns, struct t
 			c->valid = true;
 		}
 	}
-	if (parse_seconds(s + 16, &sec, &frac) < 0)
+	if (parse_seconds(s + 16, s + len, &sec, &frac) < 0)
 		return -EINVAL;
 	if (r > 0)
 		return -ERANGE; /* before 1970 */

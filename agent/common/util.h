@@ -94,8 +94,9 @@ struct ts_cache {
 	uint64_t minute_s;
 	bool valid;
 };
-/* The same, s of len bytes (NUL-terminated); c (or NULL) keeps the last valid minute, so
- * that a stamp in the same minute parses only its seconds: the same answers as without. */
+/* The same, s[0..len) (nothing after it is read; a NUL inside is not a timestamp); c (or NULL)
+ * keeps the last valid minute, so that a stamp in the same minute parses only its seconds: the
+ * same answers as without. */
 int parse_timestamp_cached(const char *s, size_t len, uint64_t *ret_ns, struct ts_cache *c);
 
 /* The value of a hex digit (either case), or -1. */

@@ -756,30 +756,11 @@ static void schema_build(void)
 	schema.action_enum = enum_add(event_field_find(RG_EV_EXEC, "event.action"));
 }
 
-/* The value of the name s (len bytes, NUL-terminated) in f's enum: from the table, else from_str
- * (values past ENUM_VALUES), else a number. -1 if none. */
-static int64_t enum_value(const struct event_field *f, const char *s, size_t len)
-{
-	const struct key_entry *k;
-	uint32_t n;
-	unsigned e;
-	int x;
 
-	for (e = 0; e < schema.nenum; e++)
-		if (schema.enum_from[e] == f->from_str) {
-			k = key_find(ENUM_NODE(e), s, len, s + len);
-			if (k)
-				return k->slot;
-			break;
-		}
-	x = f->from_str(s);
-	if (x >= 0)
-		return x;
-	return safe_atou32(s, 10, &n) < 0 ? -1 : (int64_t)n;
-}
-
-/* A value the reader kept. Strings are NUL-terminated in the scratch buffer (a \u0000 inside
- * ends them early, as it did with json-c's strings); numbers keep their grammar. */
+/* A value the reader kept. A string without escapes (most) points into the line, s[0..len);
+ * one with escapes is unescaped into the scratch buffer, NUL-terminated (a \u0000 inside ends
+ * it early, as it did with json-c's strings), and so is any string jv_cstr() is asked for.
+ * Numbers keep their grammar. */
 enum { JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
 
 struct jv {
@@ -788,7 +769,8 @@ struct jv {
 	bool b;		/* JV_BOOL */
 	bool is_int;	/* JV_NUM: no fraction, no exponent, and fits 64 bits */
 	bool neg;	/* JV_NUM: a minus sign */
-	uint32_t len;	/* JV_STR: strlen(s) */
+	bool term;	/* JV_STR: s is NUL-terminated (in the scratch buffer) */
+	uint32_t len;	/* JV_STR: its length (strlen(s) where term) */
 	uint64_t mag;	/* JV_NUM: |value| when is_int */
 	const char *s;	/* JV_STR */
 	uint32_t first; /* JV_ARR: elements in the pool */
@@ -1139,7 +1121,8 @@ static inline const char *read_value(struct event_reader *r, const char *p, stru
 static const char *read_other(struct event_reader *r, const char *p, struct jv *keep,
 			      unsigned depth);
 
-/* A string at p ('"'), kept (copied out of the line, NUL-terminated) where keep is not NULL. */
+/* A string at p ('"'), kept where keep is not NULL: in the line where it has no escapes, else
+ * unescaped in the scratch buffer. */
 static inline const char *read_string(struct event_reader *r, const char *p, struct jv *keep)
 {
 	char *out = r->scratch + r->used;
@@ -1149,15 +1132,30 @@ static inline const char *read_string(struct event_reader *r, const char *p, str
 	p = scan_string(r, p, out, &s, &len);
 	if (!p || !keep)
 		return p;
-	if (s == out)
+	if (s == out) {
 		len = strlen(out);
-	else {
-		memcpy(out, s, len);
-		out[len] = 0;
+		r->used += len + 1;
 	}
-	*keep = (struct jv){.gen = r->gen, .type = JV_STR, .s = out, .len = (uint32_t)len};
-	r->used += len + 1;
+	*keep = (struct jv){.gen = r->gen, .type = JV_STR, .term = s == out, .s = s,
+			    .len = (uint32_t)len};
 	return p;
+}
+
+/* A kept string as a C string: one in the line is copied into the scratch buffer once (only
+ * after the read: the buffer holds every string once at most, as its size allows). */
+static const char *jv_cstr(struct event_reader *r, struct jv *v)
+{
+	char *out;
+
+	if (v->term)
+		return v->s;
+	out = r->scratch + r->used;
+	memcpy(out, v->s, v->len);
+	out[v->len] = 0;
+	r->used += v->len + 1;
+	v->s = out;
+	v->term = true;
+	return out;
 }
 
 /*
@@ -1315,6 +1313,30 @@ static const char *read_other(struct event_reader *r, const char *p, struct jv *
 	}
 }
 
+/* The value of the string v in f's enum: from the table, else from_str (values past
+ * ENUM_VALUES), else a number. -1 if none. */
+static int64_t enum_value(struct event_reader *r, const struct event_field *f, struct jv *v)
+{
+	const struct key_entry *k;
+	const char *s;
+	uint32_t n;
+	unsigned e;
+	int x;
+
+	for (e = 0; e < schema.nenum; e++)
+		if (schema.enum_from[e] == f->from_str) {
+			k = key_find(ENUM_NODE(e), v->s, v->len, v->s + v->len);
+			if (k)
+				return k->slot;
+			break;
+		}
+	s = jv_cstr(r, v);
+	x = f->from_str(s);
+	if (x >= 0)
+		return x;
+	return safe_atou32(s, 10, &n) < 0 ? -1 : (int64_t)n;
+}
+
 static int get_u64(const struct jv *v, uint64_t *ret)
 {
 	if (v->type != JV_NUM || !v->is_int)
@@ -1345,10 +1367,10 @@ static __attribute__((cold, noinline)) _printf_(3, 4) int field_error(char *err,
 	return -EINVAL;
 }
 
-static int field_from_jv(struct event_reader *r, const struct jv *v, struct rg_event *ev,
+static int field_from_jv(struct event_reader *r, struct jv *v, struct rg_event *ev,
 			 const struct event_field *f, char *err, size_t errlen)
 {
-	const char *s = v->type == JV_STR ? v->s : NULL;
+	bool str = v->type == JV_STR;
 	uint64_t u;
 	int64_t i, x;
 	size_t k;
@@ -1380,21 +1402,21 @@ static int field_from_jv(struct event_reader *r, const struct jv *v, struct rg_e
 		*AT(ev, f, int32_t) = (int32_t)i;
 		return 0;
 	case EFK_HEX32:
-		if (!s || safe_atou64(s, 16, &u) < 0 || u > UINT32_MAX)
+		if (!str || safe_atou64(jv_cstr(r, v), 16, &u) < 0 || u > UINT32_MAX)
 			FAIL("%s: expected a hex string like \"0x15b3\"", f->name);
 		*AT(ev, f, uint32_t) = (uint32_t)u;
 		return 0;
 	case EFK_STR:
-		if (!s)
+		if (!str)
 			FAIL("%s: expected a string", f->name);
-		event_set_str(AT(ev, f, char), f->size, s, v->len);
+		event_set_str(AT(ev, f, char), f->size, v->s, v->len);
 		return 0;
 	case EFK_ENUM:
-		if (!s)
+		if (!str)
 			FAIL("%s: expected a string", f->name);
-		x = enum_value(f, s, v->len);
+		x = enum_value(r, f, v);
 		if (x < 0)
-			FAIL("%s: unknown value \"%s\"", f->name, s);
+			FAIL("%s: unknown value \"%s\"", f->name, jv_cstr(r, v));
 		if (f->size == 2) {
 			if (x > UINT16_MAX)
 				FAIL("%s: out of range", f->name);
@@ -1409,12 +1431,13 @@ static int field_from_jv(struct event_reader *r, const struct jv *v, struct rg_e
 		if (v->type != JV_ARR)
 			FAIL("%s: expected an array of names", f->name);
 		for (k = 0; k < v->n; k++) {
-			const struct jv *e = &r->items[v->first + k];
+			struct jv *e = &r->items[v->first + k];
 			uint32_t bit = 0;
 			unsigned j;
 
 			if (e->type != JV_STR)
 				FAIL("%s[%zu]: expected a string", f->name, k);
+			jv_cstr(r, e);
 			if (f->kind == EFK_ACCESS) {
 				if (access_from_string(e->s, &bit) < 0)
 					FAIL("%s[%zu]: unknown access flag \"%s\"", f->name, k, e->s);
@@ -1433,7 +1456,7 @@ static int field_from_jv(struct event_reader *r, const struct jv *v, struct rg_e
 	case EFK_GID: {
 		struct rg_addr a;
 
-		if (!s || addr_from_string(s, &a) < 0)
+		if (!str || addr_from_string(jv_cstr(r, v), &a) < 0)
 			FAIL("%s: expected an IPv6 GID", f->name);
 		memcpy(AT(ev, f, uint8_t), a.addr, 16);
 		return 0;
@@ -1444,7 +1467,7 @@ static int field_from_jv(struct event_reader *r, const struct jv *v, struct rg_e
 		struct rg_addr *a = AT(ev, f, struct rg_addr);
 		uint16_t port = a->port;
 
-		if (!s || addr_from_string(s, a) < 0)
+		if (!str || addr_from_string(jv_cstr(r, v), a) < 0)
 			FAIL("%s: expected an IP address", f->name);
 		a->port = port;
 		return 0;
@@ -1494,7 +1517,7 @@ static int field_from_jv(struct event_reader *r, const struct jv *v, struct rg_e
 			*AT(ev, f, uint32_t) &= ~f->aux;
 		return 0;
 	case EFK_TIME:
-		if (!s || parse_timestamp_cached(s, v->len, &u, &r->ts) < 0)
+		if (!str || parse_timestamp_cached(v->s, v->len, &u, &r->ts) < 0)
 			FAIL("%s: expected an RFC 3339 UTC time like 2026-01-02T03:04:05.000006Z", f->name);
 		*AT(ev, f, uint64_t) = u;
 		return 0;
@@ -1504,9 +1527,9 @@ static int field_from_jv(struct event_reader *r, const struct jv *v, struct rg_e
 }
 
 /* The value this read kept in a slot, NULL if none (or a JSON null). */
-static const struct jv *kept(const struct event_reader *r, int slot)
+static struct jv *kept(struct event_reader *r, int slot)
 {
-	const struct jv *v = &r->val[slot];
+	struct jv *v = &r->val[slot];
 
 	return v->gen == r->gen && v->type != JV_NULL ? v : NULL;
 }
@@ -1518,7 +1541,7 @@ static int apply_fields(struct event_reader *r, struct rg_event *ev,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct jv *v = kept(r, slot[i]);
+		struct jv *v = kept(r, slot[i]);
 		uint64_t u;
 		int ret;
 
@@ -1549,7 +1572,7 @@ int event_reader_read(struct event_reader *r, const char *text, size_t len, stru
 		      size_t *col, char *err, size_t errlen)
 {
 	const struct event_field *f;
-	const struct jv *action;
+	struct jv *action;
 	const struct key_entry *k;
 	const char *p;
 	size_t n;
@@ -1599,7 +1622,8 @@ int event_reader_read(struct event_reader *r, const char *text, size_t len, stru
 		     action->s + action->len);
 	t = k ? k->slot : -EINVAL;
 	if (t <= 0) {
-		snprintf(err, errlen, "event.action: unknown event type \"%s\"", action->s);
+		snprintf(err, errlen, "event.action: unknown event type \"%s\"",
+			 jv_cstr(r, action));
 		return -EINVAL;
 	}
 	ret = apply_fields(r, ev, common_fields, schema.common, NCOMMON, err, errlen);

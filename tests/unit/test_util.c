@@ -270,6 +270,42 @@ START_TEST(test_timestamps_cached)
 					      got, want);
 		}
 	ck_assert_uint_gt(hits, 20); /* the cache was used */
+
+	/* s[0..len) only: what follows in the buffer (the event reader's line) is never read. */
+	static const char *const after[] = {"\"", "Z", "456Z", "0Z\"", ".5Z", ""};
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < ARRAY_SIZE(after); j++) {
+			char buf[64];
+			uint64_t want = 1, got = 2;
+			size_t len = strlen(stamps[i]);
+			int rw = parse_timestamp(stamps[i], &want), rg;
+
+			snprintf(buf, sizeof(buf), "%s%s", stamps[i], after[j]);
+			rg = parse_timestamp_cached(buf, len, &got, j % 2 ? &c : NULL);
+			ck_assert_msg(rg == rw, "%s + %s: %d, alone %d", stamps[i], after[j], rg, rw);
+			if (rw == 0)
+				ck_assert_uint_eq(got, want);
+		}
+	/* Each stamp alone in a block of its length (no NUL after it): a read past it is caught
+	 * in the sanitizer build. */
+	for (size_t i = 0; i < n + 1; i++) {
+		const char *st = i < n ? stamps[i] : "2025-12-02T13:56:29.12";
+		size_t len = strlen(st);
+		char *exact = malloc(len ? len : 1);
+		uint64_t want = 1, got = 2;
+		int rw = parse_timestamp(st, &want);
+
+		ck_assert_ptr_nonnull(exact);
+		memcpy(exact, st, len);
+		ck_assert_int_eq(parse_timestamp_cached(exact, len, &got, NULL), rw);
+		if (rw == 0)
+			ck_assert_uint_eq(got, want);
+		free(exact);
+	}
+	/* A NUL inside is not a timestamp. */
+	uint64_t ns;
+	ck_assert_int_eq(parse_timestamp_cached("2025-12-02T13:56:29\0Z", 21, &ns, NULL), -EINVAL);
+	ck_assert_int_eq(parse_timestamp_cached("2025-12-02T13:56:29.1\0Z", 23, &ns, NULL), -EINVAL);
 }
 END_TEST
 
