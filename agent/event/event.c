@@ -266,25 +266,30 @@ int addr_from_string(const char *s, struct rg_addr *a)
 
 void event_set_str(char *dst, size_t size, const char *src, size_t srclen)
 {
-	size_t i, n;
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	size_t i = 0, n;
 
 	if (size == 0)
 		return;
-	n = strnlen(src, MIN(srclen, size - 1));
-	/* 8 at a time while no byte is a control character or DEL. */
-	for (i = 0; i + 8 <= n; i += 8) {
-		const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	n = MIN(srclen, size - 1);
+	/* 8 at a time while no byte is a control character (a NUL is one) or DEL; the last word
+	 * overlaps the one before it. What is left, from the first word that has one, a byte at a
+	 * time. */
+	while (n >= 8 && i < n) {
+		size_t at = i + 8 <= n ? i : n - 8;
 		uint64_t v, d;
 
-		memcpy(&v, src + i, 8);
+		memcpy(&v, src + at, 8);
 		d = v ^ (ones * 0x7f);
 		if (((v - ones * 0x20) & ~v & high) | ((d - ones) & ~d & high))
 			break;
-		memcpy(dst + i, &v, 8);
+		memcpy(dst + at, &v, 8);
+		i = at + 8;
 	}
-	for (; i < n; i++) {
+	for (; i < n && src[i]; i++) {
 		unsigned char c = (unsigned char)src[i];
+
 		dst[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
 	}
-	dst[n] = 0;
+	dst[i] = 0;
 }

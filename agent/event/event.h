@@ -427,5 +427,7 @@ void gid_to_string(const uint8_t gid[16], char buf[static 64]);
 /* If the GID is IPv4-mapped (RoCE v2 over IPv4), writes the dotted quad and returns true. */
 bool gid_to_ipv4(const uint8_t gid[16], char buf[static 16]);
 
-/* Copies a possibly unterminated kernel/user string into a fixed field, sanitised. */
+/* Copies a possibly unterminated kernel/user string into a fixed field, sanitised: src up to
+ * its first NUL, at most srclen and size - 1 bytes (src[0..srclen) may all be read), control
+ * characters and DEL as '?', NUL-terminated. */
 void event_set_str(char *dst, size_t size, const char *src, size_t srclen);

@@ -36,7 +36,7 @@ END_TEST
 START_TEST(test_set_str)
 {
 	static const unsigned char bytes[] = {0x00, 0x01, 0x1f, 0x7f, 0x20, 0x80, 0xff, 'x'};
-	char src[32], dst[40], want[40];
+	char src[32], dst[40], want[40], *exact;
 	size_t n, at, k, size, i;
 
 	for (n = 0; n <= 30; n++)
@@ -60,6 +60,15 @@ START_TEST(test_set_str)
 						      "n %zu, 0x%02x at %zu, size %zu", n, bytes[k],
 						      at, size);
 					ck_assert_int_eq(dst[len + 1], 'Z'); /* nothing past it */
+					/* src alone in a block of n bytes: a read past them
+					 * fails the sanitizer build */
+					exact = malloc(n ? n : 1);
+					ck_assert_ptr_nonnull(exact);
+					memcpy(exact, src, n);
+					memset(dst, 'Z', sizeof(dst));
+					event_set_str(dst, size, exact, n);
+					free(exact);
+					ck_assert(memcmp(dst, want, len + 1) == 0);
 				}
 }
 END_TEST
