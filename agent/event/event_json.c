@@ -1195,9 +1195,12 @@ static const char *read_object(struct event_reader *r, const char *p, int node, 
 		/* After a name that is not in the table, no guess for the next. */
 		if (node >= 0)
 			guess = k ? &r->next_key[k->id] : NULL;
-		p = ws(p);
-		if (*p != ':')
-			return unexpected(r, p);
+		/* Lines are mostly without blanks: ':' and ',' are looked for first. */
+		if (*p != ':') {
+			p = ws(p);
+			if (*p != ':')
+				return unexpected(r, p);
+		}
 		p = ws(p + 1);
 		if (k && k->slot >= 0) {
 			/* A field (never deep: no nesting check): strings and numbers here. */
@@ -1222,11 +1225,13 @@ static const char *read_object(struct event_reader *r, const char *p, int node, 
 		}
 		if (!p)
 			return NULL;
-		p = ws(p);
-		if (*p == '}')
-			return p + 1;
-		if (*p != ',')
-			return unexpected(r, p);
+		if (*p != ',') {
+			p = ws(p);
+			if (*p == '}')
+				return p + 1;
+			if (*p != ',')
+				return unexpected(r, p);
+		}
 		p = ws(p + 1);
 	}
 }
