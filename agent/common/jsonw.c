@@ -346,6 +346,40 @@ void jw_escape(char *buf, size_t *len, const char *s, size_t n)
 	*len = (size_t)(o - buf);
 }
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Whether s[0..n) needs no escape, for the short strings most names and values are: one or
+ * two words without the call; jw_clean_run() past 16 bytes. */
+static inline bool clean_short(const char *s, size_t n)
+{
+	uint64_t a, b;
+
+	if (n > 16)
+		return jw_clean_run(s, n) == n;
+	if (n >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		return !(jw_word_needs_escape(a) | jw_word_needs_escape(b));
+	}
+	/* The zero bytes above n are flagged (control characters); a flag only reaches up. */
+	return n == 0 || !(jw_word_needs_escape(jw_load_short(s, n)) & (~0ull >> (64 - 8 * n)));
+}
+#else
+static inline bool clean_short(const char *s, size_t n)
+{
+	return jw_clean_run(s, n) == n;
+}
+#endif
+
+/* s[0..n), which needs no escape, as a JSON string at o; the byte after it. */
+static inline char *put_clean(char *o, const char *s, size_t n)
+{
+	*o++ = '"';
+	copy_run(o, s, n);
+	o += n;
+	*o++ = '"';
+	return o;
+}
+
 static char *put_u64(char *o, uint64_t v)
 {
 	char tmp[20];
@@ -383,7 +417,11 @@ static int write_node(struct jw *w, jw_node i, size_t *len)
 	case JT_STR:
 		if (!room(w, *len, (size_t)n->v.s.len * 6 + 2))
 			return -ENOMEM;
-		jw_escape(w->out, len, w->str + n->v.s.off, n->v.s.len);
+		if (n->v.s.len <= 16 && clean_short(w->str + n->v.s.off, n->v.s.len))
+			*len = (size_t)(put_clean(w->out + *len, w->str + n->v.s.off, n->v.s.len) -
+					w->out);
+		else
+			jw_escape(w->out, len, w->str + n->v.s.off, n->v.s.len);
 		return 0;
 	case JT_RAW:
 		if (!room(w, *len, n->v.s.len))
@@ -422,16 +460,12 @@ static int write_node(struct jw *w, jw_node i, size_t *len)
 			return -ENOMEM;
 		if (c != n->first)
 			w->out[(*len)++] = ',';
-		if (n->type == JT_OBJ && jw_clean_run(k->key, k->klen) != k->klen) {
+		if (n->type == JT_OBJ && !clean_short(k->key, k->klen)) {
 			jw_escape(w->out, len, k->key, k->klen);
 			w->out[(*len)++] = ':';
 		} else if (n->type == JT_OBJ) {
 			/* Most names (from the code) need no escape: copied inline. */
-			o = w->out + *len;
-			*o++ = '"';
-			copy_run(o, k->key, k->klen);
-			o += k->klen;
-			*o++ = '"';
+			o = put_clean(w->out + *len, k->key, k->klen);
 			*o++ = ':';
 			*len = (size_t)(o - w->out);
 		}

@@ -89,6 +89,22 @@ START_TEST(test_escapes)
 			json_object_put(o);
 		}
 	}
+	/* Short names and values (written without jw_escape where they need no escape): every
+	 * length to 17, every byte value at every place, as the value and as the name. */
+	for (size_t len = 1; len <= 17; len++)
+		for (size_t at = 0; at < len; at++)
+			for (c = 1; c < 256; c++) {
+				struct json_object *o = json_object_new_object();
+
+				memset(s, 'a', len);
+				s[at] = (char)c;
+				s[len] = 0;
+				jw_reset(w);
+				jw_string(w, JW_ROOT, s, s);
+				json_object_object_add(o, s, json_object_new_string(s));
+				same(w, o);
+				json_object_put(o);
+			}
 	/* All of them in one string, and a string of nothing but escapes. */
 	for (c = 1; c < 256; c++)
 		s[c - 1] = (char)c;
