@@ -163,31 +163,31 @@ static jw_node container(struct jw *w, jw_node obj, const char *key, size_t klen
 	return c;
 }
 
-jw_node jw_object(struct jw *w, jw_node obj, const char *key)
+jw_node jw_object_kl(struct jw *w, jw_node obj, const char *key, size_t klen)
 {
-	return container(w, obj, key, key ? strlen(key) : 0, JT_OBJ, true);
+	return container(w, obj, key, klen, JT_OBJ, true);
 }
 
-jw_node jw_new_object(struct jw *w, jw_node obj, const char *key)
+jw_node jw_new_object_kl(struct jw *w, jw_node obj, const char *key, size_t klen)
 {
-	return container(w, obj, key, key ? strlen(key) : 0, JT_OBJ, false);
+	return container(w, obj, key, klen, JT_OBJ, false);
 }
 
-jw_node jw_new_array(struct jw *w, jw_node obj, const char *key)
+jw_node jw_new_array_kl(struct jw *w, jw_node obj, const char *key, size_t klen)
 {
-	return container(w, obj, key, key ? strlen(key) : 0, JT_ARR, false);
+	return container(w, obj, key, klen, JT_ARR, false);
 }
 
-static struct jw_n *scalar(struct jw *w, jw_node obj, const char *key, int type)
+static struct jw_n *scalar(struct jw *w, jw_node obj, const char *key, size_t klen, int type)
 {
-	jw_node c = slot(w, obj, key, key ? strlen(key) : 0);
+	jw_node c = slot(w, obj, key, klen);
 
 	return c ? retype(w, c, type) : NULL;
 }
 
 /* A string value, or (JT_RAW) JSON text, copied into the arena. */
-static void text_value(struct jw *w, jw_node obj, const char *key, const char *s, size_t len,
-		       int type)
+static void text_value(struct jw *w, jw_node obj, const char *key, size_t klen, const char *s,
+		       size_t len, int type)
 {
 	struct jw_n *n;
 	size_t off = w->slen;
@@ -196,7 +196,7 @@ static void text_value(struct jw *w, jw_node obj, const char *key, const char *s
 		fail(w);
 		return;
 	}
-	n = scalar(w, obj, key, type);
+	n = scalar(w, obj, key, klen, type);
 	if (!n)
 		return;
 	memcpy(w->str + off, s, len);
@@ -205,19 +205,16 @@ static void text_value(struct jw *w, jw_node obj, const char *key, const char *s
 	n->v.s.len = (uint32_t)len;
 }
 
-void jw_string_len(struct jw *w, jw_node obj, const char *key, const char *s, size_t len)
+void jw_string_kl(struct jw *w, jw_node obj, const char *key, size_t klen, const char *s,
+		  size_t len)
 {
-	text_value(w, obj, key, s, len, JT_STR);
+	text_value(w, obj, key, klen, s, len, JT_STR);
 }
 
-void jw_raw(struct jw *w, jw_node obj, const char *key, const char *json, size_t len)
+void jw_raw_kl(struct jw *w, jw_node obj, const char *key, size_t klen, const char *json,
+	       size_t len)
 {
-	text_value(w, obj, key, json, len, JT_RAW);
-}
-
-void jw_string(struct jw *w, jw_node obj, const char *key, const char *s)
-{
-	jw_string_len(w, obj, key, s, strlen(s));
+	text_value(w, obj, key, klen, json, len, JT_RAW);
 }
 
 void jw_string_list(struct jw *w, jw_node obj, const char *key, const char *p, size_t len)
@@ -228,30 +225,30 @@ void jw_string_list(struct jw *w, jw_node obj, const char *key, const char *p, s
 	while (off < len) {
 		size_t n = strnlen(p + off, len - off);
 
-		jw_string_len(w, a, NULL, p + off, n);
+		jw_string_kl(w, a, NULL, 0, p + off, n);
 		off += n + 1;
 	}
 }
 
-void jw_int(struct jw *w, jw_node obj, const char *key, int64_t v)
+void jw_int_kl(struct jw *w, jw_node obj, const char *key, size_t klen, int64_t v)
 {
-	struct jw_n *n = scalar(w, obj, key, JT_INT);
+	struct jw_n *n = scalar(w, obj, key, klen, JT_INT);
 
 	if (n)
 		n->v.i = v;
 }
 
-void jw_uint(struct jw *w, jw_node obj, const char *key, uint64_t v)
+void jw_uint_kl(struct jw *w, jw_node obj, const char *key, size_t klen, uint64_t v)
 {
-	struct jw_n *n = scalar(w, obj, key, JT_UINT);
+	struct jw_n *n = scalar(w, obj, key, klen, JT_UINT);
 
 	if (n)
 		n->v.u = v;
 }
 
-void jw_bool(struct jw *w, jw_node obj, const char *key, bool v)
+void jw_bool_kl(struct jw *w, jw_node obj, const char *key, size_t klen, bool v)
 {
-	struct jw_n *n = scalar(w, obj, key, JT_BOOL);
+	struct jw_n *n = scalar(w, obj, key, klen, JT_BOOL);
 
 	if (n)
 		n->v.b = v;

@@ -42,21 +42,77 @@ bool jw_failed(const struct jw *w);
  * Members of object obj (key non-NULL), or elements appended to array obj (key NULL). The
  * container calls return the new node, JW_ROOT on failure (then the document has failed).
  */
+/* The calls below as functions, the key's length given (klen: 0 where key is NULL); the
+ * calls are inline and take strlen() of the key, which the compiler folds for a literal. */
+jw_node jw_object_kl(struct jw *w, jw_node obj, const char *key, size_t klen);
+jw_node jw_new_object_kl(struct jw *w, jw_node obj, const char *key, size_t klen);
+jw_node jw_new_array_kl(struct jw *w, jw_node obj, const char *key, size_t klen);
+void jw_string_kl(struct jw *w, jw_node obj, const char *key, size_t klen, const char *s,
+		  size_t len);
+void jw_int_kl(struct jw *w, jw_node obj, const char *key, size_t klen, int64_t v);
+void jw_uint_kl(struct jw *w, jw_node obj, const char *key, size_t klen, uint64_t v);
+void jw_bool_kl(struct jw *w, jw_node obj, const char *key, size_t klen, bool v);
+void jw_raw_kl(struct jw *w, jw_node obj, const char *key, size_t klen, const char *json,
+	       size_t len);
+
+static inline size_t jw_klen(const char *key)
+{
+	return key ? strlen(key) : 0;
+}
+
 /* obj[key] if it is an object, else a new empty object there. */
-jw_node jw_object(struct jw *w, jw_node obj, const char *key);
+static inline jw_node jw_object(struct jw *w, jw_node obj, const char *key)
+{
+	return jw_object_kl(w, obj, key, jw_klen(key));
+}
+
 /* A new empty object or array at obj[key], replacing what was there. */
-jw_node jw_new_object(struct jw *w, jw_node obj, const char *key);
-jw_node jw_new_array(struct jw *w, jw_node obj, const char *key);
-void jw_string(struct jw *w, jw_node obj, const char *key, const char *s);
-void jw_string_len(struct jw *w, jw_node obj, const char *key, const char *s, size_t len);
+static inline jw_node jw_new_object(struct jw *w, jw_node obj, const char *key)
+{
+	return jw_new_object_kl(w, obj, key, jw_klen(key));
+}
+
+static inline jw_node jw_new_array(struct jw *w, jw_node obj, const char *key)
+{
+	return jw_new_array_kl(w, obj, key, jw_klen(key));
+}
+
+static inline void jw_string_len(struct jw *w, jw_node obj, const char *key, const char *s,
+				 size_t len)
+{
+	jw_string_kl(w, obj, key, jw_klen(key), s, len);
+}
+
+static inline void jw_string(struct jw *w, jw_node obj, const char *key, const char *s)
+{
+	jw_string_kl(w, obj, key, jw_klen(key), s, strlen(s));
+}
+
 /* An array of the NUL-separated strings in p[0..len) (argv as the kernel keeps it). */
 void jw_string_list(struct jw *w, jw_node obj, const char *key, const char *p, size_t len);
-void jw_int(struct jw *w, jw_node obj, const char *key, int64_t v);
-void jw_uint(struct jw *w, jw_node obj, const char *key, uint64_t v);
-void jw_bool(struct jw *w, jw_node obj, const char *key, bool v);
+
+static inline void jw_int(struct jw *w, jw_node obj, const char *key, int64_t v)
+{
+	jw_int_kl(w, obj, key, jw_klen(key), v);
+}
+
+static inline void jw_uint(struct jw *w, jw_node obj, const char *key, uint64_t v)
+{
+	jw_uint_kl(w, obj, key, jw_klen(key), v);
+}
+
+static inline void jw_bool(struct jw *w, jw_node obj, const char *key, bool v)
+{
+	jw_bool_kl(w, obj, key, jw_klen(key), v);
+}
+
 /* JSON text written as it is (copied): one whole value that the caller made and checked, such
  * as jw_finish_node() wrote it (parts of alerts that stay the same for a rule). */
-void jw_raw(struct jw *w, jw_node obj, const char *key, const char *json, size_t len);
+static inline void jw_raw(struct jw *w, jw_node obj, const char *key, const char *json,
+			  size_t len)
+{
+	jw_raw_kl(w, obj, key, jw_klen(key), json, len);
+}
 
 /*
  * For a dotted path ("process.parent.pid"): makes the objects on the way below obj (as
