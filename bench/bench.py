@@ -377,12 +377,13 @@ class AuditQuiet:
 
 
 class Bpftrace:
-    def __init__(self):
+    def __init__(self, script="equivalent.bt"):
         self.proc = None
+        self.script = script
 
     def start(self):
         self.out = tempfile.NamedTemporaryFile(prefix="rg-bench-bpftrace-", suffix=".log")
-        self.proc = subprocess.Popen(["bpftrace", os.path.join(SRC, "bench", "equivalent.bt")],
+        self.proc = subprocess.Popen(["bpftrace", os.path.join(SRC, "bench", self.script)],
                                      stdout=self.out, stderr=subprocess.STDOUT)
         CLEANUPS.append(self.stop)
         end = time.monotonic() + 120
@@ -466,6 +467,9 @@ class Bench:
             self.fail("syscall", "bpftrace is not installed (apt-get install bpftrace)")
         else:
             cands.append(("bpftrace", "bpftrace (equivalent.bt)", lambda: Bpftrace().start()))
+            cands.append(("hooks", "the agent's syscall tracepoints with empty programs "
+                          "(bench/hooks.bt: the kernel's own cost of the hooks)",
+                          lambda: Bpftrace("hooks.bt").start()))
         rounds = 3 if self.quick else 7
         pairs = {c[0]: [] for c in cands}
         foreign = set()

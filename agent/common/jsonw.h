@@ -108,8 +108,7 @@ static inline void jw_bool(struct jw *w, jw_node obj, const char *key, bool v)
 
 /* JSON text written as it is (copied): one whole value that the caller made and checked, such
  * as jw_finish_node() wrote it (parts of alerts that stay the same for a rule). */
-static inline void jw_raw(struct jw *w, jw_node obj, const char *key, const char *json,
-			  size_t len)
+static inline void jw_raw(struct jw *w, jw_node obj, const char *key, const char *json, size_t len)
 {
 	jw_raw_kl(w, obj, key, jw_klen(key), json, len);
 }

@@ -756,7 +756,6 @@ static void schema_build(void)
 	schema.action_enum = enum_add(event_field_find(RG_EV_EXEC, "event.action"));
 }
 
-
 /* A value the reader kept. A string without escapes (most) points into the line, s[0..len);
  * one with escapes is unescaped into the scratch buffer, NUL-terminated (a \u0000 inside ends
  * it early, as it did with json-c's strings), and so is any string jv_cstr() is asked for.
