@@ -403,17 +403,6 @@ void str_sanitize(char *s)
 	}
 }
 
-bool startswith(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-bool endswith(const char *s, const char *suffix)
-{
-	size_t ls = strlen(s), lx = strlen(suffix);
-	return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
-}
-
 char *strstrip(char *s)
 {
 	char *e;

@@ -151,18 +151,17 @@ void proc_table_free(struct proc_table *t)
 
 static int read_stat(const struct proc_dir *pd, struct proc_info *p)
 {
-	char data[4097], path[64];
+	char data[4097];
 	struct proc_stat st;
 	size_t len;
 	int r;
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", p->pid);
 	r = pd_read(pd, "stat", data, sizeof(data), &len, NULL);
 	if (r < 0)
 		return r;
 	r = proc_stat_parse(data, len, &st);
 	if (r < 0) {
-		proc_error(p, "%s: %s", path,
+		proc_error(p, "/proc/%u/stat: %s", p->pid,
 			   memchr(data, '(', len) && strrchr(data, ')') ? "malformed" : "no '(comm)'");
 		return -EINVAL;
 	}
@@ -178,15 +177,14 @@ static int read_stat(const struct proc_dir *pd, struct proc_info *p)
 
 static void read_status(const struct proc_dir *pd, struct proc_info *p)
 {
-	char data[16385], path[64], *line, *save = NULL;
+	char data[16385], *line, *save = NULL;
 	size_t len;
 	int r;
 
-	snprintf(path, sizeof(path), "/proc/%u/status", p->pid);
 	r = pd_read(pd, "status", data, sizeof(data), &len, NULL);
 	if (r < 0) {
 		if (r != -ENOENT)
-			proc_error(p, "%s: %s", path, inv_strerror(r));
+			proc_error(p, "/proc/%u/status: %s", p->pid, inv_strerror(r));
 		return;
 	}
 	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -198,11 +196,11 @@ static void read_status(const struct proc_dir *pd, struct proc_info *p)
 			p->uid = uid;
 			p->euid = euid;
 		} else {
-			proc_error(p, "%s: malformed Uid line", path);
+			proc_error(p, "/proc/%u/status: malformed Uid line", p->pid);
 		}
 		return;
 	}
-	proc_error(p, "%s: no Uid line", path);
+	proc_error(p, "/proc/%u/status: no Uid line", p->pid);
 }
 
 static void read_exe(const struct proc_dir *pd, struct proc_info *p)
@@ -212,7 +210,8 @@ static void read_exe(const struct proc_dir *pd, struct proc_info *p)
 	ssize_t n;
 	int r;
 
-	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
+	if (!pd->fast)
+		snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
 	if (pd->fast) {
 		n = readlinkat(pd->dfd, "exe", target, sizeof(target) - 1);
 		r = n < 0 ? -errno : (size_t)n >= sizeof(target) - 1 ? -ENAMETOOLONG : (int)n;
@@ -225,7 +224,7 @@ static void read_exe(const struct proc_dir *pd, struct proc_info *p)
 		/* Kernel threads have none; EACCES without privileges (or across namespaces). */
 		p->exe_error = r;
 		if (r != -ENOENT && r != -EACCES && !p->kernel_thread)
-			proc_error(p, "%s: %s", path, inv_strerror(r));
+			proc_error(p, "/proc/%u/exe: %s", p->pid, inv_strerror(r));
 		return;
 	}
 	if (endswith(target, " (deleted)")) {
@@ -245,12 +244,11 @@ static void read_exe(const struct proc_dir *pd, struct proc_info *p)
 
 static void read_cmdline(const struct proc_dir *pd, struct proc_info *p)
 {
-	char path[64], buf[PROCS_MAX_CMDLINE + 1], *data;
+	char buf[PROCS_MAX_CMDLINE + 1], *data;
 	size_t len = 0, i;
 	bool truncated;
 	int r;
 
-	snprintf(path, sizeof(path), "/proc/%u/cmdline", p->pid);
 	r = pd_read(pd, "cmdline", buf, sizeof(buf), &len, &truncated);
 	if (r >= 0) {
 		data = malloc(len + 1);
@@ -260,7 +258,7 @@ static void read_cmdline(const struct proc_dir *pd, struct proc_info *p)
 	}
 	if (r < 0) {
 		if (r != -ENOENT)
-			proc_error(p, "%s: %s", path, inv_strerror(r));
+			proc_error(p, "/proc/%u/cmdline: %s", p->pid, inv_strerror(r));
 		return;
 	}
 	/* argv strings, each NUL-terminated; sanitise within them. */
@@ -415,15 +413,13 @@ static void read_fds(struct proc_dir *pd, struct proc_info *p)
 {
 	_cleanup_close_ int fdfd = -1;
 	unsigned scanned = 0;
-	char path[64];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%u/fd", p->pid);
 	fdfd = pd_open(pd, "fd", O_RDONLY | O_DIRECTORY);
 	if (fdfd < 0) {
 		p->fd_error = fdfd;
 		if (fdfd != -ENOENT && fdfd != -EACCES)
-			proc_error(p, "%s: %s", path, inv_strerror(fdfd));
+			proc_error(p, "/proc/%u/fd: %s", p->pid, inv_strerror(fdfd));
 		return;
 	}
 	while ((n = getdents64(fdfd, pd->dents, sizeof(pd->dents))) > 0) {
@@ -461,40 +457,63 @@ done:
 	}
 }
 
-/* "7f2c1a400000-7f2c1a421000 r-xp 00000000 fd:01 1234567   /usr/lib/.../libibverbs.so.1.14.44.0" */
-static void maps_line(char *line, struct proc_info *p)
+/* A maps line's five fields before the path, NUL-terminated in place; what follows them (the
+ * path), or NULL if they are not there. */
+static char *maps_fields(char *line, char *f[static 5])
 {
-	char *f[5], *s = line, *path;
-	unsigned n = 0, maj, min;
-	uint64_t ino;
-	bool exec;
-	int kind;
-	unsigned i;
+	char *s = line;
+	unsigned n = 0;
 
 	while (n < 5) {
 		while (*s == ' ')
 			s++;
 		if (!*s)
-			return;
+			return NULL;
 		f[n++] = s;
 		s = strchr(s, ' ');
 		if (!s)
-			return;
+			return NULL;
 		*s++ = 0;
 	}
 	while (*s == ' ')
 		s++;
-	path = s;
-	if (*path != '/')
+	return s;
+}
+
+/*
+ * "7f2c1a400000-7f2c1a421000 r-xp 00000000 fd:01 1234567   /usr/lib/.../libibverbs.so.1.14.44.0"
+ * The path is found first (no other field has a '/'): most lines are anonymous, or the next
+ * mapping of a file already looked at; the fields are split for what is kept. other: the path of
+ * the line before if it was a file that is no RDMA library ("" if not).
+ */
+static void maps_line(char *line, struct proc_info *p, char other[static PATH_MAX])
+{
+	char *f[5], *path = strchr(line, '/');
+	unsigned maj, min;
+	uint64_t ino;
+	bool exec;
+	int kind;
+	unsigned i;
+
+	if (!path)
 		return;
 	if (startswith(path, "/dev/infiniband/uverbs")) {
-		p->uverbs_mappings++;
+		if (maps_fields(line, f) == path)
+			p->uverbs_mappings++;
 		return;
 	}
 	if (endswith(path, " (deleted)"))
 		path[strlen(path) - strlen(" (deleted)")] = 0;
+	if (strcmp(path, other) == 0)
+		return;
 	kind = procs_lib_kind(path);
-	if (kind < 0)
+	if (kind < 0) {
+		if (strlen(path) < PATH_MAX)
+			strcpy(other, path);
+		return;
+	}
+	other[0] = 0;
+	if (maps_fields(line, f) != path)
 		return;
 	exec = strlen(f[1]) >= 3 && f[1][2] == 'x';
 	if (sscanf(f[3], "%x:%x", &maj, &min) != 2 || safe_atou64(f[4], 10, &ino) < 0)
@@ -524,18 +543,17 @@ static void maps_line(char *line, struct proc_info *p)
 static void read_maps(struct proc_dir *pd, struct proc_info *p)
 {
 	struct line_reader *lr = pd->lr;
-	char path[64], *line;
+	char *line, other[PATH_MAX] = "";
 	unsigned lines = 0;
 	bool overlong;
 	int fd, r;
 
-	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
 	fd = pd_open(pd, "maps", O_RDONLY | O_NONBLOCK);
 	r = fd < 0 ? fd : line_reader_open_fd(lr, fd, !pd->fast);
 	if (r < 0) {
 		p->maps_error = r;
 		if (r != -ENOENT && r != -EACCES)
-			proc_error(p, "%s: %s", path, inv_strerror(r));
+			proc_error(p, "/proc/%u/maps: %s", p->pid, inv_strerror(r));
 		return;
 	}
 	while ((r = line_reader_next(lr, &line, &overlong)) > 0) {
@@ -544,12 +562,12 @@ static void read_maps(struct proc_dir *pd, struct proc_info *p)
 			break;
 		}
 		if (!overlong)
-			maps_line(line, p);
+			maps_line(line, p, other);
 	}
 	if (r < 0) {
 		p->maps_error = r;
 		if (r != -ESRCH)
-			proc_error(p, "%s: %s", path, inv_strerror(r));
+			proc_error(p, "/proc/%u/maps: %s", p->pid, inv_strerror(r));
 	}
 	line_reader_close(lr);
 }

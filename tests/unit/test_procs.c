@@ -792,6 +792,45 @@ START_TEST(test_hostile_parsers)
 }
 END_TEST
 
+/* maps: the path is looked for first and a file's next mappings are skipped; what is kept
+ * must still have its five fields, and names of anonymous mappings are not paths. */
+START_TEST(test_maps_lines)
+{
+	_cleanup_(proc_table_freep) struct proc_table *t = NULL;
+	const struct proc_info *p;
+
+	fake_proc(33);
+	writef("proc/33/maps", "%s",
+	       /* a file that is no RDMA library, its next mappings, then one that is */
+	       "7f00-7f01 r--p 00000000 fd:01 10 /usr/lib/libc.so.6\n"
+	       "7f01-7f02 r-xp 00001000 fd:01 10 /usr/lib/libc.so.6\n"
+	       "7f02-7f03 r--p 00000000 fd:01 11 /usr/lib/libibverbs.so.1 (deleted)\n"
+	       "7f03-7f04 rw-p 00000000 00:00 0 \n"
+	       "7f04-7f05 r-xp 00001000 fd:01 11 /usr/lib/libibverbs.so.1 (deleted)\n"
+	       "7f05-7f06 r--p 00000000 fd:01 10 /usr/lib/libc.so.6\n"
+	       /* anonymous names with a slash: not paths */
+	       "7f06-7f07 rw-p 00000000 00:00 0 [anon:x/usr/lib/librdmacm.so.1]\n"
+	       "7f07-7f08 rw-s 00000000 00:00 0 [anon:/dev/infiniband/uverbs0]\n"
+	       /* a path without the fields before it */
+	       "7f08-7f09 r-xp /usr/lib/librdmacm.so.1\n"
+	       "7f09-7f0a rw-s 00000000 /dev/infiniband/uverbs0\n"
+	       /* the real thing */
+	       "7f0a-7f0b rw-s 00000000 00:06 500 /dev/infiniband/uverbs0\n"
+	       "7f0b-7f0c r-xp 00000000 fd:01 12 /usr/lib/librdmacm.so.1\n");
+	t = scan_at(scratch, PROCS_F_ALL);
+	p = proc_table_find(t, 33);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(p->n_errors, 0);
+	ck_assert_uint_eq(p->n_libs, 2);
+	ck_assert_str_eq(p->libs[0].path, "/usr/lib/libibverbs.so.1");
+	ck_assert_uint_eq(p->libs[0].ino, 11);
+	ck_assert(p->libs[0].executable); /* its second mapping */
+	ck_assert_str_eq(p->libs[1].path, "/usr/lib/librdmacm.so.1");
+	ck_assert_uint_eq(p->libs[1].ino, 12);
+	ck_assert_uint_eq(p->uverbs_mappings, 1);
+}
+END_TEST
+
 START_TEST(test_no_proc)
 {
 	_cleanup_(proc_table_freep) struct proc_table *t = scan_at(scratch, PROCS_F_ALL);
@@ -825,6 +864,7 @@ static Suite *procs_suite(void)
 	tcase_add_checked_fixture(errors, scratch_setup, scratch_teardown);
 	tcase_add_test(errors, test_hostile);
 	tcase_add_test(errors, test_hostile_parsers);
+	tcase_add_test(errors, test_maps_lines);
 	tcase_add_test(errors, test_no_proc);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
