@@ -210,14 +210,14 @@ static void read_exe(const struct proc_dir *pd, struct proc_info *p)
 	ssize_t n;
 	int r;
 
-	if (!pd->fast)
-		snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
 	if (pd->fast) {
 		n = readlinkat(pd->dfd, "exe", target, sizeof(target) - 1);
 		r = n < 0 ? -errno : (size_t)n >= sizeof(target) - 1 ? -ENAMETOOLONG : (int)n;
 		if (r >= 0)
 			target[n] = 0;
 	} else {
+		/* A root other than / (fixtures): by path, here and for the stat below. */
+		snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
 		r = root_readlink(pd->root, path, target, sizeof(target));
 	}
 	if (r < 0) {
