@@ -41,6 +41,25 @@
 #define RG_ABI_CMD_POST_SRQ_RECV   36
 #define RG_ABI_CM_CREATE_ID	   0
 
+/*
+ * The function a syscall enters the kernel by (its architecture's syscall wrapper, e.g.
+ * __x64_sys_bpf): what fentry and kprobe hooks on a whole syscall attach to, rather than a syscall
+ * tracepoint, which puts every syscall of every task on the kernel's slow path. Used by the BPF
+ * programs' section names and by the agent's feature check; an architecture without a wrapper
+ * gets "sys_NAME", which the check then finds or not.
+ */
+#if defined(__TARGET_ARCH_x86) || defined(__x86_64__)
+#define RG_SYSCALL_FN(name) "__x64_sys_" name
+#elif defined(__TARGET_ARCH_arm64) || defined(__aarch64__)
+#define RG_SYSCALL_FN(name) "__arm64_sys_" name
+#elif defined(__TARGET_ARCH_s390) || defined(__s390x__)
+#define RG_SYSCALL_FN(name) "__s390x_sys_" name
+#elif defined(__TARGET_ARCH_riscv) || defined(__riscv)
+#define RG_SYSCALL_FN(name) "__riscv_sys_" name
+#else
+#define RG_SYSCALL_FN(name) "sys_" name
+#endif
+
 enum rg_rec_type {
 	RG_REC_NONE = 0,
 	RG_REC_EXEC,

@@ -141,7 +141,10 @@ static const struct hook_def hook_defs[HP__MAX] = {
     [HP_MODULES] = {"modules", {{FL_TRACEPOINT, {"tp_module_load"}}, {FL_UEVENT}}},
     [HP_DEVICES] = {"devices", {{FL_UEVENT}}},
     [HP_ROCE] = {"roce", {{FL_TC, {"tc_roce_ingress", "tc_roce_egress"}}}},
-    [HP_SELF] = {"self", {{FL_TRACEPOINT, {"tp_enter_bpf", "tp_exit_bpf"}}}},
+    [HP_SELF] = {"self",
+		 {{FL_FENTRY, {"fx_sys_bpf"}, RG_SYSCALL_FN("bpf")},
+		  {FL_KPROBE, {"krp_sys_bpf"}, RG_SYSCALL_FN("bpf")},
+		  {FL_TRACEPOINT, {"tp_enter_bpf", "tp_exit_bpf"}}}},
 };
 
 struct hook_state {

@@ -83,6 +83,13 @@ class Daemon:
                 raise RuntimeError("the daemon did not start: " + self.tail())
             time.sleep(0.2)
 
+    def status(self):
+        p = subprocess.run([RG, "status", "--socket", os.path.join(self.d, "status.sock")],
+                           capture_output=True, text=True, timeout=30)
+        if p.returncode != 0:
+            raise RuntimeError("rdmaguard status: exit %d: %s" % (p.returncode, p.stderr))
+        return json.loads(p.stdout)
+
     def tail(self):
         self.log.flush()
         with open(os.path.join(self.d, "daemon.log")) as f:
@@ -166,6 +173,16 @@ def steps(dm):
     tc = subprocess.run(["tc", "filter", "show", "dev", IFACE, "ingress"], capture_output=True,
                         text=True).stdout
     check("tc_roce_ingress" in tc, "the RoCE counters are on " + IFACE)
+    # The bpf() calls below are seen by the flavour asked for; in auto mode by the best the
+    # kernel has: fexit, else kretprobe on the syscall (any syscall tracepoint would put every
+    # syscall of every task on the kernel's slow path), the tracepoints only where neither works.
+    plan = dm.status()["sensors"]["hooks"]
+    mode = os.environ.get("RG_TAMPER_SENSOR", "tracepoint")
+    feat = plan["features"]
+    want = mode if mode != "auto" else \
+        "fentry" if feat["fentry"] else "kprobe" if feat["kprobe"] else "tracepoint"
+    check(plan["hooks"]["self"]["active"] == want,
+          "the self hook point is on %s (%s)" % (want, plan["hooks"]["self"]))
 
     # clean: reading is not tampering, nor is a reload
     for cmd in (["bpftool", "prog", "show"], ["bpftool", "map", "show"],

@@ -149,7 +149,8 @@ _flavours()
 }
 
 # want_hooks MODE: in the alert file, the daemon's agent_start notice names MODE's flavour on every
-# hook point that has one (what it attached, not what --dry-run plans).
+# hook point that has one (what it attached, not what --dry-run plans); `self` (bpf()) is on the
+# verbs' flavour: no syscall tracepoint is left under fentry or kprobe.
 want_hooks()
 {
 	local mode=$1 v o m
@@ -159,7 +160,7 @@ want_hooks()
 		\"open.active\": \"$o\", \"mmap.active\": \"$m\", \"memory.active\": \"$m\",
 		\"process.active\": \"tracepoint\", \"library.active\": \"uprobe\",
 		\"modules.active\": \"tracepoint\", \"devices.active\": \"uevent\",
-		\"roce.active\": \"tc\"}}" --count 1
+		\"roce.active\": \"tc\", \"self.active\": \"$v\"}}" --count 1
 	want '{"event.action": "agent_stop"}' --count 1
 }
 
