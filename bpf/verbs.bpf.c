@@ -1,46 +1,49 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Verbs and rdma_cm commands: the syscall tracepoint path (any kernel) and kprobes on ib_uverbs
- * and rdma_ucm (attached when those modules are loaded). The fentry/fexit flavour lives in
- * uverbs_mod.bpf.c: it can only be loaded once the modules' BTF exists.
+ * Verbs and rdma_cm commands: at the syscall level (ioctl and write, from their arguments) and
+ * with kprobes on ib_uverbs and rdma_ucm (attached when those modules are loaded). The fentry/fexit
+ * flavour on the modules lives in uverbs_mod.bpf.c: it can only be loaded once their BTF exists.
  *
- * Tracepoint path cost for unrelated syscalls: ioctl entry compares the command number, ioctl exit
- * reads one array slot; write() entry makes one hash lookup ((tgid, fd) in rdma_fds), its exit
- * reads one array slot.
+ * The syscall level is a hook point's flavour while its module is absent (and on kernels without
+ * fentry or kprobes): fentry/fexit on the syscalls' entry functions (RG_SYSCALL_FN) where fentry
+ * works, else the syscall tracepoints, which put every syscall of every task on the kernel's slow
+ * path. Both run the same filters. Cost for unrelated syscalls: ioctl entry compares the command
+ * number, its exit reads one array slot; write() entry makes one hash lookup ((tgid, fd) in
+ * rdma_fds), its exit reads one array slot.
  */
 #include "cmd.bpf.h"
 #include "enforce.bpf.h"
 
-SEC("tracepoint/syscalls/sys_enter_ioctl")
-int tp_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
+/* Which fds' write()s the syscall-level path reports (1 << RG_NODE_UVERBS_FD, 1 <<
+ * RG_NODE_RDMA_CM_FD), set by the agent: those of the hook points on it. A hook point on its
+ * module's hooks is not reported twice. */
+__u32 rg_sys_write_nodes;
+
+static __always_inline void sys_ioctl_enter(int fd, __u64 cmd, __u64 arg)
 {
 	struct pending p = {};
 	struct file *file;
 
-	if ((__u32)ctx->args[1] != RG_ABI_RDMA_VERBS_IOCTL || is_self())
-		return 0;
+	if ((__u32)cmd != RG_ABI_RDMA_VERBS_IOCTL || is_self())
+		return;
 	p.kind = PK_IOCTL;
-	p.fd = (int)ctx->args[0];
-	p.a0 = ctx->args[2];
+	p.fd = fd;
+	p.a0 = arg;
 	/* Enforcement's verdict, asked here: the exit, which copies the command, is at the
 	 * verifier's limit on older kernels. */
 	file = current_fd_file(p.fd);
 	p.op = enf_check_ioctl(file ? BPF_CORE_READ(file, f_inode, i_rdev) : 0, p.a0);
 	pending_put(PK_IOCTL, &p);
-	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_exit_ioctl")
-int tp_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
+static __always_inline void sys_ioctl_exit(long ret, __u16 hook)
 {
-	long ret = ctx->ret;
 	struct pending p;
 	struct file *file;
 	__u32 node = 0, rdev = 0;
 
-	barrier_var(ret);
 	if (!pending_take(PK_IOCTL, &p))
-		return 0;
+		return;
 	/* Any fd that answers RDMA_VERBS_IOCTL is reported; the fd map only adds the device. */
 	if (!lookup_rdma_fd(p.fd, &node, &rdev) && ret >= 0) {
 		file = current_fd_file(p.fd);
@@ -48,32 +51,29 @@ int tp_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
 			remember_fd(current_tgid(), p.fd, file, node, rdev);
 	}
 	if (enf_reported((int)p.op, ret))
-		return 0;
-	emit_ioctl(p.fd, p.a0, ret, rdev, RG_HOOK_TRACEPOINT);
-	return 0;
+		return;
+	emit_ioctl(p.fd, p.a0, ret, rdev, hook);
 }
 
-SEC("tracepoint/syscalls/sys_enter_write")
-int tp_enter_write(struct trace_event_raw_sys_enter *ctx)
+static __always_inline void sys_write_enter(int fd, __u64 buf, __u64 cnt, __u16 hook)
 {
-	int fd = (int)ctx->args[0];
-	__u64 buf = ctx->args[1], cnt = ctx->args[2];
 	struct pending p = {};
-	__u32 node, rdev, cmd, calls;
+	__u32 node, rdev, cmd, calls, nodes = rg_sys_write_nodes;
 
-	if (is_self() || !lookup_rdma_fd(fd, &node, &rdev))
-		return 0;
+	if (!nodes || is_self() || !lookup_rdma_fd(fd, &node, &rdev))
+		return;
 	if (node != RG_NODE_UVERBS_FD && node != RG_NODE_RDMA_CM_FD)
-		return 0;
+		return;
+	if (!(nodes & (1u << node)))
+		return;
 	if (node == RG_NODE_UVERBS_FD && is_post(buf, cnt, &cmd)) {
 		/* The data path: summarised here, its return value is not waited for. */
 		if (enf_check_write(node, rdev, buf, cnt) & (ENF_DENY | ENF_KILL))
-			return 0;
+			return;
 		calls = post_aggregate(fd, cmd);
 		if (calls)
-			emit_write(fd, node, buf, cnt, 0, rdev, RG_HOOK_TRACEPOINT, calls,
-				   RG_RECF_NORET);
-		return 0;
+			emit_write(fd, node, buf, cnt, 0, rdev, hook, calls, RG_RECF_NORET);
+		return;
 	}
 	p.kind = PK_WRITE;
 	p.fd = fd;
@@ -83,6 +83,70 @@ int tp_enter_write(struct trace_event_raw_sys_enter *ctx)
 	p.rdev = rdev;
 	p.op = enf_check_write(node, rdev, buf, cnt);
 	pending_put(PK_WRITE, &p);
+}
+
+static __always_inline void sys_write_exit(long ret, __u16 hook)
+{
+	struct pending p;
+
+	if (!pending_take(PK_WRITE, &p))
+		return;
+	if (enf_reported((int)p.op, ret))
+		return;
+	emit_write(p.fd, p.node, p.a0, p.a1, ret, p.rdev, hook, 1, 0);
+}
+
+SEC("fentry/" RG_SYSCALL_FN("ioctl"))
+int BPF_PROG(fe_sys_ioctl, const struct pt_regs *regs)
+{
+	sys_ioctl_enter((int)PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM2_CORE_SYSCALL(regs),
+			PT_REGS_PARM3_CORE_SYSCALL(regs));
+	return 0;
+}
+
+SEC("fexit/" RG_SYSCALL_FN("ioctl"))
+int BPF_PROG(fx_sys_ioctl, const struct pt_regs *regs, long ret)
+{
+	sys_ioctl_exit(ret, RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("fentry/" RG_SYSCALL_FN("write"))
+int BPF_PROG(fe_sys_write, const struct pt_regs *regs)
+{
+	sys_write_enter((int)PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM2_CORE_SYSCALL(regs),
+			PT_REGS_PARM3_CORE_SYSCALL(regs), RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("fexit/" RG_SYSCALL_FN("write"))
+int BPF_PROG(fx_sys_write, const struct pt_regs *regs, long ret)
+{
+	sys_write_exit(ret, RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_ioctl")
+int tp_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
+{
+	sys_ioctl_enter((int)ctx->args[0], ctx->args[1], ctx->args[2]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_ioctl")
+int tp_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
+{
+	long ret = ctx->ret;
+
+	barrier_var(ret);
+	sys_ioctl_exit(ret, RG_HOOK_TRACEPOINT);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_write")
+int tp_enter_write(struct trace_event_raw_sys_enter *ctx)
+{
+	sys_write_enter((int)ctx->args[0], ctx->args[1], ctx->args[2], RG_HOOK_TRACEPOINT);
 	return 0;
 }
 
@@ -90,14 +154,9 @@ SEC("tracepoint/syscalls/sys_exit_write")
 int tp_exit_write(struct trace_event_raw_sys_exit *ctx)
 {
 	long ret = ctx->ret;
-	struct pending p;
 
 	barrier_var(ret);
-	if (!pending_take(PK_WRITE, &p))
-		return 0;
-	if (enf_reported((int)p.op, ret))
-		return 0;
-	emit_write(p.fd, p.node, p.a0, p.a1, ret, p.rdev, RG_HOOK_TRACEPOINT, 1, 0);
+	sys_write_exit(ret, RG_HOOK_TRACEPOINT);
 	return 0;
 }
 

@@ -76,8 +76,8 @@ bool exit_ring_seen(struct exit_ring *r, uint32_t pid, uint64_t start_boot_ns);
 int record_to_event(const void *rec, size_t size, const struct convert_ctx *ctx,
 		    struct rg_event *ev);
 
-/* "bpf_map_update_elem" for BPF_MAP_UPDATE_ELEM..., of the commands sys_enter_bpf reports; NULL
- * for any other. */
+/* "bpf_map_update_elem" for BPF_MAP_UPDATE_ELEM..., of the commands the self hook point
+ * reports; NULL for any other. */
 const char *bpf_cmd_name(uint32_t cmd);
 
 /* RDMA kernel modules (rdma-abi.md §5): true for one; *soft for rdma_rxe and siw. */

@@ -121,11 +121,16 @@ static const struct hook_def hook_defs[HP__MAX] = {
 		     "kp_uverbs_mmap"},
 		    "ib_uverbs_ioctl",
 		    "ib_uverbs"},
+		   /* the syscall level, while ib_uverbs is absent */
+		   {FL_FENTRY,
+		    {"fe_sys_ioctl", "fx_sys_ioctl", "fe_sys_write", "fx_sys_write"},
+		    RG_SYSCALL_FN("ioctl")},
 		   {FL_TRACEPOINT,
 		    {"tp_enter_ioctl", "tp_exit_ioctl", "tp_enter_write", "tp_exit_write"}}}},
     [HP_RDMA_CM] = {"rdma_cm",
 		    {{FL_FENTRY, {"fx_ucma_write"}, "ucma_write", "rdma_ucm", true},
 		     {FL_KPROBE, {"kp_ucma_write", "krp_ucma_write"}, "ucma_write", "rdma_ucm"},
+		     {FL_FENTRY, {"fe_sys_write", "fx_sys_write"}, RG_SYSCALL_FN("write")},
 		     {FL_TRACEPOINT, {"tp_enter_write", "tp_exit_write"}}}},
     [HP_MMAP] = {"mmap",
 		 {{FL_LSM, {"lsm_mmap_file"}, "bpf_lsm_mmap_file"},
@@ -265,14 +270,6 @@ static const struct variant *variant_of(unsigned hp, int idx)
 	return &hook_defs[hp].v[idx];
 }
 
-static int variant_find(unsigned hp, enum flavor fl)
-{
-	for (int i = 0; i < 4; i++)
-		if (hook_defs[hp].v[i].flavor == fl)
-			return i;
-	return -1;
-}
-
 /* ---- planning ---- */
 
 static bool mode_allows(enum sensors_mode mode, unsigned hp, enum flavor fl)
@@ -399,7 +396,10 @@ static int make_plan(const struct sensors_config *cfg, const struct sensors_feat
 			    cfg->no_uevents)
 				continue;
 			if (!variant_possible(f, hp, v, &deferred, why, sizeof(why))) {
-				if (forced_has && v->flavor != FL_TRACEPOINT) {
+				/* fentry on the syscalls only stands in for a module's: the
+				 * tracepoints do that where it cannot */
+				if (forced_has && v->flavor != FL_TRACEPOINT &&
+				    !(v->flavor == FL_FENTRY && !v->module && st->want >= 0)) {
 					log_error("Hook point %s: %s is not available: %s.",
 						  hook_defs[hp].name, flavor_names[v->flavor], why);
 					return -EOPNOTSUPP;
@@ -559,7 +559,7 @@ static void queue_sensor_event(struct rg_sensors *s, unsigned hp, bool ok, const
 /* ---- self-protection ---- */
 
 /*
- * Registers one of our own maps or links in self_objs: tp_enter_bpf then reports any bpf()
+ * Registers one of our own maps or links in self_objs: the self hook point then reports any bpf()
  * command by another process that changes it (the kernel's event, naming that process).
  */
 static uint32_t obj_id(uint32_t kind, int fd)
@@ -693,6 +693,30 @@ static bool variant_loaded(struct rg_sensors *s, const struct variant *v)
 	return true;
 }
 
+/* What a hook point that waits for its module uses meanwhile: its first syscall-level variant
+ * (fentry on the syscalls, else their tracepoints) that is loaded and works here; -1 for none. */
+static int waiting_variant(struct rg_sensors *s, unsigned hp)
+{
+	for (int i = 0; i < 4; i++) {
+		const struct variant *v = variant_of(hp, i);
+		bool deferred;
+		char why[96];
+
+		if (!v || v->module || !mode_allows(s->cfg.mode, hp, v->flavor) ||
+		    !variant_loaded(s, v))
+			continue;
+		if (variant_possible(&s->feat, hp, v, &deferred, why, sizeof(why)) && !deferred)
+			return i;
+	}
+	return -1;
+}
+
+/* A variant that watches the syscalls themselves (write() of any fd), not a module's functions. */
+static bool syscall_level(const struct variant *v)
+{
+	return v && !v->module && (v->flavor == FL_TRACEPOINT || v->flavor == FL_FENTRY);
+}
+
 static bool link_wanted(struct rg_sensors *s, const char *prog, bool mod)
 {
 	for (unsigned hp = 0; hp < HP__MAX; hp++) {
@@ -793,6 +817,17 @@ static void sync_links(struct rg_sensors *s)
 	for (size_t i = s->nlinks; i-- > 0;)
 		if (!link_wanted(s, s->links[i].prog, s->links[i].mod))
 			link_drop(s, i);
+	/* The syscall-level write() programs report the fds of the hook points on them only: a
+	 * write to a uverbs fd is not reported again while verbs is on ib_uverbs' hooks and
+	 * rdma_cm still on the syscalls. */
+	if (s->skel->bss)
+		s->skel->bss->rg_sys_write_nodes =
+		    (syscall_level(variant_of(HP_VERBS, s->plan.hp[HP_VERBS].active))
+			 ? 1u << RG_NODE_UVERBS_FD
+			 : 0) |
+		    (syscall_level(variant_of(HP_RDMA_CM, s->plan.hp[HP_RDMA_CM].active))
+			 ? 1u << RG_NODE_RDMA_CM_FD
+			 : 0);
 }
 
 /* ---- knobs ---- */
@@ -914,12 +949,12 @@ static void modules_changed(struct rg_sensors *s)
 	for (size_t k = 0; k < ARRAY_SIZE(hps); k++) {
 		unsigned hp = hps[k];
 		struct hook_state *st = &s->plan.hp[hp];
-		int tp = variant_find(hp, FL_TRACEPOINT), old = st->active, cand;
+		int old = st->active, cand;
 		const struct variant *want = variant_of(hp, st->want);
 
 		if (!want || !want->module)
 			continue;
-		st->active = s->feat.syscall_tp ? tp : -1;
+		st->active = waiting_variant(s, hp);
 		if (module_present(want->module)) {
 			for (cand = st->want; cand < 4; cand++) {
 				const struct variant *v = variant_of(hp, cand);
@@ -928,7 +963,7 @@ static void modules_changed(struct rg_sensors *s)
 
 				if (!v || !mode_allows(s->cfg.mode, hp, v->flavor))
 					continue;
-				if (v->flavor == FL_TRACEPOINT)
+				if (syscall_level(v))
 					break;
 				if (variant_loaded(s, v) &&
 				    variant_possible(&s->feat, hp, v, &deferred, why,
@@ -1849,7 +1884,12 @@ static void set_autoload(struct rg_sensors *s, bool safe)
 				load = !safe && st->want == i && s->ibverbs_path[0];
 				break;
 			default:
-				load = !safe && (i == st->want || i == st->active);
+				/* fentry on the syscalls: also while a module hook is chosen, for
+				 * when its module goes */
+				load = !safe && (i == st->want || i == st->active ||
+						 (v->flavor == FL_FENTRY && !v->module &&
+						  st->want >= 0 && st->want < i &&
+						  variant_of(hp, st->want)->module));
 				break;
 			}
 			for (int p = 0; load && p < 8 && v->progs[p]; p++) {
@@ -1989,13 +2029,13 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 		goto fail;
 
 	self_register_maps(s, s->skel->obj, false);
-	/* Hook points that wait for a module start on their tracepoint flavour. */
+	/* Hook points that wait for a module start on the syscalls (fentry on them, else their
+	 * tracepoints). */
 	for (unsigned hp = 0; hp < HP__MAX; hp++) {
 		struct hook_state *st = &s->plan.hp[hp];
 
-		if (st->active < 0 && st->want >= 0 && variant_of(hp, st->want)->module &&
-		    s->feat.syscall_tp)
-			st->active = variant_find(hp, FL_TRACEPOINT);
+		if (st->active < 0 && st->want >= 0 && variant_of(hp, st->want)->module)
+			st->active = waiting_variant(s, hp);
 	}
 	s->mods_present[0] = s->mods_present[1] = false;
 	/* Attach hooks on loaded modules (loads the fentry object when one is wanted). */

@@ -1,7 +1,9 @@
 #!/bin/bash
 # The daemon starts before the RDMA stack (what a cheat does: load rdma_rxe later): verbs and
-# rdma_cm wait on the syscall tracepoints, then move to fexit on ib_uverbs/rdma_ucm when the
-# modules appear; the module loads and the new device are reported.
+# rdma_cm wait on fentry/fexit on the ioctl and write syscalls (no syscall tracepoint: the game's
+# other syscalls keep the kernel's fast path), where rg-host-driver's commands on stand-in nodes
+# are decoded, then move to fexit on ib_uverbs/rdma_ucm when the modules appear; the module loads
+# and the new device are reported.
 # lab-rxe: none
 # lab-timeout: 900
 set -euo pipefail
@@ -10,10 +12,15 @@ set -euo pipefail
 # shellcheck source=tests/vm/sensors.sh
 . "$RG_SRC/tests/vm/sensors.sh"
 
+SYS_IOCTL=__x64_sys_ioctl SYS_WRITE=__x64_sys_write
+[ "$(uname -m)" = x86_64 ] || fail "the expected syscall function names are x86_64's"
 modprobe -r rdma_ucm rdma_rxe rdma_cm ib_uverbs || fail "could not unload the RDMA modules"
 [ ! -e /sys/module/ib_uverbs ] || fail "ib_uverbs is still loaded"
 
 start_daemon auto
+# uverbs and rdma_cm commands while the modules are absent (the driver's own /dev, regular files)
+run_driver verbs
+run_driver cm
 
 modprobe -a rdma_rxe ib_uverbs rdma_ucm
 _switched()
@@ -28,13 +35,31 @@ rxe_up rxe0
 run_pingpong rc_server rc_client
 stop_daemon
 
-# At the start: fentry chosen, the tracepoints until ib_uverbs and rdma_ucm are there.
-want '{"event.action": "agent_start", "agent.hooks": {"hooks.verbs.chosen": "fentry",
-	"hooks.verbs.active": "tracepoint", "hooks.verbs.note": "fentry once ib_uverbs is loaded",
-	"hooks.rdma_cm.chosen": "fentry", "hooks.rdma_cm.active": "tracepoint",
-	"modules.ib_uverbs": false}}' --count 1
+# At the start: fentry on the modules chosen, fentry on the syscalls until ib_uverbs and rdma_ucm
+# are there.
+want "{\"event.action\": \"agent_start\", \"agent.hooks\": {\"hooks.verbs.chosen\": \"fentry\",
+	\"hooks.verbs.active\": \"fentry\", \"hooks.verbs.note\": \"fentry once ib_uverbs is loaded\",
+	\"hooks.verbs.programs\": {\"==\": [\"fentry/$SYS_IOCTL\", \"fexit/$SYS_IOCTL\",
+	\"fentry/$SYS_WRITE\", \"fexit/$SYS_WRITE\"]},
+	\"hooks.rdma_cm.chosen\": \"fentry\", \"hooks.rdma_cm.active\": \"fentry\",
+	\"hooks.rdma_cm.programs\": {\"==\": [\"fentry/$SYS_WRITE\", \"fexit/$SYS_WRITE\"]},
+	\"modules.ib_uverbs\": false}}" --count 1
 check_events "$ALERTS"
-want '{"event.action": "agent_start", "agent.text": "~verbs=tracepoint rdma_cm=tracepoint"}' --count 1
+want '{"event.action": "agent_start", "agent.text": "~verbs=fentry rdma_cm=fentry"}' --count 1
+# what the driver did meanwhile, decoded as on the build machines' tracepoints (each once: the
+# write() programs report a node only for the hook points on them)
+p=$(fact verbs pid)
+want "{\"event.action\": \"verbs\", \"process.pid\": $p, \"rdma.op\": \"reg_mr\",
+	\"rdma.via\": \"write\", \"rdma.fd\": $(fact verbs fd), \"rdma.handle\": 85,
+	\"rdma.mr\": {\"length\": 65536, \"access\": [\"remote_write\", \"remote_read\"]}}" --count 1
+want "{\"event.action\": \"verbs\", \"process.pid\": $p, \"rdma.op\": \"modify_qp\",
+	\"rdma.qp.state\": \"rtr\", \"rdma.qp.dest_num\": 4660}" --count 1
+want "{\"event.action\": \"verbs\", \"process.pid\": $p, \"rdma.via\": \"invoke_write\",
+	\"rdma.ret\": -25}" --count 1
+want "{\"event.action\": \"rdma_cm\", \"process.pid\": $(fact cm pid), \"rdma.op\": \"connect\",
+	\"rdma.peer.address\": \"198.51.100.4\", \"rdma.peer.port\": 7471}" --count 1
+want "{\"event.action\": \"rdma_cm\", \"process.pid\": $(fact cm pid)}" --count 4
+want "{\"event.action\": \"verbs\", \"process.pid\": $(fact cm pid)}" --absent
 
 for m in ib_uverbs rdma_ucm; do
 	want "{\"event.action\": \"module_load\", \"module.name\": \"$m\", \"process.name\": \"modprobe\"}" --count 1
