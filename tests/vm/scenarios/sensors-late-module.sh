@@ -2,8 +2,9 @@
 # The daemon starts before the RDMA stack (what a cheat does: load rdma_rxe later): verbs and
 # rdma_cm wait on fentry/fexit on the ioctl and write syscalls (no syscall tracepoint: the game's
 # other syscalls keep the kernel's fast path), where rg-host-driver's commands on stand-in nodes
-# are decoded, then move to fexit on ib_uverbs/rdma_ucm when the modules appear; the module loads
-# and the new device are reported.
+# are decoded, then move to fexit on ib_uverbs/rdma_ucm as each module appears (ib_uverbs first:
+# meanwhile uverbs write()s are left to its hooks, not reported twice); the module loads and the
+# new device are reported.
 # lab-rxe: none
 # lab-timeout: 900
 set -euo pipefail
@@ -22,15 +23,26 @@ start_daemon auto
 run_driver verbs
 run_driver cm
 
-modprobe -a rdma_rxe ib_uverbs rdma_ucm
-_switched()
+# ib_uverbs first: verbs moves to fexit on it, rdma_cm stays on the write syscall, which now
+# leaves uverbs fds to ib_uverbs' hooks (they were reported twice): the stand-in's write()s, a
+# regular file that ib_uverbs never sees, are reported by neither, its rdma_cm ones still are
+modprobe -a rdma_rxe ib_uverbs
+_switched_verbs()
 {
 	expect_json -q "$EV" --match '{"event.action": "agent_sensor", "agent.what": "verbs",
-		"agent.ok": 1, "agent.text": "~^verbs: fentry"}' --count 1 \
-		--match '{"event.action": "agent_sensor", "agent.what": "rdma_cm", "agent.ok": 1,
-		"agent.text": "~^rdma_cm: fentry"}' --count 1
+		"agent.ok": 1, "agent.text": "~^verbs: fentry"}' --count 1
 }
-wait_for -t 120 -m "the daemon to move verbs and rdma_cm to fentry" _switched
+wait_for -t 120 -m "the daemon to move verbs to fentry" _switched_verbs
+"$RG_BUILD/tests/host/rg-host-driver" verbs >"$OUT/driver-verbs2.txt" || fail "rg-host-driver verbs failed"
+"$RG_BUILD/tests/host/rg-host-driver" cm >"$OUT/driver-cm2.txt" || fail "rg-host-driver cm failed"
+
+modprobe rdma_ucm
+_switched()
+{
+	_switched_verbs && expect_json -q "$EV" --match '{"event.action": "agent_sensor",
+		"agent.what": "rdma_cm", "agent.ok": 1, "agent.text": "~^rdma_cm: fentry"}' --count 1
+}
+wait_for -t 120 -m "the daemon to move rdma_cm to fentry" _switched
 rxe_up rxe0
 run_pingpong rc_server rc_client
 stop_daemon
@@ -60,6 +72,11 @@ want "{\"event.action\": \"rdma_cm\", \"process.pid\": $(fact cm pid), \"rdma.op
 	\"rdma.peer.address\": \"198.51.100.4\", \"rdma.peer.port\": 7471}" --count 1
 want "{\"event.action\": \"rdma_cm\", \"process.pid\": $(fact cm pid)}" --count 4
 want "{\"event.action\": \"verbs\", \"process.pid\": $(fact cm pid)}" --absent
+# the same driver with verbs on ib_uverbs and rdma_cm still on the write syscall
+want "{\"event.action\": \"device_open\", \"process.pid\": $(fact verbs2 pid),
+	\"rdma.node\": \"uverbs\"}" --count 1
+want "{\"event.action\": \"verbs\", \"process.pid\": $(fact verbs2 pid)}" --absent
+want "{\"event.action\": \"rdma_cm\", \"process.pid\": $(fact cm2 pid)}" --count 4
 
 for m in ib_uverbs rdma_ucm; do
 	want "{\"event.action\": \"module_load\", \"module.name\": \"$m\", \"process.name\": \"modprobe\"}" --count 1
