@@ -693,19 +693,25 @@ static bool variant_loaded(struct rg_sensors *s, const struct variant *v)
 	return true;
 }
 
+/* Can hook point hp switch to v now: the mode allows it, its programs are loaded and it works on
+ * this kernel without waiting for a module. */
+static bool variant_ready(struct rg_sensors *s, unsigned hp, const struct variant *v)
+{
+	bool deferred;
+	char why[96];
+
+	return v && mode_allows(s->cfg.mode, hp, v->flavor) && variant_loaded(s, v) &&
+	       variant_possible(&s->feat, hp, v, &deferred, why, sizeof(why)) && !deferred;
+}
+
 /* What a hook point that waits for its module uses meanwhile: its first syscall-level variant
- * (fentry on the syscalls, else their tracepoints) that is loaded and works here; -1 for none. */
+ * (fentry on the syscalls, else their tracepoints) that is ready; -1 for none. */
 static int waiting_variant(struct rg_sensors *s, unsigned hp)
 {
 	for (int i = 0; i < 4; i++) {
 		const struct variant *v = variant_of(hp, i);
-		bool deferred;
-		char why[96];
 
-		if (!v || v->module || !mode_allows(s->cfg.mode, hp, v->flavor) ||
-		    !variant_loaded(s, v))
-			continue;
-		if (variant_possible(&s->feat, hp, v, &deferred, why, sizeof(why)) && !deferred)
+		if (v && !v->module && variant_ready(s, hp, v))
 			return i;
 	}
 	return -1;
@@ -792,18 +798,9 @@ static void sync_links(struct rg_sensors *s)
 			}
 			if (r == 0)
 				break;
-			for (next = st->active + 1; next < 4; next++) {
-				const struct variant *n = variant_of(hp, next);
-				bool deferred;
-				char why[96];
-
-				if (n && mode_allows(s->cfg.mode, hp, n->flavor) &&
-				    variant_loaded(s, n) &&
-				    variant_possible(&s->feat, hp, n, &deferred, why,
-						     sizeof(why)) &&
-				    !deferred)
+			for (next = st->active + 1; next < 4; next++)
+				if (variant_ready(s, hp, variant_of(hp, next)))
 					break;
-			}
 			queue_sensor_event(s, hp, false, "%s: %s failed to attach (%s)%s%s",
 					   hook_defs[hp].name, flavor_names[v->flavor],
 					   strerror(-r), next < 4 ? ", falling back to " : "",
@@ -958,17 +955,12 @@ static void modules_changed(struct rg_sensors *s)
 		if (module_present(want->module)) {
 			for (cand = st->want; cand < 4; cand++) {
 				const struct variant *v = variant_of(hp, cand);
-				bool deferred;
-				char why[96];
 
 				if (!v || !mode_allows(s->cfg.mode, hp, v->flavor))
 					continue;
 				if (syscall_level(v))
 					break;
-				if (variant_loaded(s, v) &&
-				    variant_possible(&s->feat, hp, v, &deferred, why,
-						     sizeof(why)) &&
-				    !deferred) {
+				if (variant_ready(s, hp, v)) {
 					st->active = cand;
 					break;
 				}

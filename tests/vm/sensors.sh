@@ -465,10 +465,12 @@ want_cm()
 
 # --- cross-process memory access and library loads (tests/host/rg-host-driver) ---------------
 
-# run_driver SCENARIO: its key=value facts in $OUT/driver-SCENARIO.txt.
+# run_driver SCENARIO [NAME]: its key=value facts in $OUT/driver-NAME.txt (NAME: SCENARIO), for
+# `fact NAME KEY`.
 run_driver()
 {
-	"$RG_BUILD/tests/host/rg-host-driver" "$1" >"$OUT/driver-$1.txt" || fail "rg-host-driver $1 failed"
+	"$RG_BUILD/tests/host/rg-host-driver" "$1" >"$OUT/driver-${2:-$1}.txt" ||
+		fail "rg-host-driver $1 failed"
 }
 
 fact()

@@ -33,8 +33,8 @@ _switched_verbs()
 		"agent.ok": 1, "agent.text": "~^verbs: fentry"}' --count 1
 }
 wait_for -t 120 -m "the daemon to move verbs to fentry" _switched_verbs
-"$RG_BUILD/tests/host/rg-host-driver" verbs >"$OUT/driver-verbs2.txt" || fail "rg-host-driver verbs failed"
-"$RG_BUILD/tests/host/rg-host-driver" cm >"$OUT/driver-cm2.txt" || fail "rg-host-driver cm failed"
+run_driver verbs verbs2
+run_driver cm cm2
 
 modprobe rdma_ucm
 _switched()
