@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Opens of RDMA nodes and of /proc/PID/mem (at the return of the open, when the fd is known and
- * the kernel has resolved the path: symlinks, relative paths and /dev/char aliases do not hide the
- * node), mmap of a uverbs fd, and executable mappings of RDMA libraries (ld.so maps a library's
- * text with PROT_EXEC, whether it came from DT_NEEDED, dlopen or LD_PRELOAD).
+ * New fds on RDMA nodes and on /proc/PID/mem, once the kernel has resolved the path (symlinks,
+ * relative paths and /dev/char aliases do not hide the node); mmap of a uverbs fd; executable
+ * mappings of RDMA libraries (ld.so maps a library's text with PROT_EXEC, whether it came from
+ * DT_NEEDED, dlopen or LD_PRELOAD).
+ *
+ * With fentry or kprobes the fd is seen where the kernel installs it in the table, fd_install():
+ * every open(2)/openat(2)/openat2(2), and also io_uring's IORING_OP_OPENAT, open_by_handle_at(2),
+ * dup(2)/fcntl(F_DUPFD) and an fd received by SCM_RIGHTS or pidfd_getfd(2), which never pass the
+ * open syscalls. The tracepoint fallback sees the return of the three open syscalls only.
  */
 #include "cmd.bpf.h"
 #define RG_ENF_DEFINE_FUNCS
@@ -26,23 +31,20 @@ static __always_inline struct task_struct *proc_inode_task(struct inode *inode)
 	return (void *)first - bpf_core_field_offset(struct task_struct, pid_links);
 }
 
-static __always_inline void on_open_ret(long ret, __u16 hook)
+/* fd, an fd of this process, is (or is about to be) FILE. */
+static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook)
 {
 	struct rg_rec_open *r;
 	struct inode *inode;
-	struct file *file;
 	__u32 node = 0, rdev = 0, what;
 
-	if (ret < 0 || is_self())
-		return;
-	file = current_fd_file((int)ret);
-	if (!file)
+	if (fd < 0 || !file)
 		return;
 	what = classify_file(file, &node, &rdev);
 	if (!what)
 		return;
 	if (what == RG_OPEN_RDMA)
-		remember_fd(current_tgid(), (int)ret, file, node, rdev);
+		remember_fd(current_tgid(), fd, file, node, rdev);
 	/* enforcement kills the process and reports the open itself */
 	if (what == RG_OPEN_RDMA && (enf_check_open(node, rdev) & ENF_KILL))
 		return;
@@ -51,7 +53,7 @@ static __always_inline void on_open_ret(long ret, __u16 hook)
 		return;
 	fill_hdr(&r->h, RG_REC_OPEN, hook);
 	inode = BPF_CORE_READ(file, f_inode);
-	r->fd = (int)ret;
+	r->fd = fd;
 	r->ret = 0;
 	r->what = what;
 	r->rdev = rdev;
@@ -76,38 +78,50 @@ static __always_inline void on_open_ret(long ret, __u16 hook)
 	bpf_ringbuf_submit(r, 0);
 }
 
+/* At the return of an open syscall the fd is in the table. */
+static __always_inline void on_open_ret(long ret)
+{
+	if (ret < 0 || is_self())
+		return;
+	on_new_fd((int)ret, current_fd_file((int)ret), RG_HOOK_TRACEPOINT);
+}
+
 SEC("tracepoint/syscalls/sys_exit_openat")
 int tp_exit_openat(struct trace_event_raw_sys_exit *ctx)
 {
-	on_open_ret(ctx->ret, RG_HOOK_TRACEPOINT);
+	on_open_ret(ctx->ret);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_open")
 int tp_exit_open(struct trace_event_raw_sys_exit *ctx)
 {
-	on_open_ret(ctx->ret, RG_HOOK_TRACEPOINT);
+	on_open_ret(ctx->ret);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_openat2")
 int tp_exit_openat2(struct trace_event_raw_sys_exit *ctx)
 {
-	on_open_ret(ctx->ret, RG_HOOK_TRACEPOINT);
+	on_open_ret(ctx->ret);
 	return 0;
 }
 
-SEC("fexit/do_sys_openat2")
-int BPF_PROG(fx_do_sys_openat2, int dfd, const char *filename, void *how, long ret)
+/* fd_install(fd, file): the file is open and holds its reference; fd is reserved in the table and
+ * becomes visible when this returns. One entry hook, no return probe. */
+SEC("fentry/fd_install")
+int BPF_PROG(fe_fd_install, unsigned int fd, struct file *file)
 {
-	on_open_ret(ret, RG_HOOK_FENTRY);
+	if (!is_self())
+		on_new_fd((int)fd, file, RG_HOOK_FENTRY);
 	return 0;
 }
 
-SEC("kretprobe/do_sys_openat2")
-int BPF_KRETPROBE(krp_do_sys_openat2, long ret)
+SEC("kprobe/fd_install")
+int BPF_KPROBE(kp_fd_install, unsigned int fd, struct file *file)
 {
-	on_open_ret(ret, RG_HOOK_KPROBE);
+	if (!is_self())
+		on_new_fd((int)fd, file, RG_HOOK_KPROBE);
 	return 0;
 }
 

@@ -7,9 +7,13 @@
  *
  * Hook points and their flavours, best first (`--sensor auto`):
  *   process   exec/fork/exit             sched tracepoints (every flavour)
- *   open      device and /proc/PID/mem   fexit | kretprobe on do_sys_openat2 | sys_exit_open*
- *   verbs     uverbs ioctl/write/mmap    fexit | kprobe on ib_uverbs_* | sys_enter/exit_ioctl+write
- *   rdma_cm   rdma_cm write              fexit | kprobe on ucma_write | sys_enter/exit_write
+ *   open      new fds on RDMA nodes and  fentry | kprobe on fd_install (opens, io_uring opens,
+ *             /proc/PID/mem              dup, SCM_RIGHTS) | sys_exit_open* (open syscalls only)
+ *   verbs     uverbs ioctl/write/mmap    fexit | kprobe on ib_uverbs_*; while ib_uverbs is absent
+ *                                        fentry/fexit on the ioctl/write syscalls |
+ *                                        sys_enter/exit_ioctl+write
+ *   rdma_cm   rdma_cm write              fexit | kprobe on ucma_write; while rdma_ucm is absent
+ *                                        fentry/fexit on the write syscall | sys_enter/exit_write
  *   mmap      library loads (+uverbs)    lsm mmap_file | fentry | kprobe on security_mmap_file |
  *                                        sys_enter_mmap
  *   memory    process_vm_*, ptrace       lsm ptrace_access_check | fexit | kprobe on
@@ -18,6 +22,7 @@
  *   modules   RDMA module loads          module_load tracepoint, else uevents
  *   devices   RDMA device add/remove     uevents (NETLINK_KOBJECT_UEVENT)
  *   roce      RoCE v2/iWARP per peer     TC clsact on netdevs that carry an RDMA device
+ *   self      bpf() on the agent         fexit | kretprobe on the bpf syscall | sys_enter/exit_bpf
  *
  * Threading: a struct rg_sensors is used by one thread. Memory is bounded: the ring buffer
  * (sensors_config.ringbuf_bytes), fixed-size tables (RDMA fds 16384, rdma_cm ids 1024, flows

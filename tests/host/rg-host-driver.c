@@ -9,7 +9,8 @@
  * creates them as regular files there (stand-ins: write() works, ioctl() fails with ENOTTY, the
  * sensors see the same path, fd and bytes as with the real device).
  *
- * Scenarios: verbs, cm, proc, exit CODE, mem, lib, hold, heldfd NODE (a real node, for the VM lab).
+ * Scenarios: verbs, cm, proc, exit CODE, mem, lib, hold, heldfd NODE and newfd NODE (a real node,
+ * for the VM lab).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -27,7 +28,9 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,6 +40,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include <linux/io_uring.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
@@ -582,11 +586,170 @@ static int scenario_heldfd(const char *path)
 	return 0;
 }
 
+/* openat(AT_FDCWD, PATH, FLAGS) as an io_uring request (IORING_OP_OPENAT, no open syscall): the
+ * new fd, or -errno. Raw system calls, one entry, so that the test needs no liburing. */
+static int uring_openat(const char *path, int flags)
+{
+	struct io_uring_params p = {0};
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+	size_t sq_len, cq_len, sqe_len;
+	unsigned *tail, *array, head;
+	void *sq, *cq;
+	int ring, res;
+
+	ring = (int)syscall(__NR_io_uring_setup, 1, &p);
+	if (ring < 0)
+		return -errno;
+	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	if (p.features & IORING_FEAT_SINGLE_MMAP)
+		sq_len = cq_len = sq_len > cq_len ? sq_len : cq_len;
+	sqe_len = p.sq_entries * sizeof(struct io_uring_sqe);
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		  IORING_OFF_SQ_RING);
+	if (sq == MAP_FAILED)
+		die("mmap sq ring");
+	cq = sq;
+	if (!(p.features & IORING_FEAT_SINGLE_MMAP)) {
+		cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+			  IORING_OFF_CQ_RING);
+		if (cq == MAP_FAILED)
+			die("mmap cq ring");
+	}
+	sqes = mmap(NULL, sqe_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		    IORING_OFF_SQES);
+	if (sqes == MAP_FAILED)
+		die("mmap sqes");
+	memset(&sqes[0], 0, sizeof(sqes[0]));
+	sqes[0].opcode = IORING_OP_OPENAT;
+	sqes[0].fd = AT_FDCWD;
+	sqes[0].addr = (uintptr_t)path;
+	sqes[0].open_flags = (__u32)flags;
+	tail = (unsigned *)((char *)sq + p.sq_off.tail);
+	array = (unsigned *)((char *)sq + p.sq_off.array);
+	array[*tail & *(unsigned *)((char *)sq + p.sq_off.ring_mask)] = 0;
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+		die("io_uring_enter");
+	head = __atomic_load_n((unsigned *)((char *)cq + p.cq_off.head), __ATOMIC_ACQUIRE);
+	if (head == __atomic_load_n((unsigned *)((char *)cq + p.cq_off.tail), __ATOMIC_ACQUIRE)) {
+		errno = EIO;
+		die("io_uring: no completion");
+	}
+	cqes = (struct io_uring_cqe *)((char *)cq + p.cq_off.cqes);
+	res = cqes[head & *(unsigned *)((char *)cq + p.cq_off.ring_mask)].res;
+	munmap(sqes, sqe_len);
+	if (cq != sq)
+		munmap(cq, cq_len);
+	munmap(sq, sq_len);
+	close(ring);
+	return res;
+}
+
+static void send_fd(int sock, int fd)
+{
+	char byte = 'x', ctl[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(sock, &msg, 0) != 1)
+		die("sendmsg");
+}
+
+static int recv_fd(int sock)
+{
+	char byte, ctl[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		die("recvmsg");
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int))) {
+		errno = EPROTO;
+		die("recvmsg: no fd");
+	}
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * New fds that no open syscall makes, on the node NODE (argv) and on a child's /proc/PID/mem: an
+ * io_uring open, a dup (fcntl F_DUPFD_CLOEXEC from 100), and the io_uring fd passed to a child
+ * by SCM_RIGHTS. For the VM lab (the fentry and kprobe flavours see them at fd_install()).
+ */
+static int scenario_newfd(const char *node)
+{
+	int sv[2], fd, dup, memfd, status;
+	pid_t victim, child;
+	char path[64];
+
+	say("pid=%d\n", getpid());
+	victim = fork();
+	if (victim < 0)
+		die("fork");
+	if (victim == 0) {
+		for (;;)
+			pause();
+	}
+	say("victim=%d\n", victim);
+	fd = uring_openat(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		errno = -fd;
+		die("io_uring openat of the node");
+	}
+	say("uring_fd=%d\n", fd);
+	dup = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+	if (dup < 0)
+		die("fcntl F_DUPFD_CLOEXEC");
+	say("dup_fd=%d\n", dup);
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+		die("socketpair");
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		close(sv[0]);
+		say("child=%d\nrecv_fd=%d\n", getpid(), recv_fd(sv[1]));
+		_exit(0);
+	}
+	close(sv[1]);
+	send_fd(sv[0], fd);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		errno = ECHILD;
+		die("the receiving child");
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mem", victim);
+	memfd = uring_openat(path, O_RDONLY | O_CLOEXEC);
+	if (memfd < 0) {
+		errno = -memfd;
+		die("io_uring openat of /proc/PID/mem");
+	}
+	say("uring_memfd=%d\n", memfd);
+	close(memfd);
+	close(dup);
+	close(fd);
+	close(sv[0]);
+	kill(victim, SIGKILL);
+	waitpid(victim, NULL, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr,
-			"usage: rg-host-driver verbs|cm|proc|exit CODE|mem|lib|hold|heldfd NODE\n");
+			"usage: rg-host-driver verbs|cm|proc|exit CODE|mem|lib|hold|heldfd NODE|newfd NODE\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "verbs") == 0)
@@ -605,6 +768,8 @@ int main(int argc, char **argv)
 		return scenario_hold();
 	if (strcmp(argv[1], "heldfd") == 0 && argc > 2)
 		return scenario_heldfd(argv[2]);
+	if (strcmp(argv[1], "newfd") == 0 && argc > 2)
+		return scenario_newfd(argv[2]);
 	fprintf(stderr, "rg-host-driver: unknown scenario %s\n", argv[1]);
 	return 2;
 }

@@ -136,7 +136,7 @@ _flavours()
 {
 	case $1 in
 	auto)
-		# fexit on the modules and do_sys_openat2; LSM hooks where the bpf LSM is active
+		# fexit on the modules, fentry on fd_install; LSM hooks where the bpf LSM is active
 		# (Debian's 6.1 lists it by default), else fentry
 		if grep -qw bpf /sys/kernel/security/lsm; then
 			echo fentry fentry lsm
@@ -524,6 +524,32 @@ want_lib()
 		\"rdma.via\": \"library\"}" --count 1
 }
 
+# run_newfd / want_newfd: fds that no open syscall makes (rg-host-driver newfd): an io_uring
+# open of the uverbs node, its dup, the same fd received by a child (SCM_RIGHTS), an io_uring open
+# of /proc/PID/mem. fentry and kprobe see them at fd_install(); the tracepoint fallback cannot.
+run_newfd()
+{
+	"$RG_BUILD/tests/host/rg-host-driver" newfd "$(uverbs_of rxe0)" >"$OUT/driver-newfd.txt" ||
+		fail "rg-host-driver newfd failed"
+}
+
+want_newfd()
+{
+	local pid child fd
+	pid=$(fact newfd pid)
+	child=$(fact newfd child)
+	for fd in "$(fact newfd uring_fd)" "$(fact newfd dup_fd)"; do
+		want "{\"event.action\": \"device_open\", \"process.pid\": $pid, \"rdma.fd\": $fd,
+			\"file.path\": \"$(uverbs_of rxe0)\", \"rdma.node\": \"uverbs\",
+			\"rdma.device\": \"rxe0\"}" --count 1
+	done
+	want "{\"event.action\": \"device_open\", \"process.pid\": $child,
+		\"rdma.fd\": $(fact newfd recv_fd), \"rdma.node\": \"uverbs\", \"rdma.device\": \"rxe0\"}" --count 1
+	want "{\"event.action\": \"device_open\", \"process.pid\": {\"|\": [$pid, $child]}}" --count 3
+	want "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"proc_mem_open\", \"target.process.pid\": $(fact newfd victim)}" --count 1
+}
+
 # --- the common set: ibv_rc_pingpong, rping, memory access, library loads ----------------------
 
 # run_common: what sensors_scenario and agent-tools.sh both run; pids with bg_pid.
@@ -572,11 +598,13 @@ want_common()
 
 # sensors_scenario MODE: one daemon on --sensor MODE records the common set; it must have
 # attached MODE's flavour on every hook point that has one, and the events must be the same
-# whatever the flavour (agent-tools.sh does auto and tracepoint, and every tool).
+# whatever the flavour (agent-tools.sh does auto and tracepoint, and every tool). Beyond the
+# tracepoint fallback, the new fds of run_newfd too.
 sensors_scenario()
 {
 	start_daemon "$1"
 	run_common
+	[ "$1" = tracepoint ] || run_newfd
 	stop_daemon
 	want_hooks "$1"
 	check_events "$ALERTS"
@@ -584,5 +612,6 @@ sensors_scenario()
 	need_common
 	fetch_needs
 	want_common
+	[ "$1" = tracepoint ] || want_newfd
 	check_events
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The sensors forced onto kprobes (`--sensor kprobe`): kprobes/kretprobes on ib_uverbs,
-# rdma_ucm, do_sys_openat2, security_mmap_file and security_ptrace_access_check.
+# rdma_ucm, fd_install, security_mmap_file and security_ptrace_access_check.
 # Records ibv_rc_pingpong, rping, rg-host-driver's memory access and library loads; see
 # tests/vm/sensors.sh for what is asserted.
 # lab-timeout: 900
