@@ -94,7 +94,8 @@ struct {
 #define PK_MEM	 3
 #define PK_OPEN	 4
 #define PK_BPF	 5
-#define PK__MAX	 6
+#define PK_WRITEV 6
+#define PK__MAX	 7
 
 struct pending {
 	__u32 kind;

@@ -8,8 +8,8 @@
  * fentry or kprobes): fentry/fexit on the syscalls' entry functions (RG_SYSCALL_FN) where fentry
  * works, else the syscall tracepoints, which put every syscall of every task on the kernel's slow
  * path. Both run the same filters. Cost for unrelated syscalls: ioctl entry compares the command
- * number, its exit reads one array slot; write() entry makes one hash lookup ((tgid, fd) in
- * rdma_fds), its exit reads one array slot.
+ * number, its exit reads one array slot; write(), writev() and pwritev2() entry makes one hash
+ * lookup ((tgid, fd) in rdma_fds), their exits read one array slot.
  */
 #include "cmd.bpf.h"
 #include "enforce.bpf.h"
@@ -96,6 +96,107 @@ static __always_inline void sys_write_exit(long ret, __u16 hook)
 	emit_write(p.fd, p.node, p.a0, p.a1, ret, p.rdev, hook, 1, 0);
 }
 
+/*
+ * writev(2), and pwritev2(2) at offset -1 (the only offset a stream fd takes): ib_uverbs and
+ * rdma_ucm have no write_iter, so the kernel calls their write() once per iovec
+ * (do_loop_readv_writev) and stops at the first one that fails or is short. Each iovec is one
+ * command. The return value is the bytes of the commands that succeeded, or the first one's error:
+ * a command after which the kernel stopped with bytes written is reported without its result
+ * (RG_RECF_NORET). The first RG_WRITEV_MAX + 1 iovecs are reported; the last of them is flagged
+ * RG_RECF_TRUNC when more followed.
+ */
+#define RG_WRITEV_MAX 8
+
+struct writev_cmd {
+	__u64 buf;
+	__u64 len;
+	__s64 ret;
+	__s32 fd;
+	__u32 node;
+	__u32 rdev;
+	__u16 hook;
+	__u16 flags;
+};
+
+/* One iovec's command; not inlined: the exit calls it for each iovec. */
+static __noinline int writev_cmd(struct writev_cmd *c)
+{
+	__u32 cmd, calls = 1;
+
+	if (!c)
+		return 0;
+	if (c->node == RG_NODE_UVERBS_FD && is_post(c->buf, c->len, &cmd)) {
+		calls = post_aggregate(c->fd, cmd);
+		if (!calls)
+			return 0;
+	}
+	emit_write(c->fd, c->node, c->buf, c->len, c->ret, c->rdev, c->hook, calls, c->flags);
+	return 0;
+}
+
+static __always_inline void sys_writev_enter(int fd, __u64 iov, __u64 cnt)
+{
+	struct pending p = {};
+	__u32 node, rdev, nodes = rg_sys_write_nodes;
+
+	if (!nodes || is_self() || !lookup_rdma_fd(fd, &node, &rdev))
+		return;
+	if (node != RG_NODE_UVERBS_FD && node != RG_NODE_RDMA_CM_FD)
+		return;
+	if (!(nodes & (1u << node)))
+		return;
+	p.kind = PK_WRITEV;
+	p.fd = fd;
+	p.a0 = iov;
+	p.a1 = cnt;
+	p.node = node;
+	p.rdev = rdev;
+	pending_put(PK_WRITEV, &p);
+}
+
+static __always_inline void sys_writev_exit(long ret, __u16 hook)
+{
+	struct writev_cmd c = {};
+	struct pending p;
+	struct iovec v;
+	__u64 done = 0;
+
+	if (!pending_take(PK_WRITEV, &p))
+		return;
+	c.fd = p.fd;
+	c.node = p.node;
+	c.rdev = p.rdev;
+	c.hook = hook;
+	for (__u32 i = 0; i <= RG_WRITEV_MAX; i++) {
+		if (i >= p.a1)
+			break;
+		if (bpf_probe_read_user(&v, sizeof(v), (void *)(p.a0 + i * sizeof(v)))) {
+			count(RG_CNT_USER_FAULT);
+			break;
+		}
+		c.buf = (__u64)v.iov_base;
+		c.len = v.iov_len;
+		c.flags = 0;
+		if (ret < 0) {
+			c.ret = ret;
+		} else if (done + c.len <= (__u64)ret) {
+			c.ret = (__s64)c.len;
+		} else if (done < (__u64)ret) {
+			c.ret = ret - (__s64)done;
+		} else {
+			c.ret = 0;
+			c.flags = RG_RECF_NORET;
+		}
+		if (i == RG_WRITEV_MAX && p.a1 > RG_WRITEV_MAX + 1)
+			c.flags |= RG_RECF_TRUNC;
+		if (c.len)
+			writev_cmd(&c);
+		if (ret < 0 || c.ret != (__s64)c.len || (c.flags & RG_RECF_NORET))
+			break;
+		done += c.len;
+	}
+}
+
 SEC("fentry/" RG_SYSCALL_FN("ioctl"))
 int BPF_PROG(fe_sys_ioctl, const struct pt_regs *regs)
 {
@@ -123,6 +224,37 @@ SEC("fexit/" RG_SYSCALL_FN("write"))
 int BPF_PROG(fx_sys_write, const struct pt_regs *regs, long ret)
 {
 	sys_write_exit(ret, RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("fentry/" RG_SYSCALL_FN("writev"))
+int BPF_PROG(fe_sys_writev, const struct pt_regs *regs)
+{
+	sys_writev_enter((int)PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM2_CORE_SYSCALL(regs),
+			 PT_REGS_PARM3_CORE_SYSCALL(regs));
+	return 0;
+}
+
+SEC("fexit/" RG_SYSCALL_FN("writev"))
+int BPF_PROG(fx_sys_writev, const struct pt_regs *regs, long ret)
+{
+	sys_writev_exit(ret, RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("fentry/" RG_SYSCALL_FN("pwritev2"))
+int BPF_PROG(fe_sys_pwritev2, const struct pt_regs *regs)
+{
+	if (PT_REGS_PARM4_CORE_SYSCALL(regs) == (__u64)-1)
+		sys_writev_enter((int)PT_REGS_PARM1_CORE_SYSCALL(regs),
+				 PT_REGS_PARM2_CORE_SYSCALL(regs), PT_REGS_PARM3_CORE_SYSCALL(regs));
+	return 0;
+}
+
+SEC("fexit/" RG_SYSCALL_FN("pwritev2"))
+int BPF_PROG(fx_sys_pwritev2, const struct pt_regs *regs, long ret)
+{
+	sys_writev_exit(ret, RG_HOOK_FENTRY);
 	return 0;
 }
 
@@ -157,6 +289,41 @@ int tp_exit_write(struct trace_event_raw_sys_exit *ctx)
 
 	barrier_var(ret);
 	sys_write_exit(ret, RG_HOOK_TRACEPOINT);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_writev")
+int tp_enter_writev(struct trace_event_raw_sys_enter *ctx)
+{
+	sys_writev_enter((int)ctx->args[0], ctx->args[1], ctx->args[2]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_writev")
+int tp_exit_writev(struct trace_event_raw_sys_exit *ctx)
+{
+	long ret = ctx->ret;
+
+	barrier_var(ret);
+	sys_writev_exit(ret, RG_HOOK_TRACEPOINT);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_pwritev2")
+int tp_enter_pwritev2(struct trace_event_raw_sys_enter *ctx)
+{
+	if (ctx->args[3] == (__u64)-1)
+		sys_writev_enter((int)ctx->args[0], ctx->args[1], ctx->args[2]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_pwritev2")
+int tp_exit_pwritev2(struct trace_event_raw_sys_exit *ctx)
+{
+	long ret = ctx->ret;
+
+	barrier_var(ret);
+	sys_writev_exit(ret, RG_HOOK_TRACEPOINT);
 	return 0;
 }
 

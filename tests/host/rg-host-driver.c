@@ -9,8 +9,8 @@
  * creates them as regular files there (stand-ins: write() works, ioctl() fails with ENOTTY, the
  * sensors see the same path, fd and bytes as with the real device).
  *
- * Scenarios: verbs, cm, proc, exit CODE, mem, lib, hold, heldfd NODE and newfd NODE (a real node,
- * for the VM lab).
+ * Scenarios: verbs, cm, writev, proc, exit CODE, mem, lib, hold, heldfd NODE and newfd NODE (a
+ * real node, for the VM lab).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -350,6 +350,103 @@ static int scenario_cm(void)
 	c.listen.id = 3;
 	c.listen.backlog = 8;
 	wr(fd, &c, sizeof(c.hdr) + sizeof(c.listen), "listen");
+	close(fd);
+	return 0;
+}
+
+/*
+ * Commands by writev(2) and pwritev2(2), which the kernel hands to ib_uverbs' and rdma_ucm's
+ * write() one iovec at a time: on the stand-ins, REG_MR + an empty iovec + DEALLOC_PD in one
+ * writev, MODIFY_QP by pwritev2 at offset -1, DESTROY_QP by pwritev2 at offset 0 (which a stream
+ * fd refuses with ESPIPE: not a command), 10 DEALLOC_PDs in one writev (handles 10 to 19), and
+ * rdma_cm's CREATE_ID + LISTEN in one writev.
+ */
+static int scenario_writev(void)
+{
+	static struct ib_uverbs_reg_mr_resp mr_resp = {.mr_handle = 0x55, .lkey = 1, .rkey = 2};
+	static struct rdma_ucm_create_id_resp resp = {.id = 4};
+	struct cmd_reg_mr reg = {0};
+	struct cmd_modify_qp mq = {0};
+	struct cmd_u32 dealloc[10], destroy_qp = {0};
+	struct iovec iov[10];
+	struct {
+		struct rdma_ucm_cmd_hdr hdr;
+		struct rdma_ucm_create_id create;
+	} create = {0};
+	struct {
+		struct rdma_ucm_cmd_hdr hdr;
+		struct rdma_ucm_listen listen;
+	} listen = {0};
+	const size_t dealloc_len = sizeof(struct ib_uverbs_cmd_hdr) + 4;
+	ssize_t n;
+	int fd, cm;
+
+	standin_dev();
+	fd = open("/dev/infiniband/uverbs0", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	cm = open("/dev/infiniband/rdma_cm", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0 || cm < 0)
+		die("open the stand-ins");
+	say("pid=%d\nfd=%d\ncm_fd=%d\n", getpid(), fd, cm);
+
+	memset(dealloc, 0, sizeof(dealloc));
+	for (int i = 0; i < 10; i++) {
+		dealloc[i].hdr.command = IB_USER_VERBS_CMD_DEALLOC_PD;
+		dealloc[i].hdr.in_words = dealloc_len / 4;
+		memcpy(&dealloc[i].response, &(uint32_t){10 + i}, 4); /* { pd_handle } */
+		iov[i] = (struct iovec){.iov_base = &dealloc[i], .iov_len = dealloc_len};
+	}
+
+	/* 1: REG_MR (with its response), an empty iovec, DEALLOC_PD 10 */
+	reg.hdr.command = IB_USER_VERBS_CMD_REG_MR;
+	reg.hdr.in_words = sizeof(reg) / 4;
+	reg.hdr.out_words = sizeof(mr_resp) / 4;
+	reg.body.response = (uintptr_t)&mr_resp;
+	reg.body.start = 0x7f0000001000ull;
+	reg.body.length = 0x30000;
+	reg.body.hca_va = 0x7f0000001000ull;
+	reg.body.pd_handle = 1;
+	reg.body.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_READ;
+	n = writev(fd,
+		   (struct iovec[]){{&reg, sizeof(reg)}, {&reg, 0}, {&dealloc[0], dealloc_len}}, 3);
+	if (n != (ssize_t)(sizeof(reg) + dealloc_len))
+		die("writev reg_mr + dealloc_pd");
+
+	/* 2: MODIFY_QP to RTR by pwritev2 at offset -1 (the file position: what a stream takes) */
+	mq.hdr.command = IB_USER_VERBS_CMD_MODIFY_QP;
+	mq.hdr.in_words = sizeof(mq) / 4;
+	mq.body.qp_handle = 9;
+	mq.body.attr_mask = 1; /* IB_QP_STATE */
+	mq.body.qp_state = 2;  /* RTR */
+	if (pwritev2(fd, (struct iovec[]){{&mq, sizeof(mq)}}, 1, -1, 0) != (ssize_t)sizeof(mq))
+		die("pwritev2 modify_qp");
+
+	/* 3: DESTROY_QP by pwritev2 at offset 0: a uverbs fd refuses it (ESPIPE) before the driver */
+	destroy_qp.hdr.command = IB_USER_VERBS_CMD_DESTROY_QP;
+	destroy_qp.hdr.in_words = sizeof(destroy_qp) / 4;
+	destroy_qp.handle = 9;
+	if (pwritev2(fd, (struct iovec[]){{&destroy_qp, sizeof(destroy_qp)}}, 1, 0, 0) < 0)
+		die("pwritev2 at offset 0");
+
+	/* 4: ten DEALLOC_PDs (10 to 19) in one writev */
+	n = writev(fd, iov, 10);
+	if (n != (ssize_t)(10 * dealloc_len))
+		die("writev 10 dealloc_pd");
+
+	/* 5: rdma_cm CREATE_ID + LISTEN */
+	create.hdr.cmd = RDMA_USER_CM_CMD_CREATE_ID;
+	create.hdr.in = sizeof(create.create);
+	create.hdr.out = sizeof(resp);
+	create.create.response = (uintptr_t)&resp;
+	create.create.ps = RDMA_PS_TCP;
+	create.create.qp_type = 2;
+	listen.hdr.cmd = RDMA_USER_CM_CMD_LISTEN;
+	listen.hdr.in = sizeof(listen.listen);
+	listen.listen.id = 4;
+	listen.listen.backlog = 5;
+	n = writev(cm, (struct iovec[]){{&create, sizeof(create)}, {&listen, sizeof(listen)}}, 2);
+	if (n != (ssize_t)(sizeof(create) + sizeof(listen)))
+		die("writev create_id + listen");
+	close(cm);
 	close(fd);
 	return 0;
 }
@@ -749,13 +846,16 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr,
-			"usage: rg-host-driver verbs|cm|proc|exit CODE|mem|lib|hold|heldfd NODE|newfd NODE\n");
+			"usage: rg-host-driver verbs|cm|writev|proc|exit CODE|mem|lib|hold|heldfd NODE|newfd "
+			"NODE\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "verbs") == 0)
 		return scenario_verbs();
 	if (strcmp(argv[1], "cm") == 0)
 		return scenario_cm();
+	if (strcmp(argv[1], "writev") == 0)
+		return scenario_writev();
 	if (strcmp(argv[1], "proc") == 0)
 		return scenario_proc(argv[0][0] == '/' ? argv[0] : "/proc/self/exe");
 	if (strcmp(argv[1], "exit") == 0 && argc > 2)

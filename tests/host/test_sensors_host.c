@@ -489,6 +489,69 @@ START_TEST(test_rdma_cm)
 }
 END_TEST
 
+/* writev()/pwritev2(): each iovec is a command (rg-host-driver writev) */
+START_TEST(test_writev)
+{
+	struct rg_sensors *s = open_sensors(SENSORS_TRACEPOINT, 0, false);
+	struct driver d;
+	const struct rg_event *e;
+	unsigned op;
+	uint32_t pid;
+	int fd, cm, status;
+
+	driver_start(&d, "writev", NULL);
+	status = driver_finish(&d);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "driver failed: %s", d.text);
+	pid = (uint32_t)kv(&d, "pid");
+	fd = (int)kv(&d, "fd");
+	cm = (int)kv(&d, "cm_fd");
+	drain(s, pid);
+
+	/* REG_MR, then (after an empty iovec) DEALLOC_PD 10, from one writev */
+	e = verbs(pid, RG_OP_REG_MR, RG_VIA_WRITE, 0);
+	ck_assert_uint_eq(e->flags, 0);
+	ck_assert_int_eq(e->u.verbs.fd, fd);
+	ck_assert_uint_eq(e->u.verbs.mr_length, 0x30000);
+	ck_assert_uint_eq(e->u.verbs.mr_access, RG_ACCESS_LOCAL_WRITE | RG_ACCESS_REMOTE_READ);
+	ck_assert_uint_eq(e->u.verbs.handle, 0x55); /* the response, as for write() */
+	ck_assert_uint_eq(count_matching(RG_EV_VERBS, pid, is_op_via,
+					 &(struct op_via){RG_OP_REG_MR, RG_VIA_WRITE}),
+			  1);
+	/* MODIFY_QP by pwritev2 at offset -1; not DESTROY_QP at offset 0 */
+	e = verbs(pid, RG_OP_MODIFY_QP, RG_VIA_WRITE, 0);
+	ck_assert_uint_eq(e->flags, 0);
+	ck_assert_uint_eq(e->u.verbs.handle, 9);
+	ck_assert_uint_eq(e->u.verbs.qp_state, 2);
+	ck_assert_uint_eq(count_matching(RG_EV_VERBS, pid, is_op_via,
+					 &(struct op_via){RG_OP_DESTROY_QP, RG_VIA_WRITE}),
+			  0);
+	/* DEALLOC_PD 10 (first writev), then 10 to 18 of the ten (19 not decoded: 18 says so) */
+	for (unsigned i = 0; i < 10; i++) {
+		e = verbs(pid, RG_OP_DEALLOC_PD, RG_VIA_WRITE, i);
+		ck_assert_int_eq(e->u.verbs.fd, fd);
+		ck_assert_uint_eq(e->u.verbs.handle, i ? 10 + i - 1 : 10);
+		ck_assert_uint_eq(e->flags, i == 9 ? RG_EVF_TRUNC : 0);
+	}
+	ck_assert_uint_eq(count_matching(RG_EV_VERBS, pid, is_op_via,
+					 &(struct op_via){RG_OP_DEALLOC_PD, RG_VIA_WRITE}),
+			  10);
+	ck_assert_uint_eq(count_matching(RG_EV_VERBS, pid, NULL, NULL), 12);
+
+	/* rdma_cm CREATE_ID (with its response) + LISTEN from one writev */
+	op = RG_CM_CREATE_ID;
+	e = find(RG_EV_RDMA_CM, pid, is_cm_op, &op, 0);
+	ck_assert_uint_eq(e->flags, 0);
+	ck_assert_int_eq(e->u.cm.fd, cm);
+	ck_assert_uint_eq(e->u.cm.id, 4);
+	op = RG_CM_LISTEN;
+	e = find(RG_EV_RDMA_CM, pid, is_cm_op, &op, 0);
+	ck_assert_uint_eq(e->u.cm.id, 4);
+	ck_assert_uint_eq(e->u.cm.backlog, 5);
+	ck_assert_uint_eq(count_matching(RG_EV_RDMA_CM, pid, NULL, NULL), 2);
+	sensors_close(s);
+}
+END_TEST
+
 START_TEST(test_process)
 {
 	struct rg_sensors *s = open_sensors(SENSORS_TRACEPOINT, 0, false);
@@ -712,9 +775,11 @@ START_TEST(test_describe)
 		ck_assert_str_eq(json_object_get_string(v), "tracepoint");
 	}
 	v = json_get_path(o, "hooks.verbs.programs");
-	ck_assert_int_eq(json_object_array_length(v), 4);
+	ck_assert_int_eq(json_object_array_length(v), 8); /* ioctl, write, writev, pwritev2 */
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(v, 0)),
 			 "tracepoint/syscalls/sys_enter_ioctl");
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(v, 7)),
+			 "tracepoint/syscalls/sys_exit_pwritev2");
 	json_object_put(o);
 	sensors_close(s);
 }
@@ -804,6 +869,7 @@ int main(void)
 	tcase_set_timeout(limits, 120);
 	tcase_add_test(core, test_verbs);
 	tcase_add_test(core, test_rdma_cm);
+	tcase_add_test(core, test_writev);
 	tcase_add_test(core, test_process);
 	tcase_add_test(core, test_memory);
 	tcase_add_test(core, test_libraries);
