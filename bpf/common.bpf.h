@@ -15,6 +15,10 @@
 
 #include "events.h"
 
+/* writev()/pwritev2() on a uverbs or rdma_cm fd: the kernel hands the driver one command per
+ * iovec. The first RG_WRITEV_MAX + 1 iovecs are read. */
+#define RG_WRITEV_MAX 8
+
 #define S_IFMT		     00170000
 #define S_IFREG		     0100000
 #define S_IFCHR		     0020000

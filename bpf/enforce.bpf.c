@@ -492,6 +492,36 @@ int enf_tp_enter_write(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
+/* writev(), pwritev2() at offset -1: each iovec is a command (enf_check_writev). */
+static __always_inline void enf_writev_enter(int fd, __u64 iov, __u64 cnt)
+{
+	__u32 node = 0, rdev = 0;
+	__u64 buf, len;
+	int act;
+
+	if (!kill_armed() || !fd_node(fd, &node, &rdev))
+		return;
+	act = enf_check_writev(node, rdev, iov, cnt, &buf, &len) & ENF_KILL;
+	if (act)
+		emit_write(fd, node, buf, len, 0, rdev, RG_HOOK_TRACEPOINT, 1,
+			   enf_apply(act) | RG_RECF_NORET);
+}
+
+SEC("tracepoint/syscalls/sys_enter_writev")
+int enf_tp_enter_writev(struct trace_event_raw_sys_enter *ctx)
+{
+	enf_writev_enter((int)ctx->args[0], ctx->args[1], ctx->args[2]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_pwritev2")
+int enf_tp_enter_pwritev2(struct trace_event_raw_sys_enter *ctx)
+{
+	if (ctx->args[3] == (__u64)-1)
+		enf_writev_enter((int)ctx->args[0], ctx->args[1], ctx->args[2]);
+	return 0;
+}
+
 SEC("tracepoint/syscalls/sys_enter_ioctl")
 int enf_tp_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 {

@@ -547,6 +547,32 @@ static __always_inline int enf_check_write(__u32 node, __u32 rdev, __u64 buf, __
 	return enf_verdict_write(node, rdev, buf, count);
 }
 
+/* writev()/pwritev2(): the verdict on the first iovec whose command kills (0 if none), with that
+ * iovec in *buf and *len; past the first RG_WRITEV_MAX + 1 iovecs, unread, a process must be
+ * allowed every command (*buf and *len 0). An iovec that cannot be read fails the whole call
+ * before any command. */
+static __always_inline int enf_check_writev(__u32 node, __u32 rdev, __u64 iov, __u64 cnt,
+					    __u64 *buf, __u64 *len)
+{
+	struct iovec v;
+	int act = 0;
+
+	*buf = *len = 0;
+	for (__u32 i = 0; i <= RG_WRITEV_MAX && i < cnt && !(act & ENF_KILL); i++) {
+		if (bpf_probe_read_user(&v, sizeof(v), (void *)(iov + i * sizeof(v))))
+			return 0;
+		*buf = (__u64)v.iov_base;
+		*len = v.iov_len;
+		if (*len)
+			act = enf_verdict_write(node, rdev, *buf, *len);
+	}
+	if (!(act & ENF_KILL) && cnt > RG_WRITEV_MAX + 1) {
+		*buf = *len = 0;
+		act = enf_verdict_write(node, rdev, 0, 0);
+	}
+	return (act & ENF_KILL) ? act : 0;
+}
+
 /* mmap of a uverbs fd: only the LSM programs act on it. */
 static __always_inline bool enf_takes_mmap(__u32 rdev)
 {

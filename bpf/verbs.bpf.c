@@ -105,7 +105,6 @@ static __always_inline void sys_write_exit(long ret, __u16 hook)
  * (RG_RECF_NORET). The first RG_WRITEV_MAX + 1 iovecs are reported; the last of them is flagged
  * RG_RECF_TRUNC when more followed.
  */
-#define RG_WRITEV_MAX 8
 
 struct writev_cmd {
 	__u64 buf;
@@ -138,6 +137,8 @@ static __always_inline void sys_writev_enter(int fd, __u64 iov, __u64 cnt)
 {
 	struct pending p = {};
 	__u32 node, rdev, nodes = rg_sys_write_nodes;
+	__u64 buf, len;
+	int act;
 
 	if (!nodes || is_self() || !lookup_rdma_fd(fd, &node, &rdev))
 		return;
@@ -151,6 +152,10 @@ static __always_inline void sys_writev_enter(int fd, __u64 iov, __u64 cnt)
 	p.a1 = cnt;
 	p.node = node;
 	p.rdev = rdev;
+	/* A command that enforcement kills for is its to report (its syscall-entry program); the
+	 * BPF LSM cannot read writev()'s commands, so there the sensors report them. */
+	act = enf_check_writev(node, rdev, iov, cnt, &buf, &len);
+	p.op = (act & ENF_LSM) ? 0 : act;
 	pending_put(PK_WRITEV, &p);
 }
 
@@ -161,7 +166,7 @@ static __always_inline void sys_writev_exit(long ret, __u16 hook)
 	struct iovec v;
 	__u64 done = 0;
 
-	if (!pending_take(PK_WRITEV, &p))
+	if (!pending_take(PK_WRITEV, &p) || (p.op & ENF_KILL))
 		return;
 	c.fd = p.fd;
 	c.node = p.node;

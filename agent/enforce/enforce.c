@@ -88,6 +88,8 @@ static const struct prog_def {
     {"enf_tp_exit_open", P_KILL, "syscalls/sys_exit_open", RG_ENF_KILL_OPEN | KILL_GAME},
     {"enf_tp_exit_openat2", P_KILL, "syscalls/sys_exit_openat2", RG_ENF_KILL_OPEN | KILL_GAME},
     {"enf_tp_enter_write", P_KILL, "syscalls/sys_enter_write", KILL_CMD},
+    {"enf_tp_enter_writev", P_KILL, "syscalls/sys_enter_writev", KILL_CMD},
+    {"enf_tp_enter_pwritev2", P_KILL, "syscalls/sys_enter_pwritev2", KILL_CMD},
     {"enf_tp_enter_ioctl", P_KILL, "syscalls/sys_enter_ioctl", KILL_CMD},
     {"enf_tp_enter_mmap", P_KILL, "syscalls/sys_enter_mmap", KILL_GAME},
 };

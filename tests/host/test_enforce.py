@@ -228,8 +228,9 @@ def run(tmp, pin_dir):
           "the reload is accepted", d.alerts())
     links = status(pin_dir)[1].get("links", [])
     check("enf_tp_enter_write" in links and "enf_tp_enter_ioctl" in links
+          and "enf_tp_enter_writev" in links and "enf_tp_enter_pwritev2" in links
           and "enf_tp_exit_openat" not in links and "enf_tp_enter_mmap" not in links,
-          "with RDMA-005 armed, the write and ioctl programs instead", links)
+          "with RDMA-005 armed, the write, writev and ioctl programs instead", links)
     rc, facts = run_driver(DRIVER, "verbs")
     pid = int(facts.get("pid", 0))
     check(rc == -signal.SIGKILL and pid and "invoke_ret" not in facts,
@@ -241,6 +242,18 @@ def run(tmp, pin_dir):
           "RDMA-005 alerts with action killed and the MR's access", d.alerts())
     check(rule_alerts(d, "RDMA-004", "alert", pid), "its open is only alerted now (RDMA-004 alert)",
           d.alerts())
+    # the same MR inside a writev(), after an empty iovec and before a DEALLOC_PD
+    rc, facts = run_driver(DRIVER, "writev")
+    pid = int(facts.get("pid", 0))
+    check(rc == -signal.SIGKILL and pid,
+          f"the driver is SIGKILLed at the reg_mr of its first writev() (rc {rc})", facts)
+    mr = rule_alerts(d, "RDMA-005", "killed", pid)
+    check(len(mr) == 1 and mr[0]["rdma"]["op"] == "reg_mr"
+          and mr[0]["rdma"]["mr"]["access"] == ["local_write", "remote_read"]
+          and mr[0]["rdma"]["mr"]["length"] == 0x30000,
+          "RDMA-005 alerts with action killed and that iovec's MR",
+          [(a["rule"]["id"], a["action"], a.get("rdma")) for a in d.alerts()
+           if a.get("process", {}).get("pid") == pid])
 
     # 3. reload: kill on rdma_cm connect (RDMA-009)
     write_policy(pol, policy(allowed, {"RDMA-009": {"action": "kill"}}))
