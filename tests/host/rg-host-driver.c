@@ -107,6 +107,22 @@ struct ioctl_buf {
 	struct ib_uverbs_attr attrs[8];
 };
 
+/* A legacy REG_MR of LENGTH bytes at 0x7f0000001000 in PD 1, its response to *resp. */
+static void reg_mr_cmd(struct cmd_reg_mr *reg, struct ib_uverbs_reg_mr_resp *resp, __u64 length,
+		       __u32 access)
+{
+	memset(reg, 0, sizeof(*reg));
+	reg->hdr.command = IB_USER_VERBS_CMD_REG_MR;
+	reg->hdr.in_words = sizeof(*reg) / 4;
+	reg->hdr.out_words = sizeof(*resp) / 4;
+	reg->body.response = (uintptr_t)resp;
+	reg->body.start = 0x7f0000001000ull;
+	reg->body.length = length;
+	reg->body.hca_va = 0x7f0000001000ull;
+	reg->body.pd_handle = 1;
+	reg->body.access_flags = access;
+}
+
 static void set_gid_v4(uint8_t gid[16], const char *ip)
 {
 	memset(gid, 0, 16);
@@ -138,16 +154,9 @@ static int scenario_verbs(void)
 	say("pid=%d\nfd=%d\n", getpid(), fd);
 
 	/* 1: legacy write() REG_MR, with a response buffer the sensors copy after the call */
-	reg.hdr.command = IB_USER_VERBS_CMD_REG_MR;
-	reg.hdr.in_words = sizeof(reg) / 4;
-	reg.hdr.out_words = sizeof(mr_resp) / 4;
-	reg.body.response = (uintptr_t)&mr_resp;
-	reg.body.start = 0x7f0000001000ull;
-	reg.body.length = 0x10000;
-	reg.body.hca_va = 0x7f0000001000ull;
-	reg.body.pd_handle = 1;
-	reg.body.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_WRITE |
-				IB_UVERBS_ACCESS_REMOTE_READ;
+	reg_mr_cmd(&reg, &mr_resp, 0x10000,
+		   IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_WRITE |
+		       IB_UVERBS_ACCESS_REMOTE_READ);
 	wr(fd, &reg, sizeof(reg), "write reg_mr");
 
 	/* 2: MODIFY_QP to RTR with the peer's RoCE v2 GID */
@@ -397,15 +406,8 @@ static int scenario_writev(void)
 	}
 
 	/* 1: REG_MR (with its response), an empty iovec, DEALLOC_PD 10 */
-	reg.hdr.command = IB_USER_VERBS_CMD_REG_MR;
-	reg.hdr.in_words = sizeof(reg) / 4;
-	reg.hdr.out_words = sizeof(mr_resp) / 4;
-	reg.body.response = (uintptr_t)&mr_resp;
-	reg.body.start = 0x7f0000001000ull;
-	reg.body.length = 0x30000;
-	reg.body.hca_va = 0x7f0000001000ull;
-	reg.body.pd_handle = 1;
-	reg.body.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_READ;
+	reg_mr_cmd(&reg, &mr_resp, 0x30000,
+		   IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_READ);
 	n = writev(fd,
 		   (struct iovec[]){{&reg, sizeof(reg)}, {&reg, 0}, {&dealloc[0], dealloc_len}}, 3);
 	if (n != (ssize_t)(sizeof(reg) + dealloc_len))
