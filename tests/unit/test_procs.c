@@ -437,6 +437,29 @@ static void wait_exe(pid_t pid, const char *exe)
 	ck_abort_msg("%s did not exec %s", path, exe);
 }
 
+/* Waits until /proc/PID/cmdline holds at least min bytes. */
+static void wait_cmdline(pid_t pid, size_t min)
+{
+	char path[64], buf[4096];
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	for (int i = 0; i < 500; i++) {
+		size_t total = 0;
+		ssize_t n;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			while (total < min && (n = read(fd, buf, sizeof(buf))) > 0)
+				total += (size_t)n;
+			close(fd);
+			if (total >= min)
+				return;
+		}
+		usleep(10000);
+	}
+	ck_abort_msg("%s never held %zu bytes", path, min);
+}
+
 /*
  * The host's procfs (read relative to /proc/PID): a name with spaces and parentheses, an argv
  * longer than kept, thousands of fds (several getdents64 buffers, the scan cap), a kernel thread.
@@ -489,6 +512,8 @@ START_TEST(test_host_hostile)
 	}
 	free(big);
 	wait_exe(sleeper, realexe);
+	/* /proc/PID/exe changes before execve() sets the new argv's bounds */
+	wait_cmdline(sleeper, PROCS_MAX_CMDLINE);
 
 	ck_assert_int_eq(root_init(&root, "/"), 0);
 	ck_assert_int_eq(procs_read_one(&root, (uint32_t)named, PROCS_F_ALL, &p), 0);
