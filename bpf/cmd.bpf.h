@@ -230,19 +230,19 @@ static __always_inline bool is_post(__u64 buf, __u64 count_, __u32 *cmd)
 	       *cmd == RG_ABI_CMD_POST_SRQ_RECV;
 }
 
-/* A write() on a known uverbs/rdma_cm fd, at a hook that sees its return value. */
+/* A write() on a known uverbs/rdma_cm fd (or one iovec of a writev()), at a hook that sees its
+ * return value. */
 static __always_inline void handle_write(int fd, __u32 node, __u64 buf, __u64 count_, __s64 ret,
-					 __u32 rdev, __u16 hook)
+					 __u32 rdev, __u16 hook, __u16 flags)
 {
-	__u32 cmd, calls;
+	__u32 cmd, calls = 1;
 
 	if (node == RG_NODE_UVERBS_FD && is_post(buf, count_, &cmd)) {
 		calls = post_aggregate(fd, cmd);
-		if (calls)
-			emit_write(fd, node, buf, count_, ret, rdev, hook, calls, 0);
-		return;
+		if (!calls)
+			return;
 	}
-	emit_write(fd, node, buf, count_, ret, rdev, hook, 1, 0);
+	emit_write(fd, node, buf, count_, ret, rdev, hook, calls, flags);
 }
 
 #endif /* !RG_ENFORCE_OBJECT */

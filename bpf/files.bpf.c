@@ -38,7 +38,7 @@ static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook)
 	struct inode *inode;
 	__u32 node = 0, rdev = 0, what;
 
-	if (fd < 0 || !file)
+	if (fd < 0 || !file || is_self())
 		return;
 	what = classify_file(file, &node, &rdev);
 	if (!what)
@@ -81,9 +81,8 @@ static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook)
 /* At the return of an open syscall the fd is in the table. */
 static __always_inline void on_open_ret(long ret)
 {
-	if (ret < 0 || is_self())
-		return;
-	on_new_fd((int)ret, current_fd_file((int)ret), RG_HOOK_TRACEPOINT);
+	if (ret >= 0)
+		on_new_fd((int)ret, current_fd_file((int)ret), RG_HOOK_TRACEPOINT);
 }
 
 SEC("tracepoint/syscalls/sys_exit_openat")
@@ -112,16 +111,14 @@ int tp_exit_openat2(struct trace_event_raw_sys_exit *ctx)
 SEC("fentry/fd_install")
 int BPF_PROG(fe_fd_install, unsigned int fd, struct file *file)
 {
-	if (!is_self())
-		on_new_fd((int)fd, file, RG_HOOK_FENTRY);
+	on_new_fd((int)fd, file, RG_HOOK_FENTRY);
 	return 0;
 }
 
 SEC("kprobe/fd_install")
 int BPF_KPROBE(kp_fd_install, unsigned int fd, struct file *file)
 {
-	if (!is_self())
-		on_new_fd((int)fd, file, RG_HOOK_KPROBE);
+	on_new_fd((int)fd, file, RG_HOOK_KPROBE);
 	return 0;
 }
 

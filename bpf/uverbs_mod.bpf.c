@@ -46,7 +46,8 @@ static __always_inline int fx_write(struct file *filp, const char *buf, size_t c
 	rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
 	if (enf_reported(enf_check_write(node, rdev, (__u64)buf, count_), ret))
 		return 0;
-	handle_write(cur_fd(rg_nr_write, -1), node, (__u64)buf, count_, ret, rdev, RG_HOOK_FENTRY);
+	handle_write(cur_fd(rg_nr_write, -1), node, (__u64)buf, count_, ret, rdev, RG_HOOK_FENTRY,
+		     0);
 	return 0;
 }
 

@@ -55,16 +55,24 @@ static __always_inline void sys_ioctl_exit(long ret, __u16 hook)
 	emit_ioctl(p.fd, p.a0, ret, rdev, hook);
 }
 
+/* Is fd a uverbs or rdma_cm fd whose hook point is on the syscall-level write programs? */
+static __always_inline bool sys_write_fd(int fd, __u32 *node, __u32 *rdev)
+{
+	__u32 nodes = rg_sys_write_nodes;
+
+	if (!nodes || is_self() || !lookup_rdma_fd(fd, node, rdev))
+		return false;
+	if (*node != RG_NODE_UVERBS_FD && *node != RG_NODE_RDMA_CM_FD)
+		return false;
+	return nodes & (1u << *node);
+}
+
 static __always_inline void sys_write_enter(int fd, __u64 buf, __u64 cnt, __u16 hook)
 {
 	struct pending p = {};
-	__u32 node, rdev, cmd, calls, nodes = rg_sys_write_nodes;
+	__u32 node, rdev, cmd, calls;
 
-	if (!nodes || is_self() || !lookup_rdma_fd(fd, &node, &rdev))
-		return;
-	if (node != RG_NODE_UVERBS_FD && node != RG_NODE_RDMA_CM_FD)
-		return;
-	if (!(nodes & (1u << node)))
+	if (!sys_write_fd(fd, &node, &rdev))
 		return;
 	if (node == RG_NODE_UVERBS_FD && is_post(buf, cnt, &cmd)) {
 		/* The data path: summarised here, its return value is not waited for. */
@@ -120,31 +128,19 @@ struct writev_cmd {
 /* One iovec's command; not inlined: the exit calls it for each iovec. */
 static __noinline int writev_cmd(struct writev_cmd *c)
 {
-	__u32 cmd, calls = 1;
-
-	if (!c)
-		return 0;
-	if (c->node == RG_NODE_UVERBS_FD && is_post(c->buf, c->len, &cmd)) {
-		calls = post_aggregate(c->fd, cmd);
-		if (!calls)
-			return 0;
-	}
-	emit_write(c->fd, c->node, c->buf, c->len, c->ret, c->rdev, c->hook, calls, c->flags);
+	if (c)
+		handle_write(c->fd, c->node, c->buf, c->len, c->ret, c->rdev, c->hook, c->flags);
 	return 0;
 }
 
 static __always_inline void sys_writev_enter(int fd, __u64 iov, __u64 cnt)
 {
 	struct pending p = {};
-	__u32 node, rdev, nodes = rg_sys_write_nodes;
+	__u32 node, rdev;
 	__u64 buf, len;
 	int act;
 
-	if (!nodes || is_self() || !lookup_rdma_fd(fd, &node, &rdev))
-		return;
-	if (node != RG_NODE_UVERBS_FD && node != RG_NODE_RDMA_CM_FD)
-		return;
-	if (!(nodes & (1u << node)))
+	if (!sys_write_fd(fd, &node, &rdev))
 		return;
 	p.kind = PK_WRITEV;
 	p.fd = fd;
@@ -392,7 +388,7 @@ static __always_inline int kretprobe_write(long ret)
 	struct pending p;
 
 	if (pending_take(PK_WRITE, &p) && !enf_reported((int)p.op, ret))
-		handle_write(p.fd, p.node, p.a0, p.a1, ret, p.rdev, RG_HOOK_KPROBE);
+		handle_write(p.fd, p.node, p.a0, p.a1, ret, p.rdev, RG_HOOK_KPROBE, 0);
 	return 0;
 }
 

@@ -123,6 +123,18 @@ static void reg_mr_cmd(struct cmd_reg_mr *reg, struct ib_uverbs_reg_mr_resp *res
 	reg->body.access_flags = access;
 }
 
+/* rdma_cm CREATE_ID of an RC id in the TCP port space, its response to *resp. */
+static void create_id_cmd(struct rdma_ucm_cmd_hdr *hdr, struct rdma_ucm_create_id *body,
+			  struct rdma_ucm_create_id_resp *resp)
+{
+	hdr->cmd = RDMA_USER_CM_CMD_CREATE_ID;
+	hdr->in = sizeof(*body);
+	hdr->out = sizeof(*resp);
+	body->response = (uintptr_t)resp;
+	body->ps = RDMA_PS_TCP;
+	body->qp_type = 2;
+}
+
 static void set_gid_v4(uint8_t gid[16], const char *ip)
 {
 	memset(gid, 0, 16);
@@ -323,12 +335,7 @@ static int scenario_cm(void)
 	say("pid=%d\nfd=%d\n", getpid(), fd);
 
 	memset(&c, 0, sizeof(c));
-	c.hdr.cmd = RDMA_USER_CM_CMD_CREATE_ID;
-	c.hdr.in = sizeof(c.create);
-	c.hdr.out = sizeof(resp);
-	c.create.response = (uintptr_t)&resp;
-	c.create.ps = RDMA_PS_TCP;
-	c.create.qp_type = 2;
+	create_id_cmd(&c.hdr, &c.create, &resp);
 	wr(fd, &c, sizeof(c.hdr) + sizeof(c.create), "create_id");
 
 	memset(&c, 0, sizeof(c));
@@ -435,12 +442,7 @@ static int scenario_writev(void)
 		die("writev 10 dealloc_pd");
 
 	/* 5: rdma_cm CREATE_ID + LISTEN */
-	create.hdr.cmd = RDMA_USER_CM_CMD_CREATE_ID;
-	create.hdr.in = sizeof(create.create);
-	create.hdr.out = sizeof(resp);
-	create.create.response = (uintptr_t)&resp;
-	create.create.ps = RDMA_PS_TCP;
-	create.create.qp_type = 2;
+	create_id_cmd(&create.hdr, &create.create, &resp);
 	listen.hdr.cmd = RDMA_USER_CM_CMD_LISTEN;
 	listen.hdr.in = sizeof(listen.listen);
 	listen.listen.id = 4;
