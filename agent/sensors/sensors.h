@@ -10,10 +10,11 @@
  *   open      new fds on RDMA nodes and  fentry | kprobe on fd_install (opens, io_uring opens,
  *             /proc/PID/mem              dup, SCM_RIGHTS) | sys_exit_open* (open syscalls only)
  *   verbs     uverbs ioctl/write/mmap    fexit | kprobe on ib_uverbs_*; while ib_uverbs is absent
- *                                        fentry/fexit on the ioctl/write syscalls |
- *                                        sys_enter/exit_ioctl+write
+ *                                        fentry/fexit on the ioctl/write/writev/pwritev2
+ *                                        syscalls | their sys_enter/exit tracepoints
  *   rdma_cm   rdma_cm write              fexit | kprobe on ucma_write; while rdma_ucm is absent
- *                                        fentry/fexit on the write syscall | sys_enter/exit_write
+ *                                        fentry/fexit on the write/writev/pwritev2 syscalls |
+ *                                        their sys_enter/exit tracepoints
  *   mmap      library loads (+uverbs)    lsm mmap_file | fentry | kprobe on security_mmap_file |
  *                                        sys_enter_mmap
  *   memory    process_vm_*, ptrace       lsm ptrace_access_check | fexit | kprobe on

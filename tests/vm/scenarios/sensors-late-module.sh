@@ -1,10 +1,10 @@
 #!/bin/bash
 # The daemon starts before the RDMA stack (what a cheat does: load rdma_rxe later): verbs and
-# rdma_cm wait on fentry/fexit on the ioctl and write syscalls (no syscall tracepoint: the game's
-# other syscalls keep the kernel's fast path), where rg-host-driver's commands on stand-in nodes
-# are decoded (by write(), ioctl(), writev() and pwritev2()), then move to fexit on ib_uverbs/rdma_ucm as each module appears (ib_uverbs first:
-# meanwhile uverbs write()s are left to its hooks, not reported twice); the module loads and the
-# new device are reported.
+# rdma_cm wait on fentry/fexit on the ioctl and write(v) syscalls (no syscall tracepoint: the
+# game's other syscalls keep the kernel's fast path), where rg-host-driver's commands on stand-in
+# nodes are decoded (by write(), ioctl(), writev() and pwritev2()), then move to fexit on
+# ib_uverbs/rdma_ucm as each module appears (ib_uverbs first: meanwhile uverbs write()s are left
+# to its hooks, not reported twice); the module loads and the new device are reported.
 # lab-rxe: none
 # lab-timeout: 900
 set -euo pipefail
