@@ -30,11 +30,40 @@ _daemons_ready()
 	done
 }
 
-# daemon_ready NAME...: wait until every one has written its ready file (sensors attached).
+# daemon_ready NAME...: wait until every one has written its ready file (sensors attached), and
+# check each one's verifier headroom.
 daemon_ready()
 {
+	local name
 	# Attaching many programs under TCG takes a while: wait for the ready files, not a time.
 	wait_for -t 300 -m "rdmaguard daemon(s) ready: $*" _daemons_ready "$@"
+	for name; do
+		verifier_headroom "$name"
+	done
+}
+
+# verifier_headroom NAME: the most instructions the kernel's verifier processed for one program
+# of the daemon (fdinfo's verified_insns), logged; fails above 90% of the verifier's limit
+# (1,000,000; over it a program is refused with E2BIG). This guest's 6.1 prunes less than newer
+# kernels: one more branch in classify_file() once pushed the ioctl exit programs over the limit
+# here while they loaded on the build machine. A change that nears it fails here first.
+verifier_headroom()
+{
+	local pid top v id list="" progs first=""
+	pid=$(bg_pid "$1")
+	top=$(awk 'FNR == 1 { id = "" } /^prog_id:/ { id = $2 }
+		/^verified_insns:/ && id != "" { print $2, id }' /proc/"$pid"/fdinfo/* 2>/dev/null |
+		sort -rn | head -n 3)
+	[ -n "$top" ] || fail "$1: no BPF program with verified_insns in /proc/$pid/fdinfo"
+	progs=$(bpftool prog show 2>/dev/null || true)
+	while read -r v id; do
+		list+="${list:+, }$v ($(sed -n "s/^$id: [a-z_]* *name \([^ ]*\).*/\1/p" <<<"$progs"))"
+		[ -n "$first" ] || first="$v $id"
+	done <<<"$top"
+	log "$1: verifier: instructions processed, the most: $list; the limit: 1000000"
+	read -r v id <<<"$first"
+	[ "$v" -le 900000 ] || fail "$1: the verifier processed $v instructions for program $id:" \
+		"above 90% of its limit on this kernel (make the program simpler)"
 }
 
 # daemon_stop NAME...: SIGTERM to all at once, then each must exit 0.
