@@ -88,6 +88,11 @@ def run(cmd, timeout=600, check=True, **kw):
     return p
 
 
+def loop_calls(n):
+    """The calls `syscall_loop -n n -r 1 OP` makes: its warm-up (n/10 + 1) and the round."""
+    return n + n // 10 + 1
+
+
 def median(xs):
     return statistics.median(xs) if xs else None
 
@@ -456,6 +461,44 @@ class Bench:
         p = run([self.loop, "-n", str(n), "-r", str(r)] + list(OPS), timeout=600)
         return {d["op"]: d for d in map(json.loads, p.stdout.splitlines())}
 
+    def bpf_runs(self, pid, n1, n2, cmd):
+        """bench/bpf_runs.py: the daemon's BPF program runs and run time for cmd, by
+        difference of a run with n1 and one with n2 ('{n}' in cmd)"""
+        p = run([PY, os.path.join(SRC, "bench", "bpf_runs.py"), "--pid", str(pid), str(n1),
+                 str(n2), "--"] + cmd, timeout=1800)
+        return json.loads(p.stdout)
+
+    def bpf_runs_rows(self, where, label, flavour, runs, base_ns):
+        """Rows: how often the agent's programs ran per call of each loop, and their own run
+        time against the call's (runs: {op: bpf_runs.py's result}; base_ns: {op: ns per call
+        without the agent})"""
+        for op in OPS:
+            if op not in runs:
+                continue
+            d = runs[op]
+            n1, n2 = d["n"]
+            calls = loop_calls(n2) - loop_calls(n1)
+            # the programs that ran for the calls (at least once per 100); the rest is what other
+            # processes made the agent's programs do meanwhile (background)
+            ran = {k: v for k, v in d["runs"].items() if v / calls >= 0.01}
+            per = sum(ran.values()) / calls
+            ns = sum(d["ns"][k] for k in ran) / calls
+            background = (sum(d["ns"].values()) - ns * calls) / calls
+            if flavour == "tracepoint":
+                target, met = "(report)", None
+            else:
+                target, met = "< 0.01 (no measurable cost)", ns / base_ns[op] < 0.01
+            what = ("programs: " + ", ".join(f"{k} {v / calls:.3f}" for k, v in sorted(ran.items()))
+                    if ran else "no program ran for these calls")
+            self.row("syscall", f"{OP_LABEL[op]}: the agent's BPF programs per call, "
+                     f"{label}, {where}", fmt_ns(base_ns[op]),
+                     f"{per:.2f} runs, {fmt_ns(ns)}", ns / base_ns[op], target, met,
+                     f"kernel.bpf_stats_enabled, {calls:,} calls by difference of two runs; "
+                     f"baseline: the call without the agent; ratio: the programs' own run time "
+                     f"(with the statistics' clock reads; not the trampoline, kprobe or "
+                     f"tracepoint around them) to it; {what}; background: {fmt_ns(background)} "
+                     f"a call")
+
     def fig_syscall(self):
         plan = json.loads(run([self.rg, "daemon", "--dry-run"], timeout=120).stdout)
         flavour = plan["sensors"]["hooks"]["verbs"]["active"]
@@ -525,9 +568,19 @@ class Bench:
                                      ns_min_before=base[op]["ns_min"],
                                      ns_min_after=after[op]["ns_min"]) for op in OPS}
                     pairs.setdefault(key, []).append((base, cand))
+        # the agent's programs per call (run statistics, by difference: a quiet moment)
+        n = 20000 if self.quick else 100000
+        d = Daemon(self).start()
+        try:
+            bpf_runs = {op: self.bpf_runs(d.proc.pid, n, 2 * n,
+                                          [self.loop, "-n", "{n}", "-r", "1", op]) for op in OPS}
+        finally:
+            d.stop()
+            CLEANUPS.remove(d.stop)
         after_audit = residual[-1] if residual else None
         self.details["syscall_host"] = {"pairs": pairs, "after_auditd": after_audit,
-                                        "foreign_tracepoints": sorted(map(list, foreign))}
+                                        "foreign_tracepoints": sorted(map(list, foreign)),
+                                        "bpf_runs": bpf_runs}
         note = ""
         if foreign:
             pids = sorted({p for p, _ in foreign})
@@ -561,6 +614,9 @@ class Bench:
                 self.row("syscall", f"{OP_LABEL[op]}: {labels[key]}, host", fmt_ns(base),
                          fmt_ns(val), ratios[(key, op)], target, met,
                          f"ratios {rs[0]:.2f}–{rs[-1]:.2f} over {len(rs)} rounds")
+        self.bpf_runs_rows("host", f"agent ({flavour})", flavour, bpf_runs,
+                           {op: median([b[op]["ns_min"] for b, _ in pairs["agent"]])
+                            for op in OPS})
         if why_not_auditd:
             self.row("syscall", "auditd watching the same calls, host", "n/a", "n/a", None,
                      "(reference)", None, why_not_auditd)
@@ -668,6 +724,13 @@ class Bench:
                          ratio, target, met,
                          f"{len(rs)} round(s); the baseline moved up to {noise:.0%} between "
                          f"before and after")
+        for flavour in ("auto", "kprobe", "tracepoint"):
+            runs = {op: m["data"] for op in OPS for m in self.vm_meas("bpfruns-" + op, flavour)}
+            if not runs:
+                continue
+            base = {op: median([x[0] for x in per[(flavour, op)]]) for op in OPS}
+            self.bpf_runs_rows("VM", labels[flavour], flavour, runs, base)
+            self.details.setdefault("bpf_runs_vm", {})[flavour] = runs
 
     def fig_verbs(self):
         for what, label in (("verbs", "verbs setup/teardown of {n} QPs+CQs, {n} MRs (VM)"),
@@ -689,6 +752,27 @@ class Bench:
             if what == "verbs":
                 self.details["verbs_phases"] = {"base": [m["data"] for m in base],
                                                 "agent": [m["data"] for m in cand]}
+        ms = self.vm_meas("bpfruns-verbs", "auto")
+        if ms:
+            d = ms[0]["data"]
+            n1, n2 = d["n"]
+            rounds = n2 - n1
+            ran = {k: v for k, v in d["runs"].items() if v / rounds >= 1}
+            per = sum(ran.values()) / rounds
+            ns = sum(d["ns"][k] for k in ran) / rounds
+            b = min(m["data"]["ns_min"] for m in self.vm_meas("verbs", "base"))
+            n = d["out"][1][0]["n"]
+            ran = [f"{k} {v / rounds:.0f} ({fmt_ns(d['ns'][k] / v)} each)"
+                   for k, v in sorted(ran.items(), key=lambda kv: -d["ns"][kv[0]])]
+            self.row("verbs", f"verbs setup/teardown of {n} QPs+CQs, {n} MRs: the agent's BPF "
+                     f"programs per round (VM)", fmt_ns(b), f"{per:.0f} runs, {fmt_ns(ns)}",
+                     ns / b, "(report: their share of the 5%)", None,
+                     f"auto; kernel.bpf_stats_enabled, {rounds} rounds by difference; baseline: "
+                     f"the fastest round without the agent; ratio: the programs' own run time "
+                     f"(with the statistics' clock reads) to it (not the trampolines, nor the daemon's "
+                     f"work on the other CPU); "
+                     f"programs: {', '.join(ran)}")
+            self.details["bpf_runs_verbs"] = d
 
     def fig_latency(self):
         ms = self.vm_meas("latency")

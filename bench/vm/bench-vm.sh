@@ -3,6 +3,8 @@
 # bench/run.sh as a VM lab scenario (tests/vm/lab.sh --results DIR bench/vm/bench-vm.sh).
 # It only measures; bench/bench.py computes the figures. Every measurement is one JSON line
 # in $OUT/measurements.jsonl: {"what": ..., "config": ..., "round": N, "data": {...}}.
+# In the first cycle, with each daemon: "bpfruns-OP" and (auto) "bpfruns-verbs", the daemon's BPF
+# program runs and run time for the loops and the verbs setup (bench/bpf_runs.py).
 #
 # Configuration: $OUT/../bench-vm.conf (written by bench.py; shell assignments):
 #   PARTS      any of: syscall verbs latency footprint record
@@ -55,6 +57,23 @@ loop() { # CONFIG ROUND
 
 setup() { # CONFIG ROUND
 	"$SETUP" setup -d rxe0 -g 1 -n "$SETUP_N" -r "$SETUP_R" | record verbs "$1" "$2"
+}
+
+# bpfruns CONFIG ROUND: how often the daemon's BPF programs run for each loop's calls, and for
+# how long (bench/bpf_runs.py: the kernel's run statistics, by difference of two runs; what
+# emulation cannot distort: whether a program runs at all)
+bpfruns() {
+	local pid op
+	pid=$(bg_pid "daemon-$DAEMON")
+	for op in write ioctl open getppid; do
+		/usr/bin/python3 "$RG_SRC/bench/bpf_runs.py" --pid "$pid" "$LOOP_N" $((2 * LOOP_N)) -- \
+			"$LOOP" -n '{n}' -r 1 "$op" | record "bpfruns-$op" "$1" "$2"
+	done
+}
+
+bpfruns_verbs() { # CONFIG ROUND: the same for the verbs setup/teardown, by rounds (1 and 3)
+	/usr/bin/python3 "$RG_SRC/bench/bpf_runs.py" --pid "$(bg_pid "daemon-$DAEMON")" 1 3 -- \
+		"$SETUP" setup -d rxe0 -g 1 -n "$SETUP_N" -r '{n}' | record bpfruns-verbs "$1" "$2"
 }
 
 pingpong() { # CONFIG ROUND: wall time of a server/client pair, ns
@@ -160,8 +179,10 @@ for f in $FLAVOURS; do
 	start_daemon "$f" "${extra[@]}"
 	has footprint && footprint "$f-idle"
 	has syscall && loop "$f" "$round"
+	[ "$cycle" = 1 ] && has syscall && bpfruns "$f" "$round"
 	if [ "$f" = auto ]; then
 		has verbs && setup "$f" "$round"
+		[ "$cycle" = 1 ] && has verbs && bpfruns_verbs "$f" "$round"
 		has verbs && pingpong "$f" "$round"
 		if has latency; then
 			"$SETUP" latency -d rxe0 -n "$LAT_N" -t 60 "$WORK/d-$DAEMON/alerts.jsonl" |
