@@ -93,6 +93,14 @@ def loop_calls(n):
     return n + n // 10 + 1
 
 
+def programs_ran(d, units, least):
+    """Of a bench/bpf_runs.py result over `units` calls or rounds: the programs that ran at
+    least `least` times per unit ({name: runs}; the others ran for other processes meanwhile),
+    and their runs and run time (ns) per unit."""
+    ran = {k: v for k, v in d["runs"].items() if v / units >= least}
+    return ran, sum(ran.values()) / units, sum(d["ns"][k] for k in ran) / units
+
+
 def median(xs):
     return statistics.median(xs) if xs else None
 
@@ -480,9 +488,7 @@ class Bench:
             calls = loop_calls(n2) - loop_calls(n1)
             # the programs that ran for the calls (at least once per 100); the rest is what other
             # processes made the agent's programs do meanwhile (background)
-            ran = {k: v for k, v in d["runs"].items() if v / calls >= 0.01}
-            per = sum(ran.values()) / calls
-            ns = sum(d["ns"][k] for k in ran) / calls
+            ran, per, ns = programs_ran(d, calls, 0.01)
             background = (sum(d["ns"].values()) - ns * calls) / calls
             if flavour == "tracepoint":
                 target, met = "(report)", None
@@ -757,13 +763,11 @@ class Bench:
             d = ms[0]["data"]
             n1, n2 = d["n"]
             rounds = n2 - n1
-            ran = {k: v for k, v in d["runs"].items() if v / rounds >= 1}
-            per = sum(ran.values()) / rounds
-            ns = sum(d["ns"][k] for k in ran) / rounds
+            ran, per, ns = programs_ran(d, rounds, 1)
             b = min(m["data"]["ns_min"] for m in self.vm_meas("verbs", "base"))
             n = d["out"][1][0]["n"]
-            ran = [f"{k} {v / rounds:.0f} ({fmt_ns(d['ns'][k] / v)} each)"
-                   for k, v in sorted(ran.items(), key=lambda kv: -d["ns"][kv[0]])]
+            listed = [f"{k} {v / rounds:.0f} ({fmt_ns(d['ns'][k] / v)} each)"
+                      for k, v in sorted(ran.items(), key=lambda kv: -d["ns"][kv[0]])]
             self.row("verbs", f"verbs setup/teardown of {n} QPs+CQs, {n} MRs: the agent's BPF "
                      f"programs per round (VM)", fmt_ns(b), f"{per:.0f} runs, {fmt_ns(ns)}",
                      ns / b, "(report: their share of the 5%)", None,
@@ -771,7 +775,7 @@ class Bench:
                      f"the fastest round without the agent; ratio: the programs' own run time "
                      f"(with the statistics' clock reads) to it (not the trampolines, nor the daemon's "
                      f"work on the other CPU); "
-                     f"programs: {', '.join(ran)}")
+                     f"programs: {', '.join(listed)}")
             self.details["bpf_runs_verbs"] = d
 
     def fig_latency(self):

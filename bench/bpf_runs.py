@@ -41,9 +41,9 @@ def prog_fds(pid):
                 info = dict(line.split(":", 1) for line in f if ":" in line)
         except OSError:
             continue  # closed meanwhile
-        pid_ = int(info.get("prog_id", "0").strip() or 0)
-        if pid_ and pid_ not in out:
-            out[pid_] = fd
+        prog_id = int(info.get("prog_id", "0").strip() or 0)
+        if prog_id and prog_id not in out:
+            out[prog_id] = fd
     return out
 
 

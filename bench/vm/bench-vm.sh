@@ -28,6 +28,7 @@ conf=$OUT/../bench-vm.conf
 
 [ -x "$RG" ] || fail "no agent at $RG: build first"
 LOOP=$RG_BUILD/bench/syscall_loop
+LOOP_OPS=(write ioctl open getppid) # syscall_loop's loops, as bench.py's OPS
 SETUP=$RG_BUILD/bench/verbs_setup
 if [ ! -x "$LOOP" ] || [ ! -x "$SETUP" ]; then
 	fail "no bench programs in $RG_BUILD/bench: build first"
@@ -52,7 +53,7 @@ record() {
 }
 
 loop() { # CONFIG ROUND
-	"$LOOP" -n "$LOOP_N" -r "$LOOP_R" write ioctl open getppid | record syscall "$1" "$2"
+	"$LOOP" -n "$LOOP_N" -r "$LOOP_R" "${LOOP_OPS[@]}" | record syscall "$1" "$2"
 }
 
 setup() { # CONFIG ROUND
@@ -65,7 +66,7 @@ setup() { # CONFIG ROUND
 bpfruns() {
 	local pid op
 	pid=$(bg_pid "daemon-$DAEMON")
-	for op in write ioctl open getppid; do
+	for op in "${LOOP_OPS[@]}"; do
 		/usr/bin/python3 "$RG_SRC/bench/bpf_runs.py" --pid "$pid" "$LOOP_N" $((2 * LOOP_N)) -- \
 			"$LOOP" -n '{n}' -r 1 "$op" | record "bpfruns-$op" "$1" "$2"
 	done
