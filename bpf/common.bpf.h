@@ -92,6 +92,35 @@ struct {
 	__type(value, __u32);
 } rdma_procs __weak SEC(".maps");
 
+/* A latch, set (slot 0 = 1) before the first entry ever goes into rdma_fds or rdma_procs (by the
+ * programs or the agent's seeding) and never cleared: while it is 0 both maps are empty, and the
+ * write()/writev() filter and the fork and exit hooks skip their hash lookups (an array slot the
+ * verifier inlines to a load). A machine that never had an RDMA user, the one a guard protects,
+ * pays no lookup on any write(). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} rdma_seen __weak SEC(".maps");
+
+static __always_inline bool rdma_users_seen(void)
+{
+	__u32 zero = 0;
+	__u32 *v = bpf_map_lookup_elem(&rdma_seen, &zero);
+
+	return v && *(volatile __u32 *)v != 0;
+}
+
+static __always_inline void rdma_users_latch(void)
+{
+	__u32 zero = 0;
+	__u32 *v = bpf_map_lookup_elem(&rdma_seen, &zero);
+
+	if (v && !*(volatile __u32 *)v)
+		*(volatile __u32 *)v = 1;
+}
+
 /* Syscall entry -> exit, per thread. */
 #define PK_IOCTL 1
 #define PK_WRITE 2
@@ -474,24 +503,29 @@ static __always_inline void remember_fd(__u32 tgid, int fd, struct file *file, _
 	};
 	__u32 one = 1;
 
+	rdma_users_latch();
 	if (bpf_map_update_elem(&rdma_fds, &k, &v, BPF_ANY) != 0)
 		count(RG_CNT_FDMAP_FULL);
 	bpf_map_update_elem(&rdma_procs, &tgid, &one, BPF_ANY);
 }
 
 /*
- * Is fd of the current process an RDMA node of kind uverbs/rdma_cm? Looks in rdma_fds first (one
- * lookup: the common, negative, case for every write() on the machine ends there unless the
- * process is an RDMA user), validates the entry against fd reuse, and learns fds of RDMA users.
+ * Is fd of the current process an RDMA node of kind uverbs/rdma_cm? Nothing to look up while no
+ * RDMA user was ever seen (rdma_seen); else looks in rdma_fds (the negative case ends there unless
+ * the process is an RDMA user: a second lookup, in rdma_procs), validates the entry against fd
+ * reuse, and learns fds of RDMA users.
  */
 static __always_inline bool lookup_rdma_fd(int fd, __u32 *node, __u32 *rdev)
 {
 	__u32 tgid = current_tgid();
 	struct rg_fd_key k = {.tgid = tgid, .fd = fd};
-	struct rg_fd_val *v = bpf_map_lookup_elem(&rdma_fds, &k);
+	struct rg_fd_val *v;
 	struct file *file;
 	__u32 what;
 
+	if (!rdma_users_seen())
+		return false;
+	v = bpf_map_lookup_elem(&rdma_fds, &k);
 	if (!v && !bpf_map_lookup_elem(&rdma_procs, &tgid))
 		return false;
 	file = current_fd_file(fd);

@@ -86,7 +86,7 @@ int rawtp_sched_fork(struct bpf_raw_tracepoint_args *ctx)
 	if (pid != tgid)
 		return 0; /* a new thread, not a new process */
 	ptgid = BPF_CORE_READ(child, real_parent, tgid);
-	if (bpf_map_lookup_elem(&rdma_procs, &ptgid))
+	if (rdma_users_seen() && bpf_map_lookup_elem(&rdma_procs, &ptgid))
 		bpf_map_update_elem(&rdma_procs, &tgid, &one, BPF_ANY);
 	r = RESERVE(struct rg_rec_fork);
 	if (!r)
@@ -108,7 +108,7 @@ int tp_sched_exit(void *ctx)
 	/* signal->live is decremented before this tracepoint: 0 means the last thread. */
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
-	if (bpf_map_lookup_elem(&rdma_procs, &tgid)) {
+	if (rdma_users_seen() && bpf_map_lookup_elem(&rdma_procs, &tgid)) {
 		rdma = 1;
 		bpf_map_delete_elem(&rdma_procs, &tgid);
 		bpf_for_each_map_elem(&posts, flush_posts, &tgid, 0);

@@ -8,8 +8,9 @@
  * fentry or kprobes): fentry/fexit on the syscalls' entry functions (RG_SYSCALL_FN) where fentry
  * works, else the syscall tracepoints, which put every syscall of every task on the kernel's slow
  * path. Both run the same filters. Cost for unrelated syscalls: ioctl entry compares the command
- * number, its exit reads one array slot; write(), writev() and pwritev2() entry makes one hash
- * lookup ((tgid, fd) in rdma_fds), their exits read one array slot.
+ * number, its exit reads one array slot; write(), writev() and pwritev2() entry reads one array
+ * slot (rdma_seen) until the machine's first RDMA user, then makes one hash lookup ((tgid, fd) in
+ * rdma_fds; two for a process that is not an RDMA user), their exits read one array slot.
  */
 #include "cmd.bpf.h"
 #include "enforce.bpf.h"
@@ -60,7 +61,7 @@ static __always_inline bool sys_write_fd(int fd, __u32 *node, __u32 *rdev)
 {
 	__u32 nodes = rg_sys_write_nodes;
 
-	if (!nodes || is_self() || !lookup_rdma_fd(fd, node, rdev))
+	if (!nodes || !rdma_users_seen() || is_self() || !lookup_rdma_fd(fd, node, rdev))
 		return false;
 	if (*node != RG_NODE_UVERBS_FD && *node != RG_NODE_RDMA_CM_FD)
 		return false;

@@ -1759,8 +1759,11 @@ int sensors_remember_fd(struct rg_sensors *s, pid_t pid, int fd, unsigned node_k
 {
 	struct rg_fd_key k = {.tgid = (uint32_t)pid, .fd = fd};
 	struct rg_fd_val v = {.node = node_kind};
-	uint32_t one = 1, tgid = (uint32_t)pid;
+	uint32_t zero = 0, one = 1, tgid = (uint32_t)pid;
 
+	/* the programs' latch first: while it is 0 they do not look in the two maps */
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.rdma_seen), &zero, &one, BPF_ANY) < 0)
+		return -errno;
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.rdma_fds), &k, &v, BPF_ANY) < 0)
 		return -errno;
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.rdma_procs), &tgid, &one, BPF_ANY) < 0)
