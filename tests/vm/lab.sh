@@ -21,7 +21,8 @@ usage: tests/vm/lab.sh [--lsm] [--build DIR] [--results DIR] [--timeout SEC] (--
                  RESULTS/NAME/{log,rc,time,...}, RESULTS/_lab/{console.log,...}
   --timeout SEC  wall-clock limit for the whole VM (default 1500)
 
-Environment: RG_LAB_SCENARIO_TIMEOUT (per scenario, default 300 s; a scenario's
+Environment: RG_LAB_BOOT_TIMEOUT (until the guest's runner starts, default 300 s),
+RG_LAB_SCENARIO_TIMEOUT (per scenario, default 300 s; a scenario's
 "# lab-timeout: SEC" line wins), RG_LAB_KVER (kernel version under /boot),
 RG_LAB_QEMU, RG_LAB_MEM (MiB, 2048), RG_LAB_SMP (2), RG_LAB_ACCEL (tcg), RG_LAB_CACHE,
 RG_LAB_APPEND (extra kernel command line).
@@ -82,6 +83,8 @@ while [ $# -gt 0 ]; do
 done
 
 [[ $wall =~ ^[1-9][0-9]*$ ]] || die "--timeout: not a number of seconds: $wall"
+boot_timeout=${RG_LAB_BOOT_TIMEOUT:-300}
+[[ $boot_timeout =~ ^[1-9][0-9]*$ ]] || die "RG_LAB_BOOT_TIMEOUT: not a number: $boot_timeout"
 scenario_timeout=${RG_LAB_SCENARIO_TIMEOUT:-300}
 [[ $scenario_timeout =~ ^[1-9][0-9]*$ ]] ||
 	die "RG_LAB_SCENARIO_TIMEOUT: not a number: $scenario_timeout"
@@ -328,15 +331,25 @@ progress()
 }
 
 deadline=$((SECONDS + wall))
+boot_deadline=$((SECONDS + boot_timeout))
+boot_late=0
 while kill -0 "$qpid" 2>/dev/null; do
 	progress
 	if [ "$SECONDS" -ge "$deadline" ]; then
 		killed=1
 		break
 	fi
+	if [ "$boot_reported" = 0 ] && [ "$SECONDS" -ge "$boot_deadline" ]; then
+		killed=1
+		boot_late=1
+		break
+	fi
 	sleep 0.2
 done
-if [ "$killed" = 1 ]; then
+if [ "$boot_late" = 1 ]; then
+	say "the runner did not start within $boot_timeout s (RG_LAB_BOOT_TIMEOUT); killing qemu"
+	stop_qemu
+elif [ "$killed" = 1 ]; then
 	current=$(cat "$lab/current" 2>/dev/null || true)
 	say "wall-clock limit of $wall s reached${current:+ while running $current}; killing qemu"
 	stop_qemu
@@ -357,6 +370,8 @@ console_tail()
 if [ ! -s "$lab/booted" ]; then
 	[ "$killed" = 1 ] || say "qemu exited before the runner started"
 	console_tail
+	say "tail of $lab/qemu.log:"
+	tail -n 10 "$lab/qemu.log" 2>/dev/null | sed 's/^/    /'
 	die "the VM did not boot (qemu log: $lab/qemu.log)"
 fi
 if [ -s "$lab/error" ]; then

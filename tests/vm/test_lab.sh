@@ -1,7 +1,8 @@
 #!/bin/bash
 # Self-test of the VM lab harness (TAP): a passing, a hanging, a failing scenario and one that
 # outlives the VM's wall-clock limit are each reported as such, leftovers are cleaned between
-# scenarios, and a lab that cannot run exits 2 with the reason. Needs what lab.sh needs.
+# scenarios, and a lab that cannot run (or whose guest does not come up in time) exits 2 with the
+# reason. Needs what lab.sh needs.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 results=$(mktemp -d)
@@ -65,7 +66,11 @@ check "missing qemu: exit 2 with the package" \
 	has 'qemu-system-none not found: apt-get install qemu-system-x86'
 RG_LAB_APPEND="init=/nonexistent rdinit=/nonexistent" run --timeout 60 "$S/pass.sh"
 check "boot failure: exit 2" [ "$rc" = 2 ]
+check "boot failure: qemu's log shown" has "tail of .*/qemu.log:"
 check "boot failure: why" has 'the VM did not boot'
+RG_LAB_BOOT_TIMEOUT=1 run "$S/pass.sh"
+check "boot timeout: exit 2" [ "$rc" = 2 ]
+check "boot timeout: why" has 'the runner did not start within 1 s'
 
 echo "1..$n"
 [ "$failed" = 0 ]
