@@ -39,7 +39,7 @@ import tempfile
 import time
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PY = "/usr/bin/python3"
+PY = sys.executable  # bench/run.sh runs /usr/bin/python3
 FIGURES = ("syscall", "verbs", "pipeline", "latency", "footprint", "audit")
 VM_FIGURES = {"syscall", "verbs", "latency"}
 OPS = ("write", "ioctl", "open", "getppid")
@@ -506,9 +506,21 @@ class Bench:
                      f"a call")
 
     def fig_syscall(self):
-        plan = json.loads(run([self.rg, "daemon", "--dry-run"], timeout=120).stdout)
-        flavour = plan["sensors"]["hooks"]["verbs"]["active"]
-        cands = [("agent", f"agent ({flavour})", lambda: Daemon(self).start())]
+        # the agent under each flavour asked for (--sensors; default: this machine's own choice)
+        sensors = self.args.sensors or ["auto"]
+        cands, flavour = [], {}
+        for s in sensors:
+            plan = json.loads(run([self.rg, "daemon", "--dry-run", "--sensor", s],
+                                  timeout=120).stdout)
+            hooks = plan["sensors"]["hooks"]
+            # what runs on the loops' calls: the open and verbs hook points
+            active = sorted({hooks[h]["active"] for h in ("open", "verbs") if h in hooks})
+            key = "agent" if len(sensors) == 1 else f"agent-{s}"
+            flavour[key] = "tracepoint" if "tracepoint" in active else "/".join(active)
+            label = f"agent ({'/'.join(active)})" if s == "auto" else \
+                f"agent (--sensor {s}: {'/'.join(active)})"
+            cands.append((key, label, lambda s=s: Daemon(self, s).start()))
+        agents = list(flavour)
         why_not_auditd, missing = Auditd.unavailable()
         if why_not_auditd and missing:
             self.fail("syscall", why_not_auditd)
@@ -519,7 +531,7 @@ class Bench:
             cands.append(("hooks", "the agent's syscall tracepoints with empty programs "
                           "(bench/hooks.bt: the kernel's own cost of the hooks)",
                           lambda: Bpftrace("hooks.bt").start()))
-        rounds = 3 if self.quick else 7
+        rounds = self.args.rounds or (3 if self.quick else 7)
         pairs = {c[0]: [] for c in cands}
         foreign = set()
         # auditd last: the kernel keeps auditing new processes once audit was enabled
@@ -576,13 +588,18 @@ class Bench:
                     pairs.setdefault(key, []).append((base, cand))
         # the agent's programs per call (run statistics, by difference: a quiet moment)
         n = 20000 if self.quick else 100000
-        d = Daemon(self).start()
-        try:
-            bpf_runs = {op: self.bpf_runs(d.proc.pid, n, 2 * n,
-                                          [self.loop, "-n", "{n}", "-r", "1", op]) for op in OPS}
-        finally:
-            d.stop()
-            CLEANUPS.remove(d.stop)
+        bpf_runs = {}
+        for key, _, start in cands:
+            if key not in agents:
+                continue
+            d = start()
+            try:
+                bpf_runs[key] = {op: self.bpf_runs(d.proc.pid, n, 2 * n,
+                                                   [self.loop, "-n", "{n}", "-r", "1", op])
+                                 for op in OPS}
+            finally:
+                d.stop()
+                CLEANUPS.remove(d.stop)
         after_audit = residual[-1] if residual else None
         self.details["syscall_host"] = {"pairs": pairs, "after_auditd": after_audit,
                                         "foreign_tracepoints": sorted(map(list, foreign)),
@@ -610,7 +627,14 @@ class Bench:
                 base = median([b[op]["ns_min"] for b, _ in ps])
                 val = median([c[op]["ns_min"] for _, c in ps])
                 rs = sorted(c[op]["ns_min"] / b[op]["ns_min"] for b, c in ps)
-                if key == "agent":
+                if key in agents and flavour[key] != "tracepoint":
+                    # fentry/kprobe: no measurable cost, judged against how far the baseline
+                    # itself moved between before and after
+                    noise = max(abs(b[op]["ns_min_after"] / b[op]["ns_min_before"] - 1)
+                                for b, _ in ps)
+                    target, met = "< 1.01 (no measurable cost)", judge(ratios[(key, op)], 1.01,
+                                                                        noise)
+                elif key in agents:
                     others = [k for k in ("auditd", "bpftrace") if k in pairs]
                     target = "overhead below " + " and ".join(others) if others else "—"
                     met = all(ratios[(key, op)] <= ratios[(k, op)] for k in others) \
@@ -620,14 +644,15 @@ class Bench:
                 self.row("syscall", f"{OP_LABEL[op]}: {labels[key]}, host", fmt_ns(base),
                          fmt_ns(val), ratios[(key, op)], target, met,
                          f"ratios {rs[0]:.2f}–{rs[-1]:.2f} over {len(rs)} rounds")
-        self.bpf_runs_rows("host", f"agent ({flavour})", flavour, bpf_runs,
-                           {op: median([b[op]["ns_min"] for b, _ in pairs["agent"]])
-                            for op in OPS})
+        for key in agents:
+            self.bpf_runs_rows("host", labels[key], flavour[key], bpf_runs[key],
+                               {op: median([b[op]["ns_min"] for b, _ in pairs[key]])
+                                for op in OPS})
         if why_not_auditd:
             self.row("syscall", "auditd watching the same calls, host", "n/a", "n/a", None,
                      "(reference)", None, why_not_auditd)
         if after_audit:
-            first = median([b["getppid"]["ns_min"] for b, _ in pairs["agent"]])
+            first = median([b["getppid"]["ns_min"] for b, _ in pairs[agents[0]]])
             self.details["syscall_host"]["residual_getppid"] = [first,
                                                                 after_audit["getppid"]["ns_min"]]
         return note
@@ -640,18 +665,21 @@ class Bench:
         results = os.path.join(self.out, "vm")
         os.makedirs(results, exist_ok=True)
         q = self.quick
+        # under KVM the guest runs at the machine's own speed: loops 10x longer, more rounds
+        k = 10 if self.args.kvm else 1
         conf = {
             "PARTS": " ".join(parts),
             "FLAVOURS": "auto kprobe tracepoint" if "syscall" in parts else "auto",
-            "LOOP_N": 10000 if q else 20000, "LOOP_R": 7 if q else 11,
-            "SETUP_N": 8 if q else 16, "SETUP_R": 3 if q else 5,
-            "PP_N": 100 if q else 200, "PP_R": 2 if q else 3,
+            "LOOP_N": (10000 if q else 20000) * k, "LOOP_R": 7 if q else 11,
+            "SETUP_N": 8 if q else 16, "SETUP_R": (3 if q else 5) * (3 if k > 1 else 1),
+            "PP_N": (100 if q else 200) * (5 if k > 1 else 1), "PP_R": 2 if q else 3,
             "LAT_N": 30 if q else 100, "CYCLES": 1 if q else 2,
         }
         with open(os.path.join(results, "bench-vm.conf"), "w") as f:
             for k, v in conf.items():
                 f.write(f"{k}='{v}'\n")
-        log(f"VM lab: {conf['PARTS']} (a few minutes under TCG)")
+        accel = "kvm" if self.args.kvm else "tcg"
+        log(f"VM lab: {conf['PARTS']} (under {accel.upper()})")
         t0 = time.monotonic()
         if self.args.vm_results:
             # an earlier lab run's measurements (complete rounds only), e.g. of a run cut short
@@ -670,10 +698,11 @@ class Bench:
             # one cycle of flavours took 850-1100 s on the shared 2-core machine; the
             # scenario's own limit (lab-timeout) is 3000 s
             limit = 1500 * int(conf["CYCLES"]) + 300
+            env = dict(os.environ, RG_LAB_ACCEL=accel, RG_LAB_SMP="4" if self.args.kvm else "2")
             p = run(wrapper + ["bash", os.path.join(SRC, "tests", "vm", "lab.sh"), "--build",
                                self.build, "--results", results, "--timeout", str(limit),
                                os.path.join(SRC, "bench", "vm", "bench-vm.sh")],
-                    timeout=limit + 7200, check=False)
+                    timeout=limit + 7200, check=False, env=env)
             sys.stderr.write(p.stdout[-3000:])
             if p.returncode != 0:
                 raise BenchError(f"the VM lab failed (exit {p.returncode}): "
@@ -681,7 +710,7 @@ class Bench:
             m = re.search(r"lab: kernel (\S+)", p.stdout)
             kernel = m.group(1) if m else "?"
         self.vm = {"kernel": kernel, "seconds": round(time.monotonic() - t0),
-                   "config": conf, "measurements": []}
+                   "config": conf, "accel": accel, "measurements": []}
         with open(os.path.join(results, "bench-vm", "measurements.jsonl")) as f:
             self.vm["measurements"] = [json.loads(line) for line in f if line.strip()]
         self.details["vm"] = {k: v for k, v in self.vm.items() if k != "measurements"}
@@ -1130,8 +1159,9 @@ class Bench:
                  f"{m['loadavg_end'][0]:.1f} at the end."]
         if "vm" in self.details:
             v = self.details["vm"]
-            lines.append(f"VM lab: Debian kernel {v['kernel']} under qemu TCG (software "
-                         f"emulation, 2 vCPUs, 2 GiB), rxe0 on a dummy netdev; {v['seconds']} s.")
+            how = "KVM, 4 vCPUs" if v.get("accel") == "kvm" else "TCG (software emulation), 2 vCPUs"
+            lines.append(f"VM lab: Debian kernel {v['kernel']} under qemu {how}, 2 GiB, rxe0 on "
+                         f"a dummy netdev; {v['seconds']} s.")
         lines += ["", "| figure | baseline | value | ratio | target | met |",
                   "|---|---|---|---|---|---|"]
         lines += [r.md() for r in self.rows]
@@ -1204,6 +1234,15 @@ def main(argv):
     ap.add_argument("--only", action="append", default=[], metavar="NAME",
                     help="one of " + ", ".join(FIGURES) + " (repeatable, or comma-separated)")
     ap.add_argument("--out", help="results directory (default BUILD/bench)")
+    ap.add_argument("--sensors", type=lambda v: [x for x in v.split(",") if x], default=[],
+                    metavar="LIST", help="the syscall figure on this machine: the agent under "
+                    "each of these flavours (comma-separated --sensor values, e.g. "
+                    "auto,kprobe,tracepoint on a kernel that has fentry; default: auto)")
+    ap.add_argument("--rounds", type=int, default=0, metavar="N",
+                    help="rounds of the syscall figure on this machine (default 7, --quick 3)")
+    ap.add_argument("--kvm", action="store_true",
+                    help="run the VM lab under KVM (needs /dev/kvm): 4 vCPUs, the syscall loops "
+                    "10x longer and more verbs rounds, since the guest runs at native speed")
     ap.add_argument("--no-vm", action="store_true", help="skip what runs in the VM lab")
     ap.add_argument("--vm-only", action="store_true", help="only what runs in the VM lab")
     ap.add_argument("--vm-results", metavar="DIR",

@@ -1,5 +1,6 @@
 #!/bin/sh
-# rdmaguard's benchmarks: bench/run.sh [--quick] [--only NAME] [--out DIR] [--no-vm]
+# rdmaguard's benchmarks: bench/run.sh [--quick] [--only NAME] [--out DIR] [--no-vm] [--kvm] ... (see
+# bench/bench.py --help)
 # (as root). Builds first if needed, then bench/bench.py measures and prints a markdown table of
 # figures, baselines, ratios and targets, written with the raw data to DIR/results.{md,json}
 # (default build/bench/). NAME: syscall verbs pipeline latency footprint audit. Environment:
