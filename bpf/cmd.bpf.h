@@ -132,7 +132,7 @@ __weak __noinline int emit_ioctl_g(int fd, __u64 arg, __s64 ret, __u32 rdev, __u
 	}
 	r->nblobs = n < RG_REC_BLOB_SLOTS ? n : RG_REC_BLOB_SLOTS;
 out:
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 	return 0;
 }
 
@@ -205,7 +205,7 @@ static __always_inline void emit_write(int fd, __u32 node, __u64 buf, __u64 coun
 	r->nblobs = 1;
 	r->blob_len[0] = resp_len;
 out:
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 }
 
 #ifndef RG_ENFORCE_OBJECT
@@ -275,7 +275,7 @@ static __always_inline void emit_mmap_f(int fd, __u32 node, __u32 rdev, __u64 le
 	r->count = len;
 	r->mmap_off = off;
 	r->mmap_prot = prot;
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 }
 
 static __always_inline void emit_mmap(int fd, __u32 node, __u32 rdev, __u64 len, __u64 off,

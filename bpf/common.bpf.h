@@ -207,6 +207,35 @@ static __always_inline void count(__u32 which)
 		_r;                                                                                \
 	})
 
+#ifndef RG_ENFORCE_OBJECT
+/*
+ * The reader's wake-up policy, slot 0 (agent/sensors/ringwake.c): 1 while the agent drains this
+ * ring on a timer, during a burst of records, and a record then wakes nobody; 0, the kernel's
+ * default: a record that finds the reader caught up wakes it. That wake-up is an irq_work on the
+ * submitting CPU (a self-IPI) and the reader's wake-up, both inside the program, so inside the
+ * verbs call it reports: microseconds a record, most of a record's cost when records come one
+ * at a time. The slot is read after the record was reserved: the agent relies on that order when
+ * it goes back to wake-ups (ringwake.c).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} rb_poll __weak SEC(".maps");
+
+static __always_inline void rg_submit(void *r)
+{
+	__u32 zero = 0;
+	__u32 *v = bpf_map_lookup_elem(&rb_poll, &zero);
+
+	bpf_ringbuf_submit(r, v && *(volatile __u32 *)v ? BPF_RB_NO_WAKEUP : 0);
+}
+#else
+/* Enforcement's own ring: its records (denials, kills) always wake the reader. */
+#define rg_submit(r) bpf_ringbuf_submit((r), 0)
+#endif
+
 static __always_inline __u32 current_tgid(void)
 {
 	return bpf_get_current_pid_tgid() >> 32;
@@ -594,5 +623,5 @@ static __always_inline void emit_lib(struct file *file, __u32 prot, __u16 hook, 
 	r->prot = prot;
 	if (file_path(file, r->path) > 0)
 		r->h.flags |= RG_RECF_TRUNC;
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 }

@@ -75,7 +75,7 @@ static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook)
 	}
 	if (file_path(file, r->path) > 0)
 		r->h.flags |= RG_RECF_TRUNC;
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 }
 
 /* At the return of an open syscall the fd is in the table. */

@@ -47,7 +47,7 @@ static __always_inline void emit_mem(__u32 op, __u32 target, __s64 ret, struct t
 		r->target_start_boot_ns = task_start_ns(t);
 		BPF_CORE_READ_STR_INTO(&r->target_comm, t, comm);
 	}
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 }
 
 static __always_inline void mem_exit(long ret)

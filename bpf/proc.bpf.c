@@ -22,7 +22,7 @@ static long flush_posts(struct bpf_map *map, struct post_key *k, struct post_val
 	r->calls = v->calls;
 	*(__u32 *)r->data = k->cmd;
 	r->data_len = sizeof(__u32);
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 	v->calls = 0;
 	return 0;
 }
@@ -71,7 +71,7 @@ int tp_sched_exec(struct trace_event_raw_sched_process_exec *ctx)
 		if (file_path(exe, r->exe) > 0)
 			r->h.flags |= RG_RECF_TRUNC;
 	}
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 	return 0;
 }
 
@@ -93,7 +93,7 @@ int rawtp_sched_fork(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	fill_hdr_task(&r->h, child, RG_REC_FORK, RG_HOOK_RAW_TP);
 	r->parent_start_boot_ns = task_start_ns(BPF_CORE_READ(child, real_parent));
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 	return 0;
 }
 
@@ -119,7 +119,7 @@ int tp_sched_exit(void *ctx)
 	fill_hdr_task(&r->h, task, RG_REC_EXIT, RG_HOOK_TRACEPOINT);
 	r->code = BPF_CORE_READ(task, exit_code);
 	r->rdma = rdma;
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 	return 0;
 }
 
@@ -140,6 +140,6 @@ int tp_module_load(struct module_load_args *ctx)
 	fill_hdr(&r->h, RG_REC_MODULE, RG_HOOK_TRACEPOINT);
 	bpf_probe_read_kernel_str(r->name, sizeof(r->name),
 				  (void *)ctx + (ctx->data_loc_name & 0xffff));
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 	return 0;
 }

@@ -104,7 +104,7 @@ static __always_inline void emit_bpf(const struct pending *p, long ret, __u16 ho
 	exe = BPF_CORE_READ(task, mm, exe_file);
 	if (exe && file_path(exe, r->exe) > 0)
 		r->h.flags |= RG_RECF_TRUNC;
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 }
 
 /* fexit and kretprobe: the command and its attributes from the syscall's own registers. */

@@ -29,7 +29,7 @@ int BPF_KPROBE(up_ibv_get_device_list)
 	struct rg_rec_ucall *r = ucall_begin(RG_UCALL_GET_DEVICE_LIST);
 
 	if (r)
-		bpf_ringbuf_submit(r, 0);
+		rg_submit(r);
 	return 0;
 }
 
@@ -43,6 +43,6 @@ int BPF_KPROBE(up_ibv_open_device, void *device)
 	if (device && rg_ibv_device_name_off)
 		bpf_probe_read_user_str(r->device, sizeof(r->device),
 					(char *)device + rg_ibv_device_name_off);
-	bpf_ringbuf_submit(r, 0);
+	rg_submit(r);
 	return 0;
 }

@@ -219,6 +219,7 @@ static struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 	}
 	ADD(sn, "lost_per_cpu", lost);
 	ADD(sn, "lost_total", json_object_new_uint64(lost_total));
+	ADD(sn, "ring", sensors_ring_describe(d->sensors));
 	if (with_hooks && d->hooks)
 		ADD(sn, "hooks", json_object_get(d->hooks));
 	ADD(o, "sensors", sn);
@@ -794,7 +795,8 @@ static int run_loop(struct daemon *d)
 
 	while (!stop) {
 		struct epoll_event evs[8];
-		int n = epoll_wait(d->epfd, evs, ARRAY_SIZE(evs), 1000), r;
+		int n = epoll_wait(d->epfd, evs, ARRAY_SIZE(evs), sensors_timeout_ms(d->sensors, 1000)),
+		    r;
 
 		if (n < 0 && errno != EINTR)
 			return log_error_errno(-errno, "epoll_wait failed: %m");

@@ -33,6 +33,7 @@
 #include "convert.h"
 #include "elfsym.h"
 #include "probe.h"
+#include "ringwake.h"
 #include "sensors.h"
 #include "sensors.skel.h"
 #include "sensors_mod.skel.h"
@@ -215,6 +216,7 @@ struct rg_sensors {
 	struct sensors_mod_bpf *mod;
 	bool mod_has_uverbs, mod_has_cm;
 	struct ring_buffer *rb;
+	struct ringwake wake; /* when rb's records wake the reader */
 	struct link_ent links[MAX_LINKS];
 	size_t nlinks;
 	struct bpf_link *uprobes[2];
@@ -2066,6 +2068,9 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 	r = epoll_add(s->epfd, ring_buffer__epoll_fd(s->rb));
 	if (r < 0)
 		goto fail;
+	/* on failure (logged): a wake-up per record, the kernel's default */
+	(void)ringwake_init(&s->wake, bpf_map__fd(s->skel->maps.events),
+			    bpf_map__fd(s->skel->maps.rb_poll));
 	if (s->plan.hp[HP_DEVICES].active >= 0 || !s->cfg.no_uevents) {
 		s->uevent_fd = uevent_open();
 		if (s->uevent_fd < 0) {
@@ -2122,7 +2127,8 @@ int sensors_poll(struct rg_sensors *s, int timeout_ms, sensors_cb cb, void *user
 		if (deliver(s, &ev) < 0)
 			return s->cb_error;
 	}
-	n = epoll_wait(s->epfd, evs, ARRAY_SIZE(evs), s->delivered ? 0 : timeout_ms);
+	n = epoll_wait(s->epfd, evs, ARRAY_SIZE(evs),
+		       s->delivered ? 0 : ringwake_timeout_ms(&s->wake.st, timeout_ms));
 	if (n < 0)
 		return errno == EINTR ? s->delivered : -errno;
 	for (int i = 0; i < n; i++) {
@@ -2135,13 +2141,34 @@ int sensors_poll(struct rg_sensors *s, int timeout_ms, sensors_cb cb, void *user
 		if (s->cb_error < 0)
 			return s->cb_error;
 	}
-	/* Always drain the ring buffer: records may be ready without a wakeup (adaptive). */
+	/* Always drain the ring buffer: records may be ready without a wake-up (ringwake.h). */
 	r = ring_buffer__consume(s->rb);
 	if (s->cb_error < 0)
 		return s->cb_error;
 	if (r < 0)
 		return r;
+	ringwake_after_read(&s->wake, (unsigned)r);
 	return s->delivered;
+}
+
+int sensors_timeout_ms(const struct rg_sensors *s, int want_ms)
+{
+	return ringwake_timeout_ms(&s->wake.st, want_ms);
+}
+
+struct json_object *sensors_ring_describe(const struct rg_sensors *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "wakeups",
+			       json_object_new_string(s->wake.pos ? ringwake_mode_to_string(
+									s->wake.st.mode)
+								  : "always"));
+	json_object_object_add(o, "bursts", json_object_new_uint64(s->wake.st.bursts));
+	json_object_object_add(o, "policy_errors", json_object_new_uint64(s->wake.errors));
+	return o;
 }
 
 int sensors_add_ringbuf(struct rg_sensors *s, int map_fd)
@@ -2220,6 +2247,7 @@ void sensors_close(struct rg_sensors *s)
 	while (s->nlinks)
 		link_drop(s, s->nlinks - 1);
 	ring_buffer__free(s->rb);
+	ringwake_close(&s->wake);
 	sensors_mod_bpf__destroy(s->mod);
 	sensors_bpf__destroy(s->skel);
 	if (s->epfd >= 0)

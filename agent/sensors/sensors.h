@@ -106,6 +106,17 @@ int sensors_fd(struct rg_sensors *s);
  */
 int sensors_poll(struct rg_sensors *s, int timeout_ms, sensors_cb cb, void *userdata);
 
+/*
+ * How long a caller that waits on sensors_fd() may block when it wants want_ms (-1: forever):
+ * during a burst of records the ring wakes nobody and must be read on a timer (ringwake.h), so
+ * this is then at most RINGWAKE_POLL_MS. sensors_poll() applies it to its own timeout.
+ */
+int sensors_timeout_ms(const struct rg_sensors *s, int want_ms);
+
+/* The ring buffer's wake-up policy: {"wakeups": "wake"|"poll"|"closing"|"always", "bursts": N,
+ * "policy_errors": N} ("always": the policy could not be set up, every record wakes the reader). */
+struct json_object *sensors_ring_describe(const struct rg_sensors *s);
+
 /* What is attached: mode, features, and per hook point the chosen and active flavour. */
 struct json_object *sensors_describe(struct rg_sensors *s);
 

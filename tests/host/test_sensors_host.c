@@ -11,15 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "common/util.h"
 #include "event/event.h"
 #include "event/event_json.h"
+#include "sensors/ringwake.h"
 #include "sensors/sensors.h"
 
 #define MAX_EVENTS 8192
@@ -807,6 +810,150 @@ START_TEST(test_auto)
 }
 END_TEST
 
+/* ---- the ring buffer's wake-up policy (ringwake.h) ---- */
+
+static uint32_t rb_poll_slot(struct rg_sensors *s)
+{
+	uint32_t zero = 0, v = 99;
+
+	ck_assert_int_eq(bpf_map_lookup_elem(sensors_map_fd(s, "rb_poll"), &zero, &v), 0);
+	return v;
+}
+
+static void set_rb_poll(struct rg_sensors *s, uint32_t v)
+{
+	uint32_t zero = 0;
+
+	ck_assert_int_eq(bpf_map_update_elem(sensors_map_fd(s, "rb_poll"), &zero, &v, BPF_ANY), 0);
+}
+
+/* The policy's mode, checked against the slot the programs read and the timeout it asks for. */
+static const char *ring_mode(struct rg_sensors *s, char buf[16], uint64_t *bursts)
+{
+	struct json_object *o = sensors_ring_describe(s), *v;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert(json_object_object_get_ex(o, "wakeups", &v));
+	strscpy_ok(buf, json_object_get_string(v), 16);
+	ck_assert(json_object_object_get_ex(o, "bursts", &v));
+	*bursts = (uint64_t)json_object_get_int64(v);
+	ck_assert(json_object_object_get_ex(o, "policy_errors", &v));
+	ck_assert_int_eq(json_object_get_int64(v), 0);
+	json_object_put(o);
+	if (strcmp(buf, "poll") == 0) {
+		ck_assert_uint_eq(rb_poll_slot(s), 1);
+		ck_assert_int_eq(sensors_timeout_ms(s, 1000), RINGWAKE_POLL_MS);
+		ck_assert_int_eq(sensors_timeout_ms(s, -1), RINGWAKE_POLL_MS);
+	} else if (strcmp(buf, "closing") == 0) {
+		ck_assert_uint_eq(rb_poll_slot(s), 0);
+		ck_assert_int_eq(sensors_timeout_ms(s, 1000), RINGWAKE_POLL_MS);
+	} else {
+		ck_assert_str_eq(buf, "wake");
+		ck_assert_uint_eq(rb_poll_slot(s), 0);
+		ck_assert_int_eq(sensors_timeout_ms(s, 1000), 1000);
+	}
+	return buf;
+}
+
+static void wait_ring_mode_wake(struct rg_sensors *s)
+{
+	uint64_t deadline = now_monotonic_ns() + 10000000000ull, bursts;
+	char mode[16];
+
+	while (strcmp(ring_mode(s, mode, &bursts), "wake") != 0 && now_monotonic_ns() < deadline)
+		ck_assert_int_ge(sensors_poll(s, 100, collect, &C), 0);
+	ck_assert_str_eq(mode, "wake");
+}
+
+/* Reads the ring until this epoll fd on it reports nothing (other processes' records included). */
+static void drain_until_quiet(struct rg_sensors *s, int ep)
+{
+	struct epoll_event e;
+
+	for (int i = 0; i < 100; i++) {
+		ck_assert_int_ge(sensors_poll(s, 0, collect, &C), 0);
+		if (epoll_wait(ep, &e, 1, 0) == 0)
+			return;
+		usleep(10000);
+	}
+	ck_abort_msg("the ring buffer never stayed empty");
+}
+
+static pid_t run_driver_exit(const char *code)
+{
+	struct driver d;
+	int status;
+
+	driver_start(&d, "exit", code);
+	close(d.out);
+	ck_assert_int_eq(waitpid(d.pid, &status, 0), d.pid);
+	ck_assert(WIFEXITED(status));
+	return d.pid;
+}
+
+/*
+ * A burst of records (300 processes started one after the other by sh) moves the reader to its timer
+ * (rb_poll 1) and, once quiet, back to wake-ups (rb_poll 0), losing no record on the way. Then the
+ * programs' side, on a private epoll of the ring: with rb_poll at 1 a record wakes no reader, at
+ * 0 it does.
+ */
+START_TEST(test_ring_wakeups)
+{
+	struct rg_sensors *s = open_sensors(SENSORS_TRACEPOINT, 0, false);
+	struct epoll_event e = {.events = EPOLLIN};
+	uint64_t deadline, bursts;
+	size_t execs = 0;
+	bool saw_poll = false;
+	char mode[16];
+	pid_t kid, pid;
+	int ep, status;
+
+	wait_ring_mode_wake(s);
+	kid = fork();
+	ck_assert_int_ge(kid, 0);
+	if (kid == 0) {
+		execl("/bin/sh", "sh", "-ec", "i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done",
+		      (char *)NULL);
+		_exit(127);
+	}
+	deadline = now_monotonic_ns() + 60000000000ull;
+	while (!has_exit((uint32_t)kid) && now_monotonic_ns() < deadline) {
+		ck_assert_int_ge(sensors_poll(s, 200, collect, &C), 0);
+		if (strcmp(ring_mode(s, mode, &bursts), "poll") == 0)
+			saw_poll = true;
+	}
+	ck_assert_int_eq(waitpid(kid, &status, 0), kid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_msg(has_exit((uint32_t)kid), "no exit event for pid %d", kid);
+	ck_assert_msg(saw_poll, "300 processes in a row never moved the reader to its timer");
+	ck_assert_uint_ge(bursts, 1);
+	wait_ring_mode_wake(s);
+	for (size_t i = 0; i < C.n; i++)
+		if (C.ev[i].type == RG_EV_EXEC && C.ev[i].proc.ppid == (uint32_t)kid)
+			execs++;
+	ck_assert_uint_eq(execs, 300);
+
+	/* The programs' side. Nothing but a wake-up makes this epoll fd ready. */
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ck_assert_int_ge(ep, 0);
+	ck_assert_int_eq(epoll_ctl(ep, EPOLL_CTL_ADD, sensors_map_fd(s, "events"), &e), 0);
+	drain_until_quiet(s, ep);
+	set_rb_poll(s, 1);
+	pid = run_driver_exit("3");
+	ck_assert_int_eq(epoll_wait(ep, &e, 1, 300), 0);
+	set_rb_poll(s, 0); /* what the policy, still in "wake", had it at */
+	C.n = 0;
+	ck_assert_int_ge(sensors_poll(s, 0, collect, &C), 0);
+	ck_assert_msg(has_exit((uint32_t)pid), "the records submitted without a wake-up were lost");
+	wait_ring_mode_wake(s);
+	drain_until_quiet(s, ep);
+	pid = run_driver_exit("4");
+	ck_assert_int_eq(epoll_wait(ep, &e, 1, 5000), 1);
+	close(ep);
+	sensors_close(s);
+}
+END_TEST
+
 /* ---- limits ---- */
 
 /* A 4 KiB ring buffer that nobody reads overflows: the loss is counted per CPU and reported. */
@@ -877,6 +1024,7 @@ int main(void)
 	tcase_add_test(core, test_no_seed);
 	tcase_add_test(core, test_describe);
 	tcase_add_test(core, test_auto);
+	tcase_add_test(core, test_ring_wakeups);
 	tcase_add_test(limits, test_lost);
 	tcase_add_test(errors, test_bad_ringbuf);
 	suite_add_tcase(su, core);

@@ -24,6 +24,7 @@
 #include "event/event_json.h"
 #include "sensors/convert.h"
 #include "sensors/decode.h"
+#include "sensors/ringwake.h"
 #include "sensors/uevent.h"
 
 struct w_reg_mr {
@@ -855,6 +856,89 @@ START_TEST(test_malformed_headers)
 }
 END_TEST
 
+/* ---- the ring buffer's wake-up policy (ringwake.h) ---- */
+
+#define MS_ 1000000ull
+
+/* Records one at a time, further apart than the poll interval: wake-ups stay on. */
+START_TEST(test_ringwake_sparse)
+{
+	struct ringwake_state st = {0};
+	uint64_t t = 1000 * MS_;
+
+	for (int i = 0; i < 20; i++, t += RINGWAKE_POLL_MS * MS_)
+		ck_assert_int_eq(ringwake_step(&st, 1, t, false), RINGWAKE_KEEP);
+	ck_assert_int_eq(st.mode, RINGWAKE_WAKE);
+	ck_assert_uint_eq(st.bursts, 0);
+	ck_assert_int_eq(ringwake_timeout_ms(&st, 1000), 1000);
+	ck_assert_int_eq(ringwake_timeout_ms(&st, -1), -1);
+	/* reads that find nothing change nothing */
+	ck_assert_int_eq(ringwake_step(&st, 0, t + 10000 * MS_, true), RINGWAKE_KEEP);
+	ck_assert_int_eq(st.mode, RINGWAKE_WAKE);
+}
+END_TEST
+
+/* A burst: the timer takes over, then gives back only once the ring is seen empty. */
+START_TEST(test_ringwake_burst)
+{
+	struct ringwake_state st = {0};
+	uint64_t t = 5000 * MS_;
+
+	ck_assert_int_eq(ringwake_step(&st, 3, t, false), RINGWAKE_KEEP); /* the first read */
+	t += RINGWAKE_POLL_MS * MS_ - 1;
+	ck_assert_int_eq(ringwake_step(&st, 1, t, false), RINGWAKE_SET_POLL);
+	ck_assert_int_eq(st.mode, RINGWAKE_POLL);
+	ck_assert_uint_eq(st.bursts, 1);
+	ck_assert_int_eq(ringwake_timeout_ms(&st, 1000), RINGWAKE_POLL_MS);
+	ck_assert_int_eq(ringwake_timeout_ms(&st, -1), RINGWAKE_POLL_MS);
+	ck_assert_int_eq(ringwake_timeout_ms(&st, 0), 0);
+	ck_assert_int_eq(ringwake_timeout_ms(&st, 1), 1);
+	/* records keep coming, then empty reads short of the linger time */
+	ck_assert_int_eq(ringwake_step(&st, 100, t += MS_, false), RINGWAKE_KEEP);
+	ck_assert_int_eq(ringwake_step(&st, 0, t + RINGWAKE_LINGER_MS * MS_ - 1, true),
+			 RINGWAKE_KEEP);
+	ck_assert_int_eq(st.mode, RINGWAKE_POLL);
+	/* the linger time: wake-ups on again, the timer still on */
+	t += RINGWAKE_LINGER_MS * MS_;
+	ck_assert_int_eq(ringwake_step(&st, 0, t, true), RINGWAKE_SET_WAKE);
+	ck_assert_int_eq(st.mode, RINGWAKE_CLOSING);
+	ck_assert_int_eq(ringwake_timeout_ms(&st, 1000), RINGWAKE_POLL_MS);
+	/* the grace time has not passed: polls on, even with the ring empty */
+	ck_assert_int_eq(ringwake_step(&st, 0, t + RINGWAKE_POLL_MS * MS_ - 1, true),
+			 RINGWAKE_KEEP);
+	ck_assert_int_eq(st.mode, RINGWAKE_CLOSING);
+	/* it has, but a record is reserved and not read yet: polls on */
+	ck_assert_int_eq(ringwake_step(&st, 0, t + RINGWAKE_POLL_MS * MS_, false), RINGWAKE_KEEP);
+	ck_assert_int_eq(st.mode, RINGWAKE_CLOSING);
+	/* the ring is empty: blocks again */
+	ck_assert_int_eq(ringwake_step(&st, 0, t + 3 * RINGWAKE_POLL_MS * MS_, true),
+			 RINGWAKE_KEEP);
+	ck_assert_int_eq(st.mode, RINGWAKE_WAKE);
+	ck_assert_int_eq(ringwake_timeout_ms(&st, 1000), 1000);
+	ck_assert_uint_eq(st.bursts, 1);
+}
+END_TEST
+
+/* Records while closing: back to the timer, with the slot set again (no new burst counted). */
+START_TEST(test_ringwake_closing_records)
+{
+	struct ringwake_state st = {.mode = RINGWAKE_POLL, .last_ns = 100 * MS_, .bursts = 4};
+	uint64_t t = 100 * MS_ + RINGWAKE_LINGER_MS * MS_;
+
+	ck_assert_int_eq(ringwake_step(&st, 0, t, false), RINGWAKE_SET_WAKE);
+	ck_assert_int_eq(ringwake_step(&st, 2, t + MS_, false), RINGWAKE_SET_POLL);
+	ck_assert_int_eq(st.mode, RINGWAKE_POLL);
+	ck_assert_uint_eq(st.bursts, 4);
+	ck_assert_uint_eq(st.last_ns, t + MS_);
+	/* closing's empty-ring test is not looked at in the other modes */
+	ck_assert_int_eq(ringwake_step(&st, 0, t + 2 * MS_, true), RINGWAKE_KEEP);
+	ck_assert_int_eq(st.mode, RINGWAKE_POLL);
+	ck_assert_str_eq(ringwake_mode_to_string(RINGWAKE_WAKE), "wake");
+	ck_assert_str_eq(ringwake_mode_to_string(RINGWAKE_POLL), "poll");
+	ck_assert_str_eq(ringwake_mode_to_string(RINGWAKE_CLOSING), "closing");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sensors");
@@ -879,6 +963,9 @@ int main(void)
 	tcase_add_test(core, test_exit_ring);
 	tcase_add_test(core, test_convert_module);
 	tcase_add_test(core, test_json_u16_fields);
+	tcase_add_test(core, test_ringwake_sparse);
+	tcase_add_test(core, test_ringwake_burst);
+	tcase_add_test(core, test_ringwake_closing_records);
 	tcase_add_test(limits, test_write_every_length);
 	tcase_add_test(limits, test_ioctl_every_length);
 	tcase_add_test(limits, test_random_buffers);
