@@ -807,6 +807,48 @@ class Bench:
                      f"programs: {', '.join(listed)}")
             self.details["bpf_runs_verbs"] = d
 
+    def fig_verbs_host(self):
+        """The record path of a verbs command on this machine: write() of DEALLOC_PD/DESTROY_CQ
+        to a stand-in uverbs node (bench/event_storm), the agent's BPF programs per command, the
+        commands one at a time (as verbs setup calls come) and in batches; the daemon as it runs
+        (--ring-wakeups burst) against the kernel's wake-up per record (always)."""
+        n = 500 if self.quick else 1000
+        storm = os.path.join(self.build, "bench", "event_storm")
+        res, rings = {}, {}
+        for when in ("always", "burst"):
+            d = Daemon(self, extra=["--ring-wakeups", when]).start()
+            try:
+                for key, batch, pause in (("single", 1, 1000), ("batch", 1000, 2000)):
+                    res[(when, key)] = self.bpf_runs(
+                        d.proc.pid, n, 3 * n,
+                        ["sh", "-c", f"{storm} -n {{n}} -b {batch} -p {pause} >/dev/null"])
+                rings[when] = d.status()["sensors"].get("ring", {})
+            finally:
+                d.stop()
+                CLEANUPS.remove(d.stop)
+        self.details["verbs_host"] = {"bpf_runs": {f"{w}/{k}": v for (w, k), v in res.items()},
+                                      "ring": rings}
+        cmds = 2 * n
+        for key, label in (("single", "one at a time, 1 ms apart"),
+                           ("batch", "in batches of 1,000, 2 ms apart")):
+            per_ns, what = {}, {}
+            for when in ("always", "burst"):
+                r = res[(when, key)]
+                ran, _, per_ns[when] = programs_ran(r, cmds, 0.5)
+                if not ran:
+                    raise BenchError(f"no program of the agent ran for the verbs commands "
+                                     f"({when}, {key})")
+                what[when] = ", ".join(f"{k} {fmt_ns(r['ns'][k] / v)} a run"
+                                       for k, v in sorted(ran.items()))
+            self.row("verbs", f"verbs command record path (write() to a stand-in uverbs node), "
+                     f"the agent's BPF programs per command, {label}, host",
+                     fmt_ns(per_ns["always"]), fmt_ns(per_ns["burst"]),
+                     per_ns["burst"] / per_ns["always"], "(report)", None,
+                     f"kernel.bpf_stats_enabled, {cmds:,} commands by difference of two runs; "
+                     f"baseline: --ring-wakeups always (a wake-up per record that finds the "
+                     f"daemon idle: {what['always']}); value: the default, burst "
+                     f"({what['burst']}; {rings['burst'].get('bursts', '?')} bursts)")
+
     def fig_latency(self):
         ms = self.vm_meas("latency")
         if not ms:
@@ -1114,6 +1156,8 @@ class Bench:
                 steps.append(("footprint", self.fig_footprint))
             elif f == "audit":
                 steps.append(("audit", self.fig_audit))
+            elif f == "verbs":
+                steps.append(("verbs", self.fig_verbs_host))
         vm_steps = [(f, fn) for f, fn in (("syscall", self.fig_syscall_vm),
                                           ("verbs", self.fig_verbs),
                                           ("latency", self.fig_latency)) if f in vm_parts]

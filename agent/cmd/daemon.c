@@ -45,6 +45,10 @@ static void usage(FILE *f)
 		"                       suffix K or M (default %zuM); mapped twice into the daemon,\n"
 		"                       so its RSS grows by twice SIZE; too small loses records in a\n"
 		"                       burst (counted and reported: agent_lost)\n"
+		"  --ring-wakeups WHEN  burst (default): during a burst of records the daemon reads\n"
+		"                       the ring every 2 ms and records wake nobody; always: every\n"
+		"                       record that finds the daemon idle wakes it (the kernel's way:\n"
+		"                       microseconds more in the system call a record reports)\n"
 		"  --no-inventory       skip the start-up inventory but for the process tree\n"
 		"  --enforce            enforce the policy (also \"enforce\": true in it): BPF LSM\n"
 		"                       denies what the allowlist does not allow; rule actions kill\n"
@@ -115,6 +119,7 @@ int cmd_daemon(int argc, char **argv)
 		OPT_ROCE_IF,
 		OPT_ROCE_INTERVAL,
 		OPT_RING_BUFFER,
+		OPT_RING_WAKEUPS,
 		OPT_NO_INVENTORY,
 		OPT_DRY_RUN,
 		OPT_ENFORCE,
@@ -136,6 +141,7 @@ int cmd_daemon(int argc, char **argv)
 		{"roce-if", required_argument, NULL, OPT_ROCE_IF},
 		{"roce-interval", required_argument, NULL, OPT_ROCE_INTERVAL},
 		{"ring-buffer", required_argument, NULL, OPT_RING_BUFFER},
+		{"ring-wakeups", required_argument, NULL, OPT_RING_WAKEUPS},
 		{"no-inventory", no_argument, NULL, OPT_NO_INVENTORY},
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 		{"enforce", no_argument, NULL, OPT_ENFORCE},
@@ -209,6 +215,13 @@ int cmd_daemon(int argc, char **argv)
 		case OPT_RING_BUFFER:
 			if (parse_ring_size(optarg, &cfg.sensors.ringbuf_bytes) != 0)
 				return RG_EXIT_ERROR;
+			break;
+		case OPT_RING_WAKEUPS:
+			if (strcmp(optarg, "always") == 0)
+				cfg.sensors.ring_always_wake = true;
+			else if (strcmp(optarg, "burst") != 0)
+				return cmd_usage_error("daemon", "--ring-wakeups: 'burst' or 'always', "
+								 "not '%s'", optarg);
 			break;
 		case OPT_NO_INVENTORY:
 			cfg.no_inventory = true;

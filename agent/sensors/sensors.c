@@ -449,6 +449,8 @@ static struct json_object *describe(const struct sensors_config *cfg,
 			       json_object_new_int64((int64_t)(cfg->ringbuf_bytes
 								   ? cfg->ringbuf_bytes
 								   : SENSORS_DEFAULT_RINGBUF)));
+	json_object_object_add(o, "ring_wakeups",
+			       json_object_new_string(cfg->ring_always_wake ? "always" : "burst"));
 	feat = json_object_new_object();
 	json_object_object_add(feat, "tracepoint", json_object_new_boolean(f->syscall_tp));
 	json_object_object_add(feat, "raw_tracepoint", json_object_new_boolean(f->raw_tp));
@@ -2068,9 +2070,10 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 	r = epoll_add(s->epfd, ring_buffer__epoll_fd(s->rb));
 	if (r < 0)
 		goto fail;
-	/* on failure (logged): a wake-up per record, the kernel's default */
-	(void)ringwake_init(&s->wake, bpf_map__fd(s->skel->maps.events),
-			    bpf_map__fd(s->skel->maps.rb_poll));
+	/* on failure (logged), or asked for: a wake-up per record, the kernel's default */
+	if (!s->cfg.ring_always_wake)
+		(void)ringwake_init(&s->wake, bpf_map__fd(s->skel->maps.events),
+				    bpf_map__fd(s->skel->maps.rb_poll));
 	if (s->plan.hp[HP_DEVICES].active >= 0 || !s->cfg.no_uevents) {
 		s->uevent_fd = uevent_open();
 		if (s->uevent_fd < 0) {

@@ -66,6 +66,7 @@ struct sensors_config {
 	bool no_roce;		  /* no TC counters */
 	bool no_uevents;	  /* no device/module uevent listener */
 	bool no_seed;		  /* do not seed the RDMA fd map from /proc */
+	bool ring_always_wake;	  /* every record wakes the reader (no burst timer: ringwake.h) */
 	const char *ibverbs_path; /* libibverbs for uprobes; NULL: the system's */
 	/* More netdevs to count RoCE/iWARP traffic on, besides those that carry an RDMA device
 	 * (found in sysfs): e.g. a NIC whose RDMA function is not bound yet. At most 8. */

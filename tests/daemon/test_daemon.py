@@ -346,11 +346,38 @@ def scenario_reload(d):
     check(st_alerts, "alerts after the SIGUSR1 go to the new file")
 
 
+def scenario_wakeups(d):
+    """The ring buffer's wake-up policy in the daemon (agent/sensors/ringwake.h): by default the
+    driver's bursts of records are read on the daemon's timer (status sensors.ring counts them)
+    and, quiet again, the daemon goes back to wake-ups; with --ring-wakeups always no burst is
+    counted. Either way every run's RDMA-005 reaches the file output."""
+    for when, runs in (("burst", 20), ("always", 5)):
+        out = os.path.join(d, when + ".jsonl")
+        dm = Daemon(d, ["file:" + out], name=when, extra=["--ring-wakeups", when])
+        pids = drive(runs)
+
+        def got_all():
+            mine = alerts_for(read_jsonl(out) if os.path.exists(out) else [], pids)
+            return {a["process"]["pid"] for a in mine if rid(a) == "RDMA-005"} == set(pids)
+        wait_for(got_all, 60, "RDMA-005 of all %d driver runs (%s)" % (runs, when), 0.2)
+        ring = dm.status()["sensors"]["ring"]
+        check(ring["policy_errors"] == 0, "no failed change of rb_poll: %s" % ring)
+        if when == "always":
+            check(ring == {"wakeups": "always", "bursts": 0, "policy_errors": 0},
+                  "--ring-wakeups always: every record wakes the daemon: %s" % ring)
+        else:
+            check(ring["bursts"] >= 1, "the driver's records came in bursts: %s" % ring)
+            wait_for(lambda: dm.status()["sensors"]["ring"]["wakeups"] == "wake", 10,
+                     "the daemon back to wake-ups once quiet", 0.2)
+        dm.stop()
+
+
 SCENARIOS = {
     "siem": scenario_siem,
     "outage": scenario_outage,
     "kill9": scenario_kill9,
     "reload": scenario_reload,
+    "wakeups": scenario_wakeups,
 }
 
 

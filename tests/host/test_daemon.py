@@ -45,6 +45,16 @@ def bad_usage():
                            timeout=30)
         check(p.returncode == 2 and "--ring-buffer: not a power of two" in p.stderr,
               f"--ring-buffer {bad!r} exits 2 saying why")
+    p = subprocess.run([RG, "daemon", "--ring-wakeups", "never"], capture_output=True, text=True,
+                       timeout=30)
+    check(p.returncode == 2 and "--ring-wakeups: 'burst' or 'always', not 'never'" in p.stderr,
+          "--ring-wakeups never exits 2 saying why")
+    for when, want in (("always", "always"), ("burst", "burst"), (None, "burst")):
+        p = subprocess.run([RG, "daemon", "--dry-run", "--sensor", "tracepoint"] +
+                           (["--ring-wakeups", when] if when else []),
+                           capture_output=True, text=True, timeout=120)
+        got = json.loads(p.stdout)["sensors"].get("ring_wakeups") if p.returncode == 0 else p.stderr
+        check(got == want, f"--ring-wakeups {when or '(default)'}: the plan says {want} ({got})")
     for opt in ("--heartbeat", "--reconcile", "--roce-interval"):
         p = subprocess.run([RG, "daemon", opt, "0"], capture_output=True, text=True, timeout=30)
         check(p.returncode == 2 and f"{opt}: not a number of seconds" in p.stderr,
