@@ -246,24 +246,34 @@ static __always_inline bool is_self(void)
 	return rg_self_tgid && current_tgid() == rg_self_tgid;
 }
 
-/* Start time of the task's process, as /proc/PID/stat gives it (clock ticks), in ns. */
-static __always_inline __u64 task_start_ns(struct task_struct *task)
+/* A start time rounded down to a clock tick, as /proc/PID/stat gives it, in ns. */
+static __always_inline __u64 tick_floor(__u64 ns)
 {
-	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
-	__u64 ns = BPF_CORE_READ(leader, start_boottime);
 	__u64 tick = rg_tick_ns ? rg_tick_ns : 10000000;
 
 	return ns / tick * tick;
 }
 
-static __always_inline void fill_hdr_task(struct rg_rec_hdr *h, struct task_struct *task,
-					  __u16 type, __u16 hook)
+/* Start time of the task's process, as /proc/PID/stat gives it (clock ticks), in ns. */
+static __always_inline __u64 task_start_ns(struct task_struct *task)
+{
+	return tick_floor(BPF_CORE_READ(task, group_leader, start_boottime));
+}
+
+static __always_inline void hdr_init(struct rg_rec_hdr *h, __u16 type, __u16 hook)
 {
 	h->type = type;
 	h->flags = 0;
 	h->hook = hook;
 	h->pad = 0;
 	h->ts_boot_ns = bpf_ktime_get_boot_ns();
+}
+
+/* The header of a record about any task (fill_hdr() for the current one). */
+static __always_inline void fill_hdr_task(struct rg_rec_hdr *h, struct task_struct *task,
+					  __u16 type, __u16 hook)
+{
+	hdr_init(h, type, hook);
 	h->pid = BPF_CORE_READ(task, tgid);
 	h->tid = BPF_CORE_READ(task, pid);
 	h->ppid = BPF_CORE_READ(task, real_parent, tgid);
@@ -272,31 +282,38 @@ static __always_inline void fill_hdr_task(struct rg_rec_hdr *h, struct task_stru
 	BPF_CORE_READ_STR_INTO(&h->comm, task, comm);
 }
 
+/*
+ * The header of a record about the current task: loads through its BTF pointer
+ * (bpf_get_current_task_btf(), 5.11), which the JIT makes plain memory loads, where
+ * fill_hdr_task() makes a bpf_probe_read_kernel() call a field (nine). On every verbs command's
+ * record: the header was a large share of the program's run time.
+ */
 static __always_inline void fill_hdr(struct rg_rec_hdr *h, __u16 type, __u16 hook)
 {
-	fill_hdr_task(h, (struct task_struct *)bpf_get_current_task(), type, hook);
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	hdr_init(h, type, hook);
+	h->pid = task->tgid;
+	h->tid = task->pid;
+	h->ppid = task->real_parent->tgid;
+	h->uid = task->cred->uid.val;
+	h->start_boot_ns = tick_floor(task->group_leader->start_boottime);
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
 }
 
-static __always_inline struct file *fd_file(struct task_struct *task, int fd)
-{
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **arr;
-	struct file *f = NULL;
-	unsigned int max;
-
-	if (!fdt || fd < 0)
-		return NULL;
-	max = BPF_CORE_READ(fdt, max_fds);
-	if ((unsigned int)fd >= max)
-		return NULL;
-	arr = BPF_CORE_READ(fdt, fd);
-	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
-	return f;
-}
-
+/* The current task's file at fd, or NULL. The fd table is reached with plain loads through the
+ * task's BTF pointer; only the slot, at a variable offset, needs bpf_probe_read_kernel(). */
 static __always_inline struct file *current_fd_file(int fd)
 {
-	return fd_file((struct task_struct *)bpf_get_current_task(), fd);
+	struct fdtable *fdt = bpf_get_current_task_btf()->files->fdt;
+	struct file **arr;
+	struct file *f = NULL;
+
+	if (!fdt || fd < 0 || (unsigned int)fd >= fdt->max_fds)
+		return NULL;
+	arr = fdt->fd;
+	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
 }
 
 /* Compares a NUL-terminated name read into buf with a literal (n includes the NUL for an exact
@@ -494,16 +511,17 @@ static __always_inline bool pending_take(__u32 kind, struct pending *out)
 
 #endif /* !RG_ENFORCE_OBJECT */
 
-/* The user registers of the current syscall, for hooks below the syscall layer. */
+/* The user registers of the current syscall, for hooks below the syscall layer: a BTF pointer,
+ * read with plain loads (no bpf_probe_read_kernel() call a register). */
 static __always_inline struct pt_regs *syscall_regs(void)
 {
 	return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 }
 
 #if defined(__TARGET_ARCH_x86)
-#define SYSCALL_NR(regs) ((long)BPF_CORE_READ((regs), orig_ax))
+#define SYSCALL_NR(regs) ((long)(regs)->orig_ax)
 #elif defined(__TARGET_ARCH_arm64)
-#define SYSCALL_NR(regs) ((long)BPF_CORE_READ((regs), syscallno))
+#define SYSCALL_NR(regs) ((long)(regs)->syscallno)
 #else
 #define SYSCALL_NR(regs) (-1l)
 #endif
@@ -514,12 +532,14 @@ static __always_inline struct pt_regs *syscall_regs(void)
 		struct pt_regs *_regs = syscall_regs();                                            \
 		long _v = (def);                                                                   \
 		if ((nr) >= 0 && SYSCALL_NR(_regs) == (nr))                                        \
-			_v = (long)PT_REGS_PARM##n##_CORE_SYSCALL(_regs);                          \
+			_v = (long)PT_REGS_PARM##n##_SYSCALL(_regs);                               \
 		_v;                                                                                \
 	})
 
 #ifndef RG_ENFORCE_OBJECT
-/* Remembers an RDMA fd of the current process (and the process as an RDMA user). */
+/* Remembers an RDMA fd of the current process (and the process as an RDMA user). The module
+ * hooks call this on every command: an fd already remembered costs two lookups, not two
+ * updates of LRU maps. */
 static __always_inline void remember_fd(__u32 tgid, int fd, struct file *file, __u32 node,
 					__u32 rdev)
 {
@@ -530,8 +550,12 @@ static __always_inline void remember_fd(__u32 tgid, int fd, struct file *file, _
 	    .node = node,
 	    .rdev = rdev,
 	};
+	struct rg_fd_val *old = bpf_map_lookup_elem(&rdma_fds, &k);
 	__u32 one = 1;
 
+	if (old && old->file == v.file && old->inode == v.inode && old->node == node &&
+	    old->rdev == rdev && bpf_map_lookup_elem(&rdma_procs, &tgid))
+		return;
 	rdma_users_latch();
 	if (bpf_map_update_elem(&rdma_fds, &k, &v, BPF_ANY) != 0)
 		count(RG_CNT_FDMAP_FULL);

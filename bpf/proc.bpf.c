@@ -41,7 +41,7 @@ int tp_sched_exec(struct trace_event_raw_sched_process_exec *ctx)
 
 	if (!r)
 		return 0;
-	fill_hdr_task(&r->h, task, RG_REC_EXEC, RG_HOOK_TRACEPOINT);
+	fill_hdr(&r->h, RG_REC_EXEC, RG_HOOK_TRACEPOINT);
 	r->parent_start_boot_ns = task_start_ns(BPF_CORE_READ(task, real_parent));
 	r->sid = BPF_CORE_READ(task, signal, pids[PIDTYPE_SID], numbers[0].nr);
 	bpf_probe_read_kernel_str(r->filename, sizeof(r->filename),
@@ -116,7 +116,7 @@ int tp_sched_exit(void *ctx)
 	r = RESERVE(struct rg_rec_exit);
 	if (!r)
 		return 0;
-	fill_hdr_task(&r->h, task, RG_REC_EXIT, RG_HOOK_TRACEPOINT);
+	fill_hdr(&r->h, RG_REC_EXIT, RG_HOOK_TRACEPOINT);
 	r->code = BPF_CORE_READ(task, exit_code);
 	r->rdma = rdma;
 	rg_submit(r);

@@ -86,15 +86,14 @@ static __always_inline bool self_target(__u32 cmd, void *uattr, struct pending *
 
 static __always_inline void emit_bpf(const struct pending *p, long ret, __u16 hook)
 {
-	struct task_struct *task;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct rg_rec_bpf *r;
 	struct file *exe;
 
 	r = RESERVE(struct rg_rec_bpf);
 	if (!r)
 		return;
-	task = (struct task_struct *)bpf_get_current_task();
-	fill_hdr_task(&r->h, task, RG_REC_BPF, hook);
+	fill_hdr(&r->h, RG_REC_BPF, hook);
 	r->cmd = p->op;
 	r->kind = p->node;
 	r->id = (__u32)p->a0;

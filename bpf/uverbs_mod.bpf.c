@@ -4,7 +4,8 @@
  * commands; unrelated syscalls pay nothing). Built as their own skeleton (sensors_mod) because
  * fentry programs are bound to the module's BTF at load time: the agent loads this object when
  * ib_uverbs (and rdma_ucm) are present, possibly long after start, and shares the maps of the
- * main object with it (bpf_map__reuse_fd).
+ * main object with it (bpf_map__reuse_fd). Their arguments are BTF pointers: fields are read with
+ * plain loads, not a bpf_probe_read_kernel() call each (BPF_CORE_READ).
  */
 #include "cmd.bpf.h"
 #define RG_ENF_DEFINE_FUNCS
@@ -25,7 +26,7 @@ int BPF_PROG(fx_uverbs_ioctl, struct file *filp, unsigned int cmd, unsigned long
 
 	if (cmd != RG_ABI_RDMA_VERBS_IOCTL || is_self())
 		return 0;
-	rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
+	rdev = filp->f_inode->i_rdev;
 	/* killed by enforcement, which reports it */
 	if (enf_reported(enf_check_ioctl(rdev, arg), ret))
 		return 0;
@@ -43,7 +44,7 @@ static __always_inline int fx_write(struct file *filp, const char *buf, size_t c
 
 	if (is_self())
 		return 0;
-	rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
+	rdev = filp->f_inode->i_rdev;
 	if (enf_reported(enf_check_write(node, rdev, (__u64)buf, count_), ret))
 		return 0;
 	handle_write(cur_fd(rg_nr_write, -1), node, (__u64)buf, count_, ret, rdev, RG_HOOK_FENTRY,
@@ -68,13 +69,12 @@ int BPF_PROG(fx_ucma_write, struct file *filp, const char *buf, size_t count_, l
 SEC("fentry/ib_uverbs_mmap")
 int BPF_PROG(fe_uverbs_mmap, struct file *filp, struct vm_area_struct *vma)
 {
-	__u64 len = BPF_CORE_READ(vma, vm_end) - BPF_CORE_READ(vma, vm_start);
-	__u64 off = BPF_CORE_READ(vma, vm_pgoff) << 12;
+	__u32 rdev = filp->f_inode->i_rdev;
 
-	if (is_self() || enf_takes_mmap(BPF_CORE_READ(filp, f_inode, i_rdev)))
+	if (is_self() || enf_takes_mmap(rdev))
 		return 0;
-	emit_mmap((int)SYSCALL_ARG_IF(rg_nr_mmap, 5, -1), RG_NODE_UVERBS_FD,
-		  BPF_CORE_READ(filp, f_inode, i_rdev), len, off,
-		  (__u32)(BPF_CORE_READ(vma, vm_flags) & 0x7), RG_HOOK_FENTRY);
+	emit_mmap((int)SYSCALL_ARG_IF(rg_nr_mmap, 5, -1), RG_NODE_UVERBS_FD, rdev,
+		  vma->vm_end - vma->vm_start, vma->vm_pgoff << 12, (__u32)(vma->vm_flags & 0x7),
+		  RG_HOOK_FENTRY);
 	return 0;
 }

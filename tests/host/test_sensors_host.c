@@ -312,6 +312,7 @@ START_TEST(test_verbs)
 	ck_assert_str_eq(e->u.open.path, "/dev/infiniband/uverbs0");
 	ck_assert_uint_eq(e->proc.start_boot_ns, start);
 	ck_assert_uint_eq(e->proc.tid, pid);
+	ck_assert_uint_eq(e->proc.ppid, (uint32_t)getpid());
 	ck_assert_uint_eq(e->proc.uid, 0);
 	ck_assert_str_eq(e->proc.comm, "rg-host-driver");
 	ck_assert_uint_eq(count_matching(RG_EV_DEVICE_OPEN, pid, NULL, NULL), 1);
