@@ -60,15 +60,22 @@ def wait_for(what, fn, timeout=60.0):
 
 
 def alerts(path):
+    """The alerts in the daemon's file output so far. A last line without its newline is still
+    being written (a line across a page boundary becomes visible a page at a time): left for the
+    next read."""
     out = []
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
             for line in f:
-                if line.strip():
+                if line.endswith("\n") and line.strip():
                     o = json.loads(line)
                     if o.get("event", {}).get("kind") == "alert":
                         out.append(o)
     return out
+
+
+# Every daemon started, so that a failed check cannot leave one enforcing on the machine.
+DAEMONS = []
 
 
 class Daemon:
@@ -81,6 +88,7 @@ class Daemon:
              "--sensor", "tracepoint", "--output", "file:" + self.out, "--ready-file", self.ready,
              "--status-socket", "", "--no-inventory", "--heartbeat", "3600"],
             stdout=self.log, stderr=subprocess.STDOUT)
+        DAEMONS.append(self.p)
         ok = wait_for("ready", lambda: os.path.exists(self.ready) or self.p.poll() is not None, 120)
         check(ok and self.p.poll() is None, f"daemon {name} is running")
 
@@ -161,6 +169,10 @@ def main():
     try:
         run(tmp, pin_dir)
     finally:
+        for p in DAEMONS:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         subprocess.run(["umount", "-l", bpffs], check=False)
         shutil.rmtree(tmp, ignore_errors=True)
     return summary()
