@@ -340,23 +340,32 @@ static __always_inline int read_dentry_name(struct dentry *d, char *buf, __u32 s
 	return bpf_probe_read_kernel_str(buf, size, name);
 }
 
+/* A field of a kernel object: a plain load where p is a BTF pointer (btf, a constant after
+ * inlining, says so: fentry/fexit/LSM arguments, bpf_get_current_task_btf()), else a
+ * bpf_probe_read_kernel() call (BPF_CORE_READ). Both relocated by CO-RE. */
+#define KREAD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
+
 /*
  * What an open file is, for the sensors: an RDMA node (char major 231, the rdma_cm misc device, or
  * any file in a directory called "infiniband", which also covers dynamic uverbs majors and the
- * host tests' stand-ins), /proc/PID/mem, or nothing of interest (0).
+ * host tests' stand-ins), /proc/PID/mem, or nothing of interest (0). Every open file of the
+ * machine passes here under fentry/kprobes (fd_install): a name is read only when its length is
+ * the one looked for, so most files cost the loads of their inode's mode, device and superblock
+ * magic and of their parent's name length. classify_file_btf() for a BTF pointer: those are plain
+ * loads then, not helper calls.
  */
-static __always_inline __u32 classify_file(struct file *file, __u32 *node, __u32 *rdev)
+static __always_inline __u32 classify_file_(struct file *file, __u32 *node, __u32 *rdev,
+					    const bool btf)
 {
 	__u32 zero = 0;
-	struct rg_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
-	struct inode *inode = BPF_CORE_READ(file, f_inode);
-	struct dentry *d = BPF_CORE_READ(file, f_path.dentry);
-	__u32 mode = BPF_CORE_READ(inode, i_mode);
-	__u32 dev = BPF_CORE_READ(inode, i_rdev);
+	struct rg_scratch *s;
+	struct inode *inode = KREAD(btf, file, f_inode);
+	struct dentry *d = KREAD(btf, file, f_path.dentry), *parent;
+	__u32 mode = KREAD(btf, inode, i_mode);
+	__u32 dev = KREAD(btf, inode, i_rdev);
+	struct super_block *sb;
 	unsigned long magic;
 
-	if (!s)
-		return 0;
 	*rdev = S_ISCHR(mode) ? dev : 0;
 	if (S_ISCHR(mode) && (dev >> MINORBITS) == IB_UVERBS_MAJOR) {
 		__u32 minor = dev & ((1u << MINORBITS) - 1);
@@ -366,7 +375,12 @@ static __always_inline __u32 classify_file(struct file *file, __u32 *node, __u32
 						      : RG_NODE_OTHER_FD;
 		return RG_OPEN_RDMA;
 	}
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
 	if (S_ISCHR(mode) && (dev >> MINORBITS) == MISC_MAJOR) {
+		if (KREAD(btf, d, d_name.len) != sizeof("rdma_cm") - 1)
+			return 0;
 		read_dentry_name(d, s->name, 16);
 		if (NAME_IS(s->name, "rdma_cm")) {
 			*node = RG_NODE_RDMA_CM_FD;
@@ -374,14 +388,20 @@ static __always_inline __u32 classify_file(struct file *file, __u32 *node, __u32
 		}
 		return 0;
 	}
-	magic = BPF_CORE_READ(inode, i_sb, s_magic);
+	sb = KREAD(btf, inode, i_sb);
+	magic = KREAD(btf, sb, s_magic);
 	if (magic == PROC_SUPER_MAGIC) {
+		if (KREAD(btf, d, d_name.len) != sizeof("mem") - 1)
+			return 0;
 		read_dentry_name(d, s->name, 16);
 		if (NAME_IS(s->name, "mem"))
 			return RG_OPEN_PROC_MEM;
 		return 0;
 	}
-	read_dentry_name(BPF_CORE_READ(d, d_parent), s->name, 16);
+	parent = KREAD(btf, d, d_parent);
+	if (KREAD(btf, parent, d_name.len) != sizeof("infiniband") - 1)
+		return 0;
+	read_dentry_name(parent, s->name, 16);
 	if (!NAME_IS(s->name, "infiniband"))
 		return 0;
 	read_dentry_name(d, s->name, 16);
@@ -395,6 +415,9 @@ static __always_inline __u32 classify_file(struct file *file, __u32 *node, __u32
 		*node = RG_NODE_OTHER_FD;
 	return RG_OPEN_RDMA;
 }
+
+#define classify_file(file, node, rdev)	    classify_file_(file, node, rdev, false)
+#define classify_file_btf(file, node, rdev) classify_file_(file, node, rdev, true)
 
 /*
  * Builds the path of (dentry, vfsmount) up to the current task's root (what the process sees, as

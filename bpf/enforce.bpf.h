@@ -285,15 +285,13 @@ static __always_inline int enf_action(struct enf_ctx *c, __u32 what, __u32 op, _
 }
 
 /* Where the hooks can deny: character devices only (major 231, the rdma_cm misc device, or a
- * character device in a directory "infiniband"). Regular files never are. */
+ * character device in a directory "infiniband"). Regular files never are. file: an LSM hook's
+ * argument, a BTF pointer (plain loads: file_permission runs on every write() of the machine). */
 static __always_inline bool enf_chardev(struct file *file, __u32 *node, __u32 *rdev)
 {
-	struct inode *inode = BPF_CORE_READ(file, f_inode);
-	__u32 mode = BPF_CORE_READ(inode, i_mode);
-
-	if (!S_ISCHR(mode))
+	if (!S_ISCHR(file->f_inode->i_mode))
 		return false;
-	return classify_file(file, node, rdev) == RG_OPEN_RDMA;
+	return classify_file_btf(file, node, rdev) == RG_OPEN_RDMA;
 }
 
 static __always_inline __u32 node_flags(__u32 node)

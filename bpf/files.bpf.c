@@ -31,17 +31,17 @@ static __always_inline struct task_struct *proc_inode_task(struct inode *inode)
 	return (void *)first - bpf_core_field_offset(struct task_struct, pid_links);
 }
 
-/* fd, an fd of this process, is (or is about to be) FILE. */
-static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook)
+/* fd, an fd of this process, is (or is about to be) FILE (btf: a BTF pointer, a constant). */
+static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook, const bool btf)
 {
 	struct rg_rec_open *r;
 	struct inode *inode;
 	__u32 node = 0, rdev = 0, what;
 
-	if (fd < 0 || !file || is_self())
+	if (fd < 0 || !file)
 		return;
-	what = classify_file(file, &node, &rdev);
-	if (!what)
+	what = classify_file_(file, &node, &rdev, btf);
+	if (!what || is_self())
 		return;
 	if (what == RG_OPEN_RDMA)
 		remember_fd(current_tgid(), fd, file, node, rdev);
@@ -82,7 +82,7 @@ static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook)
 static __always_inline void on_open_ret(long ret)
 {
 	if (ret >= 0)
-		on_new_fd((int)ret, current_fd_file((int)ret), RG_HOOK_TRACEPOINT);
+		on_new_fd((int)ret, current_fd_file((int)ret), RG_HOOK_TRACEPOINT, false);
 }
 
 SEC("tracepoint/syscalls/sys_exit_openat")
@@ -111,14 +111,14 @@ int tp_exit_openat2(struct trace_event_raw_sys_exit *ctx)
 SEC("fentry/fd_install")
 int BPF_PROG(fe_fd_install, unsigned int fd, struct file *file)
 {
-	on_new_fd((int)fd, file, RG_HOOK_FENTRY);
+	on_new_fd((int)fd, file, RG_HOOK_FENTRY, true);
 	return 0;
 }
 
 SEC("kprobe/fd_install")
 int BPF_KPROBE(kp_fd_install, unsigned int fd, struct file *file)
 {
-	on_new_fd((int)fd, file, RG_HOOK_KPROBE);
+	on_new_fd((int)fd, file, RG_HOOK_KPROBE, false);
 	return 0;
 }
 
