@@ -340,6 +340,19 @@ static __always_inline int read_dentry_name(struct dentry *d, char *buf, __u32 s
 	return bpf_probe_read_kernel_str(buf, size, name);
 }
 
+/* d's name (its first 15 bytes) in the per-CPU scratch; NULL without scratch. Looked up only
+ * where a name is read: that lookup is a helper call on kernels that do not inline it. */
+static __always_inline char *dentry_name(struct dentry *d)
+{
+	__u32 zero = 0;
+	struct rg_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!s)
+		return NULL;
+	read_dentry_name(d, s->name, 16);
+	return s->name;
+}
+
 /* A field of a kernel object: a plain load where p is a BTF pointer (btf, a constant after
  * inlining, says so: fentry/fexit/LSM arguments, bpf_get_current_task_btf()), else a
  * bpf_probe_read_kernel() call (BPF_CORE_READ). Both relocated by CO-RE. */
@@ -351,20 +364,19 @@ static __always_inline int read_dentry_name(struct dentry *d, char *buf, __u32 s
  * host tests' stand-ins), /proc/PID/mem, or nothing of interest (0). Every open file of the
  * machine passes here under fentry/kprobes (fd_install): a name is read only when its length is
  * the one looked for, so most files cost the loads of their inode's mode, device and superblock
- * magic and of their parent's name length. classify_file_btf() for a BTF pointer: those are plain
+ * magic and of their parent's name length (and no map lookup: the scratch is taken for a name). classify_file_btf() for a BTF pointer: those are plain
  * loads then, not helper calls.
  */
 static __always_inline __u32 classify_file_(struct file *file, __u32 *node, __u32 *rdev,
 					    const bool btf)
 {
-	__u32 zero = 0;
-	struct rg_scratch *s;
 	struct inode *inode = KREAD(btf, file, f_inode);
 	struct dentry *d = KREAD(btf, file, f_path.dentry), *parent;
 	__u32 mode = KREAD(btf, inode, i_mode);
 	__u32 dev = KREAD(btf, inode, i_rdev);
 	struct super_block *sb;
 	unsigned long magic;
+	char *name;
 
 	*rdev = S_ISCHR(mode) ? dev : 0;
 	if (S_ISCHR(mode) && (dev >> MINORBITS) == IB_UVERBS_MAJOR) {
@@ -375,14 +387,11 @@ static __always_inline __u32 classify_file_(struct file *file, __u32 *node, __u3
 						      : RG_NODE_OTHER_FD;
 		return RG_OPEN_RDMA;
 	}
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!s)
-		return 0;
 	if (S_ISCHR(mode) && (dev >> MINORBITS) == MISC_MAJOR) {
 		if (KREAD(btf, d, d_name.len) != sizeof("rdma_cm") - 1)
 			return 0;
-		read_dentry_name(d, s->name, 16);
-		if (NAME_IS(s->name, "rdma_cm")) {
+		name = dentry_name(d);
+		if (name && NAME_IS(name, "rdma_cm")) {
 			*node = RG_NODE_RDMA_CM_FD;
 			return RG_OPEN_RDMA;
 		}
@@ -393,23 +402,23 @@ static __always_inline __u32 classify_file_(struct file *file, __u32 *node, __u3
 	if (magic == PROC_SUPER_MAGIC) {
 		if (KREAD(btf, d, d_name.len) != sizeof("mem") - 1)
 			return 0;
-		read_dentry_name(d, s->name, 16);
-		if (NAME_IS(s->name, "mem"))
-			return RG_OPEN_PROC_MEM;
-		return 0;
+		name = dentry_name(d);
+		return name && NAME_IS(name, "mem") ? RG_OPEN_PROC_MEM : 0;
 	}
 	parent = KREAD(btf, d, d_parent);
 	if (KREAD(btf, parent, d_name.len) != sizeof("infiniband") - 1)
 		return 0;
-	read_dentry_name(parent, s->name, 16);
-	if (!NAME_IS(s->name, "infiniband"))
+	name = dentry_name(parent);
+	if (!name || !NAME_IS(name, "infiniband"))
 		return 0;
-	read_dentry_name(d, s->name, 16);
-	if (NAME_PREFIX(s->name, "uverbs"))
+	name = dentry_name(d);
+	if (!name)
+		return 0;
+	if (NAME_PREFIX(name, "uverbs"))
 		*node = RG_NODE_UVERBS_FD;
-	else if (NAME_IS(s->name, "rdma_cm"))
+	else if (NAME_IS(name, "rdma_cm"))
 		*node = RG_NODE_RDMA_CM_FD;
-	else if (NAME_PREFIX(s->name, "umad"))
+	else if (NAME_PREFIX(name, "umad"))
 		*node = RG_NODE_UMAD_FD;
 	else
 		*node = RG_NODE_OTHER_FD;
