@@ -9,6 +9,8 @@ Figures (NAME for --only):
              watching the same; in the VM lab on the fentry/LSM, kprobe and tracepoint flavours
   verbs      the RDMA control path (QP/CQ/MR setup and teardown, ibv_rc_pingpong) in the VM,
              without and with the agent
+  (syscall and verbs also boot the VM a second time under qemu -icount, one vCPU: the same loops
+  and setup rounds counted in guest instructions, which repeat from run to run; --no-icount)
   pipeline   events per second through replay (JSON in), through the engine and outputs alone,
              and instructions per event under callgrind against bench/baseline.json
   latency    from ibv_reg_mr() returning to the alert line in the output file, in the VM
@@ -133,6 +135,15 @@ def fmt_ns(ns):
     if ns < 10_000_000_000:
         return f"{ns / 1e6:.1f} ms"
     return f"{ns / 1e9:.2f} s"
+
+
+def fmt_insns(n):
+    """Instructions (qemu -icount shift=0: one per guest nanosecond)."""
+    if n < 10_000:
+        return f"{n:,.0f} insns"
+    if n < 10_000_000:
+        return f"{n / 1000:,.1f} k insns"
+    return f"{n / 1e6:,.2f} M insns"
 
 
 def fmt_bytes(b):
@@ -454,6 +465,7 @@ class Bench:
         self.failures = []
         self.notes = []
         self.vm = None
+        self.icount = None
 
     def row(self, *a, **kw):
         self.rows.append(Row(*a, **kw))
@@ -476,10 +488,12 @@ class Bench:
                  str(n2), "--"] + cmd, timeout=1800)
         return json.loads(p.stdout)
 
-    def bpf_runs_rows(self, where, label, flavour, runs, base_ns):
+    def bpf_runs_rows(self, where, label, flavour, runs, base_ns, fmt=fmt_ns,
+                      measure="run time (with the statistics' clock reads; not the trampoline, "
+                      "kprobe or tracepoint around them)"):
         """Rows: how often the agent's programs ran per call of each loop, and their own run
         time against the call's (runs: {op: bpf_runs.py's result}; base_ns: {op: ns per call
-        without the agent})"""
+        without the agent}; under qemu -icount, fmt and measure say instructions)"""
         for op in OPS:
             if op not in runs:
                 continue
@@ -497,13 +511,11 @@ class Bench:
             what = ("programs: " + ", ".join(f"{k} {v / calls:.3f}" for k, v in sorted(ran.items()))
                     if ran else "no program ran for these calls")
             self.row("syscall", f"{OP_LABEL[op]}: the agent's BPF programs per call, "
-                     f"{label}, {where}", fmt_ns(base_ns[op]),
-                     f"{per:.2f} runs, {fmt_ns(ns)}", ns / base_ns[op], target, met,
+                     f"{label}, {where}", fmt(base_ns[op]),
+                     f"{per:.2f} runs, {fmt(ns)}", ns / base_ns[op], target, met,
                      f"kernel.bpf_stats_enabled, {calls:,} calls by difference of two runs; "
-                     f"baseline: the call without the agent; ratio: the programs' own run time "
-                     f"(with the statistics' clock reads; not the trampoline, kprobe or "
-                     f"tracepoint around them) to it; {what}; background: {fmt_ns(background)} "
-                     f"a call")
+                     f"baseline: the call without the agent; ratio: the programs' own "
+                     f"{measure} to it; {what}; background: {fmt(background)} a call")
 
     def fig_syscall(self):
         # the agent under each flavour asked for (--sensors; default: this machine's own choice)
@@ -693,28 +705,156 @@ class Bench:
             self.notes.append(f"VM lab: the measurements of an earlier run ({results}), "
                               f"configuration {conf}")
         else:
-            # RG_BENCH_VM_WRAPPER: a command the lab runs under (a shared machine's VM slot lock)
-            wrapper = os.environ.get("RG_BENCH_VM_WRAPPER", "").split()
             # one cycle of flavours took 850-1100 s on the shared 2-core machine; the
             # scenario's own limit (lab-timeout) is 3000 s
             limit = 1500 * int(conf["CYCLES"]) + 300
-            env = dict(os.environ, RG_LAB_ACCEL=accel, RG_LAB_SMP="4" if self.args.kvm else "2")
-            p = run(wrapper + ["bash", os.path.join(SRC, "tests", "vm", "lab.sh"), "--build",
-                               self.build, "--results", results, "--timeout", str(limit),
-                               os.path.join(SRC, "bench", "vm", "bench-vm.sh")],
-                    timeout=limit + 7200, check=False, env=env)
-            sys.stderr.write(p.stdout[-3000:])
-            if p.returncode != 0:
-                raise BenchError(f"the VM lab failed (exit {p.returncode}): "
-                                 f"{(p.stderr + p.stdout)[-1500:]}")
-            m = re.search(r"lab: kernel (\S+)", p.stdout)
-            kernel = m.group(1) if m else "?"
+            kernel = self.lab(results, limit, RG_LAB_ACCEL=accel,
+                              RG_LAB_SMP="4" if self.args.kvm else "2")
         self.vm = {"kernel": kernel, "seconds": round(time.monotonic() - t0),
                    "config": conf, "accel": accel, "measurements": []}
         with open(os.path.join(results, "bench-vm", "measurements.jsonl")) as f:
             self.vm["measurements"] = [json.loads(line) for line in f if line.strip()]
         self.details["vm"] = {k: v for k, v in self.vm.items() if k != "measurements"}
         return self.vm
+
+    def lab(self, results, limit, **env):
+        """Runs bench/vm/bench-vm.sh in the VM lab (env: RG_LAB_* settings); returns the guest's
+        kernel version."""
+        # RG_BENCH_VM_WRAPPER: a command the lab runs under (a shared machine's VM slot lock)
+        wrapper = os.environ.get("RG_BENCH_VM_WRAPPER", "").split()
+        p = run(wrapper + ["bash", os.path.join(SRC, "tests", "vm", "lab.sh"), "--build",
+                           self.build, "--results", results, "--timeout", str(limit),
+                           os.path.join(SRC, "bench", "vm", "bench-vm.sh")],
+                timeout=limit + 7200, check=False, env=dict(os.environ, **env))
+        sys.stderr.write(p.stdout[-3000:])
+        if p.returncode != 0:
+            raise BenchError(f"the VM lab failed (exit {p.returncode}): "
+                             f"{(p.stderr + p.stdout)[-1500:]}")
+        m = re.search(r"lab: kernel (\S+)", p.stdout)
+        return m.group(1) if m else "?"
+
+    # ---- the VM lab under qemu -icount: instructions, not time ----------------------------
+
+    def run_icount(self, parts):
+        """The same guest with one vCPU under `qemu -icount shift=0,sleep=off`: the guest's clock
+        advances one nanosecond per instruction executed, so the loops' "ns per call" are the
+        instructions a call executes, the same in every run (a figure emulation does not distort,
+        unlike its time), and a process's CPU time is the instructions it executed. What this
+        leaves out: what an instruction costs (cache misses, a trampoline's indirect calls), which
+        only real hardware shows."""
+        if self.icount is not None:
+            return self.icount
+        results = os.path.join(self.out, "vm-icount")
+        os.makedirs(results, exist_ok=True)
+        q = self.quick
+        conf = {
+            "PARTS": " ".join(p for p in parts if p in ("syscall", "verbs")),
+            "FLAVOURS": "auto kprobe tracepoint" if "syscall" in parts else "auto kprobe",
+            "VERBS_FLAVOURS": "auto kprobe", "ICOUNT": 1,
+            # deterministic but for interrupts and other tasks: the fastest of 9 rounds
+            "LOOP_N": 20000, "LOOP_R": 9,
+            "SETUP_N": 8 if q else 16, "SETUP_R": 5, "CYCLES": 1,
+        }
+        with open(os.path.join(results, "bench-vm.conf"), "w") as f:
+            for k, v in conf.items():
+                f.write(f"{k}='{v}'\n")
+        log(f"VM lab under qemu -icount: {conf['PARTS']}")
+        t0 = time.monotonic()
+        kernel = self.lab(results, 1800, RG_LAB_ACCEL="tcg", RG_LAB_SMP="1",
+                          RG_LAB_ICOUNT="shift=0,sleep=off")
+        self.icount = {"kernel": kernel, "seconds": round(time.monotonic() - t0), "config": conf}
+        with open(os.path.join(results, "bench-vm", "measurements.jsonl")) as f:
+            self.icount["measurements"] = [json.loads(line) for line in f if line.strip()]
+        self.details["vm_icount"] = {k: v for k, v in self.icount.items() if k != "measurements"}
+        return self.icount
+
+    def icount_rounds(self, what):
+        """{(flavour, round): (before, candidate, after)} of one kind of measurement of the
+        -icount lab (each list: data dicts)."""
+        out = {}
+        for m in self.icount["measurements"]:
+            if m["what"] == what:
+                out.setdefault(m["round"], []).append(m)
+        res = {}
+        for rnd, ms in out.items():
+            cand = [m for m in ms if m["config"] != "base"]
+            if not cand:
+                raise BenchError(f"-icount lab round {rnd}: no {what} measurement with the agent")
+            base = [m for m in ms if m["config"] == "base"]
+            res[(cand[0]["config"], rnd)] = ([m["data"] for m in base],
+                                             [m["data"] for m in cand])
+        return res
+
+    def fig_syscall_icount(self):
+        labels = {"auto": "agent (auto: fentry)", "kprobe": "agent (kprobe)",
+                  "tracepoint": "agent (tracepoint)"}
+        base_ns = {}
+        for (flavour, _), (base, cand) in sorted(self.icount_rounds("syscall").items(),
+                                                  key=lambda kv: kv[0][1]):
+            for op in OPS:
+                b = [d["ns_min"] for d in base if d["op"] == op]
+                c = [d["ns_min"] for d in cand if d["op"] == op]
+                if len(b) != 2 or len(c) != 1:
+                    raise BenchError(f"-icount lab, {flavour}: missing {op} measurements")
+                bm = sum(b) / 2
+                noise = abs(b[1] / b[0] - 1)
+                if flavour == "tracepoint":
+                    target, met = "(reference)", None
+                else:
+                    target, met = "< 1.01 (no measurable cost)", judge(c[0] / bm, 1.01, noise)
+                self.row("syscall", f"{OP_LABEL[op]}: {labels[flavour]}, VM, guest instructions "
+                         f"per call (qemu -icount)", fmt_insns(bm), fmt_insns(c[0]), c[0] / bm,
+                         target, met, f"the fastest of {cand[0]['rounds']} rounds of "
+                         f"{cand[0]['iterations']:,} calls, the loop's own instructions included; "
+                         f"the baseline before and after: {fmt_insns(b[0])}, {fmt_insns(b[1])}")
+                base_ns.setdefault(flavour, {})[op] = bm
+        for flavour, base in base_ns.items():
+            runs = {op: ms[0]["data"] for op in OPS
+                    if (ms := [m for m in self.icount["measurements"]
+                               if m["what"] == f"bpfruns-{op}" and m["config"] == flavour])}
+            if runs:
+                self.bpf_runs_rows("VM (qemu -icount)", labels[flavour], flavour, runs, base,
+                                   fmt=fmt_insns, measure="instructions (run time under -icount, "
+                                   "the statistics' clock reads included)")
+
+    def fig_verbs_icount(self):
+        for (flavour, _), (base, cand) in sorted(self.icount_rounds("verbs").items(),
+                                                  key=lambda kv: kv[0][1]):
+            if len(base) != 2 or len(cand) != 1:
+                raise BenchError(f"-icount lab, {flavour}: missing verbs measurements")
+            n = cand[0]["n"]
+            for key, what, target in (
+                    ("cpu_ns_min", "instructions of the verbs process itself (its CPU time)",
+                     "< 1.05"),
+                    ("ns_min", "instructions of the whole machine (one vCPU: the daemon's work "
+                     "included)", "(report)")):
+                b = [d[key] for d in base]
+                bm, c = sum(b) / 2, cand[0][key]
+                noise = abs(b[1] / b[0] - 1)
+                judged = target != "(report)" and flavour == "auto"
+                self.row("verbs", f"verbs setup/teardown of {n} QPs+CQs, {n} MRs: {what}, agent "
+                         f"({flavour}), VM (qemu -icount)", fmt_insns(bm), fmt_insns(c), c / bm,
+                         target if judged else "(report)", judge(c / bm, 1.05, noise) if judged
+                         else None, f"the fastest of {cand[0]['rounds']} rounds; the baseline "
+                         f"before and after: {fmt_insns(b[0])}, {fmt_insns(b[1])}")
+            ms = [m["data"] for m in self.icount["measurements"]
+                  if m["what"] == "bpfruns-verbs" and m["config"] == flavour]
+            if ms:
+                d = ms[0]
+                rounds = d["n"][1] - d["n"][0]
+                ran, per, ins = programs_ran(d, rounds, 1)
+                bm = sum(x["cpu_ns_min"] for x in base) / 2
+                listed = [f"{k} {v / rounds:.0f} ({fmt_insns(d['ns'][k] / v)} each)"
+                          for k, v in sorted(ran.items(), key=lambda kv: -d["ns"][kv[0]])]
+                self.row("verbs", f"verbs setup/teardown of {n} QPs+CQs, {n} MRs: the agent's BPF "
+                         f"programs per round, agent ({flavour}), VM (qemu -icount)",
+                         fmt_insns(bm), f"{per:.0f} runs, {fmt_insns(ins)}", ins / bm,
+                         "(report: their share of the process's)", None,
+                         f"kernel.bpf_stats_enabled, {rounds} rounds by difference; baseline: the "
+                         f"process's own instructions a round without the agent; the programs' "
+                         f"instructions (the statistics' clock reads included, not the trampolines "
+                         f"or kprobes around them); programs: {', '.join(listed)}")
+                self.details.setdefault("bpf_runs_verbs_icount", {})[flavour] = d
 
     def vm_meas(self, what, config=None):
         return [m for m in self.vm["measurements"]
@@ -1185,6 +1325,22 @@ class Bench:
             except BenchError as e:
                 for name, _ in vm_steps:
                     self.fail(name, str(e))
+        ic_steps = [(f, fn) for f, fn in (("syscall", self.fig_syscall_icount),
+                                          ("verbs", self.fig_verbs_icount)) if f in vm_parts]
+        if ic_steps and not self.args.no_vm and not self.args.no_icount:
+            if self.args.vm_results:
+                self.notes.append("the -icount lab did not run (--vm-results)")
+            else:
+                try:
+                    self.run_icount(vm_parts)
+                    for name, fn in ic_steps:
+                        try:
+                            fn()
+                        except BenchError as e:
+                            self.fail(name, str(e))
+                except BenchError as e:
+                    for name, _ in ic_steps:
+                        self.fail(name, f"the -icount lab: {e}")
         for name in sel:
             if self.args.vm_only and name not in VM_FIGURES:
                 continue
@@ -1206,6 +1362,11 @@ class Bench:
             how = "KVM, 4 vCPUs" if v.get("accel") == "kvm" else "TCG (software emulation), 2 vCPUs"
             lines.append(f"VM lab: Debian kernel {v['kernel']} under qemu {how}, 2 GiB, rxe0 on "
                          f"a dummy netdev; {v['seconds']} s.")
+        if "vm_icount" in self.details:
+            v = self.details["vm_icount"]
+            lines.append(f"VM lab, instruction counts: the same guest ({v['kernel']}) on 1 vCPU "
+                         f"under qemu TCG with -icount shift=0,sleep=off (its clock counts the "
+                         f"instructions it executes: 1 ns each); {v['seconds']} s.")
         lines += ["", "| figure | baseline | value | ratio | target | met |",
                   "|---|---|---|---|---|---|"]
         lines += [r.md() for r in self.rows]
@@ -1289,6 +1450,9 @@ def main(argv):
                     "10x longer and more verbs rounds, since the guest runs at native speed")
     ap.add_argument("--no-vm", action="store_true", help="skip what runs in the VM lab")
     ap.add_argument("--vm-only", action="store_true", help="only what runs in the VM lab")
+    ap.add_argument("--no-icount", action="store_true",
+                    help="skip the VM lab's second run under qemu -icount (guest instructions "
+                    "per call and per verbs round)")
     ap.add_argument("--vm-results", metavar="DIR",
                     help="take the VM figures from an earlier lab run's results directory "
                     "(OUT/vm of an earlier run) instead of running the lab")

@@ -6,8 +6,11 @@
  *	Each round: open the device, allocate a PD, create N CQs and N RC QPs, move every QP to
  *	INIT, RTR (connected to itself over GID_INDEX) and RTS, register and deregister N 4 KiB
  *	MRs (local write, remote read), destroy everything, close. One JSON line on stdout:
- *	{"n":N,"rounds":R,"ns_min":...,"ns_median":...,"phases":{"open":...,"create":...,
- *	 "modify":...,"mr":...,"destroy":...}} (phases: the median round's split, ns).
+ *	{"n":N,"rounds":R,"ns_min":...,"ns_median":...,"cpu_ns_min":...,"cpu_ns_median":...,
+ *	 "phases":{"open":...,"create":...,"modify":...,"mr":...,"destroy":...}} (ns: wall time of a
+ *	round; cpu_ns: this process's own CPU time in it, CLOCK_PROCESS_CPUTIME_ID, which leaves
+ *	out what other processes (the agent's daemon) did meanwhile; phases: the median round's
+ *	split, ns).
  *
  * verbs_setup latency [-d DEV] [-n SAMPLES] [-t TIMEOUT_S] ALERTS_FILE
  *	Detection latency. For each sample a new process (fork: RDMA-005 alerts once per process and
@@ -93,6 +96,7 @@ static int cmp_u64(const void *a, const void *b)
 
 struct phases {
 	uint64_t open, create, modify, mr, destroy, total;
+	uint64_t cpu; /* CLOCK_PROCESS_CPUTIME_ID over the round */
 };
 
 static void qp_connect_self(struct ibv_qp *qp, const union ibv_gid *gid)
@@ -144,10 +148,11 @@ static void setup_round(unsigned n, void *buf, struct phases *ph)
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	union ibv_gid gid;
-	uint64_t t0, t1, t2, t3, t4, t5;
+	uint64_t t0, t1, t2, t3, t4, t5, c0;
 	unsigned i;
 	int r;
 
+	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	ctx = open_dev();
 	pd = ibv_alloc_pd(ctx);
@@ -204,7 +209,8 @@ static void setup_round(unsigned n, void *buf, struct phases *ph)
 	if (r)
 		die("ibv_close_device", r);
 	t5 = clock_ns(CLOCK_MONOTONIC);
-	*ph = (struct phases){.open = t1 - t0,
+	*ph = (struct phases){.cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0,
+			      .open = t1 - t0,
 			      .create = t2 - t1,
 			      .modify = t3 - t2,
 			      .mr = t4 - t3,
@@ -220,6 +226,7 @@ static int cmp_phase(const void *a, const void *b)
 static int cmd_setup(unsigned n, unsigned rounds)
 {
 	static struct phases ph[MAX_ROUNDS];
+	static uint64_t cpu[MAX_ROUNDS];
 	const struct phases *med;
 	void *buf;
 	unsigned r;
@@ -230,12 +237,15 @@ static int cmd_setup(unsigned n, unsigned rounds)
 	setup_round(n > 4 ? 4 : n, buf, &ph[0]); /* warm-up: library, provider, caches */
 	for (r = 0; r < rounds; r++)
 		setup_round(n, buf, &ph[r]);
+	for (r = 0; r < rounds; r++)
+		cpu[r] = ph[r].cpu;
+	qsort(cpu, rounds, sizeof(cpu[0]), cmp_u64);
 	qsort(ph, rounds, sizeof(ph[0]), cmp_phase);
 	med = &ph[rounds / 2];
 	printf("{\"n\":%u,\"rounds\":%u,\"ns_min\":%" PRIu64 ",\"ns_median\":%" PRIu64
-	       ",\"phases\":{\"open\":%" PRIu64 ",\"create\":%" PRIu64 ",\"modify\":%" PRIu64
+	       ",\"cpu_ns_min\":%" PRIu64 ",\"cpu_ns_median\":%" PRIu64 ",\"phases\":{\"open\":%" PRIu64 ",\"create\":%" PRIu64 ",\"modify\":%" PRIu64
 	       ",\"mr\":%" PRIu64 ",\"destroy\":%" PRIu64 "}}\n",
-	       n, rounds, ph[0].total, med->total, med->open, med->create, med->modify, med->mr,
+	       n, rounds, ph[0].total, med->total, cpu[0], cpu[rounds / 2], med->open, med->create, med->modify, med->mr,
 	       med->destroy);
 	free(buf);
 	return 0;

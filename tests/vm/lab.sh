@@ -25,7 +25,8 @@ Environment: RG_LAB_BOOT_TIMEOUT (until the guest's runner starts, default 300 s
 RG_LAB_SCENARIO_TIMEOUT (per scenario, default 300 s; a scenario's
 "# lab-timeout: SEC" line wins), RG_LAB_KVER (kernel version under /boot),
 RG_LAB_QEMU, RG_LAB_MEM (MiB, 2048), RG_LAB_SMP (2), RG_LAB_ACCEL (tcg), RG_LAB_CACHE,
-RG_LAB_APPEND (extra kernel command line).
+RG_LAB_APPEND (extra kernel command line), RG_LAB_ICOUNT (qemu -icount: e.g. shift=0,sleep=off,
+the guest's clock counts the instructions it executes; single-threaded TCG).
 Exit status: 0 all passed, 1 some scenario failed, 2 the lab could not run.
 EOF
 }
@@ -260,6 +261,7 @@ qemu_args=(
 	-nodefaults -no-user-config -display none -monitor none -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 	-serial "file:$lab/console.log"
+	${RG_LAB_ICOUNT:+-icount "$RG_LAB_ICOUNT"}
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$results,mount_tag=labshare,security_model=none,multidevs=remap"
 )
