@@ -885,6 +885,9 @@ static int mod_load(struct rg_sensors *s, bool uverbs, bool cm)
 
 		if (bpf_map__is_internal(map))
 			continue;
+		/* fd_cache is the module object's own (uverbs_mod.bpf.c): a new one per load */
+		if (strcmp(bpf_map__name(map), "fd_cache") == 0)
+			continue;
 		mine = bpf_object__find_map_by_name(s->skel->obj, bpf_map__name(map));
 		r = mine ? bpf_map__reuse_fd(map, bpf_map__fd(mine)) : -ENOENT;
 		if (r < 0) {
