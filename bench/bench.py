@@ -1315,32 +1315,14 @@ class Bench:
             for name, _ in vm_steps:
                 self.row(name, f"{name} (VM lab)", "—", "skipped (--no-vm)", None, "—", None)
         elif vm_steps or self.args.record_seed:
-            try:
-                self.run_vm(vm_parts)
-                for name, fn in vm_steps:
-                    try:
-                        fn()
-                    except BenchError as e:
-                        self.fail(name, str(e))
-            except BenchError as e:
-                for name, _ in vm_steps:
-                    self.fail(name, str(e))
+            self.lab_figures(lambda: self.run_vm(vm_parts), vm_steps, "")
         ic_steps = [(f, fn) for f, fn in (("syscall", self.fig_syscall_icount),
                                           ("verbs", self.fig_verbs_icount)) if f in vm_parts]
         if ic_steps and not self.args.no_vm and not self.args.no_icount:
             if self.args.vm_results:
                 self.notes.append("the -icount lab did not run (--vm-results)")
             else:
-                try:
-                    self.run_icount(vm_parts)
-                    for name, fn in ic_steps:
-                        try:
-                            fn()
-                        except BenchError as e:
-                            self.fail(name, str(e))
-                except BenchError as e:
-                    for name, _ in ic_steps:
-                        self.fail(name, f"the -icount lab: {e}")
+                self.lab_figures(lambda: self.run_icount(vm_parts), ic_steps, "the -icount lab: ")
         for name in sel:
             if self.args.vm_only and name not in VM_FIGURES:
                 continue
@@ -1349,6 +1331,21 @@ class Bench:
                 self.fail(name, "no figure was produced")
         self.details["machine"]["loadavg_end"] = os.getloadavg()
         return self.report(started)
+
+    def lab_figures(self, boot, steps, what):
+        """Runs a VM lab (boot()), then each (name, figure function) of steps; a lab that fails
+        fails every figure of it, a figure that fails only itself."""
+        try:
+            boot()
+        except BenchError as e:
+            for name, _ in steps:
+                self.fail(name, f"{what}{e}")
+            return
+        for name, fn in steps:
+            try:
+                fn()
+            except BenchError as e:
+                self.fail(name, str(e))
 
     def report(self, started):
         m = self.details["machine"]
