@@ -769,8 +769,8 @@ class Bench:
         return self.icount
 
     def icount_rounds(self, what):
-        """{(flavour, round): (before, candidate, after)} of one kind of measurement of the
-        -icount lab (each list: data dicts)."""
+        """{(flavour, round): (baseline, candidate)} of one kind of measurement of the -icount
+        lab: lists of data dicts, the baseline's before and after the daemon in that order."""
         out = {}
         for m in self.icount["measurements"]:
             if m["what"] == what:

@@ -243,10 +243,11 @@ static int cmd_setup(unsigned n, unsigned rounds)
 	qsort(ph, rounds, sizeof(ph[0]), cmp_phase);
 	med = &ph[rounds / 2];
 	printf("{\"n\":%u,\"rounds\":%u,\"ns_min\":%" PRIu64 ",\"ns_median\":%" PRIu64
-	       ",\"cpu_ns_min\":%" PRIu64 ",\"cpu_ns_median\":%" PRIu64 ",\"phases\":{\"open\":%" PRIu64 ",\"create\":%" PRIu64 ",\"modify\":%" PRIu64
+	       ",\"cpu_ns_min\":%" PRIu64 ",\"cpu_ns_median\":%" PRIu64
+	       ",\"phases\":{\"open\":%" PRIu64 ",\"create\":%" PRIu64 ",\"modify\":%" PRIu64
 	       ",\"mr\":%" PRIu64 ",\"destroy\":%" PRIu64 "}}\n",
-	       n, rounds, ph[0].total, med->total, cpu[0], cpu[rounds / 2], med->open, med->create, med->modify, med->mr,
-	       med->destroy);
+	       n, rounds, ph[0].total, med->total, cpu[0], cpu[rounds / 2], med->open, med->create,
+	       med->modify, med->mr, med->destroy);
 	free(buf);
 	return 0;
 }

@@ -364,8 +364,8 @@ static __always_inline char *dentry_name(struct dentry *d)
  * host tests' stand-ins), /proc/PID/mem, or nothing of interest (0). Every open file of the
  * machine passes here under fentry/kprobes (fd_install): a name is read only when its length is
  * the one looked for, so most files cost the loads of their inode's mode, device and superblock
- * magic and of their parent's name length (and no map lookup: the scratch is taken for a name). classify_file_btf() for a BTF pointer: those are plain
- * loads then, not helper calls.
+ * magic and of their parent's name length (and no map lookup: the scratch is taken for a name).
+ * classify_file_btf() for a BTF pointer: those are plain loads then, not helper calls.
  */
 static __always_inline __u32 classify_file_(struct file *file, __u32 *node, __u32 *rdev,
 					    const bool btf)
