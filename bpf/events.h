@@ -30,9 +30,12 @@
 #define RG_ABI_RDMA_VERBS_IOCTL	   0xc0181b01u
 #define RG_ABI_IOCTL_HDR_SIZE	   24
 #define RG_ABI_IOCTL_ATTR_SIZE	   16
-#define RG_ABI_UDATA_DRIVER_FLAG   0x1000u /* attribute ids of the provider (UHW_IN/UHW_OUT) */
-#define RG_ABI_ATTR_CORE_OUT	   1	   /* DEVICE/INVOKE_WRITE's response */
+#define RG_ABI_OBJECT_DEVICE	   0
+#define RG_ABI_METHOD_INVOKE_WRITE 0 /* DEVICE's legacy command tunnel */
+#define RG_ABI_ATTR_CORE_IN	   0 /* DEVICE/INVOKE_WRITE's command */
+#define RG_ABI_ATTR_CORE_OUT	   1 /* DEVICE/INVOKE_WRITE's response */
 #define RG_ABI_OBJECT_QP	   4
+#define RG_ABI_METHOD_QP_CREATE	   0
 #define RG_ABI_ATTR_QP_RESP_QP_NUM 14 /* QP/QP_CREATE's new QP number */
 #define RG_ABI_CMD_FLAG_EXTENDED   0x80000000u
 #define RG_ABI_CMD_MASK		   0xffu

@@ -35,7 +35,6 @@ _Static_assert(offsetof(struct ib_uverbs_ioctl_hdr, driver_id) == 16, "hdr.drive
 _Static_assert(offsetof(struct ib_uverbs_attr, attr_id) == 0, "attr.attr_id");
 _Static_assert(offsetof(struct ib_uverbs_attr, len) == 2, "attr.len");
 _Static_assert(offsetof(struct ib_uverbs_attr, data) == 8, "attr.data");
-_Static_assert(UVERBS_UDATA_DRIVER_DATA_FLAG == RG_ABI_UDATA_DRIVER_FLAG, "driver attr flag");
 _Static_assert(UVERBS_ATTR_UHW_IN == 0x1000 && UVERBS_ATTR_UHW_OUT == 0x1001, "UHW");
 _Static_assert(UVERBS_OBJECT_DEVICE == 0 && UVERBS_OBJECT_PD == 1 && UVERBS_OBJECT_CQ == 3 &&
 		   UVERBS_OBJECT_QP == 4 && UVERBS_OBJECT_SRQ == 5 && UVERBS_OBJECT_AH == 6 &&
@@ -46,10 +45,14 @@ _Static_assert(UVERBS_METHOD_INVOKE_WRITE == 0 && UVERBS_METHOD_QUERY_PORT == 2 
 	       "device methods");
 _Static_assert(UVERBS_ATTR_CORE_IN == 0 && UVERBS_ATTR_CORE_OUT == 1 && UVERBS_ATTR_WRITE_CMD == 2,
 	       "invoke_write attrs");
-_Static_assert(UVERBS_ATTR_CORE_OUT == RG_ABI_ATTR_CORE_OUT &&
+_Static_assert(UVERBS_OBJECT_DEVICE == RG_ABI_OBJECT_DEVICE &&
+		   UVERBS_METHOD_INVOKE_WRITE == RG_ABI_METHOD_INVOKE_WRITE &&
+		   UVERBS_ATTR_CORE_IN == RG_ABI_ATTR_CORE_IN &&
+		   UVERBS_ATTR_CORE_OUT == RG_ABI_ATTR_CORE_OUT &&
 		   UVERBS_OBJECT_QP == RG_ABI_OBJECT_QP &&
+		   UVERBS_METHOD_QP_CREATE == RG_ABI_METHOD_QP_CREATE &&
 		   UVERBS_ATTR_CREATE_QP_RESP_QP_NUM == RG_ABI_ATTR_QP_RESP_QP_NUM,
-	       "outputs BPF copies");
+	       "the attributes BPF copies");
 _Static_assert(UVERBS_METHOD_QP_CREATE == 0 && UVERBS_METHOD_QP_DESTROY == 1, "qp methods");
 _Static_assert(UVERBS_ATTR_CREATE_QP_HANDLE == 0 && UVERBS_ATTR_CREATE_QP_TYPE == 9 &&
 		   UVERBS_ATTR_CREATE_QP_RESP_QP_NUM == 14,
