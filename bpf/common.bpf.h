@@ -359,36 +359,161 @@ static __always_inline char *dentry_name(struct dentry *d)
 #define KREAD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
 
 /*
+ * Where a pointer is not a BTF one (kprobes, tracepoints), each field is a bpf_probe_read_kernel()
+ * call: about 90 guest instructions under qemu -icount on Debian's 6.1. win_read() reads the span
+ * of an object's fields [lo, hi) with one call where, on the running kernel, it fits RG_WIN bytes
+ * (the offsets are CO-RE relocations: constants to the verifier, which explores only the branch
+ * taken); WIN_GET() takes a field out of it. lo is rounded down to 8 bytes: the verifier wants
+ * stack loads aligned, and the kernel's fields are naturally aligned. Where the span is wider,
+ * win_read() returns false and the caller reads field by field. A fault zeroes the window, as it
+ * zeroes a field read by itself.
+ */
+#define RG_WIN 96
+
+struct rg_win {
+	__u64 w[RG_WIN / 8];
+};
+
+#define F_OFF(T, f)	       ((__u32)bpf_core_field_offset(T, f))
+#define F_END(T, f)	       (F_OFF(T, f) + (__u32)bpf_core_field_size(T, f))
+#define WIN_GET(win, lo, T, f) (*(typeof(((T *)0)->f) *)win_at(win, lo, F_OFF(T, f)))
+
+static __always_inline __u32 min_u32(__u32 a, __u32 b)
+{
+	return a < b ? a : b;
+}
+static __always_inline __u32 max_u32(__u32 a, __u32 b)
+{
+	return a > b ? a : b;
+}
+
+/* The offset into the window is a scalar of its own: the verifier refuses a subtraction from a
+ * stack pointer, which is what clang makes of (window + off) - lo. */
+static __always_inline const void *win_at(const struct rg_win *win, __u32 lo, __u32 off)
+{
+	__u32 k = off - (lo & ~7u);
+
+	barrier_var(k);
+	return (const char *)win->w + k;
+}
+
+static __always_inline bool win_read(struct rg_win *win, const void *p, __u32 lo, __u32 hi)
+{
+	lo &= ~7u;
+	if (hi - lo > RG_WIN)
+		return false;
+	bpf_probe_read_kernel(win->w, hi - lo, (const char *)p + lo);
+	return true;
+}
+
+/* What classify_file_() reads of a file and its inode. */
+struct file_fields {
+	struct inode *inode;
+	struct dentry *d;
+	struct super_block *sb;
+	__u32 mode, dev;
+};
+
+static __always_inline void read_file_fields(struct file *file, struct file_fields *f,
+					     const bool btf)
+{
+	struct inode *inode;
+	struct rg_win win;
+	__u32 lo, hi;
+
+	/* No field of f inside a BPF_CORE_READ(): its access chain would be relocated too. */
+	if (btf) {
+		inode = file->f_inode;
+		f->inode = inode;
+		f->d = file->f_path.dentry;
+		f->mode = inode->i_mode;
+		f->dev = inode->i_rdev;
+		f->sb = inode->i_sb;
+		return;
+	}
+	lo = min_u32(F_OFF(struct file, f_inode), F_OFF(struct file, f_path.dentry));
+	hi = max_u32(F_END(struct file, f_inode), F_END(struct file, f_path.dentry));
+	if (win_read(&win, file, lo, hi)) {
+		inode = WIN_GET(&win, lo, struct file, f_inode);
+		f->d = WIN_GET(&win, lo, struct file, f_path.dentry);
+	} else {
+		inode = BPF_CORE_READ(file, f_inode);
+		f->d = BPF_CORE_READ(file, f_path.dentry);
+	}
+	f->inode = inode;
+	lo = min_u32(min_u32(F_OFF(struct inode, i_mode), F_OFF(struct inode, i_rdev)),
+		     F_OFF(struct inode, i_sb));
+	hi = max_u32(max_u32(F_END(struct inode, i_mode), F_END(struct inode, i_rdev)),
+		     F_END(struct inode, i_sb));
+	if (win_read(&win, inode, lo, hi)) {
+		f->mode = WIN_GET(&win, lo, struct inode, i_mode);
+		f->dev = WIN_GET(&win, lo, struct inode, i_rdev);
+		f->sb = WIN_GET(&win, lo, struct inode, i_sb);
+	} else {
+		f->mode = BPF_CORE_READ(inode, i_mode);
+		f->dev = BPF_CORE_READ(inode, i_rdev);
+		f->sb = BPF_CORE_READ(inode, i_sb);
+	}
+}
+
+/* A dentry's parent and the length of its name. */
+static __always_inline void read_dentry_fields(struct dentry *d, struct dentry **parent, __u32 *len,
+					       const bool btf)
+{
+	struct rg_win win;
+	__u32 lo, hi;
+
+	if (btf) {
+		*parent = d->d_parent;
+		*len = d->d_name.len;
+		return;
+	}
+	lo = min_u32(F_OFF(struct dentry, d_parent), F_OFF(struct dentry, d_name.len));
+	hi = max_u32(F_END(struct dentry, d_parent), F_END(struct dentry, d_name.len));
+	if (win_read(&win, d, lo, hi)) {
+		*parent = WIN_GET(&win, lo, struct dentry, d_parent);
+		*len = WIN_GET(&win, lo, struct dentry, d_name.len);
+	} else {
+		*parent = BPF_CORE_READ(d, d_parent);
+		*len = BPF_CORE_READ(d, d_name.len);
+	}
+}
+
+/*
  * What an open file is, for the sensors: an RDMA node (char major 231, the rdma_cm misc device, or
  * any file in a directory called "infiniband", which also covers dynamic uverbs majors and the
  * host tests' stand-ins), /proc/PID/mem, or nothing of interest (0). Every open file of the
  * machine passes here under fentry/kprobes (fd_install): a name is read only when its length is
  * the one looked for, so most files cost the loads of their inode's mode, device and superblock
  * magic and of their parent's name length (and no map lookup: the scratch is taken for a name).
- * classify_file_btf() for a BTF pointer: those are plain loads then, not helper calls.
+ * classify_file_btf() for a BTF pointer: those are plain loads then, not helper calls; else
+ * five bpf_probe_read_kernel() calls where there are eight fields (win_read()).
  */
 static __always_inline __u32 classify_file_(struct file *file, __u32 *node, __u32 *rdev,
 					    const bool btf)
 {
-	struct inode *inode = KREAD(btf, file, f_inode);
-	struct dentry *d = KREAD(btf, file, f_path.dentry), *parent;
-	__u32 mode = KREAD(btf, inode, i_mode);
-	__u32 dev = KREAD(btf, inode, i_rdev);
+	struct file_fields f;
+	struct dentry *d, *parent;
 	struct super_block *sb;
 	unsigned long magic;
+	__u32 len;
 	char *name;
 
-	*rdev = S_ISCHR(mode) ? dev : 0;
-	if (S_ISCHR(mode) && (dev >> MINORBITS) == IB_UVERBS_MAJOR) {
-		__u32 minor = dev & ((1u << MINORBITS) - 1);
+	read_file_fields(file, &f, btf);
+	d = f.d;
+	sb = f.sb;
+	*rdev = S_ISCHR(f.mode) ? f.dev : 0;
+	if (S_ISCHR(f.mode) && (f.dev >> MINORBITS) == IB_UVERBS_MAJOR) {
+		__u32 minor = f.dev & ((1u << MINORBITS) - 1);
 
 		*node = minor >= IB_UVERBS_BASE_MINOR ? RG_NODE_UVERBS_FD
 			: minor < IB_UMAD_BASE_MINOR  ? RG_NODE_UMAD_FD
 						      : RG_NODE_OTHER_FD;
 		return RG_OPEN_RDMA;
 	}
-	if (S_ISCHR(mode) && (dev >> MINORBITS) == MISC_MAJOR) {
-		if (KREAD(btf, d, d_name.len) != sizeof("rdma_cm") - 1)
+	read_dentry_fields(d, &parent, &len, btf);
+	if (S_ISCHR(f.mode) && (f.dev >> MINORBITS) == MISC_MAJOR) {
+		if (len != sizeof("rdma_cm") - 1)
 			return 0;
 		name = dentry_name(d);
 		if (name && NAME_IS(name, "rdma_cm")) {
@@ -397,15 +522,13 @@ static __always_inline __u32 classify_file_(struct file *file, __u32 *node, __u3
 		}
 		return 0;
 	}
-	sb = KREAD(btf, inode, i_sb);
 	magic = KREAD(btf, sb, s_magic);
 	if (magic == PROC_SUPER_MAGIC) {
-		if (KREAD(btf, d, d_name.len) != sizeof("mem") - 1)
+		if (len != sizeof("mem") - 1)
 			return 0;
 		name = dentry_name(d);
 		return name && NAME_IS(name, "mem") ? RG_OPEN_PROC_MEM : 0;
 	}
-	parent = KREAD(btf, d, d_parent);
 	if (KREAD(btf, parent, d_name.len) != sizeof("infiniband") - 1)
 		return 0;
 	name = dentry_name(parent);
