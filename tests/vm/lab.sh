@@ -24,7 +24,8 @@ usage: tests/vm/lab.sh [--lsm] [--build DIR] [--results DIR] [--timeout SEC] (--
 Environment: RG_LAB_BOOT_TIMEOUT (until the guest's runner starts, default 300 s),
 RG_LAB_SCENARIO_TIMEOUT (per scenario, default 300 s; a scenario's
 "# lab-timeout: SEC" line wins), RG_LAB_KVER (kernel version under /boot),
-RG_LAB_QEMU, RG_LAB_MEM (MiB, 2048), RG_LAB_SMP (2), RG_LAB_ACCEL (tcg), RG_LAB_CACHE,
+RG_LAB_QEMU, RG_LAB_MEM (MiB, 2048), RG_LAB_SMP (2), RG_LAB_ACCEL (tcg: one host thread
+for every vCPU, thread=single, unless it names thread=multi), RG_LAB_CACHE,
 RG_LAB_APPEND (extra kernel command line), RG_LAB_ICOUNT (qemu -icount: e.g. shift=0,sleep=off,
 the guest's clock counts the instructions it executes; single-threaded TCG).
 Exit status: 0 all passed, 1 some scenario failed, 2 the lab could not run.
@@ -256,8 +257,16 @@ cp "$VMDIR/guest/runner.sh" "$lab/runner.sh"
 append="console=ttyS0 panic=-1 ${RG_LAB_APPEND:-}"
 [ "$lsm" = 0 ] || append+=" lsm=lockdown,capability,landlock,yama,apparmor,bpf"
 
+# TCG runs every vCPU in one host thread: with a thread per vCPU (MTTCG, qemu 7.2) a vCPU can
+# keep running a stale translation of an int3 that another vCPU's text patch has already replaced,
+# and the kernel's int3 handler, which finds no int3 there any more, sends it back to the same
+# address for ever (soft lockup at the patched function's first byte; README "Known behaviour").
+accel=${RG_LAB_ACCEL:-tcg}
+case $accel in
+tcg | tcg,*) [[ $accel == *thread=* ]] || accel+=",thread=single" ;;
+esac
 qemu_args=(
-	-accel "${RG_LAB_ACCEL:-tcg}" -smp "${RG_LAB_SMP:-2}" -m "${RG_LAB_MEM:-2048}" -cpu max
+	-accel "$accel" -smp "${RG_LAB_SMP:-2}" -m "${RG_LAB_MEM:-2048}" -cpu max
 	-nodefaults -no-user-config -display none -monitor none -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 	-serial "file:$lab/console.log"
@@ -369,6 +378,23 @@ console_tail()
 	tail -n "${1:-40}" "$lab/console.log" 2>/dev/null | sed 's/^/    /'
 }
 
+# lockup_report: the guest panics on a soft lockup (the runner sets kernel.softlockup_panic); name
+# where a CPU was stuck, and say so when it is a function's first byte (the stale int3 above).
+lockup_report()
+{
+	local log at rip
+	log=$(tr -d '\r' <"$lab/console.log" 2>/dev/null) || return 0
+	at=$(sed -n 's/.*watchdog: BUG: soft lockup - \(CPU#[0-9]* stuck for [0-9]*s!\).*/\1/p' \
+		<<<"$log" | head -n 1)
+	[ -n "$at" ] || return 0
+	rip=$(grep -A8 'watchdog: BUG: soft lockup' <<<"$log" |
+		sed -n 's/.*RIP: 0010:\([^ ]*\).*/\1/p' | head -n 1)
+	say "the guest kernel reported a soft lockup: $at at ${rip:-an unknown address}"
+	case $rip in
+	*+0x0/*) say "a CPU stuck at a function's first byte: a kernel text patch (int3) under TCG" ;;
+	esac
+}
+
 if [ ! -s "$lab/booted" ]; then
 	[ "$killed" = 1 ] || say "qemu exited before the runner started"
 	console_tail
@@ -396,7 +422,8 @@ if [ "$reported" -lt ${#scenarios[@]} ]; then
 				echo "FAIL $s (the VM died while it ran); tail of its log:"
 			fi
 			tail -n 30 "$results/$s/log" 2>/dev/null | sed 's/^/    /'
-			[ "$killed" = 1 ] || console_tail 30
+			lockup_report
+			console_tail 30
 		else
 			failed=$((failed + 1))
 			echo "FAIL $s (not run)"

@@ -1,8 +1,8 @@
 #!/bin/bash
-# Self-test of the VM lab harness (TAP): a passing, a hanging, a failing scenario and one that
-# outlives the VM's wall-clock limit are each reported as such, leftovers are cleaned between
-# scenarios, and a lab that cannot run (or whose guest does not come up in time) exits 2 with the
-# reason. Needs what lab.sh needs.
+# Self-test of the VM lab harness (TAP): a passing, a hanging, a failing scenario, one that
+# outlives the VM's wall-clock limit and one whose guest panics on a soft lockup are each reported
+# as such, leftovers are cleaned between scenarios, and a lab that cannot run (or whose guest does
+# not come up in time) exits 2 with the reason. Needs what lab.sh needs.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 results=$(mktemp -d)
@@ -54,6 +54,15 @@ check "wall-clock limit: exit 1" [ "$rc" = 1 ]
 check "the running scenario named" \
 	has '^FAIL wallclock \(still running at the VM.s wall-clock limit of 60 s\)'
 check "the rest not run" has '^FAIL pass \(not run\)$'
+
+run "$S/lockup.sh" "$S/pass.sh"
+check "soft lockup: exit 1" [ "$rc" = 1 ]
+check "soft lockup: the VM died" has '^FAIL lockup \(the VM died while it ran\)'
+check "soft lockup: where" \
+	has 'soft lockup: CPU#1 stuck for 22s! at bpf_lsm_file_open\+0x0/0x10$'
+check "soft lockup: a text patch" has "a CPU stuck at a function's first byte"
+check "soft lockup: the console shown" has 'tail of .*/console.log:'
+check "soft lockup: the rest not run" has '^FAIL pass \(not run\)$'
 
 run no-such-scenario
 check "unknown scenario: exit 2" [ "$rc" = 2 ]

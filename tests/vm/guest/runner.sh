@@ -97,6 +97,9 @@ directive()
 
 hostname rdmaguard-lab 2>/dev/null || true
 echo 2 >/proc/sys/kernel/sysrq 2>/dev/null || true
+# A soft lockup never ends by itself: panic (qemu exits, -no-reboot) and let the host report it
+# with the console's tail, rather than wait for the VM's wall-clock limit.
+echo 1 >/proc/sys/kernel/softlockup_panic || lab_error "cannot set kernel.softlockup_panic"
 # rdma_rxe needs crc32 from the crypto API. Load it explicitly, and name the kernel's module
 # helper even though /sbin/modprobe is the built-in default, as the recipe asks (see README).
 modprobe crc32_generic || lab_error "modprobe crc32_generic failed"
