@@ -261,9 +261,8 @@ append="console=ttyS0 panic=-1 ${RG_LAB_APPEND:-}"
 # vCPU, MTTCG, qemu 7.2) can rarely leave a vCPU running a stale translation of an int3 that
 # another vCPU's text patch has already replaced: the kernel's int3 handler, which finds no int3
 # there any more, sends it back to the same address for ever (tests/vm/README.md, "Pitfalls met").
-accel=${RG_LAB_ACCEL:-tcg}
 qemu_args=(
-	-accel "$accel" -smp "${RG_LAB_SMP:-2}" -m "${RG_LAB_MEM:-2048}" -cpu max
+	-accel "${RG_LAB_ACCEL:-tcg}" -smp "${RG_LAB_SMP:-2}" -m "${RG_LAB_MEM:-2048}" -cpu max
 	-nodefaults -no-user-config -display none -monitor none -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 	-serial "file:$lab/console.log"

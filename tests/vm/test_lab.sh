@@ -54,6 +54,7 @@ check "wall-clock limit: exit 1" [ "$rc" = 1 ]
 check "the running scenario named" \
 	has '^FAIL wallclock \(still running at the VM.s wall-clock limit of 60 s\)'
 check "the rest not run" has '^FAIL pass \(not run\)$'
+check "wall-clock limit: the console shown" has 'tail of .*/console.log:'
 
 run "$S/lockup.sh" "$S/pass.sh"
 check "soft lockup: exit 1" [ "$rc" = 1 ]
