@@ -359,6 +359,33 @@ static __always_inline void game_forget(__u32 tgid)
 		game_count(-1);
 }
 
+/*
+ * tgid is a game process: flag RG_ENF_GAME_KERNEL counts it. The daemon may have pushed tgid
+ * already (flag RG_ENF_GAME_DAEMON, uncounted): it reads the sensors' exec or fork record, on
+ * another CPU, possibly before this program runs on the same tracepoint, and a launcher it knows
+ * by hash keeps its entry when it execs the game file. The kernel's flag then takes that entry
+ * over, so that the kernel counts every game it saw start, whoever added it first. No other
+ * writer races: the daemon only adds (BPF_NOEXIST), and tgid's exec, exit and the fork that made
+ * it run one after the other.
+ */
+static __always_inline void game_add(__u32 tgid, __u32 flag)
+{
+	__u32 *old;
+
+	if (bpf_map_update_elem(&enf_game_pids, &tgid, &flag, BPF_NOEXIST) == 0) {
+		if (flag == RG_ENF_GAME_KERNEL)
+			game_count(1);
+		return;
+	}
+	if (flag != RG_ENF_GAME_KERNEL)
+		return;
+	old = bpf_map_lookup_elem(&enf_game_pids, &tgid);
+	if (old && *old == RG_ENF_GAME_DAEMON) {
+		*old = RG_ENF_GAME_KERNEL;
+		game_count(1);
+	}
+}
+
 SEC("raw_tracepoint/sched_process_exec")
 int enf_rtp_exec(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -372,8 +399,7 @@ int enf_rtp_exec(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	exe_id(task, &inode, &k.ino, &k.dev);
 	if (inode && bpf_map_lookup_elem(pol, &k)) {
-		if (bpf_map_update_elem(&enf_game_pids, &tgid, &flag, BPF_NOEXIST) == 0)
-			game_count(1);
+		game_add(tgid, flag);
 	} else {
 		/* the game ran something else: no longer the game (the daemon re-adds games
 		 * it recognises by hash) */
@@ -396,9 +422,7 @@ int enf_rtp_fork(struct bpf_raw_tracepoint_args *ctx)
 	if (!pf)
 		return 0;
 	flag = *pf;
-	if (bpf_map_update_elem(&enf_game_pids, &tgid, &flag, BPF_NOEXIST) == 0 &&
-	    flag == RG_ENF_GAME_KERNEL)
-		game_count(1);
+	game_add(tgid, flag);
 	return 0;
 }
 
