@@ -24,8 +24,8 @@ usage: tests/vm/lab.sh [--lsm] [--build DIR] [--results DIR] [--timeout SEC] (--
 Environment: RG_LAB_BOOT_TIMEOUT (until the guest's runner starts, default 300 s),
 RG_LAB_SCENARIO_TIMEOUT (per scenario, default 300 s; a scenario's
 "# lab-timeout: SEC" line wins), RG_LAB_KVER (kernel version under /boot),
-RG_LAB_QEMU, RG_LAB_MEM (MiB, 2048), RG_LAB_SMP (2), RG_LAB_ACCEL (tcg;
-tcg,thread=single: one host thread for every vCPU), RG_LAB_CACHE,
+RG_LAB_QEMU, RG_LAB_MEM (MiB, 2048), RG_LAB_SMP (2), RG_LAB_ACCEL (tcg,thread=single: one
+host thread for every vCPU; tcg: a thread each), RG_LAB_CACHE,
 RG_LAB_APPEND (extra kernel command line), RG_LAB_ICOUNT (qemu -icount: e.g. shift=0,sleep=off,
 the guest's clock counts the instructions it executes; single-threaded TCG).
 Exit status: 0 all passed, 1 some scenario failed, 2 the lab could not run.
@@ -257,12 +257,12 @@ cp "$VMDIR/guest/runner.sh" "$lab/runner.sh"
 append="console=ttyS0 panic=-1 ${RG_LAB_APPEND:-}"
 [ "$lsm" = 0 ] || append+=" lsm=lockdown,capability,landlock,yama,apparmor,bpf"
 
-# RG_LAB_ACCEL=tcg,thread=single runs every vCPU in one host thread. The default (a thread per
-# vCPU, MTTCG, qemu 7.2) can rarely leave a vCPU running a stale translation of an int3 that
-# another vCPU's text patch has already replaced: the kernel's int3 handler, which finds no int3
-# there any more, sends it back to the same address for ever (tests/vm/README.md, "Pitfalls met").
+# tcg,thread=single runs every vCPU in one host thread. With a thread per vCPU (MTTCG, qemu 7.2)
+# a vCPU can rarely keep running a stale translation of an int3 that another vCPU's text patch
+# has already replaced: the kernel's int3 handler, which finds no int3 there any more, sends it
+# back to the same address for ever (tests/vm/README.md, "Pitfalls met").
 qemu_args=(
-	-accel "${RG_LAB_ACCEL:-tcg}" -smp "${RG_LAB_SMP:-2}" -m "${RG_LAB_MEM:-2048}" -cpu max
+	-accel "${RG_LAB_ACCEL:-tcg,thread=single}" -smp "${RG_LAB_SMP:-2}" -m "${RG_LAB_MEM:-2048}" -cpu max
 	-nodefaults -no-user-config -display none -monitor none -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 	-serial "file:$lab/console.log"
