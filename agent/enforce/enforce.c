@@ -623,17 +623,34 @@ static int fill(struct rg_enforce *e, const struct rg_policy *p, struct rg_engin
 }
 
 /* Game processes the engine knows (hash matches, processes running before us) for the kernel. */
-static void push_game(struct rg_enforce *e, uint32_t pid)
+static void push_game(struct rg_enforce *e, struct proc_node *n)
 {
-	__u32 flag = RG_ENF_GAME_DAEMON;
+	__u32 flag = RG_ENF_GAME_DAEMON, pid = n->pid;
 
-	(void)bpf_map_update_elem(e->map_fd[1], &pid, &flag, BPF_NOEXIST);
+	if (bpf_map_update_elem(e->map_fd[1], &pid, &flag, BPF_NOEXIST) == 0)
+		n->flags |= PROC_F_GAME_PUSHED;
+}
+
+/*
+ * n exited: the daemon's entry for it goes. The kernel removes a process's entry at the exit it
+ * sees, but the daemon pushes from the ring, later, possibly after that exit: every short-lived
+ * child of a game (a fork that runs something else and ends) would otherwise stay in the map for
+ * good and in time fill it, and then the kernel could add no game. Only the daemon's own entry:
+ * one the kernel counts (RG_ENF_GAME_KERNEL) is a newer process's with the same pid.
+ */
+static void pull_game(struct rg_enforce *e, struct proc_node *n)
+{
+	__u32 flag, pid = n->pid;
+
+	n->flags &= ~PROC_F_GAME_PUSHED;
+	if (bpf_map_lookup_elem(e->map_fd[1], &pid, &flag) == 0 && flag == RG_ENF_GAME_DAEMON)
+		(void)bpf_map_delete_elem(e->map_fd[1], &pid);
 }
 
 static void push_games_cb(struct proc_node *n, void *ud)
 {
 	if (n->flags & PROC_F_GAME)
-		push_game(ud, n->pid);
+		push_game(ud, n);
 }
 
 int enforce_start(struct rg_enforce *e, struct rg_sensors *s, const struct rg_policy *p,
@@ -707,11 +724,19 @@ void enforce_event(struct rg_enforce *e, const struct rg_event *ev, struct rg_en
 		    proctree_find(engine_proctree(eng), ev->proc.pid, ev->proc.start_boot_ns);
 
 		if (n && (n->flags & PROC_F_GAME))
-			push_game(e, ev->proc.pid);
+			push_game(e, n);
 		break;
 	}
-	case RG_EV_EXIT:
+	case RG_EV_EXIT: {
+		struct proc_node *n;
+
+		if (ev->proc.tid && ev->proc.tid != ev->proc.pid)
+			break; /* a thread's */
+		n = proctree_find(engine_proctree(eng), ev->proc.pid, ev->proc.start_boot_ns);
+		if (n && (n->flags & PROC_F_GAME_PUSHED) && !proc_node_live(n))
+			pull_game(e, n);
 		break;
+	}
 	case RG_EV_DEVICE_ADD:
 	case RG_EV_DEVICE_REMOVE:
 		if (!(ev->flags & RG_EVF_DENIED) && e->tables.has_devices)

@@ -42,6 +42,7 @@ enum {
 	PROC_F_RDMA_IN_GAME = 1u << 7, /* had RDMA activity while a game session ran */
 	PROC_F_GAME_COUNTED = 1u << 8, /* the engine counts it in its game's session */
 	PROC_F_EXE_STATTED = 1u << 9,  /* the engine looked up exe_ino/exe_dev itself */
+	PROC_F_GAME_PUSHED = 1u << 10, /* enforcement gave its pid to the kernel's games */
 };
 
 struct proc_node {

@@ -345,6 +345,8 @@ def run(tmp, pin_dir):
     # pid to the kernel's game processes) execs the game file: the kernel counts it all the
     # same. The same order as when the daemon reads the sensors' exec record, on another CPU,
     # before enforcement's exec program runs: it failed 1 in 3 VM lab boots on one host thread.
+    shell = os.path.join(arena_dir, "sh")  # a game file for 3c'' (the kernel's: before the reload)
+    shutil.copy2("/bin/sh", shell)
     launcher = os.path.join(tmp, "launcher")
     shutil.copy2("/bin/sh", launcher)
     with open(launcher, "ab") as f:
@@ -375,6 +377,18 @@ def run(tmp, pin_dir):
     check(wait_for("game over", lambda: (lambda st: st.get("games_live") == 0 and
                                          st.get("game_processes") == 0)(status(pin_dir)[1]), 30),
           "and sees it end", status(pin_dir)[1])
+
+    # 3c''. a game whose children run something else and end at once: the daemon learns of each
+    # fork from the ring, often after the kernel has forgotten the child (at its exec), and adds
+    # it as the game's; at the child's exit it must take it away again, or the map fills up over
+    # days of games and the kernel can follow no new one
+    n = 200
+    p = subprocess.run([shell, "-c", f"i=0; while [ $i -lt {n} ]; do /bin/true; i=$((i+1)); done"],
+                       timeout=120)
+    check(p.returncode == 0, f"a game shell ran {n} children (rc {p.returncode})")
+    check(wait_for("children gone", lambda: (lambda st: st.get("games_live") == 0 and
+                                             st.get("game_processes") == 0)(status(pin_dir)[1]), 30),
+          "then no game process is left in the kernel's map", status(pin_dir)[1])
 
     # 3d. self-protection covers enforcement: another process's bpf() on the policy generation
     # in force (the allowlist) or on enforcement's own maps raises AGENT-004 naming it. The
