@@ -365,8 +365,9 @@ static __always_inline void game_forget(__u32 tgid)
  * another CPU, possibly before this program runs on the same tracepoint, and a launcher it knows
  * by hash keeps its entry when it execs the game file. The kernel's flag then takes that entry
  * over, so that the kernel counts every game it saw start, whoever added it first. No other
- * writer races: the daemon only adds (BPF_NOEXIST), and tgid's exec, exit and the fork that made
- * it run one after the other.
+ * writer races: the daemon only adds (BPF_NOEXIST) and deletes its own entries of processes that
+ * have exited (agent/enforce/enforce.c, pull_game()), and tgid's exec, exit and the fork that
+ * made it run one after the other.
  */
 static __always_inline void game_add(__u32 tgid, __u32 flag)
 {
