@@ -1362,7 +1362,8 @@ class Bench:
                  f"{m['loadavg_end'][0]:.1f} at the end."]
         if "vm" in self.details:
             v = self.details["vm"]
-            how = "KVM, 4 vCPUs" if v.get("accel") == "kvm" else "TCG (software emulation, one host thread), 2 vCPUs"
+            how = ("KVM, 4 vCPUs" if v.get("accel") == "kvm"
+                   else "TCG (software emulation, one host thread), 2 vCPUs")
             lines.append(f"VM lab: Debian kernel {v['kernel']} under qemu {how}, 2 GiB, rxe0 on "
                          f"a dummy netdev; {v['seconds']} s.")
         if "vm_icount" in self.details:
