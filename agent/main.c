@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rdmaguard: detects and blocks abuse of RDMA on managed machines. Subcommand dispatch. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,18 +34,6 @@ static void usage(FILE *f)
 	fprintf(f, "\nRun 'rdmaguard COMMAND --help' for a command's options.\n"
 		   "Exit codes: 0 success (no findings), 1 findings at or above the threshold,\n"
 		   "2 error (bad usage, invalid input, failure).\n");
-}
-
-int cmd_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "rdmaguard %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'rdmaguard %s --help'.\n", cmd);
-	return RG_EXIT_ERROR;
 }
 
 int main(int argc, char **argv)

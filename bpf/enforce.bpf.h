@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Enforcement decisions, made in the kernel from the maps the daemon fills from the policy
- * (bpf/enforce.h). Used by the enforcement programs (bpf/enforce.bpf.c), and by the sensors, which
+ * (bpf/enforce_abi.h). Used by the enforcement programs (bpf/enforce.bpf.c), and by the sensors, which
  * ask the same question so that what enforcement denies or kills, and reports itself, is not
  * reported a second time by them.
  *
@@ -16,7 +16,7 @@
 #pragma once
 
 #include "common.bpf.h"
-#include "enforce.h"
+#include "enforce_abi.h"
 
 #define ENF_SIGKILL	  9
 #define ENF_MAY_WRITE	  0x2

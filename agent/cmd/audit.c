@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "../common/exitcode.h"
-#include "../common/log.h"
-#include "../engine/engine.h"
-#include "../inventory/inventory.h"
+#include "common/exitcode.h"
+#include "common/log.h"
+#include "engine/engine.h"
+#include "inventory/inventory.h"
 
 static void usage(FILE *f)
 {

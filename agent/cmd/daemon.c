@@ -6,12 +6,12 @@
 
 #include "cmd.h"
 #include "config.h"
-#include "../common/exitcode.h"
-#include "../common/log.h"
-#include "../common/util.h"
-#include "../daemon/control.h"
-#include "../daemon/daemon.h"
-#include "../enforce/enforce.h"
+#include "common/exitcode.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "daemon/control.h"
+#include "daemon/daemon.h"
+#include "enforce/enforce.h"
 
 static void usage(FILE *f)
 {

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../common/exitcode.h"
-#include "../common/log.h"
-#include "../enforce/enforce.h"
+#include "common/exitcode.h"
+#include "common/log.h"
+#include "enforce/enforce.h"
 
 static void usage(FILE *f)
 {

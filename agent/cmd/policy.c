@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../common/exitcode.h"
-#include "../common/util.h"
-#include "../engine/engine.h"
+#include "common/exitcode.h"
+#include "common/util.h"
+#include "engine/engine.h"
 
 static void usage(FILE *f)
 {

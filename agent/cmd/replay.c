@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "../common/exitcode.h"
-#include "../common/log.h"
-#include "../common/util.h"
-#include "../engine/engine.h"
-#include "../event/event_json.h"
-#include "../output/output.h"
+#include "common/exitcode.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "engine/engine.h"
+#include "event/event_json.h"
+#include "output/output.h"
 #include "config.h"
 
 #define REPLAY_MAX_LINE	   (64u * 1024)

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../common/exitcode.h"
-#include "../engine/cond.h"
-#include "../engine/engine.h"
-#include "../event/event_json.h"
+#include "common/exitcode.h"
+#include "engine/cond.h"
+#include "engine/engine.h"
+#include "event/event_json.h"
 
 static void usage(FILE *f)
 {

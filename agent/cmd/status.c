@@ -6,9 +6,9 @@
 
 #include "cmd.h"
 #include "config.h"
-#include "../common/exitcode.h"
-#include "../common/log.h"
-#include "../daemon/control.h"
+#include "common/exitcode.h"
+#include "common/log.h"
+#include "daemon/control.h"
 
 static void usage(void)
 {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "cmd.h"
-#include "../common/exitcode.h"
+#include "common/exitcode.h"
 #include "config.h"
 
 int cmd_version(int argc, char **argv)

@@ -15,8 +15,8 @@
 
 #include "config.h"
 #include "control.h"
-#include "../common/log.h"
-#include "../common/util.h"
+#include "common/log.h"
+#include "common/util.h"
 
 static int unix_addr(const char *path, struct sockaddr_un *sa, socklen_t *len)
 {

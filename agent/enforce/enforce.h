@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "bpf/enforce.h"
+#include "bpf/enforce_abi.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "sensors/sensors.h"

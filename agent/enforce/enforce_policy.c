@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The policy as one map generation for the enforcement programs (bpf/enforce.h). Pure but for
+ * The policy as one map generation for the enforcement programs (bpf/enforce_abi.h). Pure but for
  * reading below a root (the policy's files, sysfs's device numbers), so that the unit tests drive
  * it on fixture trees.
  *

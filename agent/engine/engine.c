@@ -720,7 +720,6 @@ static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_
 		jw_raw(w, JW_ROOT, "threat", er->json + er->rule_len + er->tags_len, er->threat_len);
 	*ret = (struct rg_alert){.uuid = uuid,
 				 .rule_id = rule->id,
-				 .severity_name = severity_to_string(severity),
 				 .severity = severity,
 				 .ts_ns = ts - ts % 1000}; /* as @timestamp says: microseconds */
 	return jw_finish(w, &ret->json, &ret->len);

@@ -13,24 +13,7 @@
 #include "output/output.h"
 #include "common/util.h"
 
-static const char *const severity_names[RG_SEV__MAX] = {"info", "low", "medium", "high",
-							"critical"};
 static const char *const action_names[] = {"alert", "deny", "kill"};
-
-int severity_from_string(const char *s)
-{
-	int i;
-
-	for (i = 0; s && i < RG_SEV__MAX; i++)
-		if (strcmp(severity_names[i], s) == 0)
-			return i;
-	return -EINVAL;
-}
-
-const char *severity_to_string(int sev)
-{
-	return sev >= 0 && sev < RG_SEV__MAX ? severity_names[sev] : NULL;
-}
 
 int action_from_string(const char *s)
 {

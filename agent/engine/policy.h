@@ -14,22 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/severity.h"
 #include "jsondoc.h"
 
 struct cond;
-
-enum rg_severity {
-	RG_SEV_INFO = 0,
-	RG_SEV_LOW,
-	RG_SEV_MEDIUM,
-	RG_SEV_HIGH,
-	RG_SEV_CRITICAL,
-	RG_SEV__MAX,
-};
-
-/* "info" "low" "medium" "high" "critical". */
-int severity_from_string(const char *s); /* -EINVAL if unknown */
-const char *severity_to_string(int sev); /* NULL if out of range */
 
 enum rg_role {
 	RG_ROLE_MANAGED = 0, /* a managed desktop: RDMA is unexpected */

@@ -8,12 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/severity.h"
+
 struct rg_alert {
 	const char *json;	   /* one line of JSON, no newline, NUL-terminated */
 	size_t len;		   /* strlen(json) */
 	const char *uuid;	   /* event.id */
 	const char *rule_id;	   /* rule.id */
-	const char *severity_name; /* severity: "info" .. "critical" */
-	int severity;		   /* enum rg_severity (engine/policy.h) */
+	int severity;		   /* severity, enum rg_severity (common/severity.h); out of range: medium */
 	uint64_t ts_ns;		   /* @timestamp, nanoseconds since the epoch */
 };

@@ -5,7 +5,7 @@
 #include <sys/socket.h>
 
 #include "event.h"
-#include "../common/macro.h"
+#include "common/macro.h"
 
 static const char *const event_type_names[RG_EV__MAX] = {
 	[RG_EV_NONE] = "none",

@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 
 #include "event_json.h"
-#include "../common/util.h"
+#include "common/util.h"
 
 #define EV(m)	 offsetof(struct rg_event, m)
 #define F(n, k, m)                                                                                 \

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "event.h"
-#include "../common/jsonw.h"
+#include "common/jsonw.h"
 
 enum event_field_kind {
 	EFK_U32,

@@ -639,17 +639,17 @@ static void net_confirm(struct net *n, uint64_t now)
 
 static int net_format(struct net *n, const struct output_rec *rec, size_t *ret_len)
 {
-	static const unsigned sevmap[_OUTPUT_SEV_N] = {SYSLOG_INFO, SYSLOG_NOTICE, SYSLOG_WARNING,
+	static const unsigned sevmap[RG_SEV__MAX] = {SYSLOG_INFO, SYSLOG_NOTICE, SYSLOG_WARNING,
 						       SYSLOG_ERR, SYSLOG_CRIT};
 	const struct rg_outputs *o = n->out->parent;
 	const struct rfc5424_param params[] = {
 		{"rule", rec->rule},
-		{"severity", output_severity_to_string(rec->sev)},
+		{"severity", severity_to_string(rec->sev)},
 		{"id", rec->uuid},
 	};
 	const struct rfc5424_msg m = {
 		.facility = n->facility,
-		.severity = sevmap[rec->sev < _OUTPUT_SEV_N ? rec->sev : OUTPUT_SEV_MEDIUM],
+		.severity = sevmap[rec->sev < RG_SEV__MAX ? rec->sev : RG_SEV_MEDIUM],
 		.timestamp_ns = rec->ts_ns,
 		.hostname = o->hostname,
 		.app_name = "rdmaguard",

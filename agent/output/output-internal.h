@@ -18,7 +18,7 @@
 struct output_rec {
 	atomic_uint refs;
 	uint64_t ts_ns;
-	uint8_t sev;   /* enum output_severity */
+	uint8_t sev;   /* enum rg_severity */
 	uint8_t flags; /* OUTPUT_SUBMIT_* */
 	char uuid[OUTPUT_UUID_MAX + 1];
 	char rule[OUTPUT_RULE_MAX + 1];
@@ -43,7 +43,7 @@ struct counters {
 		spool_bytes, sent, replayed, delivered, connects, connect_failures, disconnects,
 		spool_corrupt, loss_reports_dropped;
 	_Atomic uint64_t dropped[_OUTPUT_DROP_N];
-	_Atomic uint64_t dropped_by_severity[_OUTPUT_SEV_N];
+	_Atomic uint64_t dropped_by_severity[RG_SEV__MAX];
 	atomic_bool connected;
 };
 
@@ -64,7 +64,7 @@ struct output {
 	uint64_t submit_gen; /* bumped by every enqueue */
 	bool stop;
 	/* Losses not yet reported. */
-	uint64_t loss_sev[_OUTPUT_SEV_N];
+	uint64_t loss_sev[RG_SEV__MAX];
 	uint64_t loss_reason[_OUTPUT_DROP_N];
 	uint64_t loss_superseded;
 	uint64_t loss_total;

@@ -26,27 +26,8 @@
 #include "rfc5424.h"
 #include "spool.h"
 
-static const char *const severity_names[_OUTPUT_SEV_N] = {"info", "low", "medium", "high",
-							   "critical"};
 static const char *const drop_names[_OUTPUT_DROP_N] = {"queue_full", "spool_full", "too_large",
 						       "write_error"};
-
-int output_severity_from_string(const char *s)
-{
-	unsigned i;
-
-	if (!s)
-		return -EINVAL;
-	for (i = 0; i < _OUTPUT_SEV_N; i++)
-		if (strcmp(s, severity_names[i]) == 0)
-			return (int)i;
-	return -EINVAL;
-}
-
-const char *output_severity_to_string(enum output_severity s)
-{
-	return (unsigned)s < _OUTPUT_SEV_N ? severity_names[s] : "unknown";
-}
 
 const char *output_drop_reason_to_string(enum output_drop_reason r)
 {
@@ -66,8 +47,8 @@ int output_loss_to_json(const struct output_loss *loss, struct json_object *into
 		return -ENOMEM;
 	}
 	json_object_object_add(d, "total", json_object_new_uint64(loss->total));
-	for (i = 0; i < _OUTPUT_SEV_N; i++)
-		json_object_object_add(d, severity_names[i],
+	for (i = 0; i < RG_SEV__MAX; i++)
+		json_object_object_add(d, severity_to_string((int)i),
 				       json_object_new_uint64(loss->by_severity[i]));
 	for (i = 0; i < _OUTPUT_DROP_N; i++)
 		json_object_object_add(rs, drop_names[i], json_object_new_uint64(loss->by_reason[i]));
@@ -95,10 +76,10 @@ size_t output_loss_describe(const struct output_loss *loss, const char **what, c
 								  : "output";
 	o = (size_t)snprintf(buf, sizeof(buf), "%s: %" PRIu64 " alert(s) dropped (", loss->output,
 			     loss->total);
-	for (i = 0; i < _OUTPUT_SEV_N && o < sizeof(buf); i++)
+	for (i = 0; i < RG_SEV__MAX && o < sizeof(buf); i++)
 		if (loss->by_severity[i]) {
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s %" PRIu64,
-					      first ? "" : ", ", severity_names[i],
+					      first ? "" : ", ", severity_to_string((int)i),
 					      loss->by_severity[i]);
 			first = false;
 		}
@@ -160,8 +141,8 @@ void output_count_drop_locked(struct output *out, unsigned sev, enum output_drop
 		atomic_fetch_add(&out->c.loss_reports_dropped, 1);
 		return;
 	}
-	if (sev >= _OUTPUT_SEV_N)
-		sev = OUTPUT_SEV_MEDIUM;
+	if (sev >= RG_SEV__MAX)
+		sev = RG_SEV_MEDIUM;
 	out->loss_sev[sev]++;
 	out->loss_reason[reason]++;
 	out->loss_total++;
@@ -548,9 +529,7 @@ int outputs_submit_alert(struct rg_outputs *o, const struct rg_alert *a, unsigne
 
 	if (!o || !a || !a->json || !a->uuid)
 		return -EINVAL;
-	sev = a->severity_name ? output_severity_from_string(a->severity_name) : -EINVAL;
-	if (sev < 0)
-		sev = OUTPUT_SEV_MEDIUM;
+	sev = a->severity >= 0 && a->severity < RG_SEV__MAX ? a->severity : RG_SEV_MEDIUM;
 	if (a->len > o->cfg.max_alert_bytes) {
 		for (i = 0; i < o->n; i++) {
 			pthread_mutex_lock(&o->outs[i].lock);
@@ -594,7 +573,7 @@ int outputs_submit_flags(struct rg_outputs *o, struct json_object *alert, unsign
 	if (r < 0)
 		return r;
 	a.rule_id = get_string(alert, "rule.id");
-	a.severity_name = get_string(alert, "severity");
+	a.severity = severity_from_string(get_string(alert, "severity"));
 	ts_s = get_string(alert, "@timestamp");
 	if (!ts_s || parse_timestamp(ts_s, &a.ts_ns) < 0)
 		a.ts_ns = 0;
@@ -728,7 +707,7 @@ static int dispatch(struct rg_outputs *o, bool final)
 		pthread_mutex_unlock(&out->lock);
 		if (!have)
 			continue;
-		for (k = 0; k < _OUTPUT_SEV_N; k++)
+		for (k = 0; k < RG_SEV__MAX; k++)
 			loss.total += loss.by_severity[k];
 		/* The thread may have more to say once the interval has passed. */
 		wake(out->wake_fd);
@@ -787,7 +766,7 @@ int outputs_get_counters(const struct rg_outputs *o, size_t i, struct output_cou
 	ret->connected = atomic_load(&c->connected);
 	for (k = 0; k < _OUTPUT_DROP_N; k++)
 		ret->dropped[k] = atomic_load(&c->dropped[k]);
-	for (k = 0; k < _OUTPUT_SEV_N; k++)
+	for (k = 0; k < RG_SEV__MAX; k++)
 		ret->dropped_by_severity[k] = atomic_load(&c->dropped_by_severity[k]);
 	return 0;
 }
@@ -841,8 +820,8 @@ void outputs_stats(const struct rg_outputs *o, struct json_object *into)
 			ADD_U64(d, drop_names[k], c.dropped[k]);
 			total += c.dropped[k];
 		}
-		for (k = 0; k < _OUTPUT_SEV_N; k++)
-			ADD_U64(d, severity_names[k], c.dropped_by_severity[k]);
+		for (k = 0; k < RG_SEV__MAX; k++)
+			ADD_U64(d, severity_to_string((int)k), c.dropped_by_severity[k]);
 		ADD_U64(d, "total", total);
 		ADD_U64(d, "loss_reports", c.loss_reports_dropped);
 		json_object_object_add(e, "dropped", d);

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/severity.h"
 #include "event/alert.h"
 
 enum output_type {
@@ -66,18 +67,6 @@ struct output_spec {
 int output_spec_parse(const char *spec, struct output_spec *ret, char *err, size_t errlen);
 const char *output_type_to_string(enum output_type t);
 
-/* Alert severities, lowest first; the spool evicts in this order. */
-enum output_severity {
-	OUTPUT_SEV_INFO,
-	OUTPUT_SEV_LOW,
-	OUTPUT_SEV_MEDIUM,
-	OUTPUT_SEV_HIGH,
-	OUTPUT_SEV_CRITICAL,
-	_OUTPUT_SEV_N,
-};
-int output_severity_from_string(const char *s); /* enum value or -EINVAL */
-const char *output_severity_to_string(enum output_severity s);
-
 /* Why an alert was dropped. */
 enum output_drop_reason {
 	OUTPUT_DROP_QUEUE_FULL,	 /* the in-memory queue was full (the output thread is stuck) */
@@ -91,7 +80,7 @@ const char *output_drop_reason_to_string(enum output_drop_reason r);
 /* What one output lost since its last report; passed to the loss callback. */
 struct output_loss {
 	const char *output;		       /* the output's name (struct output_spec.name) */
-	uint64_t by_severity[_OUTPUT_SEV_N];   /* dropped since the last report */
+	uint64_t by_severity[RG_SEV__MAX];   /* dropped since the last report */
 	uint64_t by_reason[_OUTPUT_DROP_N];    /* the same drops, by cause */
 	uint64_t total;			       /* sum of by_severity */
 	uint64_t total_since_start;	       /* every drop of this output since outputs_new() */
@@ -155,7 +144,7 @@ enum {
 int outputs_submit(struct rg_outputs *o, struct json_object *alert);
 int outputs_submit_flags(struct rg_outputs *o, struct json_object *alert, unsigned flags);
 /* The same for an alert already written (the rule engine's): its text is copied as it is.
- * -EINVAL without json or uuid; an unknown severity_name counts as medium, ts_ns 0 as now. */
+ * -EINVAL without json or uuid; a severity out of range counts as medium, ts_ns 0 as now. */
 int outputs_submit_alert(struct rg_outputs *o, const struct rg_alert *a, unsigned flags);
 
 /* SIGUSR1: file outputs reopen their path; alerts submitted after this go to the new file. */
@@ -203,7 +192,7 @@ struct output_counters {
 	uint64_t connects, connect_failures, disconnects;
 	uint64_t spool_corrupt;		     /* records or torn tails skipped when opening */
 	uint64_t dropped[_OUTPUT_DROP_N];
-	uint64_t dropped_by_severity[_OUTPUT_SEV_N];
+	uint64_t dropped_by_severity[RG_SEV__MAX];
 	uint64_t loss_reports_dropped;
 	bool connected;
 };

@@ -108,7 +108,8 @@ static int collect(const struct rg_alert *a, void *ud)
 	ck_assert_uint_eq(strlen(a->json), a->len);
 	ck_assert_str_eq(a->uuid, json_object_get_string(json_get_path(o, "event.id")));
 	ck_assert_str_eq(a->rule_id, json_object_get_string(json_get_path(o, "rule.id")));
-	ck_assert_str_eq(a->severity_name, json_object_get_string(json_get_path(o, "severity")));
+	ck_assert_str_eq(severity_to_string(a->severity),
+			 json_object_get_string(json_get_path(o, "severity")));
 	v = json_get_path(o, "event.severity");
 	ck_assert_int_eq(a->severity, json_object_get_int(v));
 	ck_assert_int_eq(parse_timestamp(json_object_get_string(json_get_path(o, "@timestamp")),

@@ -937,7 +937,7 @@ START_TEST(test_file_text_and_write_errors)
 	struct output_counters c;
 	struct rlimit old, lim;
 	char path[512], sp[600], err[256], text[10][200], uuid[10][8];
-	struct rg_alert a = {.rule_id = "RDMA-005", .severity_name = "high", .severity = 3};
+	struct rg_alert a = {.rule_id = "RDMA-005", .severity = 3};
 	int i;
 
 	snprintf(path, sizeof(path), "%s/cut.jsonl", tmpdir);
@@ -1048,7 +1048,7 @@ END_TEST
 struct loss_capture {
 	int calls;
 	struct output_loss last;
-	uint64_t sum_sev[_OUTPUT_SEV_N];
+	uint64_t sum_sev[RG_SEV__MAX];
 };
 
 static void on_loss(const struct output_loss *l, void *ud)
@@ -1058,7 +1058,7 @@ static void on_loss(const struct output_loss *l, void *ud)
 
 	lc->calls++;
 	lc->last = *l;
-	for (i = 0; i < _OUTPUT_SEV_N; i++)
+	for (i = 0; i < RG_SEV__MAX; i++)
 		lc->sum_sev[i] += l->by_severity[i];
 }
 
@@ -1086,14 +1086,14 @@ START_TEST(test_too_large_reported)
 	json_object_put(a);
 	ck_assert_int_eq(outputs_get_counters(o, 0, &c), 0);
 	ck_assert_uint_eq(c.dropped[OUTPUT_DROP_TOO_LARGE], 1);
-	ck_assert_uint_eq(c.dropped_by_severity[OUTPUT_SEV_LOW], 1);
+	ck_assert_uint_eq(c.dropped_by_severity[RG_SEV_LOW], 1);
 	/* The loss is reported through the event fd and outputs_dispatch(). */
 	p = (struct pollfd){.fd = outputs_get_fd(o), .events = POLLIN};
 	ck_assert_int_eq(poll(&p, 1, 5000), 1);
 	ck_assert_int_eq(outputs_dispatch(o), 0);
 	ck_assert_int_eq(lc.calls, 1);
 	ck_assert_uint_eq(lc.last.total, 1);
-	ck_assert_uint_eq(lc.last.by_severity[OUTPUT_SEV_LOW], 1);
+	ck_assert_uint_eq(lc.last.by_severity[RG_SEV_LOW], 1);
 	ck_assert_uint_eq(lc.last.by_reason[OUTPUT_DROP_TOO_LARGE], 1);
 	ck_assert_str_eq(lc.last.output, spec.name);
 	j = json_object_new_object();
@@ -1117,8 +1117,8 @@ START_TEST(test_too_large_reported)
 		const char *what;
 		char text[200];
 
-		l.by_severity[OUTPUT_SEV_INFO] = 15;
-		l.by_severity[OUTPUT_SEV_LOW] = 5;
+		l.by_severity[RG_SEV_INFO] = 15;
+		l.by_severity[RG_SEV_LOW] = 5;
 		l.by_reason[OUTPUT_DROP_SPOOL_FULL] = 18;
 		l.by_reason[OUTPUT_DROP_QUEUE_FULL] = 2;
 		ck_assert_uint_eq(output_loss_describe(&l, &what, text, sizeof(text)),
@@ -1185,8 +1185,8 @@ START_TEST(test_queue_full_policy)
 	ck_assert_int_eq(outputs_get_counters(o, 0, &c), 0);
 	ck_assert_uint_eq(c.queued, 3);
 	ck_assert_uint_eq(c.dropped[OUTPUT_DROP_QUEUE_FULL], 3);
-	ck_assert_uint_eq(c.dropped_by_severity[OUTPUT_SEV_INFO], 2);
-	ck_assert_uint_eq(c.dropped_by_severity[OUTPUT_SEV_LOW], 1);
+	ck_assert_uint_eq(c.dropped_by_severity[RG_SEV_INFO], 2);
+	ck_assert_uint_eq(c.dropped_by_severity[RG_SEV_LOW], 1);
 
 	/* Unblock: what is left comes out in order. */
 	buf = malloc(1 << 16);
@@ -1218,8 +1218,8 @@ START_TEST(test_queue_full_policy)
 		if (poll(&p, 1, 10) > 0)
 			outputs_dispatch(o);
 	}
-	ck_assert_uint_eq(lc.sum_sev[OUTPUT_SEV_INFO], 2);
-	ck_assert_uint_eq(lc.sum_sev[OUTPUT_SEV_LOW], 1);
+	ck_assert_uint_eq(lc.sum_sev[RG_SEV_INFO], 2);
+	ck_assert_uint_eq(lc.sum_sev[RG_SEV_LOW], 1);
 	ck_assert_uint_eq(lc.last.by_reason[OUTPUT_DROP_QUEUE_FULL], 3);
 	free(buf);
 	outputs_free(o);
