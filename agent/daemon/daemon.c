@@ -335,7 +335,7 @@ static int reconcile_event(const struct rg_event *ev, void *ud)
 static void reconcile_lookup(uint32_t pid, struct rg_task *task, void *ud)
 {
 	struct daemon *d = ud;
-	const struct proc_node *n = proctree_find(engine_proctree(d->engine), pid, 0);
+	const struct proc_node *n = proctree_find(engine_proctree(d->engine), PROC_KEY(pid, 0));
 
 	task->pid = pid;
 	if (!n || !proc_node_live(n))
@@ -646,7 +646,7 @@ static void sender_from_node(struct rg_task *t, char exe[static RG_PATH_LEN],
 static void signal_sender(struct daemon *d, const struct signalfd_siginfo *si, struct rg_task *t,
 			  char exe[static RG_PATH_LEN], bool *manager)
 {
-	const struct proc_node *n = proctree_find(engine_proctree(d->engine), si->ssi_pid, 0);
+	const struct proc_node *n = proctree_find(engine_proctree(d->engine), PROC_KEY(si->ssi_pid, 0));
 	char path[64], buf[RG_PATH_LEN];
 	ssize_t len;
 

@@ -721,7 +721,7 @@ void enforce_event(struct rg_enforce *e, const struct rg_event *ev, struct rg_en
 	case RG_EV_EXEC:
 	case RG_EV_FORK: {
 		struct proc_node *n =
-		    proctree_find(engine_proctree(eng), ev->proc.pid, ev->proc.start_boot_ns);
+		    proctree_find(engine_proctree(eng), PROC_KEY(ev->proc.pid, ev->proc.start_boot_ns));
 
 		if (n && (n->flags & PROC_F_GAME))
 			push_game(e, n);
@@ -732,7 +732,7 @@ void enforce_event(struct rg_enforce *e, const struct rg_event *ev, struct rg_en
 
 		if (ev->proc.tid && ev->proc.tid != ev->proc.pid)
 			break; /* a thread's */
-		n = proctree_find(engine_proctree(eng), ev->proc.pid, ev->proc.start_boot_ns);
+		n = proctree_find(engine_proctree(eng), PROC_KEY(ev->proc.pid, ev->proc.start_boot_ns));
 		if (n && (n->flags & PROC_F_GAME_PUSHED) && !proc_node_live(n))
 			pull_game(e, n);
 		break;

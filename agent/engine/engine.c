@@ -465,8 +465,7 @@ static void ctx_init(struct rg_engine *e, const struct rg_event *ev, struct proc
 	c->proc = c->cur = proc;
 	c->allowed = -1;
 	if (ev->type == RG_EV_MEMORY_ACCESS && ev->u.mem.target_pid)
-		c->target = proctree_find(e->tree, ev->u.mem.target_pid,
-					  ev->u.mem.target_start_boot_ns);
+		c->target = proctree_find(e->tree, PROC_KEY(ev->u.mem.target_pid, ev->u.mem.target_start_boot_ns));
 	c->game_running = any_game_running(e);
 	c->game_ended_ns = e->game_ended_ns;
 	c->game = select_game(e, c);
@@ -491,9 +490,10 @@ void engine_policy_event(struct rg_event *ev, uint64_t ts, bool ok, int error, c
 		event_set_str(ev->u.agent.text, sizeof(ev->u.agent.text), text, strlen(text));
 }
 
-void engine_entity_id(struct rg_engine *e, uint32_t pid, uint64_t start_boot_ns,
-		      char out[static 33])
+void engine_entity_id(struct rg_engine *e, struct proc_key key, char out[static 33])
 {
+	uint32_t pid = key.pid;
+	uint64_t start_boot_ns = key.start_boot_ns;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 	char buf[160];
@@ -539,7 +539,7 @@ static void proc_brief(struct rg_engine *e, const struct cond_ctx *ctx, const st
 	struct jw *w = e->jw;
 	char id[33];
 
-	engine_entity_id(e, n->pid, n->start_boot_ns, id);
+	engine_entity_id(e, PROC_KEY(n->pid, n->start_boot_ns), id);
 	jw_int(w, o, "pid", n->pid);
 	if (n->comm[0])
 		jw_string(w, o, "name", n->comm);
@@ -559,7 +559,7 @@ static void set_process(struct rg_engine *e, const struct cond_ctx *ctx, const s
 	size_t na, i;
 	char id[33];
 
-	engine_entity_id(e, n->pid, n->start_boot_ns, id);
+	engine_entity_id(e, PROC_KEY(n->pid, n->start_boot_ns), id);
 	jw_int(w, o, "pid", n->pid);
 	if (n->comm[0])
 		jw_string(w, o, "name", n->comm);
@@ -694,7 +694,7 @@ static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_
 		char id[33];
 
 		o = jw_object(w, jw_object(w, JW_ROOT, "target"), "process");
-		engine_entity_id(e, ctx->target->pid, ctx->target->start_boot_ns, id);
+		engine_entity_id(e, PROC_KEY(ctx->target->pid, ctx->target->start_boot_ns), id);
 		jw_string(w, o, "entity_id", id);
 		if ((ctx->target->flags & PROC_F_EXEC_KNOWN) && ctx->target->exe[0])
 			jw_string(w, o, "executable", ctx->target->exe);
@@ -792,7 +792,7 @@ static void flush_one(struct rg_engine *e, struct agg *a, engine_emit_fn emit, v
 	if (!a->pending)
 		return;
 	if (a->last.proc.pid)
-		n = proctree_find(e->tree, a->last.proc.pid, a->last.proc.start_boot_ns);
+		n = proctree_find(e->tree, PROC_KEY(a->last.proc.pid, a->last.proc.start_boot_ns));
 	ctx_init(e, &a->last, n, &ctx);
 	ctx.game = a->has_game ? &a->game : NULL;
 	ctx.game_running = a->game_running;

@@ -133,6 +133,5 @@ void engine_rule_stats(const struct rg_engine *e, size_t i, uint64_t *alerts, ui
 void engine_policy_event(struct rg_event *ev, uint64_t ts, bool ok, int error, const char *file,
 			 const char *text);
 
-/* process.entity_id for (pid, start_boot_ns) on this engine's host boot: 32 hex digits. */
-void engine_entity_id(struct rg_engine *e, uint32_t pid, uint64_t start_boot_ns,
-		      char out[static 33]);
+/* process.entity_id for a process on this engine's host boot: 32 hex digits. */
+void engine_entity_id(struct rg_engine *e, struct proc_key key, char out[static 33]);

@@ -340,8 +340,10 @@ static struct proc_node *node_new(struct proctree *t, uint32_t pid, uint64_t sta
 	return n;
 }
 
-struct proc_node *proctree_find(const struct proctree *t, uint32_t pid, uint64_t start_boot_ns)
+struct proc_node *proctree_find(const struct proctree *t, struct proc_key key)
 {
+	uint32_t pid = key.pid;
+	uint64_t start_boot_ns = key.start_boot_ns;
 	struct proc_node *best = NULL;
 	int32_t i;
 
@@ -365,7 +367,7 @@ struct proc_node *proctree_find(const struct proctree *t, uint32_t pid, uint64_t
 
 static struct proc_node *find_live(const struct proctree *t, uint32_t pid)
 {
-	struct proc_node *n = proctree_find(t, pid, 0);
+	struct proc_node *n = proctree_find(t, PROC_KEY(pid, 0));
 
 	return n && proc_node_live(n) ? n : NULL;
 }
@@ -377,9 +379,9 @@ struct proc_node *proctree_parent(const struct proctree *t, const struct proc_no
 	if (!n->ppid || n->ppid == n->pid)
 		return NULL;
 	if (n->parent_start_boot_ns)
-		return proctree_find(t, n->ppid, n->parent_start_boot_ns);
+		return proctree_find(t, PROC_KEY(n->ppid, n->parent_start_boot_ns));
 	/* Unknown parent start time: only trust a parent that started before the child. */
-	p = proctree_find(t, n->ppid, 0);
+	p = proctree_find(t, PROC_KEY(n->ppid, 0));
 	if (p && n->start_boot_ns && p->start_boot_ns > n->start_boot_ns)
 		return NULL;
 	return p;
@@ -473,13 +475,13 @@ static struct proc_node *lookup_actor(struct proctree *t, const struct rg_event 
 		if (ev->type != RG_EV_FORK && ev->type != RG_EV_EXEC &&
 		    ev->type != RG_EV_PROCESS_PRESENT) {
 			/* A late event of a process that has exited: keep it on that entry. */
-			n = proctree_find(t, pid, 0);
+			n = proctree_find(t, PROC_KEY(pid, 0));
 			if (n)
 				return n;
 		}
 		return node_new(t, pid, 0, ev->ts);
 	}
-	n = proctree_find(t, pid, start);
+	n = proctree_find(t, PROC_KEY(pid, start));
 	if (n)
 		return n;
 	live = find_live(t, pid);

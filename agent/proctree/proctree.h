@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/prockey.h"
 #include "event/event.h"
 
 #define PROCTREE_DEFAULT_CAPACITY 8192
@@ -104,10 +105,9 @@ void proctree_set_exit_hook(struct proctree *t, proctree_exit_fn fn, void *ud);
 struct proc_node *proctree_update(struct proctree *t, const struct rg_event *ev);
 
 /*
- * The entry for (pid, start_boot_ns). start_boot_ns 0 means "not known": the live entry with that
- * pid, else the most recently exited one. NULL if none.
+ * The entry for key. start_boot_ns 0 means "not known": the live entry with that pid, else the most recently exited one. NULL if none.
  */
-struct proc_node *proctree_find(const struct proctree *t, uint32_t pid, uint64_t start_boot_ns);
+struct proc_node *proctree_find(const struct proctree *t, struct proc_key key);
 /* The parent's entry, NULL if unknown or evicted. */
 struct proc_node *proctree_parent(const struct proctree *t, const struct proc_node *n);
 /* Fills out[] with the parent, grandparent, ... (at most max, at most PROCTREE_MAX_DEPTH). */

@@ -54,8 +54,10 @@ const char *bpf_cmd_name(uint32_t cmd)
 	return cmd < ARRAY_SIZE(bpf_cmds) ? bpf_cmds[cmd] : NULL;
 }
 
-void task_cache_note(struct task_cache *c, uint32_t pid, uint64_t start_boot_ns, const char *comm)
+void task_cache_note(struct task_cache *c, struct proc_key key, const char *comm)
 {
+	uint32_t pid = key.pid;
+	uint64_t start_boot_ns = key.start_boot_ns;
 	unsigned i = c->next % TASK_CACHE_SIZE;
 
 	if (!pid)
@@ -85,8 +87,10 @@ int task_cache_find(const struct task_cache *c, uint32_t pid, uint64_t *start_bo
 	return -ENOENT;
 }
 
-bool exit_ring_seen(struct exit_ring *r, uint32_t pid, uint64_t start_boot_ns)
+bool exit_ring_seen(struct exit_ring *r, struct proc_key key)
 {
+	uint32_t pid = key.pid;
+	uint64_t start_boot_ns = key.start_boot_ns;
 	unsigned i;
 
 	if (!pid)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/prockey.h"
 #include "event/event.h"
 
 struct convert_ctx {
@@ -42,8 +43,8 @@ struct task_cache {
 	unsigned used;
 };
 
-/* Remembers that pid is the process that started at start_boot_ns, named comm. */
-void task_cache_note(struct task_cache *c, uint32_t pid, uint64_t start_boot_ns, const char *comm);
+/* Remembers that key.pid is the process that started at key.start_boot_ns, named comm. */
+void task_cache_note(struct task_cache *c, struct proc_key key, const char *comm);
 
 /* The latest entry for pid: 0, or -ENOENT. */
 int task_cache_find(const struct task_cache *c, uint32_t pid, uint64_t *start_boot_ns,
@@ -59,15 +60,12 @@ int task_cache_find(const struct task_cache *c, uint32_t pid, uint64_t *start_bo
  */
 #define EXIT_RING_SIZE 64
 struct exit_ring {
-	struct {
-		uint32_t pid;
-		uint64_t start_boot_ns;
-	} e[EXIT_RING_SIZE];
+	struct proc_key e[EXIT_RING_SIZE];
 	unsigned next;
 };
 
-/* true when the exit of (pid, start_boot_ns) was noted already; else notes it and returns false. */
-bool exit_ring_seen(struct exit_ring *r, uint32_t pid, uint64_t start_boot_ns);
+/* true when the exit of key was noted already; else notes it and returns false. */
+bool exit_ring_seen(struct exit_ring *r, struct proc_key key);
 
 /*
  * Converts one record of size bytes. Returns 1 when ev was filled, 0 when the record is not

@@ -1519,10 +1519,10 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (r == 0)
 		return 0;
 	/* two threads exiting together can both report the process's exit (convert.h) */
-	if (ev.type == RG_EV_EXIT && exit_ring_seen(&s->exits, ev.proc.pid, ev.proc.start_boot_ns))
+	if (ev.type == RG_EV_EXIT && exit_ring_seen(&s->exits, PROC_KEY(ev.proc.pid, ev.proc.start_boot_ns)))
 		return 0;
 	if (ev.type == RG_EV_FORK || ev.type == RG_EV_EXEC)
-		task_cache_note(&s->tasks, ev.proc.pid, ev.proc.start_boot_ns, ev.proc.comm);
+		task_cache_note(&s->tasks, PROC_KEY(ev.proc.pid, ev.proc.start_boot_ns), ev.proc.comm);
 	if (ev.type == RG_EV_RDMA_CM)
 		cm_track(s, &ev);
 	return deliver(s, &ev);

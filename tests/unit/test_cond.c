@@ -102,13 +102,13 @@ static bool match(const struct rg_event *ev, const char *text)
 	ctx.ev = ev;
 	ctx.policy = pol;
 	ctx.tree = tree;
-	ctx.proc = ctx.cur = ev->proc.pid ? proctree_find(tree, ev->proc.pid, 0) : NULL;
+	ctx.proc = ctx.cur = ev->proc.pid ? proctree_find(tree, PROC_KEY(ev->proc.pid, 0)) : NULL;
 	ctx.allowed = -1;
 	ctx.game = &game;
 	ctx.game_running = game.running;
 	ctx.game_ended_ns = game.ended_ns;
 	if (ev->type == RG_EV_MEMORY_ACCESS)
-		ctx.target = proctree_find(tree, ev->u.mem.target_pid, 0);
+		ctx.target = proctree_find(tree, PROC_KEY(ev->u.mem.target_pid, 0));
 	r = cond_eval(c, &ctx);
 	cond_free(c);
 	return r;
@@ -286,7 +286,7 @@ START_TEST(test_memory_target)
 	YES(&ev, "target.process.executable == '/usr/bin/bash'");
 	NO(&ev, "target.process.is_game");
 	YES(&ev, "target.process.has_rdma");
-	proctree_find(tree, 60, 0)->flags |= PROC_F_GAME;
+	proctree_find(tree, PROC_KEY(60, 0))->flags |= PROC_F_GAME;
 	YES(&ev, "target.process.is_game");
 	ev.u.mem.target_pid = 12345; /* unknown process */
 	NO(&ev, "target.process.is_game");
@@ -349,7 +349,7 @@ START_TEST(test_field_refs)
 	char buf[128], err[128];
 	uint64_t h1, h2;
 
-	ctx.proc = ctx.cur = proctree_find(tree, 70, 0);
+	ctx.proc = ctx.cur = proctree_find(tree, PROC_KEY(70, 0));
 	ck_assert_int_eq(field_ref_new("rdma.mr.access", &f, err, sizeof(err)), 0);
 	ck_assert(field_ref_format(f, &ctx, buf, sizeof(buf)));
 	ck_assert_str_eq(buf, "local_write,remote_read");

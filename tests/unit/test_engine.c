@@ -301,11 +301,11 @@ START_TEST(test_alert_fields)
 	ck_assert_str_eq(str(0, "process.start_time"), "2025-12-31T23:43:50.000000Z");
 	ck_assert_int_eq(num(0, "process.user.id"), 1000);
 	ck_assert_int_eq(num(0, "process.session.id"), 77);
-	engine_entity_id(e, 30, 30 * SEC, id);
+	engine_entity_id(e, PROC_KEY(30, 30 * SEC), id);
 	ck_assert_str_eq(str(0, "process.entity_id"), id);
 	ck_assert_int_eq(num(0, "process.parent.pid"), 20);
 	ck_assert_str_eq(str(0, "process.parent.executable"), "/usr/bin/bash");
-	engine_entity_id(e, 20, 20 * SEC, id2);
+	engine_entity_id(e, PROC_KEY(20, 20 * SEC), id2);
 	ck_assert_str_eq(str(0, "process.parent.entity_id"), id2);
 	anc = json_get_path(alerts[0], "process.ancestors");
 	ck_assert_uint_eq(json_object_array_length(anc), 2);
@@ -368,20 +368,20 @@ START_TEST(test_entity_id)
 	struct rg_engine *a = engine_from("{}", mr_rule, &cfg), *b;
 	char x[33], y[33];
 
-	engine_entity_id(a, 30, 30 * SEC, x);
+	engine_entity_id(a, PROC_KEY(30, 30 * SEC), x);
 	ck_assert_uint_eq(strlen(x), 32);
 	ck_assert_uint_eq(strspn(x, "0123456789abcdef"), 32);
 	b = engine_from("{}", mr_rule, &cfg);
-	engine_entity_id(b, 30, 30 * SEC, y);
+	engine_entity_id(b, PROC_KEY(30, 30 * SEC), y);
 	ck_assert_str_eq(x, y); /* stable: a restarted agent names the process the same */
-	engine_entity_id(b, 30, 31 * SEC, y);
+	engine_entity_id(b, PROC_KEY(30, 31 * SEC), y);
 	ck_assert_str_ne(x, y); /* pid reuse */
-	engine_entity_id(b, 31, 30 * SEC, y);
+	engine_entity_id(b, PROC_KEY(31, 30 * SEC), y);
 	ck_assert_str_ne(x, y);
 	engine_free(b);
 	cfg.boot_id = "another-boot";
 	b = engine_from("{}", mr_rule, &cfg);
-	engine_entity_id(b, 30, 30 * SEC, y);
+	engine_entity_id(b, PROC_KEY(30, 30 * SEC), y);
 	ck_assert_str_ne(x, y); /* next boot */
 	engine_free(b);
 	engine_free(a);
@@ -799,7 +799,7 @@ START_TEST(test_allowlist_live)
 	ev.type = RG_EV_DEVICE_OPEN;
 	memset(&ev.u, 0, sizeof(ev.u));
 	ck_assert(!alerts_for(e, &ev));
-	ck_assert_str_eq(proctree_find(engine_proctree(e), (uint32_t)getpid(), 0)->sha256, sha);
+	ck_assert_str_eq(proctree_find(engine_proctree(e), PROC_KEY((uint32_t)getpid(), 0))->sha256, sha);
 
 	/* Events that do not carry the inode: the engine looks it up in /proc (live mode) */
 	ev = ev_exec(RG_EV_PROCESS_PRESENT, (uint32_t)getpid(), (uint32_t)getppid(), exe, T0);
@@ -807,11 +807,11 @@ START_TEST(test_allowlist_live)
 	ev.u.exec.exe_ino = 0;
 	ev.u.exec.exe_dev = 0;
 	feed(e, &ev);
-	ck_assert_uint_eq(proctree_find(engine_proctree(e), (uint32_t)getpid(), 0)->exe_ino, 0);
+	ck_assert_uint_eq(proctree_find(engine_proctree(e), PROC_KEY((uint32_t)getpid(), 0))->exe_ino, 0);
 	ev.type = RG_EV_DEVICE_OPEN;
 	memset(&ev.u, 0, sizeof(ev.u));
 	ck_assert(!alerts_for(e, &ev));
-	ck_assert_uint_eq(proctree_find(engine_proctree(e), (uint32_t)getpid(), 0)->exe_ino,
+	ck_assert_uint_eq(proctree_find(engine_proctree(e), PROC_KEY((uint32_t)getpid(), 0))->exe_ino,
 			  st.st_ino);
 
 	/* Same path, another file (a copy, another mount namespace): not allowed */

@@ -102,9 +102,9 @@ START_TEST(test_lineage)
 	/* Another event of the same process finds the same entry, by pid alone too. */
 	ev = mk(RG_EV_VERBS, 11, 3 * SEC, 400);
 	ck_assert_ptr_eq(proctree_update(t, &ev), n);
-	ck_assert_ptr_eq(proctree_find(t, 11, 0), n);
-	ck_assert_ptr_eq(proctree_find(t, 11, 3 * SEC), n);
-	ck_assert_ptr_null(proctree_find(t, 11, 4 * SEC));
+	ck_assert_ptr_eq(proctree_find(t, PROC_KEY(11, 0)), n);
+	ck_assert_ptr_eq(proctree_find(t, PROC_KEY(11, 3 * SEC)), n);
+	ck_assert_ptr_null(proctree_find(t, PROC_KEY(11, 4 * SEC)));
 	proctree_free(t);
 }
 END_TEST
@@ -137,8 +137,8 @@ START_TEST(test_exit_and_pid_reuse)
 	ck_assert_uint_eq(old->exit_ns, 30);
 	ck_assert_uint_eq(exits, 1);
 	ck_assert_str_eq(old->exe, "/usr/bin/old");
-	ck_assert_ptr_eq(proctree_find(t, 500, 0), n);
-	ck_assert_ptr_eq(proctree_find(t, 500, 5 * SEC), old);
+	ck_assert_ptr_eq(proctree_find(t, PROC_KEY(500, 0)), n);
+	ck_assert_ptr_eq(proctree_find(t, PROC_KEY(500, 5 * SEC)), old);
 
 	/* A late event of the old process stays on the old entry. */
 	ev = mk(RG_EV_VERBS, 500, 5 * SEC, 35);
@@ -150,7 +150,7 @@ START_TEST(test_exit_and_pid_reuse)
 	ck_assert(!proc_node_live(n));
 	ck_assert_uint_eq(exits, 2);
 	/* No live process: the most recently exited one. */
-	ck_assert_ptr_eq(proctree_find(t, 500, 0), n);
+	ck_assert_ptr_eq(proctree_find(t, PROC_KEY(500, 0)), n);
 	proctree_get_stats(t, &st);
 	ck_assert_uint_eq(st.live, 0);
 	ck_assert_uint_eq(st.exited, 2);
@@ -225,21 +225,21 @@ START_TEST(test_eviction)
 	ev = mk(RG_EV_EXIT, 103, 103 * SEC, 200);
 	proctree_update(t, &ev);
 	/* The oldest live one is a game: it survives. */
-	proctree_find(t, 100, 0)->flags |= PROC_F_GAME;
+	proctree_find(t, PROC_KEY(100, 0))->flags |= PROC_F_GAME;
 
 	ev = mk_exec(RG_EV_EXEC, 200, 200 * SEC, 1, 0, "/bin/y", 300);
 	ck_assert_ptr_nonnull(proctree_update(t, &ev));
-	ck_assert_ptr_null(proctree_find(t, 103, 0)); /* the exited one went */
+	ck_assert_ptr_null(proctree_find(t, PROC_KEY(103, 0))); /* the exited one went */
 	proctree_get_stats(t, &st);
 	ck_assert_uint_eq(st.evicted_exited, 1);
 	ck_assert_uint_eq(st.evicted_live, 0);
 
 	ev = mk_exec(RG_EV_EXEC, 201, 201 * SEC, 1, 0, "/bin/z", 400);
 	ck_assert_ptr_nonnull(proctree_update(t, &ev));
-	n = proctree_find(t, 100, 0);
+	n = proctree_find(t, PROC_KEY(100, 0));
 	ck_assert_ptr_nonnull(n);
 	ck_assert(proc_node_live(n));
-	ck_assert_ptr_null(proctree_find(t, 101, 0)); /* oldest live non-game */
+	ck_assert_ptr_null(proctree_find(t, PROC_KEY(101, 0))); /* oldest live non-game */
 	proctree_get_stats(t, &st);
 	ck_assert_uint_eq(st.evicted_live, 1);
 	ck_assert_uint_eq(st.live, 8);
@@ -273,7 +273,7 @@ START_TEST(test_churn)
 	}
 	proctree_get_stats(t, &st);
 	ck_assert_uint_eq(st.live + st.exited, 32);
-	ck_assert_ptr_nonnull(proctree_find(t, 9999, 9999 * SEC));
+	ck_assert_ptr_nonnull(proctree_find(t, PROC_KEY(9999, 9999 * SEC)));
 	proctree_free(t);
 }
 END_TEST
@@ -329,7 +329,7 @@ START_TEST(test_strings_shared_and_recycled)
 		snprintf(exe, sizeof(exe), "/opt/p%u/second", pid);
 		ev = mk_exec(RG_EV_EXEC, pid, start, 100, 1 * SEC, exe, start + 1);
 		ck_assert_ptr_nonnull(proctree_update(t, &ev));
-		n = proctree_find(t, pid, start);
+		n = proctree_find(t, PROC_KEY(pid, start));
 		proctree_set_sha256(t, n, exe + 5); /* distinct per process: a pool of capacity */
 		ev = mk_fork(pid + 100000, start + 2, pid, start, start + 2);
 		n = proctree_update(t, &ev);
@@ -345,7 +345,7 @@ START_TEST(test_strings_shared_and_recycled)
 	for (uint32_t i = 0; i < 5 * cap; i++) {
 		uint32_t pid = 1000 + i;
 
-		n = proctree_find(t, pid, (10 + i) * SEC);
+		n = proctree_find(t, PROC_KEY(pid, (10 + i) * SEC));
 		if (!n)
 			continue;
 		snprintf(exe, sizeof(exe), "/opt/p%u/second", pid);
@@ -353,7 +353,7 @@ START_TEST(test_strings_shared_and_recycled)
 		ck_assert_str_eq(n->args, exe);
 		ck_assert_uint_eq(n->args_len, strlen(exe) + 4);
 		ck_assert_str_eq(n->sha256, exe + 5);
-		n = proctree_find(t, pid + 100000, 0);
+		n = proctree_find(t, PROC_KEY(pid + 100000, 0));
 		if (n) {
 			ck_assert_str_eq(n->exe, exe);
 			ck_assert_str_eq(n->sha256, exe + 5);
@@ -376,7 +376,7 @@ START_TEST(test_depth_and_cycle)
 			     pid > 1 ? (pid - 1) * SEC : 0, "/bin/sh", 1);
 		proctree_update(t, &ev);
 	}
-	n = proctree_find(t, 60, 0);
+	n = proctree_find(t, PROC_KEY(60, 0));
 	ck_assert_uint_eq(proctree_ancestors(t, n, anc, ARRAY_SIZE(anc)), PROCTREE_MAX_DEPTH);
 
 	/* 1000 says its parent is 1001, 1001 says 1000. */
@@ -384,7 +384,7 @@ START_TEST(test_depth_and_cycle)
 	proctree_update(t, &ev);
 	ev = mk_exec(RG_EV_PROCESS_PRESENT, 1001, 0, 1000, 0, "/bin/b", 1);
 	proctree_update(t, &ev);
-	n = proctree_find(t, 1000, 0);
+	n = proctree_find(t, PROC_KEY(1000, 0));
 	ck_assert_uint_eq(proctree_ancestors(t, n, anc, ARRAY_SIZE(anc)), 1);
 	proctree_free(t);
 }

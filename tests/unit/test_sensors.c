@@ -538,22 +538,22 @@ START_TEST(test_task_cache)
 
 	memset(&c, 0, sizeof(c));
 	ck_assert_int_eq(task_cache_find(&c, 320, &start, comm), -ENOENT);
-	task_cache_note(&c, 320, 120980000000ull, "rg-host-driver");
-	task_cache_note(&c, 321, 120980000000ull, "rg-host-driver");
+	task_cache_note(&c, PROC_KEY(320, 120980000000ull), "rg-host-driver");
+	task_cache_note(&c, PROC_KEY(321, 120980000000ull), "rg-host-driver");
 	ck_assert_int_eq(task_cache_find(&c, 320, &start, comm), 0);
 	ck_assert_uint_eq(start, 120980000000ull);
 	ck_assert_str_eq(comm, "rg-host-driver");
 	/* an exec renames it; a reused pid is the newer process */
-	task_cache_note(&c, 320, 120980000000ull, "game");
+	task_cache_note(&c, PROC_KEY(320, 120980000000ull), "game");
 	ck_assert_int_eq(task_cache_find(&c, 320, &start, comm), 0);
 	ck_assert_str_eq(comm, "game");
-	task_cache_note(&c, 320, 200000000000ull, "other");
+	task_cache_note(&c, PROC_KEY(320, 200000000000ull), "other");
 	ck_assert_int_eq(task_cache_find(&c, 320, &start, comm), 0);
 	ck_assert_uint_eq(start, 200000000000ull);
 	ck_assert_str_eq(comm, "other");
 	ck_assert_int_eq(task_cache_find(&c, 322, &start, comm), -ENOENT);
 	/* pid 0 is never an answer */
-	task_cache_note(&c, 0, 1, "swapper");
+	task_cache_note(&c, PROC_KEY(0, 1), "swapper");
 	ck_assert_int_eq(task_cache_find(&c, 0, &start, comm), -ENOENT);
 }
 END_TEST
@@ -566,7 +566,7 @@ START_TEST(test_task_cache_full)
 
 	memset(&c, 0, sizeof(c));
 	for (uint32_t pid = 1; pid <= TASK_CACHE_SIZE + 10; pid++)
-		task_cache_note(&c, pid, pid * 1000ull, "p");
+		task_cache_note(&c, PROC_KEY(pid, pid * 1000ull), "p");
 	/* the 10 oldest gave way, the rest are there */
 	ck_assert_int_eq(task_cache_find(&c, 10, &start, comm), -ENOENT);
 	ck_assert_int_eq(task_cache_find(&c, 11, &start, comm), 0);
@@ -575,7 +575,7 @@ START_TEST(test_task_cache_full)
 	ck_assert_uint_eq(c.used, TASK_CACHE_SIZE);
 	/* a comm at the size limit (not NUL-terminated in the record) is cut and terminated */
 	memset(name, 'x', sizeof(name));
-	task_cache_note(&c, 7, 7, name);
+	task_cache_note(&c, PROC_KEY(7, 7), name);
 	ck_assert_int_eq(task_cache_find(&c, 7, &start, comm), 0);
 	ck_assert_uint_eq(strlen(comm), RG_COMM_LEN - 1);
 }
@@ -588,15 +588,15 @@ START_TEST(test_exit_ring)
 	static struct exit_ring r;
 
 	memset(&r, 0, sizeof(r));
-	ck_assert(!exit_ring_seen(&r, 294, 82050000000ull));
-	ck_assert(exit_ring_seen(&r, 294, 82050000000ull));
-	ck_assert(exit_ring_seen(&r, 294, 82050000000ull));
-	ck_assert(!exit_ring_seen(&r, 294, 99000000000ull));
-	ck_assert(!exit_ring_seen(&r, 295, 82050000000ull));
-	ck_assert(exit_ring_seen(&r, 295, 82050000000ull));
+	ck_assert(!exit_ring_seen(&r, PROC_KEY(294, 82050000000ull)));
+	ck_assert(exit_ring_seen(&r, PROC_KEY(294, 82050000000ull)));
+	ck_assert(exit_ring_seen(&r, PROC_KEY(294, 82050000000ull)));
+	ck_assert(!exit_ring_seen(&r, PROC_KEY(294, 99000000000ull)));
+	ck_assert(!exit_ring_seen(&r, PROC_KEY(295, 82050000000ull)));
+	ck_assert(exit_ring_seen(&r, PROC_KEY(295, 82050000000ull)));
 	/* pid 0 is never noted */
-	ck_assert(!exit_ring_seen(&r, 0, 0));
-	ck_assert(!exit_ring_seen(&r, 0, 0));
+	ck_assert(!exit_ring_seen(&r, PROC_KEY(0, 0)));
+	ck_assert(!exit_ring_seen(&r, PROC_KEY(0, 0)));
 }
 END_TEST
 
@@ -606,11 +606,11 @@ START_TEST(test_exit_ring_full)
 
 	memset(&r, 0, sizeof(r));
 	for (uint32_t pid = 1; pid <= EXIT_RING_SIZE + 5; pid++)
-		ck_assert(!exit_ring_seen(&r, pid, pid * 1000ull));
+		ck_assert(!exit_ring_seen(&r, PROC_KEY(pid, pid * 1000ull)));
 	/* the 5 oldest gave way: a late duplicate of those is reported again; the rest are not */
-	ck_assert(!exit_ring_seen(&r, 5, 5000ull));
-	ck_assert(exit_ring_seen(&r, EXIT_RING_SIZE + 5, (EXIT_RING_SIZE + 5) * 1000ull));
-	ck_assert(exit_ring_seen(&r, 7, 7000ull));
+	ck_assert(!exit_ring_seen(&r, PROC_KEY(5, 5000ull)));
+	ck_assert(exit_ring_seen(&r, PROC_KEY(EXIT_RING_SIZE + 5, (EXIT_RING_SIZE + 5) * 1000ull)));
+	ck_assert(exit_ring_seen(&r, PROC_KEY(7, 7000ull)));
 }
 END_TEST
 
