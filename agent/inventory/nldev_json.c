@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The parsed NLDEV tables (nldev.h) as JSON: audit's "netlink" section, one array per resource
+ * table with names for the kernel's enums, owners and socket addresses.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/util.h"
+#include "inventory/nldev.h"
+
+static void owner_to_json(struct json_object *o, const struct nldev_owner *w)
+{
+	if (w->has_pid)
+		json_object_object_add(o, "pid", json_object_new_int64(w->pid));
+	if (w->kern_name[0])
+		json_object_object_add(o, "kern_name", json_object_new_string(w->kern_name));
+	json_object_object_add(o, "kernel", json_object_new_boolean(!w->has_pid && w->kern_name[0]));
+}
+
+static void add_hex(struct json_object *o, const char *k, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+	json_object_object_add(o, k, json_object_new_string(buf));
+}
+
+static void add_u(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static void add_s(struct json_object *o, const char *k, const char *v)
+{
+	if (v)
+		json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static void add_name_or_num(struct json_object *o, const char *k, const char *name, unsigned v)
+{
+	if (name)
+		add_s(o, k, name);
+	else
+		add_u(o, k, v);
+}
+
+static void sockaddr_to_json(struct json_object *o, const char *prefix,
+			     const struct nldev_sockaddr *sa)
+{
+	char key[32], buf[64], v4[16];
+
+	if (!sa->family)
+		return;
+	if (sa->family == AF_INET && gid_to_ipv4(sa->addr, v4))
+		strcpy(buf, v4);
+	else if (sa->family == AF_INET || sa->family == AF_INET6 || sa->family == 27)
+		gid_to_string(sa->addr, buf);
+	else
+		snprintf(buf, sizeof(buf), "family %u", sa->family);
+	snprintf(key, sizeof(key), "%s_addr", prefix);
+	add_s(o, key, buf);
+	snprintf(key, sizeof(key), "%s_port", prefix);
+	add_u(o, key, sa->port);
+}
+
+struct json_object *nldev_to_json(const struct nldev_tables *t)
+{
+	struct json_object *root = json_object_new_object(), *a, *o;
+	unsigned i;
+
+	if (!root)
+		return NULL;
+	a = json_object_new_array();
+	for (i = 0; i < t->n_devs; i++) {
+		const struct nldev_dev *d = &t->devs[i];
+
+		o = json_object_new_object();
+		add_u(o, "index", d->index);
+		add_s(o, "name", d->name);
+		add_u(o, "node_type", d->node_type);
+		if (d->protocol[0])
+			add_s(o, "protocol", d->protocol);
+		if (d->fw[0])
+			add_s(o, "fw", d->fw);
+		if (d->node_guid) {
+			/* As sysfs and iproute2 write it. */
+			char g[24];
+
+			snprintf(g, sizeof(g), "%04x:%04x:%04x:%04x",
+				 (unsigned)(d->node_guid >> 48) & 0xffff,
+				 (unsigned)(d->node_guid >> 32) & 0xffff,
+				 (unsigned)(d->node_guid >> 16) & 0xffff, (unsigned)d->node_guid & 0xffff);
+			add_s(o, "node_guid", g);
+		}
+		if (d->has_ports)
+			add_u(o, "ports", d->ports);
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(root, "devices", a);
+
+	a = json_object_new_array();
+	for (i = 0; i < t->n[NLDEV_T_QP]; i++) {
+		const struct nldev_qp *q = &t->qps[i];
+
+		o = json_object_new_object();
+		add_s(o, "device", q->device);
+		if (q->port)
+			add_u(o, "port", q->port);
+		add_u(o, "lqpn", q->lqpn);
+		if (q->has_rqpn)
+			add_u(o, "rqpn", q->rqpn);
+		add_name_or_num(o, "type", nldev_qp_type_name(q->type), q->type);
+		add_name_or_num(o, "state", qp_state_to_string(q->state), q->state);
+		add_u(o, "sq_psn", q->sq_psn);
+		if (q->has_rq_psn)
+			add_u(o, "rq_psn", q->rq_psn);
+		if (q->has_pdn)
+			add_u(o, "pdn", q->pdn);
+		owner_to_json(o, &q->owner);
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(root, "qps", a);
+
+	a = json_object_new_array();
+	for (i = 0; i < t->n[NLDEV_T_MR]; i++) {
+		const struct nldev_mr *m = &t->mrs[i];
+
+		o = json_object_new_object();
+		add_s(o, "device", m->device);
+		if (m->has_mrn)
+			add_u(o, "mrn", m->mrn);
+		if (m->has_keys) {
+			add_hex(o, "rkey", m->rkey);
+			add_hex(o, "lkey", m->lkey);
+		}
+		if (m->has_iova)
+			add_hex(o, "iova", m->iova);
+		add_u(o, "length", m->length);
+		if (m->has_pdn)
+			add_u(o, "pdn", m->pdn);
+		owner_to_json(o, &m->owner);
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(root, "mrs", a);
+
+	a = json_object_new_array();
+	for (i = 0; i < t->n[NLDEV_T_PD]; i++) {
+		const struct nldev_pd *d = &t->pds[i];
+
+		o = json_object_new_object();
+		add_s(o, "device", d->device);
+		add_u(o, "pdn", d->pdn);
+		if (d->has_ctxn)
+			add_u(o, "ctxn", d->ctxn);
+		add_u(o, "users", d->users);
+		if (d->has_local_dma_lkey)
+			add_hex(o, "local_dma_lkey", d->local_dma_lkey);
+		if (d->has_unsafe_global_rkey)
+			add_hex(o, "unsafe_global_rkey", d->unsafe_global_rkey);
+		owner_to_json(o, &d->owner);
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(root, "pds", a);
+
+	a = json_object_new_array();
+	for (i = 0; i < t->n[NLDEV_T_CTX]; i++) {
+		const struct nldev_ctx *x = &t->ctxs[i];
+
+		o = json_object_new_object();
+		add_s(o, "device", x->device);
+		add_u(o, "ctxn", x->ctxn);
+		owner_to_json(o, &x->owner);
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(root, "contexts", a);
+
+	a = json_object_new_array();
+	for (i = 0; i < t->n[NLDEV_T_CM_ID]; i++) {
+		const struct nldev_cm_id *x = &t->cm_ids[i];
+
+		o = json_object_new_object();
+		if (x->device[0])
+			add_s(o, "device", x->device);
+		if (x->port)
+			add_u(o, "port", x->port);
+		if (x->has_lqpn)
+			add_u(o, "lqpn", x->lqpn);
+		if (x->has_type)
+			add_name_or_num(o, "qp_type", nldev_qp_type_name(x->type), x->type);
+		add_name_or_num(o, "ps", nldev_ps_name(x->ps), x->ps);
+		add_name_or_num(o, "state", nldev_cm_state_name(x->state), x->state);
+		if (x->has_cm_idn)
+			add_u(o, "cm_idn", x->cm_idn);
+		sockaddr_to_json(o, "src", &x->src);
+		sockaddr_to_json(o, "dst", &x->dst);
+		owner_to_json(o, &x->owner);
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(root, "cm_ids", a);
+
+	o = json_object_new_object();
+	for (i = 0; i < NLDEV_T__MAX; i++)
+		if (t->table_error[i])
+			add_s(o, nldev_table_name(i), strerror(-t->table_error[i]));
+	json_object_object_add(root, "table_errors", o);
+	a = json_object_new_array();
+	for (i = 0; i < NLDEV_T__MAX; i++)
+		if (t->dropped[i]) {
+			char buf[96];
+
+			snprintf(buf, sizeof(buf), "%s: %u entries beyond %u not kept",
+				 nldev_table_name(i), t->dropped[i], NLDEV_MAX_ENTRIES);
+			json_object_array_add(a, json_object_new_string(buf));
+		}
+	if (t->devs_dropped) {
+		char buf[96];
+
+		snprintf(buf, sizeof(buf), "devices: %u beyond %u not kept", t->devs_dropped,
+			 NLDEV_MAX_DEVICES);
+		json_object_array_add(a, json_object_new_string(buf));
+	}
+	if (json_object_array_length(a))
+		json_object_object_add(root, "truncated", a);
+	else
+		json_object_put(a);
+	if (t->n_errors) {
+		a = json_object_new_array();
+		for (i = 0; i < t->n_errors; i++)
+			json_object_array_add(a, json_object_new_string(t->errors[i]));
+		json_object_object_add(root, "errors", a);
+	}
+	return root;
+}
