@@ -3,7 +3,7 @@
  * The records the BPF sensors send to userspace through the one ring buffer, and the keys and
  * values of the maps userspace also reads or fills. Shared by the BPF programs (bpf/) and
  * the agent (agent/sensors/): plain __u8/__u16/__u32/__u64 fields, explicit padding, every size
- * pinned with _Static_assert in agent/sensors/records.c.
+ * pinned with _Static_assert in agent/sensors/convert.c.
  *
  * Records carry raw bytes (the ioctl header and attributes, the write() buffer, pointed-to
  * attribute contents) rather than decoded fields: decoding happens in userspace, in pure functions
@@ -26,7 +26,7 @@
 #define RG_IOCTL_MAX_ATTRS 16
 #define RG_REC_DEVNAME	   64
 
-/* ABI numbers BPF needs to filter and copy (checked against the uapi headers in records.c). */
+/* ABI numbers BPF needs to filter and copy (checked against the uapi headers in agent/sensors/decode.c). */
 #define RG_ABI_RDMA_VERBS_IOCTL	   0xc0181b01u
 #define RG_ABI_IOCTL_HDR_SIZE	   24
 #define RG_ABI_IOCTL_ATTR_SIZE	   16
