@@ -192,7 +192,7 @@ int main(void)
 	puts("| field | type | values |\n|---|---|---|");
 	for (i = 0; i < ncommon; i++)
 		print_field(common[i]);
-	puts("| `event.kind` | text | `event` (alerts: `alert`; the daemon's notices: `metric`) |");
+	puts("| `event.kind` | text | `event` (alerts: `alert`; the heartbeat notice: `metric`) |");
 	for (t = 1; t < RG_EV__MAX; t++) {
 		const struct event_field *f;
 		bool seen = false;
