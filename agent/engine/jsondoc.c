@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "jsondoc.h"
+#include "common/jsonlex.h"
 #include "common/util.h"
 
 struct jpos {
@@ -202,6 +203,7 @@ struct parser {
 	size_t len, i;
 	unsigned depth;
 	struct rg_error *err;
+	char *scratch; /* len + 1 bytes: decoded strings */
 };
 
 static int perr(struct parser *p, size_t pos, const char *fmt, ...)
@@ -217,33 +219,45 @@ static int perr(struct parser *p, size_t pos, const char *fmt, ...)
 	return r;
 }
 
+/* A lexer fault as this reader words it, at the place it has always given. */
+static int lex_error(struct parser *p, size_t tok, const struct jlex_fault *f)
+{
+	size_t at = (size_t)(f->at - p->s), esc = f->esc ? (size_t)(f->esc - p->s) : at;
+	char c;
+
+	switch (f->code) {
+	case JLEX_EOF_STRING:
+		return perr(p, tok, "unterminated string");
+	case JLEX_CONTROL:
+		return perr(p, at, "control character in string (use an escape such as \\n)");
+	case JLEX_ESCAPE:
+		c = *f->at;
+		return perr(p, esc, "invalid escape '\\%c'", (c >= 0x21 && c < 0x7f) ? c : '?');
+	case JLEX_U_ESCAPE:
+		return perr(p, esc, "invalid \\u escape");
+	case JLEX_SURROGATE:
+		return perr(p, esc, "invalid UTF-16 surrogate pair");
+	case JLEX_UTF8:
+		return perr(p, at, "invalid UTF-8 in string");
+	case JLEX_LEADING_ZERO:
+		return perr(p, tok, "invalid number (leading zero)");
+	case JLEX_EOF_COMMENT:
+		return perr(p, at, "unterminated comment");
+	case JLEX_NUMBER:
+	case JLEX_OK:
+		break;
+	}
+	return perr(p, tok, "invalid number");
+}
+
 static int skip_ws(struct parser *p)
 {
-	while (p->i < p->len) {
-		char c = p->s[p->i];
+	struct jlex_fault f;
+	const char *q = jlex_ws_comments(p->s + p->i, p->s + p->len, &f);
 
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-			p->i++;
-		} else if (c == '/' && p->i + 1 < p->len && p->s[p->i + 1] == '/') {
-			while (p->i < p->len && p->s[p->i] != '\n')
-				p->i++;
-		} else if (c == '/' && p->i + 1 < p->len && p->s[p->i + 1] == '*') {
-			size_t start = p->i;
-
-			p->i += 2;
-			for (;;) {
-				if (p->i + 1 >= p->len) {
-					return perr(p, start, "unterminated comment");
-				}
-				if (p->s[p->i] == '*' && p->s[p->i + 1] == '/') {
-					p->i += 2;
-					break;
-				}
-				p->i++;
-			}
-		} else
-			break;
-	}
+	if (!q)
+		return lex_error(p, p->i, &f);
+	p->i = (size_t)(q - p->s);
 	return 0;
 }
 
@@ -261,208 +275,27 @@ static const char *describe(struct parser *p, char buf[static 16])
 	return buf;
 }
 
-static int read_u16(struct parser *p, size_t at, unsigned *ret)
-{
-	unsigned v = 0;
-	int k;
-
-	if (at + 4 > p->len)
-		return perr(p, at - 2, "invalid \\u escape");
-	for (k = 0; k < 4; k++) {
-		int h = hex_digit(p->s[at + k]);
-		if (h < 0)
-			return perr(p, at - 2, "invalid \\u escape");
-		v = v << 4 | (unsigned)h;
-	}
-	*ret = v;
-	return 0;
-}
-
-/* Length of a valid UTF-8 sequence at s (n bytes available), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	uint32_t cp;
-	size_t k, len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else
-		return 0;
-	if (n < len)
-		return 0;
-	for (k = 1; k < len; k++) {
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[k] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-static size_t put_utf8(char *out, uint32_t cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | cp >> 6);
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | cp >> 12);
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | cp >> 18);
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
 /*
- * Decodes the string at p->i (an opening quote). The result is malloc'ed, NUL-terminated, and may
- * contain NUL bytes (from \u0000); its length goes to ret_len. If out_map is set, stops after
- * decoded byte stop_at and stores the raw offset that produced it.
+ * The string at p->i (an opening quote), decoded into the parser's scratch buffer: *ret,
+ * NUL-terminated, may contain NUL bytes (from \u0000); its length goes to ret_len. Valid until
+ * the next string.
  */
-static int scan_string(struct parser *p, char **ret, size_t *ret_len, size_t stop_at,
-		       size_t *out_map)
+static int scan_string(struct parser *p, const char **ret, size_t *ret_len)
 {
-	size_t start = p->i, n = 0;
-	char *buf = NULL;
+	struct jlex_fault f;
+	const char *s, *q;
 
 	if (p->i >= p->len || p->s[p->i] != '"')
 		return perr(p, p->i, "expected a string");
-	if (ret) {
-		/* The decoded form is never longer than the raw one. */
-		size_t k = p->i + 1;
-		while (k < p->len && p->s[k] != '"')
-			k += p->s[k] == '\\' ? 2 : 1;
-		buf = malloc(MIN(k, p->len) - p->i + 1);
-		if (!buf)
-			return -ENOMEM;
+	q = jlex_string(p->s + p->i, p->s + p->len, 0, p->scratch, &s, ret_len, &f);
+	if (!q)
+		return lex_error(p, p->i, &f);
+	if (s != p->scratch) {
+		memcpy(p->scratch, s, *ret_len);
+		p->scratch[*ret_len] = 0;
 	}
-	p->i++;
-	for (;;) {
-		size_t at = p->i;
-		unsigned char c;
-		char tmp[4];
-		size_t tl;
-
-		if (p->i >= p->len) {
-			free(buf);
-			return perr(p, start, "unterminated string");
-		}
-		c = (unsigned char)p->s[p->i];
-		if (c == '"') {
-			p->i++;
-			break;
-		}
-		if (c < 0x20) {
-			free(buf);
-			return perr(p, at,
-				    "control character in string (use an escape such as \\n)");
-		}
-		if (c == '\\') {
-			unsigned u, lo;
-
-			if (p->i + 1 >= p->len) {
-				free(buf);
-				return perr(p, start, "unterminated string");
-			}
-			switch (p->s[p->i + 1]) {
-			case '"':
-			case '\\':
-			case '/':
-				tmp[0] = p->s[p->i + 1];
-				tl = 1;
-				p->i += 2;
-				break;
-			case 'b':
-				tmp[0] = '\b', tl = 1, p->i += 2;
-				break;
-			case 'f':
-				tmp[0] = '\f', tl = 1, p->i += 2;
-				break;
-			case 'n':
-				tmp[0] = '\n', tl = 1, p->i += 2;
-				break;
-			case 'r':
-				tmp[0] = '\r', tl = 1, p->i += 2;
-				break;
-			case 't':
-				tmp[0] = '\t', tl = 1, p->i += 2;
-				break;
-			case 'u':
-				if (read_u16(p, p->i + 2, &u) < 0) {
-					free(buf);
-					return -EINVAL;
-				}
-				p->i += 6;
-				if (u >= 0xd800 && u <= 0xdbff) {
-					if (p->i + 1 >= p->len || p->s[p->i] != '\\' ||
-					    p->s[p->i + 1] != 'u' ||
-					    read_u16(p, p->i + 2, &lo) < 0 || lo < 0xdc00 ||
-					    lo > 0xdfff) {
-						free(buf);
-						return perr(p, at, "invalid UTF-16 surrogate pair");
-					}
-					p->i += 6;
-					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
-				} else if (u >= 0xdc00 && u <= 0xdfff) {
-					free(buf);
-					return perr(p, at, "invalid UTF-16 surrogate pair");
-				}
-				tl = put_utf8(tmp, u);
-				break;
-			default:
-				free(buf);
-				return perr(p, at, "invalid escape '\\%c'",
-					    (p->s[p->i + 1] >= 0x21 && p->s[p->i + 1] < 0x7f)
-						? p->s[p->i + 1]
-						: '?');
-			}
-		} else {
-			tl = utf8_len((const unsigned char *)p->s + p->i, p->len - p->i);
-			if (!tl) {
-				free(buf);
-				return perr(p, at, "invalid UTF-8 in string");
-			}
-			memcpy(tmp, p->s + p->i, tl);
-			p->i += tl;
-		}
-		if (out_map && stop_at < n + tl) {
-			*out_map = at;
-			return 0;
-		}
-		if (buf)
-			memcpy(buf + n, tmp, tl);
-		n += tl;
-	}
-	if (out_map) {
-		*out_map = p->i - 1; /* past the end: the closing quote */
-		return 0;
-	}
-	if (buf)
-		buf[n] = 0;
-	if (ret)
-		*ret = buf;
-	if (ret_len)
-		*ret_len = n;
+	*ret = p->scratch;
+	p->i = (size_t)(q - p->s);
 	return 0;
 }
 
@@ -500,65 +333,36 @@ static int parse_value(struct parser *p, struct json_object **ret);
 
 static int parse_number(struct parser *p, struct json_object **ret)
 {
-	size_t start = p->i, k = p->i;
-	bool neg = false, frac = false;
+	size_t start = p->i, k;
+	struct jlex_number num;
+	struct jlex_fault f;
+	const char *q = jlex_number(p->s + start, p->s + p->len, &num, &f);
 	char buf[64];
 
-	if (k < p->len && p->s[k] == '-') {
-		neg = true;
-		k++;
-	}
-	if (k >= p->len || p->s[k] < '0' || p->s[k] > '9')
-		return perr(p, start, "invalid number");
-	if (p->s[k] == '0') {
-		k++;
-		if (k < p->len && p->s[k] >= '0' && p->s[k] <= '9')
-			return perr(p, start, "invalid number (leading zero)");
-	} else
-		while (k < p->len && p->s[k] >= '0' && p->s[k] <= '9')
-			k++;
-	if (k < p->len && p->s[k] == '.') {
-		frac = true;
-		k++;
-		if (k >= p->len || p->s[k] < '0' || p->s[k] > '9')
-			return perr(p, start, "invalid number");
-		while (k < p->len && p->s[k] >= '0' && p->s[k] <= '9')
-			k++;
-	}
-	if (k < p->len && (p->s[k] == 'e' || p->s[k] == 'E')) {
-		frac = true;
-		k++;
-		if (k < p->len && (p->s[k] == '+' || p->s[k] == '-'))
-			k++;
-		if (k >= p->len || p->s[k] < '0' || p->s[k] > '9')
-			return perr(p, start, "invalid number");
-		while (k < p->len && p->s[k] >= '0' && p->s[k] <= '9')
-			k++;
-	}
+	if (!q)
+		return lex_error(p, start, &f);
+	k = (size_t)(q - p->s);
 	if (k - start >= sizeof(buf))
 		return perr(p, start, "number too long");
-	memcpy(buf, p->s + start, k - start);
-	buf[k - start] = 0;
 	p->i = k;
-	if (frac) {
-		double d = strtod(buf, NULL);
+	if (num.frac) {
+		double d;
+
+		memcpy(buf, p->s + start, k - start);
+		buf[k - start] = 0;
+		d = strtod(buf, NULL);
 		if (!isfinite(d))
 			return perr(p, start, "number out of range");
 		*ret = json_object_new_double(d);
-	} else {
-		uint64_t u;
-		if (safe_atou64(buf + neg, 10, &u) < 0)
-			return perr(p, start, "number out of range");
-		if (neg) {
-			if (u > (uint64_t)INT64_MAX + 1)
-				return perr(p, start, "number out of range");
-			*ret = json_object_new_int64(u == (uint64_t)INT64_MAX + 1 ? INT64_MIN
-										  : -(int64_t)u);
-		} else if (u > INT64_MAX)
-			*ret = json_object_new_uint64(u);
-		else
-			*ret = json_object_new_int64((int64_t)u);
-	}
+	} else if (num.big || (num.neg && num.mag > (uint64_t)INT64_MAX + 1)) {
+		return perr(p, start, "number out of range");
+	} else if (num.neg) {
+		*ret = json_object_new_int64(num.mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN
+										 : -(int64_t)num.mag);
+	} else if (num.mag > INT64_MAX)
+		*ret = json_object_new_uint64(num.mag);
+	else
+		*ret = json_object_new_int64((int64_t)num.mag);
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -608,22 +412,27 @@ static int parse_object(struct parser *p, struct json_object **ret)
 		size_t key_pos = p->i, val_pos, klen;
 		struct json_object *v = NULL;
 		char *key = NULL;
+		const char *s;
 
 		if (p->i >= p->len || p->s[p->i] != '"') {
 			r = perr(p, p->i, "expected a string key, found %s", describe(p, cb));
 			goto fail;
 		}
-		r = scan_string(p, &key, &klen, 0, NULL);
+		r = scan_string(p, &s, &klen);
 		if (r < 0)
 			goto fail;
-		if (strlen(key) != klen) {
-			free(key);
+		if (strlen(s) != klen) {
 			r = perr(p, key_pos, "NUL character in key");
 			goto fail;
 		}
-		if (json_object_object_get_ex(o, key, NULL)) {
-			r = perr(p, key_pos, "duplicate key \"%s\"", key);
-			free(key);
+		if (json_object_object_get_ex(o, s, NULL)) {
+			r = perr(p, key_pos, "duplicate key \"%s\"", s);
+			goto fail;
+		}
+		/* The scratch buffer is the value's next. */
+		key = strdup(s);
+		if (!key) {
+			r = -ENOMEM;
 			goto fail;
 		}
 		r = skip_ws(p);
@@ -710,18 +519,13 @@ fail:
 
 static bool match_word(struct parser *p, const char *w)
 {
-	size_t n = strlen(w);
+	const char *q = jlex_word(p->s + p->i, p->s + p->len, w, strlen(w));
 
-	if (p->len - p->i < n || memcmp(p->s + p->i, w, n) != 0)
-		return false;
 	/* "truex" is not "true" */
-	if (p->i + n < p->len) {
-		char c = p->s[p->i + n];
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    c == '_')
-			return false;
-	}
-	p->i += n;
+	if (!q || (q < p->s + p->len && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+					  jlex_is_digit(*q) || *q == '_')))
+		return false;
+	p->i = (size_t)(q - p->s);
 	return true;
 }
 
@@ -741,14 +545,13 @@ static int parse_value(struct parser *p, struct json_object **ret)
 		p->depth--;
 		return r;
 	case '"': {
-		char *s = NULL;
+		const char *s;
 		size_t n;
 
-		r = scan_string(p, &s, &n, 0, NULL);
+		r = scan_string(p, &s, &n);
 		if (r < 0)
 			return r;
 		*ret = json_object_new_string_len(s, (int)n);
-		free(s);
 		return *ret ? 0 : -ENOMEM;
 	}
 	case '-':
@@ -815,6 +618,12 @@ int jdoc_parse(const char *file, const char *text, size_t len, struct jdoc **ret
 	doc->len = len;
 	p.s = doc->text;
 	p.len = len;
+	/* Strings are decoded there, never longer than their text. */
+	p.scratch = malloc(len + 1);
+	if (!p.scratch) {
+		jdoc_free(doc);
+		return -ENOMEM;
+	}
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
 		p.i = 3;
 	r = skip_ws(&p);
@@ -841,9 +650,11 @@ int jdoc_parse(const char *file, const char *text, size_t len, struct jdoc **ret
 		r = build_index(doc);
 	if (r < 0)
 		goto fail;
+	free(p.scratch);
 	*ret = doc;
 	return 0;
 fail:
+	free(p.scratch);
 	jdoc_free(doc);
 	return r;
 }
@@ -949,14 +760,10 @@ size_t jdoc_value_pos(const struct jdoc *doc, const struct json_object *val)
 
 size_t jdoc_string_pos(const struct jdoc *doc, size_t pos, size_t decoded_off)
 {
-	struct rg_error err;
-	struct parser p = {.doc = (struct jdoc *)doc, .s = doc->text, .len = doc->len, .i = pos,
-			   .err = &err};
-	size_t out = JDOC_NOPOS;
+	const char *at;
 
 	if (pos == JDOC_NOPOS || pos >= doc->len || doc->text[pos] != '"')
 		return JDOC_NOPOS;
-	if (scan_string(&p, NULL, NULL, decoded_off, &out) < 0)
-		return JDOC_NOPOS;
-	return out;
+	at = jlex_string_at(doc->text + pos, doc->text + doc->len, 0, decoded_off);
+	return at ? (size_t)(at - doc->text) : JDOC_NOPOS;
 }
