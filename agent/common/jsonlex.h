@@ -59,10 +59,10 @@ struct jlex_fault {
 
 /* A number as the grammar wrote it. */
 struct jlex_number {
-	uint64_t mag; /* the integer part's magnitude, where !big */
+	uint64_t mag; /* |value|, where is_int */
 	bool neg;     /* a minus sign */
 	bool frac;    /* a fraction or an exponent */
-	bool big;     /* the integer part does not fit 64 bits */
+	bool is_int;  /* no fraction or exponent, and fits int64_t (negative) or uint64_t */
 };
 
 /* Records a fault; NULL, for the scanners to return. */
@@ -168,7 +168,7 @@ static _always_inline_ const char *jlex_number(const char *p, const char *end,
 {
 	const char *q = p, *d;
 	uint64_t mag = 0;
-	bool big = false;
+	bool overflow = false;
 
 	num->neg = *q == '-';
 	q += num->neg;
@@ -203,16 +203,18 @@ static _always_inline_ const char *jlex_number(const char *p, const char *end,
 
 		if (__builtin_mul_overflow(mag, 10, &m) ||
 		    __builtin_add_overflow(m, (uint64_t)(*q - '0'), &m))
-			big = true;
+			overflow = true;
 		else
 			mag = m;
 	}
+	num->is_int = !overflow;
 	num->frac = false;
 	if (*q == '.') {
 		if (!jlex_is_digit(*++q))
 			return jlex_fail(f, JLEX_NUMBER, q, NULL);
 		while (jlex_is_digit(*q))
 			q++;
+		num->is_int = false;
 		num->frac = true;
 	}
 	if (*q == 'e' || *q == 'E') {
@@ -223,9 +225,11 @@ static _always_inline_ const char *jlex_number(const char *p, const char *end,
 			return jlex_fail(f, JLEX_NUMBER, q, NULL);
 		while (jlex_is_digit(*q))
 			q++;
+		num->is_int = false;
 		num->frac = true;
 	}
-	num->big = big;
+	if (num->neg && mag > (uint64_t)INT64_MAX + 1)
+		num->is_int = false;
 	num->mag = mag;
 	return q;
 }

@@ -354,11 +354,11 @@ static int parse_number(struct parser *p, struct json_object **ret)
 		if (!isfinite(d))
 			return perr(p, start, "number out of range");
 		*ret = json_object_new_double(d);
-	} else if (num.big || (num.neg && num.mag > (uint64_t)INT64_MAX + 1)) {
+	} else if (!num.is_int) {
 		return perr(p, start, "number out of range");
 	} else if (num.neg) {
 		*ret = json_object_new_int64(num.mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN
-										 : -(int64_t)num.mag);
+									   : -(int64_t)num.mag);
 	} else if (num.mag > INT64_MAX)
 		*ret = json_object_new_uint64(num.mag);
 	else

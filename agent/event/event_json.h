@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Events as JSON, and the table of named event fields that the rule engine also uses.
+ * Events as JSON, and the table of named event fields that the rule engine also uses. The
+ * table is event_fields.c's, the writer event_writer.c's, the reader event_reader.c's (with
+ * its index of the table in event_schema.c; the tokens are common/jsonlex's).
  *
  * One event is one JSON object (one line in a record file). Common fields:
  *   "@timestamp"            RFC 3339 UTC
@@ -10,7 +12,7 @@
  *   "event.flags"           ["denied", "killed", "truncated", "malformed", "soft", "failed"]
  *   "process.pid", "process.thread.id", "process.parent.pid", "process.user.id",
  *   "process.name" (comm), "process.start_boot_ns"
- * and per-type fields listed in event_json.c (e.g. "rdma.op", "rdma.mr.length",
+ * and per-type fields listed in event_fields.c (e.g. "rdma.op", "rdma.mr.length",
  * "rdma.mr.access" as an array of names, "rdma.peer.address"). Dotted names are nested objects.
  * Zero-valued fields are omitted. Unknown keys in input are ignored (forward compatibility); a key
  * with the wrong type is an error.
@@ -66,8 +68,8 @@ int event_to_jw(const struct rg_event *ev, struct jw *w);
  * allocation failure. */
 struct json_object *event_to_json(const struct rg_event *ev);
 /*
- * Fills ev from a JSON object. Returns 0, or -EINVAL with a message in err ("rdma.mr.length: expected
- * an integer").
+ * Fills ev from a JSON object. Returns 0, or -EINVAL with a message in err ("rdma.mr.length:
+ * expected an integer").
  */
 int event_from_json(struct json_object *obj, struct rg_event *ev, char *err, size_t errlen);
 
@@ -76,9 +78,10 @@ int event_from_json(struct json_object *obj, struct rg_event *ev, char *err, siz
  * that keeps only the values at the events' field paths. A reader is sized for lines of at
  * most max_len bytes (its memory: about 3 x max_len + 16 KiB, allocated once) and reused.
  * event_reader_read(): one event from text[0..len) (a JSON object, nothing after it but
- * whitespace), where text[len] is a NUL byte (C strings and replay's lines are). 0; -EINVAL with a message in err and, for a JSON syntax error, *col the 1-based
- * column of the byte at fault (0 for a field error: "rdma.mr.length: expected ..."); -E2BIG
- * past max_len. Fields are read as event_from_json() reads them.
+ * whitespace), where text[len] is a NUL byte (C strings and replay's lines are). 0; -EINVAL
+ * with a message in err and, for a JSON syntax error, *col the 1-based column of the byte at
+ * fault (0 for a field error: "rdma.mr.length: expected ..."); -E2BIG past max_len. Fields are
+ * read as event_from_json() reads them.
  */
 struct event_reader;
 int event_reader_new(size_t max_len, struct event_reader **ret);
