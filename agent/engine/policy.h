@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/action.h"
 #include "common/severity.h"
 #include "jsondoc.h"
 
@@ -23,14 +24,6 @@ enum rg_role {
 	RG_ROLE_MANAGED = 0, /* a managed desktop: RDMA is unexpected */
 	RG_ROLE_SERVER,	     /* RDMA is legitimate here; only game-related rules matter */
 };
-
-enum rg_action {
-	RG_ACTION_ALERT = 0,
-	RG_ACTION_DENY, /* enforcement: refuse the operation (issue 7) */
-	RG_ACTION_KILL, /* enforcement fallback: SIGKILL the process */
-};
-int action_from_string(const char *s);
-const char *action_to_string(int a);
 
 enum rg_enforce_scope {
 	RG_ENFORCE_ALWAYS = 0,	 /* deny non-allowlisted RDMA at any time */

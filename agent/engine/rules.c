@@ -10,7 +10,6 @@
 #include "config.h"
 #include "cond.h"
 #include "jsonval.h"
-#include "policy.h"
 #include "rules.h"
 #include "common/util.h"
 

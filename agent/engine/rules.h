@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/action.h"
+#include "common/severity.h"
 #include "jsondoc.h"
 
 struct cond;
