@@ -11,8 +11,6 @@
 
 #include "jsondoc.h"
 
-struct cond;
-
 /* obj must be an object whose keys are all in allowed (NULL-terminated). what: "policy", "rule". */
 int jv_check_object(const struct jdoc *doc, struct json_object *obj, size_t pos, const char *what,
 		    const char *const *allowed, struct rg_error *err);
@@ -35,19 +33,5 @@ int jv_u64(const struct jdoc *doc, struct json_object *obj, const char *key, uin
 /* A duration: integer seconds, or a string "500ms", "30s", "5m", "1h", "1d". */
 int jv_duration(const struct jdoc *doc, struct json_object *obj, const char *key, uint64_t *ret_ns,
 		bool *present, struct rg_error *err);
-/*
- * A condition: a string, or an array of strings joined with spaces. vpos is the value's position.
- * Compile errors point into the string (escapes accounted for).
- */
-int jv_cond(const struct jdoc *doc, struct json_object *v, size_t vpos, struct cond **ret,
-	    struct rg_error *err);
-/*
- * obj's "exceptions", if there: an array of at most max conditions (jv_cond() each) into a new
- * array *ret of *n (left for the caller to free, with the conditions made so far, on an error
- * too).
- */
-int jv_exceptions(const struct jdoc *doc, struct json_object *obj, size_t max, struct cond ***ret,
-		  size_t *n, struct rg_error *err);
-
 /* Parses "2026-12-31" (the end of that day, UTC) or an RFC 3339 time into wall-clock ns. */
 int parse_expiry(const char *s, uint64_t *ret_ns);

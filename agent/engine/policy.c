@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cond.h"
+#include "cond_json.h"
 #include "jsonval.h"
 #include "policy.h"
 #include "output/output.h"

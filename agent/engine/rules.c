@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "cond.h"
+#include "cond_json.h"
 #include "jsonval.h"
 #include "rules.h"
 #include "common/util.h"
