@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 	if (argc != 5)
 		return fail("usage: pipeline_bench EVENTS.jsonl POLICY RULES_DIR ALERTS_FILE");
 	t0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
-	if (engine_load_config(argv[2], false, argv[3], &policy, &rules, &err) < 0 ||
+	if (engine_load_config(argv[2], false, argv[3], output_spec_check, &policy, &rules,
+			       &err) < 0 ||
 	    engine_new(policy, rules, &cfg, &e, &err) < 0)
 		return fail(rg_error_format(&err, buf, sizeof(buf)));
 	snprintf(spec_text, sizeof(spec_text), "file:%s", argv[4]);

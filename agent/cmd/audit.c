@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "engine/engine.h"
 #include "inventory/inventory.h"
+#include "output/output.h"
 
 static void usage(FILE *f)
 {
@@ -160,7 +161,8 @@ int cmd_audit(int argc, char **argv)
 		return RG_EXIT_ERROR;
 	}
 	/* The policy is refused if others could have written it, except for an image or fixture. */
-	r = engine_load_config(policy_path, root.is_host, rules_dir, &policy, &rules, &err);
+	r = engine_load_config(policy_path, root.is_host, rules_dir, output_spec_check, &policy,
+			       &rules, &err);
 	if (r < 0) {
 		fprintf(stderr, "%s\n", rg_error_format(&err, buf, sizeof(buf)));
 		goto out;

@@ -9,6 +9,7 @@
 #include "common/exitcode.h"
 #include "common/util.h"
 #include "engine/engine.h"
+#include "output/output.h"
 
 static void usage(FILE *f)
 {
@@ -87,6 +88,8 @@ int cmd_policy(int argc, char **argv)
 		struct rg_policy *p = NULL;
 
 		r = policy_load(argv[i], check_owner, &p, &err);
+		if (r >= 0)
+			r = policy_check_outputs(p, output_spec_check, &err);
 		if (r >= 0)
 			r = engine_check(p, rules, &err);
 		if (r < 0) {

@@ -245,7 +245,8 @@ int cmd_replay(int argc, char **argv)
 	if (n_specs == 0)
 		specs[n_specs++] = "stdout";
 
-	r = engine_load_config(policy_path, false, rules_dir, &policy, &rules, &err);
+	r = engine_load_config(policy_path, false, rules_dir, output_spec_check, &policy, &rules,
+			       &err);
 	if (r < 0) {
 		fprintf(stderr, "%s\n", rg_error_format(&err, buf, sizeof(buf)));
 		return RG_EXIT_ERROR;

@@ -437,7 +437,8 @@ static int load_config(const char *policy_path, const char *rules_dir, struct rg
 	int r;
 
 	/* The daemon always refuses policy files that others could write. */
-	r = engine_load_config(policy_path, true, rules_dir, policy, rules, &err);
+	r = engine_load_config(policy_path, true, rules_dir, output_spec_check, policy, rules,
+			       &err);
 	if (r < 0) {
 		log_error("%s", rg_error_format(&err, buf, sizeof(buf)));
 		return r;
@@ -487,7 +488,8 @@ static void reload(struct daemon *d)
 	notify_reloading();
 	log_info("Reloading policy %s and rules %s.", d->policy_path ? d->policy_path : "(built-in)",
 		 d->rules_dir);
-	r = engine_load_config(d->policy_path, true, d->rules_dir, &policy, &rules, &err);
+	r = engine_load_config(d->policy_path, true, d->rules_dir, output_spec_check, &policy,
+			       &rules, &err);
 	if (r >= 0) {
 		(void)policy_resolve_inodes(policy, NULL);
 		r = engine_reload(d->engine, policy, rules, daemon_alert, d, &err);

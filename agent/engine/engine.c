@@ -1103,8 +1103,8 @@ int engine_check(const struct rg_policy *policy, const struct rg_ruleset *rules,
 }
 
 int engine_load_config(const char *policy_path, bool check_owner, const char *rules_dir,
-		       struct rg_policy **ret_policy, struct rg_ruleset **ret_rules,
-		       struct rg_error *err)
+		       policy_output_check_fn check_outputs, struct rg_policy **ret_policy,
+		       struct rg_ruleset **ret_rules, struct rg_error *err)
 {
 	struct rg_policy *p = NULL;
 	struct rg_ruleset *rs = NULL;
@@ -1114,8 +1114,12 @@ int engine_load_config(const char *policy_path, bool check_owner, const char *ru
 		r = policy_load(policy_path, check_owner, &p, err);
 	else
 		r = policy_new_default(&p);
-	if (r < 0)
+	if (r >= 0 && check_outputs)
+		r = policy_check_outputs(p, check_outputs, err);
+	if (r < 0) {
+		policy_free(p);
 		return r;
+	}
 	r = rules_load_dir(rules_dir ? rules_dir : rules_default_dir(), &rs, err);
 	if (r < 0) {
 		policy_free(p);

@@ -72,12 +72,14 @@ int engine_check(const struct rg_policy *policy, const struct rg_ruleset *rules,
 		 struct rg_error *err);
 /*
  * Loads what an engine needs, as every command does it: the policy file (NULL: the built-in
- * default policy; check_owner as in policy_load()) and the rules directory (NULL:
- * rules_default_dir()), then engine_check(). On error nothing is returned and err says where.
+ * default policy; check_owner as in policy_load()), its "outputs" checked with check_outputs
+ * (policy_check_outputs(); output_spec_check() of the output module, NULL: not checked), and the
+ * rules directory (NULL: rules_default_dir()), then engine_check(). On error nothing is returned
+ * and err says where.
  */
 int engine_load_config(const char *policy_path, bool check_owner, const char *rules_dir,
-		       struct rg_policy **ret_policy, struct rg_ruleset **ret_rules,
-		       struct rg_error *err);
+		       policy_output_check_fn check_outputs, struct rg_policy **ret_policy,
+		       struct rg_ruleset **ret_rules, struct rg_error *err);
 
 /* Creates an engine; on success it owns policy and rules. cfg may be NULL. */
 int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct engine_config *cfg,

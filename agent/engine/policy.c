@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Policy files (policy.h): parsing and checking every key, pinning allow entries to inodes,
+ * the game and allowlist matching helpers, and the check of the "outputs" specs with the
+ * caller's checker.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -11,7 +16,6 @@
 #include "cond_json.h"
 #include "jsonval.h"
 #include "policy.h"
-#include "output/output.h"
 #include "common/util.h"
 
 static void game_done(struct rg_policy_game *g)
@@ -56,6 +60,7 @@ void policy_free(struct rg_policy *p)
 	free(p->allow);
 	free(p->overrides);
 	jv_strv_free(p->outputs, p->n_outputs);
+	free(p->outputs_pos);
 	free(p->description);
 	free(p->path);
 	free(p);
@@ -537,22 +542,17 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 	r = jv_string_list(doc, root, "outputs", POLICY_MAX_LIST, &p->outputs, &p->n_outputs, err);
 	if (r < 0)
 		goto fail;
+	if (p->n_outputs && !(p->outputs_pos = calloc(p->n_outputs, sizeof(*p->outputs_pos)))) {
+		r = -ENOMEM;
+		goto fail;
+	}
 	for (size_t k = 0; k < p->n_outputs; k++) {
 		struct json_object *outs = json_object_object_get(root, "outputs");
-		struct output_spec *spec = malloc(sizeof(*spec));
-		char msg[512];
+		size_t pos = doc ? jdoc_element_pos(doc, outs, k) : JDOC_NOPOS;
 
-		if (!spec) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		r = output_spec_parse(p->outputs[k], spec, msg, sizeof(msg));
-		free(spec);
-		if (r < 0) {
-			r = jdoc_error(doc, doc ? jdoc_element_pos(doc, outs, k) : JDOC_NOPOS, err, "%s",
-				       msg);
-			goto fail;
-		}
+		/* Kept for policy_check_outputs(), which the document does not outlive. */
+		if (pos != JDOC_NOPOS)
+			jdoc_line_col(doc, pos, &p->outputs_pos[k].line, &p->outputs_pos[k].column);
 	}
 	if (doc && jdoc_file(doc)[0] && !(p->path = strdup(jdoc_file(doc)))) {
 		r = -ENOMEM;
@@ -563,6 +563,23 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 fail:
 	policy_free(p);
 	return r;
+}
+
+int policy_check_outputs(const struct rg_policy *p, policy_output_check_fn check,
+			 struct rg_error *err)
+{
+	char msg[512];
+	int r;
+
+	for (size_t k = 0; k < p->n_outputs; k++) {
+		r = check(p->outputs[k], msg, sizeof(msg));
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			return rg_error_set(err, p->path, p->outputs_pos[k].line,
+					    p->outputs_pos[k].column, "%s", msg);
+	}
+	return 0;
 }
 
 int policy_parse(const char *file, const char *text, size_t len, struct rg_policy **ret,

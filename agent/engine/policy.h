@@ -75,6 +75,11 @@ struct rg_rule_override {
 	unsigned line, column; /* of the rule id key */
 };
 
+/* Where a value is in the policy file, for messages (line 0: nowhere). */
+struct rg_policy_pos {
+	unsigned line, column;
+};
+
 struct rg_policy {
 	char *path;		/* NULL for the built-in default */
 	int role;		/* enum rg_role */
@@ -90,18 +95,32 @@ struct rg_policy {
 	uint64_t aggregate_window_ns; /* default window for repeats */
 	bool enforce;
 	int enforce_scope; /* enum rg_enforce_scope */
-	char **outputs;	   /* output specs for the daemon, validated by the output module */
+	char **outputs;	   /* output specs for the daemon, as written: policy_check_outputs() */
+	struct rg_policy_pos *outputs_pos; /* where each is */
 	size_t n_outputs;
 };
 
 /*
  * Loads and validates a policy file. check_owner: refuse a file not owned by root or writable by
- * group/other (-EPERM). Errors: -EINVAL with err set to file:line:column: message.
+ * group/other (-EPERM). Errors: -EINVAL with err set to file:line:column: message. The "outputs"
+ * specs are the output module's language: policy_check_outputs() checks them.
  */
 int policy_load(const char *path, bool check_owner, struct rg_policy **ret, struct rg_error *err);
 /* Parses policy text (for tests and `policy check`); file names it in messages. */
 int policy_parse(const char *file, const char *text, size_t len, struct rg_policy **ret,
 		 struct rg_error *err);
+/*
+ * Checks one output spec as the output module would take it; on error writes why to msg (size
+ * bytes) and returns -EINVAL, or -ENOMEM (no message).
+ */
+typedef int (*policy_output_check_fn)(const char *spec, char *msg, size_t size);
+/*
+ * Checks every "outputs" spec of p with check (the engine does not know the output module; its
+ * user passes output_spec_check()). -EINVAL with err at the first bad spec's place in the policy
+ * file and check's message; -ENOMEM.
+ */
+int policy_check_outputs(const struct rg_policy *p, policy_output_check_fn check,
+			 struct rg_error *err);
 /* The policy used when none is given: role managed, no games, empty allowlist, threshold medium. */
 int policy_new_default(struct rg_policy **ret);
 void policy_free(struct rg_policy *p);

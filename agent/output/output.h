@@ -65,6 +65,11 @@ struct output_spec {
  * returns -EINVAL and writes a message naming the spec to err ("output \"...\": what is wrong").
  */
 int output_spec_parse(const char *spec, struct output_spec *ret, char *err, size_t errlen);
+/*
+ * Only checks a spec, as output_spec_parse() would take it: 0, -EINVAL with the same message, or
+ * -ENOMEM. The policy's "outputs" are checked with it (policy_check_outputs()).
+ */
+int output_spec_check(const char *spec, char *err, size_t errlen);
 const char *output_type_to_string(enum output_type t);
 
 /* Why an alert was dropped. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
@@ -326,4 +327,14 @@ int output_spec_parse(const char *spec, struct output_spec *ret, char *err, size
 	return spec_error(err, errlen, spec,
 			  "unknown output (expected stdout, file:PATH, syslog+tcp://HOST:PORT or "
 			  "syslog+tls://HOST:PORT?ca=FILE)");
+}
+
+int output_spec_check(const char *spec, char *err, size_t errlen)
+{
+	/* About 17 KiB: not for the stack of whoever checks a policy. */
+	_cleanup_free_ struct output_spec *o = malloc(sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	return output_spec_parse(spec, o, err, errlen) < 0 ? -EINVAL : 0;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Policy files: policy_parse() on any bytes (the positioned JSON parser, every key and value
- * check, the exception conditions of rule overrides). Properties: an error's file:line:column
- * lies inside the text; a policy that parses works with the matching helpers and with the
- * shipped rules (or is refused by engine_check, never crashes it).
+ * check, the exception conditions of rule overrides), its "outputs" then checked as the commands
+ * check them (policy_check_outputs() with output_spec_check()). Properties: an error's
+ * file:line:column lies inside the text; a policy that parses works with the matching helpers
+ * and with the shipped rules (or is refused by engine_check, never crashes it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/rules.h"
+#include "output/output.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -28,10 +30,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char msg[1200];
 	size_t i, j;
 
-	if (policy_parse("fuzz.json", (const char *)data, size, &p, &err) < 0) {
+	if (policy_parse("fuzz.json", (const char *)data, size, &p, &err) < 0 ||
+	    policy_check_outputs(p, output_spec_check, &err) < 0) {
 		rg_error_format(&err, msg, sizeof(msg));
 		FUZZ_ASSERT(err.msg[0], "an error without a message");
 		fuzz_check_position((const char *)data, size, err.line, err.column, msg);
+		policy_free(p);
 		return 0;
 	}
 	FUZZ_ASSERT(p->n_games <= POLICY_MAX_GAMES && p->n_allow <= POLICY_MAX_ALLOW,

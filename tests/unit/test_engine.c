@@ -17,6 +17,7 @@
 #include "common/util.h"
 #include "engine/engine.h"
 #include "event/event_json.h"
+#include "output/output.h"
 
 #define SEC  1000000000ull
 #define T0   (1767225600ull * SEC) /* 2026-01-01T00:00:00Z */
@@ -944,12 +945,14 @@ START_TEST(test_check_and_load_config)
 	policy_free(p);
 	ruleset_free(rs);
 	/* The default policy with the default rules */
-	ck_assert_int_eq(engine_load_config(NULL, false, dir, &p2, &rs2, &err), 0);
+	ck_assert_int_eq(engine_load_config(NULL, false, dir, output_spec_check, &p2, &rs2, &err),
+			 0);
 	ck_assert_int_eq(p2->threshold, RG_SEV_MEDIUM);
 	ck_assert_uint_eq(rs2->n, 15);
 	policy_free(p2);
 	ruleset_free(rs2);
-	ck_assert_int_eq(engine_load_config("/nonexistent/p.json", false, dir, &p2, &rs2, &err),
+	ck_assert_int_eq(engine_load_config("/nonexistent/p.json", false, dir, output_spec_check,
+					    &p2, &rs2, &err),
 			 -ENOENT);
 }
 END_TEST
@@ -1125,7 +1128,7 @@ START_TEST(test_no_allocation)
 	int rets = 0;
 
 	snprintf(dir, sizeof(dir), "%s/rules", root);
-	ck_assert_int_eq(engine_load_config(NULL, false, dir, &p, &rs, &err), 0);
+	ck_assert_int_eq(engine_load_config(NULL, false, dir, output_spec_check, &p, &rs, &err), 0);
 	policy_free(p);
 	ck_assert_int_eq(policy_parse("p", game_policy, strlen(game_policy), &p, &err), 0);
 	ck_assert_int_eq(engine_new(p, rs, &cfg, &e, &err), 0);

@@ -14,6 +14,7 @@
 #include "engine/jsonval.h"
 #include "engine/policy.h"
 #include "event/event.h"
+#include "output/output.h"
 
 static char tmpdir[256];
 
@@ -449,6 +450,40 @@ START_TEST(test_bad_policies)
 }
 END_TEST
 
+/* The engine keeps "outputs" as text; whoever loads the policy checks them with the outputs'. */
+static int check_none(const char *spec, char *msg, size_t size)
+{
+	snprintf(msg, size, "no outputs here (%s)", spec);
+	return -EINVAL;
+}
+
+START_TEST(test_bad_outputs)
+{
+	static const char text[] = "{\"outputs\": [\"stdout\",\n  \"syslog+udp://x\"]}";
+	struct rg_policy *p;
+	struct rg_error err;
+	char buf[1200];
+
+	ck_assert_int_eq(policy_parse("t.json", text, strlen(text), &p, &err), 0);
+	ck_assert_uint_eq(p->outputs_pos[1].line, 2);
+	ck_assert_uint_eq(p->outputs_pos[1].column, 3);
+	ck_assert_int_eq(policy_check_outputs(p, output_spec_check, &err), -EINVAL);
+	ck_assert_str_eq(rg_error_format(&err, buf, sizeof(buf)),
+			 "t.json:2:3: output \"syslog+udp://x\": syslog needs a transport: "
+			 "syslog+tcp:// or syslog+tls:// (UDP would lose alerts)");
+	ck_assert_int_eq(policy_check_outputs(p, check_none, &err), -EINVAL);
+	ck_assert_str_eq(rg_error_format(&err, buf, sizeof(buf)),
+			 "t.json:1:14: no outputs here (stdout)");
+	policy_free(p);
+	p = parse_ok("{\"outputs\": [\"stdout\", \"file:/var/log/a.jsonl\"]}");
+	ck_assert_int_eq(policy_check_outputs(p, output_spec_check, &err), 0);
+	policy_free(p);
+	ck_assert_int_eq(policy_new_default(&p), 0);
+	ck_assert_int_eq(policy_check_outputs(p, check_none, &err), 0);
+	policy_free(p);
+}
+END_TEST
+
 START_TEST(test_load_errors)
 {
 	struct rg_policy *p = NULL;
@@ -511,6 +546,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(core, test_resolve_inodes);
 	tcase_add_test(core, test_jdoc_positions);
 	tcase_add_test(errors, test_bad_policies);
+	tcase_add_test(errors, test_bad_outputs);
 	tcase_add_test(errors, test_load_errors);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);
