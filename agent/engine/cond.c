@@ -8,9 +8,8 @@
 #include <string.h>
 
 #include "cond.h"
-#include "engine-internal.h"
-#include "policy.h"
 #include "common/util.h"
+#include "proctree/proctree.h"
 #include "event/event_json.h"
 
 typedef __int128 i128;
@@ -374,12 +373,33 @@ static void args_list(const struct proc_node *n, struct value *v)
 	}
 }
 
+uint64_t cond_proc_start_time(uint64_t boot_realtime_ns, const struct proc_node *n)
+{
+	if (boot_realtime_ns && n->start_boot_ns)
+		return boot_realtime_ns + n->start_boot_ns;
+	return n->fork_ns;
+}
+
+/* process.allowed, asked of the allowlist at most once per event for the acting process. */
+static bool proc_allowed(struct cond_ctx *ctx, struct proc_node *n)
+{
+	const struct cond_env *env = ctx->env;
+	bool ok;
+
+	if (n == ctx->proc && ctx->allowed >= 0)
+		return ctx->allowed;
+	ok = env && env->proc_allowed && env->proc_allowed(env->ud, n, ctx->ev);
+	if (n == ctx->proc)
+		ctx->allowed = ok;
+	return ok;
+}
+
 static bool derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct value *v)
 {
 	const struct rg_event *ev = ctx->ev;
 	struct proc_node *n = ctx->cur, *p;
 	const struct game_session *g = ctx->game;
-	const struct rg_policy *pol = ctx->policy;
+	const struct cond_env *env = ctx->env;
 
 	if (f->node && !n)
 		return false;
@@ -415,7 +435,7 @@ static bool derived_value(const struct field_ref *f, struct cond_ctx *ctx, struc
 		set_int(v, VK_INT, n->start_boot_ns);
 		return n->start_boot_ns != 0;
 	case DF_PROC_START_TIME:
-		set_int(v, VK_TIME, engine_proc_start_time(ctx, n));
+		set_int(v, VK_TIME, cond_proc_start_time(env ? env->boot_realtime_ns : 0, n));
 		return v->i != 0;
 	case DF_PROC_IS_GAME:
 		set_int(v, VK_BOOL, (n->flags & PROC_F_GAME) != 0);
@@ -424,7 +444,7 @@ static bool derived_value(const struct field_ref *f, struct cond_ctx *ctx, struc
 		set_int(v, VK_BOOL, (n->flags & PROC_F_HAS_RDMA) != 0);
 		return true;
 	case DF_PROC_ALLOWED:
-		set_int(v, VK_BOOL, engine_proc_allowed(ctx, n));
+		set_int(v, VK_BOOL, proc_allowed(ctx, n));
 		return true;
 	case DF_PROC_RDMA_FIRST:
 		set_int(v, VK_TIME, n->rdma_first_ns);
@@ -495,9 +515,9 @@ static bool derived_value(const struct field_ref *f, struct cond_ctx *ctx, struc
 		set_int(v, VK_BOOL, ctx->game_running);
 		return true;
 	case DF_GAME_NAME:
-		if (!g || !pol || g->game < 0 || (size_t)g->game >= pol->n_games)
+		if (!g || !g->name)
 			return false;
-		set_str(v, pol->games[g->game].name, 0);
+		set_str(v, g->name, 0);
 		return true;
 	case DF_GAME_PID:
 		if (!g)
@@ -528,14 +548,14 @@ static bool derived_value(const struct field_ref *f, struct cond_ctx *ctx, struc
 		set_int(v, VK_INT, g->rdma_events);
 		return true;
 	case DF_POLICY_ROLE:
-		if (!pol)
+		if (!env)
 			return false;
-		set_str(v, pol->role == RG_ROLE_SERVER ? "server" : "managed", 0);
+		set_str(v, env->role, 0);
 		return true;
 	case DF_POLICY_MR_MAX:
-		if (!pol)
+		if (!env)
 			return false;
-		set_int(v, VK_INT, pol->mr_max_bytes);
+		set_int(v, VK_INT, env->mr_max_bytes);
 		return true;
 	case DF_MR_REMOTE:
 		if (ev->type != RG_EV_VERBS)

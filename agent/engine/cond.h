@@ -22,7 +22,9 @@
  * (process.executable, process.ancestors, game.running, process.allowed, ...; see cond.c). A
  * comparison on a field the event does not have is false (so is `!=`), whatever the value.
  *
- * Compiled once to a flat node array; evaluation walks it without allocating.
+ * Compiled once to a flat node array; evaluation walks it without allocating. The language knows
+ * nothing of the engine: what it reads besides the event (the process tree, the game session,
+ * the policy's role, the allowlist) comes in struct cond_ctx, which the engine fills.
  */
 #pragma once
 
@@ -33,13 +35,57 @@
 #include "event/event.h"
 
 struct cond;
-struct cond_ctx;
 struct field_ref;
+struct proc_node;
+struct proctree;
 
 #define COND_MAX_NODES	512
 #define COND_MAX_TEXT	8192
 #define COND_MAX_DEPTH	32
 #define COND_LIST_MAX	64 /* list values (args, ancestors) are cut at this many items */
+
+/* One game of the policy: a session runs while at least one of its processes lives. */
+struct game_session {
+	int32_t game;	 /* policy index */
+	const char *name; /* the policy's name of the game (game.name); NULL if none */
+	uint32_t live;	 /* live processes counted in it */
+	uint32_t pid;	 /* the first process of the running (or last) session */
+	uint64_t start_boot_ns;
+	uint32_t uid;
+	uint32_t sid;
+	uint64_t started_ns; /* wall clock; the process start time when known */
+	uint64_t ended_ns;   /* 0 while running */
+	uint64_t rdma_events; /* RDMA events of other processes during the session */
+	bool running;
+	bool ever;	      /* a session has been seen */
+};
+
+/*
+ * What conditions read besides the event and the processes, set once by the engine (at creation
+ * and on reload): the policy.* fields, the clock of process.start_time, and process.allowed.
+ */
+struct cond_env {
+	const char *role;	   /* policy.role: "managed" or "server" */
+	uint64_t mr_max_bytes;	   /* policy.mr_max_bytes */
+	uint64_t boot_realtime_ns; /* wall clock at boot; 0: unknown */
+	/* Whether the allowlist allows process n for event ev. NULL: it allows nothing. */
+	bool (*proc_allowed)(void *ud, struct proc_node *n, const struct rg_event *ev);
+	void *ud;
+};
+
+/* What a condition is evaluated against. Filled by the engine per event; no allocation. */
+struct cond_ctx {
+	const struct rg_event *ev;
+	const struct cond_env *env; /* NULL: no policy.* fields, nothing allowed */
+	struct proctree *tree;
+	struct proc_node *proc;	  /* the acting process, NULL if none */
+	struct proc_node *target; /* memory_access: the target process, NULL if unknown */
+	struct proc_node *cur;	  /* what process.* fields read (lineage() moves it) */
+	const struct game_session *game; /* the game relevant to this event, NULL if none */
+	bool game_running;		 /* any game session runs */
+	uint64_t game_ended_ns;		 /* the last end of any session, 0 if none */
+	int8_t allowed;			 /* process.allowed of proc: -1 not computed yet */
+};
 
 /*
  * Compiles text (len bytes). On error returns -EINVAL, with the byte offset of the problem in
@@ -67,3 +113,9 @@ uint64_t field_ref_hash(const struct field_ref *f, struct cond_ctx *ctx, uint64_
 
 /* Names of the fields the engine derives (i = 0, 1, ... until NULL), for docs and tests. */
 const char *cond_derived_field(size_t i);
+
+/*
+ * process.start_time of n: boot_realtime_ns (the wall clock at boot, 0 if unknown) plus its start
+ * since boot, else the time of its fork; 0 if neither is known.
+ */
+uint64_t cond_proc_start_time(uint64_t boot_realtime_ns, const struct proc_node *n);

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "cond.h"
-#include "engine-internal.h"
 #include "engine.h"
 #include "common/log.h"
 #include "common/procstat.h"
@@ -71,6 +70,7 @@ struct rg_engine {
 	char hostname[256];
 	char boot_id[64];
 
+	struct cond_env env;	    /* what conditions read of the policy and the engine */
 	struct game_session *games; /* one per policy game */
 	size_t n_games;
 	uint64_t game_ended_ns;
@@ -312,28 +312,16 @@ static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, st
 	return true;
 }
 
-bool engine_proc_allowed(struct cond_ctx *ctx, struct proc_node *n)
+/* process.allowed (struct cond_env's proc_allowed; ud is the engine). */
+static bool proc_allowed(void *ud, struct proc_node *n, const struct rg_event *ev)
 {
-	struct rg_engine *e = ctx->engine;
+	struct rg_engine *e = ud;
 	bool ok = false;
 	size_t i;
 
-	if (n == ctx->proc && ctx->allowed >= 0)
-		return ctx->allowed;
 	for (i = 0; i < e->policy->n_allow && !ok; i++)
-		ok = allow_match(e, &e->policy->allow[i], n, ctx->ev);
-	if (n == ctx->proc)
-		ctx->allowed = ok;
+		ok = allow_match(e, &e->policy->allow[i], n, ev);
 	return ok;
-}
-
-uint64_t engine_proc_start_time(const struct cond_ctx *ctx, const struct proc_node *n)
-{
-	const struct rg_engine *e = ctx->engine;
-
-	if (e->cfg.boot_realtime_ns && n->start_boot_ns)
-		return e->cfg.boot_realtime_ns + n->start_boot_ns;
-	return n->fork_ns;
 }
 
 /* Game sessions. */
@@ -341,13 +329,12 @@ uint64_t engine_proc_start_time(const struct cond_ctx *ctx, const struct proc_no
 static void session_add(struct rg_engine *e, struct proc_node *n, uint64_t ts)
 {
 	struct game_session *g;
-	struct cond_ctx ctx = {.engine = e};
 
 	if (n->game < 0 || (size_t)n->game >= e->n_games)
 		return;
 	g = &e->games[n->game];
 	if (g->live++ == 0) {
-		uint64_t start = engine_proc_start_time(&ctx, n);
+		uint64_t start = cond_proc_start_time(e->cfg.boot_realtime_ns, n);
 
 		g->running = true;
 		g->ever = true;
@@ -396,6 +383,17 @@ static int classify(struct rg_engine *e, struct proc_node *n)
 		    policy_game_sha_match(&e->policy->games[i], proc_sha256(e, n)))
 			return (int)i;
 	return -1;
+}
+
+/* The sessions of policy's games, none seen yet. */
+static void games_init(struct game_session *games, const struct rg_policy *policy)
+{
+	size_t i;
+
+	for (i = 0; i < policy->n_games; i++) {
+		games[i].game = (int32_t)i;
+		games[i].name = policy->games[i].name;
+	}
 }
 
 /* Makes n's game membership and its session count agree. */
@@ -459,8 +457,7 @@ static void ctx_init(struct rg_engine *e, const struct rg_event *ev, struct proc
 {
 	memset(c, 0, sizeof(*c));
 	c->ev = ev;
-	c->policy = e->policy;
-	c->engine = e;
+	c->env = &e->env;
 	c->tree = e->tree;
 	c->proc = c->cur = proc;
 	c->allowed = -1;
@@ -532,10 +529,9 @@ static void jw_time(struct jw *w, jw_node obj, const char *key, uint64_t ns)
 }
 
 /* {pid, name, executable, start_time, entity_id} of a process (ancestors, parent) into o. */
-static void proc_brief(struct rg_engine *e, const struct cond_ctx *ctx, const struct proc_node *n,
-		       jw_node o)
+static void proc_brief(struct rg_engine *e, const struct proc_node *n, jw_node o)
 {
-	uint64_t start = engine_proc_start_time(ctx, n);
+	uint64_t start = cond_proc_start_time(e->cfg.boot_realtime_ns, n);
 	struct jw *w = e->jw;
 	char id[33];
 
@@ -550,10 +546,10 @@ static void proc_brief(struct rg_engine *e, const struct cond_ctx *ctx, const st
 	jw_string(w, o, "entity_id", id);
 }
 
-static void set_process(struct rg_engine *e, const struct cond_ctx *ctx, const struct proc_node *n)
+static void set_process(struct rg_engine *e, const struct proc_node *n)
 {
 	struct proc_node *anc[PROCTREE_MAX_DEPTH], *p;
-	uint64_t start = engine_proc_start_time(ctx, n);
+	uint64_t start = cond_proc_start_time(e->cfg.boot_realtime_ns, n);
 	struct jw *w = e->jw;
 	jw_node o = jw_object(w, JW_ROOT, "process"), a;
 	size_t na, i;
@@ -581,13 +577,13 @@ static void set_process(struct rg_engine *e, const struct cond_ctx *ctx, const s
 		jw_bool(w, o, "is_game", true);
 	p = proctree_parent(e->tree, n);
 	if (p)
-		proc_brief(e, ctx, p, jw_new_object(w, o, "parent"));
+		proc_brief(e, p, jw_new_object(w, o, "parent"));
 	else if (n->ppid)
 		jw_int(w, jw_object(w, o, "parent"), "pid", n->ppid);
 	na = proctree_ancestors(e->tree, n, anc, PROCTREE_MAX_DEPTH);
 	a = jw_new_array(w, o, "ancestors");
 	for (i = 0; i < na; i++)
-		proc_brief(e, ctx, anc[i], jw_new_object(w, a, NULL));
+		proc_brief(e, anc[i], jw_new_object(w, a, NULL));
 }
 
 /* Writes node of w's document to the end of er->json. */
@@ -689,7 +685,7 @@ static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_
 	jw_string(w, JW_ROOT, "action", outcome);
 	jw_string(w, jw_object(w, JW_ROOT, "host"), "hostname", e->hostname);
 	if (ctx->proc)
-		set_process(e, ctx, ctx->proc);
+		set_process(e, ctx->proc);
 	if (ctx->target) {
 		char id[33];
 
@@ -1190,6 +1186,13 @@ static int erules_build(const struct rg_policy *policy, const struct rg_ruleset 
 	return 0;
 }
 
+/* What conditions read of the policy (policy.* fields). */
+static void env_set_policy(struct cond_env *env, const struct rg_policy *policy)
+{
+	env->role = policy->role == RG_ROLE_SERVER ? "server" : "managed";
+	env->mr_max_bytes = policy->mr_max_bytes;
+}
+
 static void read_boot_id(char *buf, size_t size)
 {
 	_cleanup_close_ int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
@@ -1276,8 +1279,7 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 	e->agg_mask = (uint32_t)nb - 1;
 	e->next_deadline = UINT64_MAX;
 	e->n_games = policy->n_games;
-	for (i = 0; i < e->n_games; i++)
-		e->games[i].game = (int32_t)i;
+	games_init(e->games, policy);
 	e->st.max_severity = -1;
 	if (e->cfg.hostname)
 		strscpy_ok(e->hostname, e->cfg.hostname, sizeof(e->hostname));
@@ -1289,6 +1291,10 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 		read_boot_id(e->boot_id, sizeof(e->boot_id));
 	e->cfg.hostname = NULL;
 	e->cfg.boot_id = NULL;
+	e->env.boot_realtime_ns = e->cfg.boot_realtime_ns;
+	e->env.proc_allowed = proc_allowed;
+	e->env.ud = e;
+	env_set_policy(&e->env, policy);
 	e->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
 	e->md_ctx = e->sha256 ? EVP_MD_CTX_new() : NULL;
 	e->policy = policy;
@@ -1303,7 +1309,6 @@ int engine_reload(struct rg_engine *e, struct rg_policy *policy, struct rg_rules
 	struct game_session *games;
 	struct erule *er;
 	uint32_t *idx, start[RG_EV__MAX + 1];
-	size_t i;
 	int r;
 
 	r = engine_check(policy, rules, err);
@@ -1332,8 +1337,8 @@ int engine_reload(struct rg_engine *e, struct rg_policy *policy, struct rg_rules
 	memcpy(e->rule_start, start, sizeof(start));
 	e->games = games;
 	e->n_games = policy->n_games;
-	for (i = 0; i < e->n_games; i++)
-		e->games[i].game = (int32_t)i;
+	games_init(e->games, policy);
+	env_set_policy(&e->env, policy);
 	/* Game membership under the new policy; sessions restart from the live processes. */
 	proctree_foreach_live(e->tree, resync_game, e);
 	return r;

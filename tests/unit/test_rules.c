@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "engine/cond.h"
-#include "engine/engine-internal.h"
 #include "engine/policy.h"
 #include "engine/rules.h"
+#include "proctree/proctree.h"
 
 static char tmpdir[256];
 
