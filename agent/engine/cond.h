@@ -19,12 +19,15 @@
  *   DURATION := NUMBER with ms, s, m, h or d
  *
  * FIELD is an event field by its JSON name (event_json.h's table) or a field the engine derives
- * (process.executable, process.ancestors, game.running, process.allowed, ...; see cond.c). A
- * comparison on a field the event does not have is false (so is `!=`), whatever the value.
+ * (process.executable, process.ancestors, game.running, process.allowed, ...; see cond_fields.c).
+ * A comparison on a field the event does not have is false (so is `!=`), whatever the value.
  *
  * Compiled once to a flat node array; evaluation walks it without allocating. The language knows
  * nothing of the engine: what it reads besides the event (the process tree, the game session,
  * the policy's role, the allowlist) comes in struct cond_ctx, which the engine fills.
+ *
+ * Files: cond_lex.c (tokens, numbers), cond_parse.c (the compiler), cond_eval.c (evaluation),
+ * cond_fields.c (field names, their values, formatting and hashing), cond-internal.h (shared).
  */
 #pragma once
 
