@@ -41,7 +41,8 @@ ANN_LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+.*?:([A-Za-z_][\w.]*)(?:
 STAGES = [
     ("read", "event_reader_read", "replay: the JSON line read into struct rg_event"),
     ("engine", "engine_process", "engine: process tree, rules, aggregation, alerts (all below)"),
-    ("alert", "emit_alert", "engine: each alert written as JSON text (common/jsonw) and handed over"),
+    ("alert", "engine_emit_alert",
+     "engine: each alert written as JSON text (common/jsonw) and handed over"),
     ("alert_submit", "outputs_submit_alert", "output: the alert's text copied and queued"),
     ("output_thread", "file_thread", "output: the file output thread (write)"),
 ]

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Rule files (rules.h): loading a directory of them, each rule checked and compiled (its
+ * conditions, message template and aggregation fields), and rendering a rule's message.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
