@@ -44,9 +44,6 @@ struct value {
 	uint16_t ilen[COND_LIST_MAX];
 };
 
-/* Event flag names in RG_EVF_* bit order (as event_json.c writes them). */
-extern const char *const cond_evflag_names[6];
-
 struct field_ref {
 	char *name;
 	uint8_t kind;

@@ -113,9 +113,6 @@ const char *cond_derived_field(size_t i)
 	return i < ARRAY_SIZE(dfields) ? dfields[i].name : NULL;
 }
 
-const char *const cond_evflag_names[6] = {"denied", "killed", "truncated", "malformed", "soft",
-					  "failed"};
-
 static uint8_t efk_to_vk(unsigned efk)
 {
 	switch (efk) {
@@ -597,11 +594,11 @@ bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf
 					    buf + MIN(off, size - 1), size - MIN(off, size - 1),
 					    "%s%s", off ? "," : "", access_names[i].name);
 		} else {
-			for (i = 0; i < ARRAY_SIZE(cond_evflag_names); i++)
+			for (i = 0; i < ARRAY_SIZE(event_flag_names); i++)
 				if ((uint32_t)v.i & (1u << i))
 					off += (size_t)snprintf(
 					    buf + MIN(off, size - 1), size - MIN(off, size - 1),
-					    "%s%s", off ? "," : "", cond_evflag_names[i]);
+					    "%s%s", off ? "," : "", event_flag_names[i]);
 		}
 		if (!off)
 			snprintf(buf, size, "none");

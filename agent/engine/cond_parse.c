@@ -194,8 +194,8 @@ static int parse_const(struct cparser *p, const struct field_ref *f, int op, uin
 			if (access_from_string(text, &bit) < 0)
 				return cond_err(p, t->pos, "unknown access flag '%s'", text);
 		} else {
-			for (i = 0; i < ARRAY_SIZE(cond_evflag_names); i++)
-				if (strcmp(cond_evflag_names[i], text) == 0)
+			for (i = 0; i < ARRAY_SIZE(event_flag_names); i++)
+				if (strcmp(event_flag_names[i], text) == 0)
 					bit = 1u << i;
 			if (!bit)
 				return cond_err(p, t->pos, "unknown event flag '%s'", text);

@@ -17,10 +17,6 @@ extern const struct event_field event_common_fields[EVENT_NCOMMON];
 /* The most fields one event type has besides the common ones (the reader's table). */
 #define EVENT_MAX_TYPE_FIELDS 32
 
-/* "event.flags" names, in RG_EVF_* bit order. */
-#define EVENT_NFLAGS 6
-extern const char *const event_flag_names[EVENT_NFLAGS];
-
 /* Field f of event ev as a T (CAT: of a const event). Short names: only the three files of the
  * event's JSON include this header. */
 #define AT(ev, f, T)  ((T *)((char *)(ev) + (f)->offset))

@@ -56,6 +56,10 @@ struct event_field {
 	int (*present)(const struct rg_event *ev);
 };
 
+/* "event.flags" names, in RG_EVF_* bit order: what the writer writes and conditions compare. */
+#define EVENT_NFLAGS 6
+extern const char *const event_flag_names[EVENT_NFLAGS];
+
 /* Fields of an event type, common ones first. Returns the count. */
 size_t event_fields(unsigned type, const struct event_field **ret);
 /* The field called name for that event type, or NULL. Common fields are found for every type. */
