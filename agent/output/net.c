@@ -36,9 +36,10 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/util.h"
-#include "output-internal.h"
 #include "rfc5424.h"
+#include "sink.h"
 #include "spool.h"
+#include "spooldir.h"
 
 #define NET_INFLIGHT_MAX	16384	   /* records written but not yet confirmed */
 #define NET_INFLIGHT_BYTES	(8u << 20) /* and their bytes */
@@ -139,7 +140,7 @@ static uint64_t rng_next(struct net *n)
 
 static const struct outputs_config *cfg_of(struct net *n)
 {
-	return &n->out->parent->cfg;
+	return &n->out->shared->cfg;
 }
 
 static _printf_(5, 0) void set_error_v(struct net *n, bool warn, char *last, size_t last_size,
@@ -641,7 +642,7 @@ static int net_format(struct net *n, const struct output_rec *rec, size_t *ret_l
 {
 	static const unsigned sevmap[RG_SEV__MAX] = {SYSLOG_INFO, SYSLOG_NOTICE, SYSLOG_WARNING,
 						       SYSLOG_ERR, SYSLOG_CRIT};
-	const struct rg_outputs *o = n->out->parent;
+	const struct outputs_shared *o = n->out->shared;
 	const struct rfc5424_param params[] = {
 		{"rule", rec->rule},
 		{"severity", severity_to_string(rec->sev)},
@@ -754,10 +755,10 @@ static void publish(struct net *n)
 	n->gen_valid = false;
 }
 
-void *net_thread(void *arg)
+static void *net_thread(void *arg)
 {
 	struct output *out = arg;
-	struct net *n = out->net;
+	struct net *n = out->sink_state;
 	bool stop = false;
 
 	take_spool_losses(n); /* unreported drops of an earlier run */
@@ -1019,9 +1020,11 @@ fail:
 	return r;
 }
 
-int net_new(struct output *out, struct net **ret)
+static void net_free(void *state);
+
+static int net_new(struct output *out, void **ret)
 {
-	const struct outputs_config *c = &out->parent->cfg;
+	const struct outputs_config *c = &out->shared->cfg;
 	struct spool_stats st;
 	struct net *n;
 	int r;
@@ -1032,7 +1035,7 @@ int net_new(struct output *out, struct net **ret)
 	n->out = out;
 	n->fd = -1;
 	n->facility = (unsigned)(out->spec.facility >= 0 ? out->spec.facility
-							 : out->parent->facility);
+							 : out->shared->facility);
 	n->fbuf_cap = (size_t)c->max_alert_bytes + 4096;
 	n->sbuf_cap = 2 * (n->fbuf_cap + 32);
 	n->fbuf = malloc(n->fbuf_cap);
@@ -1066,8 +1069,10 @@ fail:
 	return r;
 }
 
-void net_free(struct net *n)
+static void net_free(void *state)
 {
+	struct net *n = state;
+
 	if (!n)
 		return;
 	if (n->ssl)
@@ -1083,3 +1088,11 @@ void net_free(struct net *n)
 	free(n->inf);
 	free(n);
 }
+
+const struct output_sink output_net_sink = {
+	.new = net_new,
+	.free = net_free,
+	.thread = net_thread,
+	.wake_always = true,
+	.spooled = true,
+};
