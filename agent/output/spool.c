@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The spool's on-disk format and its recovery (layout in spool.h): record headers and their CRC,
+ * segment files, the A/B cursor; opening a spool (lock, load, repair torn and damaged records),
+ * reloading it when a record goes bad while running, removing records and empty segments, and
+ * closing. Appending and eviction are spool-append.c, sending spool-send.c.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,16 +14,14 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/util.h"
-#include "spool.h"
+#include "spool-internal.h"
 
-#define REC_MAGIC    0x31534752u /* "RGS1" */
 #define CURSOR_MAGIC 0x43534752u /* "RGSC" */
 #define CURSOR_VERSION 1
 #define CURSOR_SLOT  256
@@ -27,17 +31,6 @@
  * second): a record or cursor that claims one is refused, so that the next number never wraps
  * past 2^64 to below the records in the spool. */
 #define SEQ_LIMIT (1ull << 62)
-
-struct rec_hdr {
-	uint32_t magic;
-	uint32_t len;
-	uint64_t seq;
-	uint64_t ts_ns;
-	uint8_t queue;
-	uint8_t pad[3];
-	uint32_t crc;
-};
-_Static_assert(sizeof(struct rec_hdr) == SPOOL_HEADER_SIZE, "spool record header size");
 
 struct cursor_disk {
 	uint32_t magic;
@@ -52,48 +45,9 @@ struct cursor_disk {
 };
 _Static_assert(sizeof(struct cursor_disk) <= CURSOR_SLOT, "cursor slot size");
 
-struct seg {
-	uint64_t first_seq;
-	uint64_t size;
-	int fd;
-	bool dirty; /* appended since the last sync */
-};
-
-struct pos {
-	size_t seg;
-	uint64_t off;
-};
-
-struct squeue {
-	struct seg *segs;
-	size_t n, cap;
-	struct pos head, send;
-	uint64_t head_seq; /* valid when live_records > 0 */
-	uint64_t live_records, live_bytes;
-	uint64_t unsent;
-	bool send_cached;
-	uint64_t send_seq;
-	uint32_t send_len;
-};
-
-struct spool {
-	int dfd;
-	int lock_fd;
-	int cursor_fd;
-	struct spool_config cfg;
-	struct squeue q[SPOOL_QUEUES];
-	uint64_t next_seq;
-	uint64_t dropped[SPOOL_QUEUES], reported[SPOOL_QUEUES];
-	uint64_t cursor_gen;
-	bool cursor_dirty, dir_dirty;
-	uint64_t corrupt;
-	char *rbuf; /* SPOOL_HEADER_SIZE + max_record_bytes */
-	char name[256];
-};
-
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 
-static uint32_t rec_crc(const struct rec_hdr *h, const void *payload, size_t len)
+uint32_t spool_rec_crc(const struct rec_hdr *h, const void *payload, size_t len)
 {
 	struct rec_hdr tmp = *h;
 	uLong c;
@@ -108,25 +62,12 @@ static uint32_t cursor_crc(const struct cursor_disk *c)
 	return (uint32_t)crc32(0L, (const Bytef *)c, offsetof(struct cursor_disk, crc));
 }
 
-static void seg_name(unsigned q, uint64_t first_seq, char buf[static 32])
+void spool_seg_name(unsigned q, uint64_t first_seq, char buf[static 32])
 {
 	snprintf(buf, 32, "%u-%016" PRIx64 ".seg", q, first_seq);
 }
 
-static void pos_normalize(const struct squeue *q, struct pos *p)
-{
-	while (p->seg + 1 < q->n && p->off >= q->segs[p->seg].size) {
-		p->seg++;
-		p->off = 0;
-	}
-}
-
-static bool pos_eq(struct pos a, struct pos b)
-{
-	return a.seg == b.seg && a.off == b.off;
-}
-
-static int read_hdr(const struct squeue *q, struct pos p, struct rec_hdr *h)
+int spool_read_hdr(const struct squeue *q, struct pos p, struct rec_hdr *h)
 {
 	ssize_t n;
 
@@ -147,7 +88,7 @@ static void queue_drop_first_seg(struct spool *s, unsigned qi)
 	struct squeue *q = &s->q[qi];
 	char name[32];
 
-	seg_name(qi, q->segs[0].first_seq, name);
+	spool_seg_name(qi, q->segs[0].first_seq, name);
 	if (unlinkat(s->dfd, name, 0) < 0 && errno != ENOENT)
 		log_warning_errno(-errno, "spool %s: failed to remove %s: %m", s->name, name);
 	close(q->segs[0].fd);
@@ -161,7 +102,7 @@ static void queue_drop_first_seg(struct spool *s, unsigned qi)
 }
 
 /* Deletes segments that hold no live record; keeps "n == 0 iff the queue is empty". */
-static void queue_trim(struct spool *s, unsigned qi)
+void spool_queue_trim(struct spool *s, unsigned qi)
 {
 	struct squeue *q = &s->q[qi];
 
@@ -176,7 +117,7 @@ static void queue_trim(struct spool *s, unsigned qi)
 }
 
 /* Removes the oldest live record of a queue. */
-static int queue_pop(struct spool *s, unsigned qi)
+int spool_queue_pop(struct spool *s, unsigned qi)
 {
 	struct squeue *q = &s->q[qi];
 	struct rec_hdr h;
@@ -186,7 +127,7 @@ static int queue_pop(struct spool *s, unsigned qi)
 
 	if (q->live_records == 0)
 		return -ENOENT;
-	r = read_hdr(q, q->head, &h);
+	r = spool_read_hdr(q, q->head, &h);
 	if (r < 0)
 		return r;
 	size = sizeof(h) + h.len;
@@ -200,9 +141,9 @@ static int queue_pop(struct spool *s, unsigned qi)
 		if (q->unsent > 0)
 			q->unsent--;
 	}
-	queue_trim(s, qi);
+	spool_queue_trim(s, qi);
 	if (q->live_records > 0) {
-		r = read_hdr(q, q->head, &h);
+		r = spool_read_hdr(q, q->head, &h);
 		if (r < 0)
 			return r;
 		q->head_seq = h.seq;
@@ -211,7 +152,7 @@ static int queue_pop(struct spool *s, unsigned qi)
 	return 0;
 }
 
-static int seg_add(struct squeue *q, uint64_t first_seq, uint64_t size, int fd)
+int spool_seg_add(struct squeue *q, uint64_t first_seq, uint64_t size, int fd)
 {
 	if (q->n == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 4;
@@ -226,7 +167,7 @@ static int seg_add(struct squeue *q, uint64_t first_seq, uint64_t size, int fd)
 	return 0;
 }
 
-static int cursor_write(struct spool *s)
+int spool_cursor_write(struct spool *s)
 {
 	struct cursor_disk c = {.magic = CURSOR_MAGIC, .version = CURSOR_VERSION};
 	char slot[CURSOR_SLOT] = {0};
@@ -287,7 +228,7 @@ static size_t valid_rec_at(const struct spool *s, unsigned qi, const char *buf, 
 	if (h.magic != REC_MAGIC || h.len > s->cfg.max_record_bytes || h.queue != qi ||
 	    h.seq < min_seq || h.seq >= SEQ_LIMIT || h.len > size - off - sizeof(h))
 		return 0;
-	if (rec_crc(&h, buf + off + sizeof(h), h.len) != h.crc)
+	if (spool_rec_crc(&h, buf + off + sizeof(h), h.len) != h.crc)
 		return 0;
 	return sizeof(h) + h.len;
 }
@@ -389,7 +330,7 @@ static int segment_repair(struct spool *s, unsigned qi, struct seg *sg, uint64_t
 	}
 	if (!damaged)
 		return 0;
-	seg_name(qi, sg->first_seq, name);
+	spool_seg_name(qi, sg->first_seq, name);
 	s->corrupt += gaps;
 	if (outlen == good_prefix && !truncated) {
 		log_warning("spool %s: %s: cutting a torn record at offset %zu (%zu bytes)", s->name,
@@ -476,7 +417,7 @@ static int spool_load(struct spool *s, const struct cursor_disk *cur)
 		hex[16] = 0;
 		if (safe_atou64(hex, 16, &first) < 0)
 			continue;
-		seg_name(q, first, check);
+		spool_seg_name(q, first, check);
 		if (strcmp(check, de->d_name) != 0)
 			continue;
 		fd = openat(s->dfd, de->d_name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -489,7 +430,7 @@ static int spool_load(struct spool *s, const struct cursor_disk *cur)
 			close(fd);
 			continue;
 		}
-		r = seg_add(&s->q[q], first, (uint64_t)st.st_size, fd);
+		r = spool_seg_add(&s->q[q], first, (uint64_t)st.st_size, fd);
 		if (r < 0) {
 			close(fd);
 			return r;
@@ -519,7 +460,7 @@ static int spool_load(struct spool *s, const struct cursor_disk *cur)
 			while (off < q->segs[i].size) {
 				struct rec_hdr h;
 
-				r = read_hdr(q, (struct pos){i, off}, &h);
+				r = spool_read_hdr(q, (struct pos){i, off}, &h);
 				if (r < 0)
 					return r;
 				if (h.seq >= head_min) {
@@ -538,7 +479,7 @@ static int spool_load(struct spool *s, const struct cursor_disk *cur)
 			q->head = (struct pos){q->n ? q->n - 1 : 0, q->n ? q->segs[q->n - 1].size : 0};
 		q->send = q->head;
 		q->unsent = q->live_records;
-		queue_trim(s, qi);
+		spool_queue_trim(s, qi);
 	}
 	s->next_seq = MAX(cur->magic && cur->next_seq < SEQ_LIMIT ? cur->next_seq : 0, max_seq + 1);
 	if (cur->magic) {
@@ -569,13 +510,13 @@ static void queues_free(struct spool *s)
  * A record went bad under us (someone wrote into our files): persist where we are, then load
  * the spool again from disk, which cuts out what is damaged. Everything is unsent afterwards.
  */
-static int spool_reload(struct spool *s)
+int spool_reload(struct spool *s)
 {
 	struct cursor_disk cur;
 	int r;
 
 	log_warning("spool %s: damaged record found while running, reloading", s->name);
-	(void)cursor_write(s);
+	(void)spool_cursor_write(s);
 	queues_free(s);
 	cursor_read(s, &cur);
 	r = spool_load(s, &cur);
@@ -655,7 +596,7 @@ int spool_open(int parent_fd, const char *name, const struct spool_config *cfg,
 	for (i = 0; i < SPOOL_QUEUES; i++)
 		if (s->dropped[i] < s->reported[i])
 			s->reported[i] = s->dropped[i];
-	r = cursor_write(s);
+	r = spool_cursor_write(s);
 	if (r < 0)
 		goto fail;
 	if (s->dir_dirty && fsync(s->dfd) == 0)
@@ -672,7 +613,7 @@ void spool_close(struct spool *s)
 	if (!s)
 		return;
 	if (s->cursor_fd >= 0 && s->cursor_dirty)
-		(void)cursor_write(s);
+		(void)spool_cursor_write(s);
 	queues_free(s);
 	if (s->dir_dirty && s->dfd >= 0)
 		(void)fsync(s->dfd);
@@ -684,332 +625,4 @@ void spool_close(struct spool *s)
 		close(s->dfd);
 	free(s->rbuf);
 	free(s);
-}
-
-static int lowest_nonempty(const struct spool *s)
-{
-	unsigned i;
-
-	for (i = 0; i < SPOOL_Q_LOSS; i++)
-		if (s->q[i].live_records > 0)
-			return (int)i;
-	return -1;
-}
-
-static int queue_append(struct spool *s, unsigned qi, uint64_t ts_ns, const void *data,
-			size_t len)
-{
-	struct squeue *q = &s->q[qi];
-	struct rec_hdr h = {
-		.magic = REC_MAGIC,
-		.len = (uint32_t)len,
-		.seq = s->next_seq,
-		.ts_ns = ts_ns,
-		.queue = (uint8_t)qi,
-	};
-	struct iovec iov[2];
-	struct seg *sg;
-	ssize_t n;
-	int r;
-
-	if (q->n == 0 || q->segs[q->n - 1].size >= s->cfg.segment_bytes) {
-		char name[32];
-		int fd;
-
-		seg_name(qi, h.seq, name);
-		fd = openat(s->dfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-			    0600);
-		if (fd < 0)
-			return -errno;
-		r = seg_add(q, h.seq, 0, fd);
-		if (r < 0) {
-			close(fd);
-			unlinkat(s->dfd, name, 0);
-			return r;
-		}
-		s->dir_dirty = true;
-	}
-	sg = &q->segs[q->n - 1];
-	h.crc = rec_crc(&h, data, len);
-	iov[0] = (struct iovec){.iov_base = &h, .iov_len = sizeof(h)};
-	iov[1] = (struct iovec){.iov_base = (void *)data, .iov_len = len};
-	n = pwritev(sg->fd, iov, 2, (off_t)sg->size);
-	if (n >= 0 && n < (ssize_t)(sizeof(h) + len)) {
-		/* A short write (a full disk): writing the rest says why (ENOSPC, EDQUOT, EFBIG). */
-		size_t done = (size_t)n;
-		int iovcnt = 2;
-		struct iovec *v = iov;
-
-		while (v->iov_len <= done) {
-			done -= v->iov_len;
-			v++;
-			iovcnt--;
-		}
-		v->iov_base = (char *)v->iov_base + done;
-		v->iov_len -= done;
-		r = (int)pwritev(sg->fd, v, iovcnt, (off_t)sg->size + n);
-		n = r < 0 ? -1 : n + r;
-	}
-	if (n != (ssize_t)(sizeof(h) + len)) {
-		r = n < 0 ? -errno : -EIO;
-		/* Leave no partial record behind: later appends go at sg->size (and if the cut
-		 * fails, the CRC check drops the torn record when the spool is next opened). */
-		if (ftruncate(sg->fd, (off_t)sg->size) < 0)
-			log_debug_errno(-errno, "Failed to cut a partial spool record: %m");
-		if (sg->size == 0)
-			queue_trim(s, qi);
-		return r;
-	}
-	sg->size += sizeof(h) + len;
-	sg->dirty = true;
-	if (q->live_records == 0) {
-		q->head_seq = h.seq;
-		q->head = (struct pos){q->n - 1, sg->size - sizeof(h) - len};
-		q->send = q->head;
-		q->send_cached = false;
-	}
-	q->live_records++;
-	q->live_bytes += sizeof(h) + len;
-	q->unsent++;
-	pos_normalize(q, &q->send);
-	s->next_seq++;
-	return 0;
-}
-
-static int spool_append_once(struct spool *s, unsigned qi, uint64_t ts_ns, const void *data,
-			     size_t len)
-{
-	uint64_t size = SPOOL_HEADER_SIZE + (uint64_t)len;
-	unsigned i;
-	int r;
-
-	if (qi >= SPOOL_QUEUES)
-		return -EINVAL;
-	if (len > s->cfg.max_record_bytes)
-		return -E2BIG;
-	if (qi == SPOOL_Q_LOSS) {
-		struct squeue *q = &s->q[qi];
-
-		if (size > s->cfg.loss_max_bytes)
-			return -E2BIG;
-		while (q->live_records > 0 && q->live_bytes + size > s->cfg.loss_max_bytes) {
-			r = queue_pop(s, qi);
-			if (r < 0)
-				return r;
-			s->dropped[qi]++;
-		}
-	} else {
-		uint64_t bytes = 0, recs = 0, le_bytes = 0, le_recs = 0;
-
-		if (size > s->cfg.max_bytes)
-			return -E2BIG;
-		for (i = 0; i < SPOOL_Q_LOSS; i++) {
-			bytes += s->q[i].live_bytes;
-			recs += s->q[i].live_records;
-			if (i <= qi) {
-				le_bytes += s->q[i].live_bytes;
-				le_recs += s->q[i].live_records;
-			}
-		}
-		/* Would it fit after evicting every record not more severe than it? Else drop it. */
-		if (bytes - le_bytes + size > s->cfg.max_bytes ||
-		    (s->cfg.max_records && recs - le_recs + 1 > s->cfg.max_records)) {
-			s->dropped[qi]++;
-			s->cursor_dirty = true;
-			return SPOOL_DROPPED;
-		}
-		while (bytes + size > s->cfg.max_bytes ||
-		       (s->cfg.max_records && recs + 1 > s->cfg.max_records)) {
-			int v = lowest_nonempty(s);
-			uint64_t before_b, before_r;
-
-			if (v < 0 || (unsigned)v > qi)
-				break; /* cannot happen after the check above */
-			before_b = s->q[v].live_bytes;
-			before_r = s->q[v].live_records;
-			r = queue_pop(s, (unsigned)v);
-			if (r < 0)
-				return r;
-			s->dropped[v]++;
-			bytes -= before_b - s->q[v].live_bytes;
-			recs -= before_r - s->q[v].live_records;
-		}
-	}
-	r = queue_append(s, qi, ts_ns, data, len);
-	if (r < 0)
-		return r;
-	return SPOOL_STORED;
-}
-
-int spool_append(struct spool *s, unsigned qi, uint64_t ts_ns, const void *data, size_t len)
-{
-	int r = spool_append_once(s, qi, ts_ns, data, len);
-
-	if (r == -EBADMSG) {
-		r = spool_reload(s);
-		if (r < 0)
-			return r;
-		r = spool_append_once(s, qi, ts_ns, data, len);
-	}
-	return r;
-}
-
-int spool_sync(struct spool *s)
-{
-	unsigned i;
-	size_t j;
-	int r = 0;
-
-	for (i = 0; i < SPOOL_QUEUES; i++)
-		for (j = 0; j < s->q[i].n; j++) {
-			struct seg *sg = &s->q[i].segs[j];
-
-			if (!sg->dirty)
-				continue;
-			if (fdatasync(sg->fd) < 0 && r == 0)
-				r = -errno;
-			else
-				sg->dirty = false;
-		}
-	if (s->dir_dirty) {
-		if (fsync(s->dfd) < 0 && r == 0)
-			r = -errno;
-		else
-			s->dir_dirty = false;
-	}
-	if (r == 0 && s->cursor_dirty)
-		r = cursor_write(s);
-	return r;
-}
-
-static int spool_next_once(struct spool *s, struct spool_record *ret)
-{
-	struct rec_hdr h;
-	struct squeue *q;
-	int best = -1;
-	unsigned i;
-	ssize_t n;
-	int r;
-
-	for (i = 0; i < SPOOL_QUEUES; i++) {
-		q = &s->q[i];
-		if (q->unsent == 0)
-			continue;
-		if (!q->send_cached) {
-			r = read_hdr(q, q->send, &h);
-			if (r < 0)
-				return r;
-			q->send_seq = h.seq;
-			q->send_len = h.len;
-			q->send_cached = true;
-		}
-		if (best < 0 || q->send_seq < s->q[best].send_seq)
-			best = (int)i;
-	}
-	if (best < 0)
-		return 0;
-	q = &s->q[best];
-	if (q->send_len > s->cfg.max_record_bytes)
-		return -EBADMSG;
-	n = pread(q->segs[q->send.seg].fd, s->rbuf, SPOOL_HEADER_SIZE + q->send_len,
-		  (off_t)q->send.off);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != SPOOL_HEADER_SIZE + q->send_len)
-		return -EBADMSG;
-	memcpy(&h, s->rbuf, sizeof(h));
-	if (h.magic != REC_MAGIC || h.seq != q->send_seq ||
-	    rec_crc(&h, s->rbuf + sizeof(h), h.len) != h.crc)
-		return -EBADMSG;
-	*ret = (struct spool_record){
-		.seq = h.seq,
-		.ts_ns = h.ts_ns,
-		.queue = (unsigned)best,
-		.data = s->rbuf + sizeof(h),
-		.len = h.len,
-	};
-	q->send.off += sizeof(h) + h.len;
-	pos_normalize(q, &q->send);
-	q->send_cached = false;
-	q->unsent--;
-	return 1;
-}
-
-int spool_next(struct spool *s, struct spool_record *ret)
-{
-	int r = spool_next_once(s, ret);
-
-	if (r == -EBADMSG) {
-		r = spool_reload(s);
-		return r < 0 ? r : -EBADMSG;
-	}
-	return r;
-}
-
-void spool_confirm(struct spool *s, unsigned qi, uint64_t seq)
-{
-	struct squeue *q;
-
-	if (qi >= SPOOL_QUEUES)
-		return;
-	q = &s->q[qi];
-	if (q->live_records == 0 || q->head_seq != seq)
-		return;
-	if (queue_pop(s, qi) == -EBADMSG)
-		(void)spool_reload(s);
-}
-
-void spool_rewind(struct spool *s)
-{
-	unsigned i;
-
-	for (i = 0; i < SPOOL_QUEUES; i++) {
-		s->q[i].send = s->q[i].head;
-		s->q[i].unsent = s->q[i].live_records;
-		s->q[i].send_cached = false;
-	}
-}
-
-uint64_t spool_unsent(const struct spool *s)
-{
-	uint64_t n = 0;
-	unsigned i;
-
-	for (i = 0; i < SPOOL_QUEUES; i++)
-		n += s->q[i].unsent;
-	return n;
-}
-
-void spool_get_stats(const struct spool *s, struct spool_stats *ret)
-{
-	unsigned i;
-
-	memset(ret, 0, sizeof(*ret));
-	for (i = 0; i < SPOOL_QUEUES; i++) {
-		const struct squeue *q = &s->q[i];
-
-		if (i == SPOOL_Q_LOSS) {
-			ret->loss_records = q->live_records;
-			ret->loss_bytes = q->live_bytes;
-		} else {
-			ret->records += q->live_records;
-			ret->bytes += q->live_bytes;
-		}
-		ret->unsent += q->unsent;
-		ret->dropped[i] = s->dropped[i];
-		ret->files += q->n;
-	}
-	ret->corrupt = s->corrupt;
-}
-
-void spool_take_unreported(struct spool *s, uint64_t out[SPOOL_QUEUES])
-{
-	unsigned i;
-
-	for (i = 0; i < SPOOL_QUEUES; i++) {
-		out[i] = s->dropped[i] - s->reported[i];
-		if (out[i])
-			s->cursor_dirty = true;
-		s->reported[i] = s->dropped[i];
-	}
 }
