@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared by the three parts of the syslog sink: net.c (the thread: queue -> spool, the poll
- * loop), net-conn.c (connecting, TLS, reading, losing the connection) and net-send.c (spool ->
+ * loop), net_conn.c (connecting, TLS, reading, losing the connection) and net_send.c (spool ->
  * send buffer -> socket, the in-flight window and its confirmation).
  */
 #pragma once
@@ -49,7 +49,7 @@ struct net {
 	SSL_CTX *ctx;
 	unsigned facility;
 
-	/* The connection (net-conn.c). */
+	/* The connection (net_conn.c). */
 	enum net_state state;
 	int fd;
 	SSL *ssl;
@@ -58,7 +58,7 @@ struct net {
 	unsigned failures, rotor;
 	char peer[INET6_ADDRSTRLEN + 16];
 
-	/* The send buffer and the in-flight window (net-send.c); reset by net_close(). */
+	/* The send buffer and the in-flight window (net_send.c); reset by net_close(). */
 	char *sbuf;
 	size_t sbuf_cap, sb_start, sb_end;
 	uint64_t plain_queued, plain_written;
@@ -100,7 +100,7 @@ static inline struct inflight *inf_at(struct net *n, size_t i)
 	return &n->inf[(n->inf_head + i) % NET_INFLIGHT_MAX];
 }
 
-/* net-conn.c */
+/* net_conn.c */
 /* Records the error for the stats; logs it when it differs from *last (a collector that stays
  * down for hours gives one warning, not one per attempt). */
 _printf_(5, 0) void net_error_v(struct net *n, bool warn, char *last, size_t last_size,
@@ -126,7 +126,7 @@ void net_shutdown(struct net *n);
 /* The TLS client context of a syslog+tls:// output (trust store, client certificate); logs. */
 int net_tls_ctx_new(const struct output_spec *sp, SSL_CTX **ret);
 
-/* net-send.c */
+/* net_send.c */
 /* Writes what is buffered, without blocking. 0, or -errno (the caller drops the connection). */
 int net_write(struct net *n, char *msg, size_t msgsize);
 /* Moves records from the spool into the send buffer and the in-flight window. */

@@ -8,7 +8,7 @@
  * last byte was acknowledged by the peer's TCP (bytes written - SIOCOUTQ) and the connection was
  * still healthy confirm_ms later; a connection that dies before then makes the whole window be
  * sent again on the next connection (duplicates, never loss). Connecting never blocks the loop
- * (net-conn.c), so alerts keep being spooled meanwhile; sending and confirming is net-send.c.
+ * (net_conn.c), so alerts keep being spooled meanwhile; sending and confirming is net_send.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -45,7 +45,7 @@ static void timeout_min(int *t, int v)
 		*t = v;
 }
 
-/* A spool error (a full disk): remembered apart from connection errors (net-conn.c), which
+/* A spool error (a full disk): remembered apart from connection errors (net_conn.c), which
  * retry at their own pace, so that the two alternating do not log a line per attempt. */
 static _printf_(2, 3) void set_spool_error(struct net *n, const char *fmt, ...)
 {

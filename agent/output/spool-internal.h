@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared by the parts of the spool (spool.h): spool.c (the on-disk format, opening, recovery,
- * removing records), spool-append.c (appending, eviction, sync, drop accounting) and
- * spool-send.c (handing records out in order, confirming, rewinding).
+ * removing records), spool_append.c (appending, eviction, sync, drop accounting) and
+ * spool_send.c (handing records out in order, confirming, rewinding).
  */
 #pragma once
 

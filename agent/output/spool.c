@@ -3,7 +3,7 @@
  * The spool's on-disk format and its recovery (layout in spool.h): record headers and their CRC,
  * segment files, the A/B cursor; opening a spool (lock, load, repair torn and damaged records),
  * reloading it when a record goes bad while running, removing records and empty segments, and
- * closing. Appending and eviction are spool-append.c, sending spool-send.c.
+ * closing. Appending and eviction are spool_append.c, sending spool_send.c.
  */
 #include <dirent.h>
 #include <errno.h>
