@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The daemon's state, and what its files lend each other. daemon.c (lifecycle, loop, reload,
+ * signals) calls down into the others; daemon_events.c, the one path of every event, is the
+ * bottom that the others feed. None calls back up into daemon.c.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/signalfd.h>
+
+#include "daemon.h"
+#include "event/alert.h"
+#include "event/event.h"
+
+struct output_loss;
+
+struct daemon {
+	const struct daemon_config *cfg;
+	const char *policy_path; /* NULL: built-in default */
+	const char *rules_dir;
+	struct rg_engine *engine;
+	struct rg_outputs *outputs;
+	struct rg_sensors *sensors;
+	struct rg_enforce *enf;	   /* NULL: no enforcement */
+	struct json_object *hooks; /* sensors_describe() at start */
+	int epfd, sigfd, timerfd, status_fd, pid_fd;
+	FILE *record;
+	struct jw *record_jw; /* --record: each event written here, then to the file */
+	uint64_t seq;
+	uint64_t start_mono_ns, start_rt_ns;
+	uint64_t next_heartbeat_ns, next_reconcile_ns;
+	unsigned submit_flags; /* OUTPUT_SUBMIT_LOSS while a loss report goes through the engine */
+	char hostname[256];
+	/* counters for heartbeat and status */
+	uint64_t alerts_sent, alerts_below_threshold, alerts_too_large, submit_errors;
+	uint64_t record_errors;
+	uint64_t reloads_ok, reloads_rejected;
+	uint64_t reconcile_runs, reconcile_new, reconcile_errors;
+	int reconcile_last_error;
+	bool service; /* started by systemd (INVOCATION_ID): a stop from elsewhere is tampering */
+	/* QPs and MRs of the last reconciliation (sorted keys): only new ones become events. */
+	uint64_t *keys, *next_keys;
+	size_t nkeys, nnext;
+	bool keys_overflow;
+};
+
+/* daemon_events.c */
+int daemon_alert(const struct rg_alert *alert, void *ud);
+int daemon_event(const struct rg_event *in, void *ud);
+void daemon_agent_event(struct daemon *d, unsigned type, bool ok, const char *what,
+			const char *text, uint64_t count, uint64_t count2);
+
+/* daemon_stats.c */
+struct json_object *daemon_stats(struct daemon *d, bool with_hooks);
+void daemon_notice(struct daemon *d, const char *action, const char *kind, const char *message,
+		   struct json_object *agent);
+void daemon_loss_cb(const struct output_loss *loss, void *ud);
+void daemon_heartbeat(struct daemon *d);
+void daemon_hooks_summary(struct json_object *desc, char *buf, size_t size);
+
+/* daemon_reconcile.c */
+void daemon_reconcile(struct daemon *d);
+
+/* daemon_tamper.c */
+void daemon_stop_signal(struct daemon *d, const struct signalfd_siginfo *si);
+
+/* daemon_enforce.c */
+int daemon_enforce_prepare(struct daemon *d, struct daemon_config *cfg);
+int daemon_enforce_start(struct daemon *d);
+void daemon_enforce_after_reload(struct daemon *d);

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The daemon's side of enforcement: whether it is wanted (command line or policy), preparing it
+ * before the sensors (they share its pins), starting or taking it over, and a reload's policy.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "enforce/enforce.h"
+#include "engine/engine.h"
+#include "sensors/sensors.h"
+#include "daemon-internal.h"
+
+/* Enforcement is wanted: asked for on the command line or by the policy. */
+static bool enforce_wanted(const struct daemon *d)
+{
+	return d->cfg->enforce || engine_policy(d->engine)->enforce;
+}
+
+/* Before the sensors: pins of an earlier daemon are shared with them. */
+int daemon_enforce_prepare(struct daemon *d, struct daemon_config *cfg)
+{
+	struct enforce_opts o = {.pin_dir = cfg->pin_dir};
+	char path[PATH_MAX];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/maps", cfg->pin_dir ? cfg->pin_dir : ENFORCE_PIN_DIR);
+	if (!enforce_wanted(d) && access(path, F_OK) < 0)
+		return 0;
+	r = enforce_prepare(&o, &d->enf);
+	if (r < 0)
+		return r;
+	enforce_shared_maps(d->enf, cfg->sensors.shared_maps);
+	return 0;
+}
+
+/* After the inventory: start (or take over) enforcement; AGENT-002 where it cannot deny. */
+int daemon_enforce_start(struct daemon *d)
+{
+	char text[RG_TEXT_LEN];
+	int r;
+
+	if (!d->enf)
+		return 0;
+	if (!enforce_wanted(d) && !enforce_pinned(d->enf))
+		return 0;
+	if (!enforce_wanted(d))
+		log_warning("Enforcement pinned in %s by an earlier run stays in force, with this "
+			    "policy's allowlist, although the policy does not ask for it: `rdmaguard "
+			    "enforce --off` lifts it.",
+			    d->cfg->pin_dir ? d->cfg->pin_dir : ENFORCE_PIN_DIR);
+	enforce_set_lsm(d->enf, sensors_lsm_active(d->sensors));
+	r = enforce_start(d->enf, d->sensors, engine_policy(d->engine), d->engine);
+	if (r < 0)
+		return r;
+	if (!sensors_lsm_active(d->sensors)) {
+		struct json_object *feat = NULL, *lsms = NULL;
+
+		if (d->hooks)
+			json_object_object_get_ex(d->hooks, "features", &feat);
+		if (feat)
+			json_object_object_get_ex(feat, "lsms", &lsms);
+		snprintf(text, sizeof(text),
+			 "enforcement cannot deny: BPF LSM is not active (lsm=%s); only rule actions "
+			 "kill act (SIGKILL from the tracepoint programs); soft RDMA (rdma_rxe, siw, "
+			 "rdma link add) is only alerted",
+			 lsms ? json_object_get_string(lsms) : "?");
+		log_warning("%s.", text);
+		daemon_agent_event(d, RG_EV_AGENT_SENSOR, false, "enforce", text, 0, 0);
+	}
+	return 0;
+}
+
+/* A reload that asks for enforcement starts it; enforcement in force takes the new policy. */
+void daemon_enforce_after_reload(struct daemon *d)
+{
+	int r;
+
+	if (enforce_started(d->enf) || (d->enf && enforce_pinned(d->enf))) {
+		if (!enforce_wanted(d))
+			log_notice("The policy no longer asks for enforcement, but it is pinned: it "
+				   "stays in force with this policy's allowlist.");
+		r = enforce_reload(d->enf, engine_policy(d->engine), d->engine);
+	} else if (enforce_wanted(d)) {
+		struct enforce_opts o = {.pin_dir = d->cfg->pin_dir};
+
+		r = d->enf ? 0 : enforce_prepare(&o, &d->enf);
+		if (r == 0)
+			r = daemon_enforce_start(d);
+	} else {
+		return;
+	}
+	if (r < 0)
+		log_error_errno(r, "Failed to apply the new policy to enforcement: %m");
+}
