@@ -6,54 +6,93 @@
 #   3. valgrind (memcheck, tests/hardening/valgrind.sh) on the unit suite of build/: the Check
 #      binaries and every rdmaguard the CLI tests start; any error or leak fails
 #   4. tests/fuzz/run.sh: every fuzz target for RG_FUZZ_SECONDS seconds (default 60)
-# RG_TEST_STEPS picks steps (default "build sanitize valgrind fuzz"). Extra arguments go to the
-# `meson test` of step 1 and then only step 1 runs (tests/run.sh --suite unit); RG_TEST_MESON_ARGS
-# also go to it without limiting the steps (RG_TEST_MESON_ARGS="--no-suite e2e": all but the VM).
+# Each step prints its time as it ends, and a summary of them all comes last (docs/ci-budget.md:
+# what each may take in CI). RG_TEST_STEPS picks steps (default "build sanitize valgrind fuzz").
+# Extra arguments go to the `meson test` of step 1 and then only step 1 runs (tests/run.sh --suite
+# unit); RG_TEST_MESON_ARGS also go to it without limiting the steps (RG_TEST_MESON_ARGS="--no-suite
+# e2e": all but the VM).
 set -eu
 cd "$(dirname "$0")/.."
 steps=${RG_TEST_STEPS:-build sanitize valgrind fuzz}
 [ $# -gt 0 ] && steps=build
 status=0
+started=$(date +%s)
+summary=""
 
-step() {
-	echo "==== tests/run.sh: $1"
+# begin NAME WHAT: a step starts. end RC: it ended (a failure makes the run fail).
+begin() {
+	name=$1
+	echo "==== tests/run.sh: $1: $2"
+	t0=$(date +%s)
 }
+end() {
+	d=$(($(date +%s) - t0))
+	result=ok
+	if [ "$1" != 0 ]; then
+		result=FAILED
+		status=1
+	fi
+	echo "==== tests/run.sh: $name: $result in $d s"
+	summary="$summary$(printf '  %-9s %6s s  %s' "$name" "$d" "$result")
+"
+}
+
+# shellcheck disable=SC2317 # the EXIT trap
+finish() {
+	rc=$?
+	printf '==== tests/run.sh: summary\n%s  total     %6s s  %s\n' "$summary" \
+		"$(($(date +%s) - started))" "$([ "$rc" = 0 ] && echo ok || echo "FAILED (exit $rc)")"
+	exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 
 for s in $steps; do
 	case $s in
 	build)
-		step "build/: every suite"
+		begin build "build/: every suite"
 		if [ ! -f build/build.ninja ]; then
 			meson setup build
 		fi
 		ninja -C build
+		echo "==== tests/run.sh: build: compiled in $(($(date +%s) - t0)) s"
+		rc=0
 		# shellcheck disable=SC2086 # RG_TEST_MESON_ARGS is a list of arguments
 		meson test -C build --print-errorlogs --num-processes 2 ${RG_TEST_MESON_ARGS:-} "$@" ||
-			status=1
+			rc=$?
+		end $rc
 		;;
 	sanitize)
-		step "build-fuzz/ (clang, ASan+UBSan): unit, output, host, daemon, fault, load"
+		begin sanitize "build-fuzz/ (clang, ASan+UBSan): unit, output, host, daemon, fault, load"
 		if [ ! -f build-fuzz/build.ninja ]; then
 			CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
 				-Db_lundef=false
 		fi
 		ninja -C build-fuzz
+		echo "==== tests/run.sh: sanitize: compiled in $(($(date +%s) - t0)) s"
+		rc=0
 		meson test -C build-fuzz --print-errorlogs --num-processes 2 --suite unit \
 			--suite output --suite host --suite daemon --suite fault --suite load \
-			|| status=1
+			|| rc=$?
+		end $rc
 		;;
 	valgrind)
-		step "valgrind: the unit suite of build/"
+		begin valgrind "valgrind: the unit suite of build/"
 		if [ ! -f build/build.ninja ]; then
 			meson setup build
 		fi
 		ninja -C build
+		rc=0
 		meson test -C build --print-errorlogs --num-processes 2 --setup valgrind \
-			--suite unit || status=1
+			--suite unit || rc=$?
+		end $rc
 		;;
 	fuzz)
-		step "fuzzing: every target for ${RG_FUZZ_SECONDS:-60} s"
-		tests/fuzz/run.sh "${RG_FUZZ_SECONDS:-60}" || status=1
+		begin fuzz "fuzzing: every target for ${RG_FUZZ_SECONDS:-60} s"
+		rc=0
+		tests/fuzz/run.sh "${RG_FUZZ_SECONDS:-60}" || rc=$?
+		end $rc
 		;;
 	*)
 		echo "tests/run.sh: unknown step '$s' (build sanitize valgrind fuzz)" >&2
