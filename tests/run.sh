@@ -1,8 +1,11 @@
 #!/bin/sh
 # Quick start, step 2: the whole test suite, as root; builds first where needed.
-#   1. build/: every suite (unit, output, host BPF, daemon, VM lab e2e)
+#   1. build/: every suite (unit, output, host BPF, daemon, fault, load, packaging, bench, VM lab
+#      e2e); with step 2 also to run, the output, host, daemon, fault and load suites are left to
+#      it but for suite 'plain', what only a build without sanitizers checks (the daemon's reload
+#      loop under valgrind, the spawn storm's RSS)
 #   2. build-fuzz/ (clang, ASan+UBSan, libFuzzer instrumentation): the unit, output, host,
-#      daemon, fault and load suites again; every sanitizer finding and every leak fails
+#      daemon, fault and load suites; every sanitizer finding and every leak fails
 #   3. valgrind (memcheck, tests/hardening/valgrind.sh) on the unit suite of build/: the Check
 #      binaries and every rdmaguard the CLI tests start; any error or leak fails
 #   4. tests/fuzz/run.sh: every fuzz target for RG_FUZZ_SECONDS seconds (default 60)
@@ -18,6 +21,11 @@ steps=${RG_TEST_STEPS:-build sanitize valgrind fuzz}
 status=0
 started=$(date +%s)
 summary=""
+
+has_step() {
+	case " $steps " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
 # begin NAME WHAT: a step starts. end RC: it ended (a failure makes the run fail).
 begin() {
@@ -35,6 +43,14 @@ end() {
 	echo "==== tests/run.sh: $name: $result in $d s"
 	summary="$summary$(printf '  %-9s %6s s  %s' "$name" "$d" "$result")
 "
+}
+
+# tests_in SUITE: the names of the tests of SUITE in build/ that RG_TEST_MESON_ARGS select.
+tests_in() {
+	# shellcheck disable=SC2086 # RG_TEST_MESON_ARGS is a list of arguments
+	meson test -C build --no-rebuild --list ${RG_TEST_MESON_ARGS:-} 2>/dev/null |
+		sed -n 's/^[^:]*:\([^ ]*\) \/ \(.*\)$/\1 \2/p' |
+		awk -v s="$1" '{ n = split($1, a, "+"); for (i = 1; i <= n; i++) if (a[i] == s) print $2 }'
 }
 
 # shellcheck disable=SC2317 # the EXIT trap
@@ -58,9 +74,24 @@ for s in $steps; do
 		ninja -C build
 		echo "==== tests/run.sh: build: compiled in $(($(date +%s) - t0)) s"
 		rc=0
+		# with step 2 to come, the suites it runs again but for what only this build checks (with
+		# arguments, step 2 does not run)
+		if has_step sanitize; then
+			set -- --no-suite output --no-suite host --no-suite daemon --no-suite fault \
+				--no-suite load
+		fi
 		# shellcheck disable=SC2086 # RG_TEST_MESON_ARGS is a list of arguments
 		meson test -C build --print-errorlogs --num-processes 2 ${RG_TEST_MESON_ARGS:-} "$@" ||
 			rc=$?
+		if has_step sanitize; then
+			# shellcheck disable=SC2046 # one name a word
+			set -- $(tests_in plain)
+			if [ $# -gt 0 ]; then
+				meson test -C build --no-rebuild --print-errorlogs --logbase testlog-plain \
+					"$@" || rc=$?
+			fi
+			set --
+		fi
 		end $rc
 		;;
 	sanitize)
