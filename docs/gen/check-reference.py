@@ -18,9 +18,6 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REGEN = "ninja -C build update-reference"
-# Pages that another branch adds (the CI budget): links to them are reported, not failed, until
-# they exist. Drop an entry once its page is on main.
-PENDING = {"docs/ci-budget.md"}
 
 
 def generate(gen_event_fields):
@@ -61,10 +58,7 @@ def check_links(failures):
             dest = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) \
                 if file_part else path
             if not os.path.exists(dest):
-                if os.path.relpath(dest, ROOT) in PENDING:
-                    print(f"note {rel}: link to {target}: not written yet (pending)")
-                else:
-                    failures.append(f"{rel}: link to {target}: no such file")
+                failures.append(f"{rel}: link to {target}: no such file")
                 continue
             if anchor and dest.endswith(".md") and anchor not in anchors(dest):
                 failures.append(f"{rel}: link to {target}: no heading with that anchor")
