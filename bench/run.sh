@@ -6,7 +6,7 @@
 # (default build/bench/). NAME: syscall verbs pipeline latency footprint audit. Environment:
 # RG_BENCH_VM_WRAPPER, a command the VM lab runs under (e.g. a VM slot lock on a shared machine).
 # Exit 0: every figure measured (targets missed or not); 1: a figure could not be measured or the
-# instruction count per event regressed; 2: bad usage. See the README's "## Performance".
+# instruction count per event regressed; 2: bad usage. See docs/performance.md.
 set -eu
 cd "$(dirname "$0")/.."
 if [ ! -f build/build.ninja ]; then

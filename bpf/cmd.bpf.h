@@ -85,8 +85,8 @@ __weak __noinline int emit_ioctl_g(int fd, __u64 arg, __s64 ret, __u32 rdev, __u
 	meth = *(__u16 *)&r->data[4];
 	/*
 	 * Every other command is decoded from its inline attributes alone: its attribute array is
-	 * not walked (a CQ_CREATE has nine), and a QP_CREATE's CAP is not copied: 90 of the 1,690
-	 * guest instructions of an average verbs setup command under qemu -icount.
+	 * not walked (a CQ_CREATE has nine), and a QP_CREATE's CAP is not copied: the walk was a
+	 * measurable part of every verbs command's cost (bench/results/, the -icount runs).
 	 */
 	invoke = obj == RG_ABI_OBJECT_DEVICE && meth == RG_ABI_METHOD_INVOKE_WRITE;
 	if (!invoke && !(obj == RG_ABI_OBJECT_QP && meth == RG_ABI_METHOD_QP_CREATE))

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Exit codes of every subcommand; documented in README.md and rdmaguard(8). */
+/* Exit codes of every subcommand; documented in rdmaguard(8) and README.md. */
 #pragma once
 
 enum {

@@ -2,8 +2,8 @@
 /*
  * jsonw: an ordered JSON document built in place and written out in one pass, for the JSON the
  * agent makes on its hot path (every alert, every recorded event). json-c makes a hash table per
- * object and a heap allocation per value and key, then walks it all again to print and to free:
- * for an alert that was about 140,000 instructions; this writer does the same in a tenth.
+ * object and a heap allocation per value and key, then walks it all again to print and to free;
+ * for an alert, that costs about ten times what this writer does (docs/performance.md).
  *
  * Nodes live in one growable array and string values in one growable arena; jw_reset() keeps
  * both for the next document, so a steady state allocates nothing. Keys are not copied: they

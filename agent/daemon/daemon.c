@@ -462,7 +462,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 	int r, ret = RG_EXIT_ERROR;
 
 	/*
-	 * Memory (README "Performance", footprint): fixed malloc thresholds. With glibc's dynamic
+	 * Memory (docs/performance.md, footprint): fixed malloc thresholds. With glibc's dynamic
 	 * ones, freeing libbpf's parsed vmlinux BTF (two ~5.5 MiB blocks, at load) raises the mmap
 	 * threshold to 5.5 MiB and the trim threshold to 11 MiB, so what is allocated after it
 	 * stays on the heap and the heap is never given back: 1.2 MiB more RSS for good.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The condition language of rules (README "Rules, policies and alerts" documents it for users).
+ * The condition language of rules (docs/rules-and-policy.md documents it for users).
  *
  *   expr     := or
  *   or       := and ("or" and)*

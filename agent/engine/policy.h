@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Policy files: the games, the machine's role, the allowlist, the severity threshold, per-rule
- * overrides and enforcement settings. JSON with comments; every key is documented in README.md
+ * overrides and enforcement settings. JSON with comments; every key is documented in docs/rules-and-policy.md
  * ("Rules, policies and alerts"); unknown keys are errors, so a typo never disables protection.
  *
  * Matching rules (why they differ): a game pattern's '*' also matches '/' (a pattern names a whole

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Rules are data: JSON files (comments allowed) in a directory, each holding one rule object or an
- * array of them, loaded in file-name order. The format is documented in README.md ("Rules, policies
- * and alerts"); the default set lives in rules/ and is installed to datadir/rdmaguard/rules.
+ * array of them, loaded in file-name order. The format is documented in docs/rules-and-policy.md;
+ * the default set lives in rules/ and is installed to datadir/rdmaguard/rules.
  */
 #pragma once
 

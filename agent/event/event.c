@@ -206,8 +206,8 @@ bool gid_to_ipv4(const uint8_t gid[16], char buf[static 16])
 
 	if (memcmp(gid, v4mapped_prefix, sizeof(v4mapped_prefix)) != 0)
 		return false;
-	/* Dotted decimal as inet_ntop() writes it (which formats through sprintf: 1,700
-	 * instructions a call, and rules and alerts ask for peer addresses often). */
+	/* Dotted decimal as inet_ntop() writes it (which formats through sprintf, slow for what
+	 * it does, and rules and alerts ask for peer addresses often). */
 	for (int i = 12; i < 16; i++) {
 		unsigned v = gid[i];
 

@@ -332,7 +332,7 @@ int inventory_collect(const struct rg_root *root, unsigned flags, struct invento
 void inventory_free(struct inventory *inv);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct inventory *, inventory_free);
 
-/* The report body (every section; see README "Audit" for the schema). NULL on allocation failure. */
+/* The report body (every section; docs/audit.md has the schema). NULL on allocation failure. */
 struct json_object *inventory_to_json(const struct inventory *inv);
 
 /*

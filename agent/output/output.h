@@ -89,7 +89,7 @@ struct output_loss {
 	uint64_t by_reason[_OUTPUT_DROP_N];    /* the same drops, by cause */
 	uint64_t total;			       /* sum of by_severity */
 	uint64_t total_since_start;	       /* every drop of this output since outputs_new() */
-	uint64_t loss_reports_dropped;	       /* earlier loss reports superseded (see README) */
+	uint64_t loss_reports_dropped;	       /* earlier loss reports superseded (docs/operations.md) */
 };
 /* Adds {"output","dropped":{"total",info..critical},"reasons":{...},"total_since_start"} */
 int output_loss_to_json(const struct output_loss *loss, struct json_object *into);

@@ -124,7 +124,7 @@ start_daemon() { # FLAVOUR [extra daemon args]
 	wait_for -t 600 -m "rdmaguard daemon ($n) ready" test -e "$WORK/d-$n/ready"
 	settle
 	# past the ring's burst mode that settle's own status processes started: for 52 ms after
-	# the last record the daemon polls every 2 ms (see the README's Sensors), work that the
+	# the last record the daemon polls every 2 ms (docs/concepts.md, Sensors), work that the
 	# -icount lab's single vCPU would count in the first loop's calls
 	sleep 0.2
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared by the fuzz targets of tests/fuzz/ (one file per target, README "Hardening").
+ * Shared by the fuzz targets of tests/fuzz/ (one file per target, docs/testing.md).
  *
  * Each target defines LLVMFuzzerTestOneInput() (and LLVMFuzzerInitialize()). Built with
  * -Dfuzz=true it is a libFuzzer binary (fuzz-NAME); in every build it is also linked with

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Fuzzing (README "Hardening"): builds every target of tests/fuzz/ with clang, libFuzzer, ASan and
+# Fuzzing (docs/testing.md, "Hardening runs"): builds every target of tests/fuzz/ with clang, libFuzzer, ASan and
 # UBSan in build-fuzz/ (its own build directory), then runs each for SECONDS (default 60) from its
 # seed corpus (corpus/TARGET/) and the crashes found before (regressions/TARGET/). A crash, a
 # sanitizer finding, a leak, an input that takes over 10 s or a process over 2 GiB fails the run;

@@ -101,7 +101,7 @@ echo 2 >/proc/sys/kernel/sysrq 2>/dev/null || true
 # with the console's tail, rather than wait for the VM's wall-clock limit.
 echo 1 >/proc/sys/kernel/softlockup_panic || lab_error "cannot set kernel.softlockup_panic"
 # rdma_rxe needs crc32 from the crypto API. Load it explicitly, and name the kernel's module
-# helper even though /sbin/modprobe is the built-in default, as the recipe asks (see README).
+# helper even though /sbin/modprobe is the built-in default, as the recipe asks (see docs/testing.md).
 modprobe crc32_generic || lab_error "modprobe crc32_generic failed"
 echo /sbin/modprobe >/proc/sys/kernel/modprobe
 modprobe -a rdma_rxe ib_uverbs rdma_ucm dummy ||
