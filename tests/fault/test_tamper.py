@@ -17,13 +17,17 @@ alerts in the file output):
   signal      SIGTERM from this process (not systemd): one 'signal' event naming this pid and
               python, then a clean stop (agent_stop, exit 0)
   by hand     a second daemon without INVOCATION_ID: SIGTERM stops it with no AGENT-004
-Needs root and BPF (exit 77 otherwise, saying which). Environment: RG_RDMAGUARD, RG_SOURCE_ROOT,
-RG_TAMPER_SENSOR (the daemon's --sensor, default tracepoint; the VM scenario `tamper` uses auto:
-fentry and LSM links), RG_TAMPER_DIR (where the daemon's files go, default a temporary dir), RG_TAMPER_BY_HAND=0 (skip
-the second daemon: the VM scenario, where a start costs 30 s).
+Needs root (exit 77 otherwise); exits 77 for a kernel without veth, saying why; fails when
+bpftool, tc or ip is missing, or when a veth pair cannot be made on a kernel that has veth.
+Environment: RG_RDMAGUARD, RG_SOURCE_ROOT, RG_TAMPER_SENSOR (the daemon's --sensor, default
+tracepoint; the VM scenario `tamper` uses auto: fentry and LSM links), RG_TAMPER_DIR (where the
+daemon's files go, default a temporary dir), RG_TAMPER_BY_HAND=0 (skip the second daemon: the VM
+scenario, where a start costs 30 s).
 """
+import gzip
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -112,18 +116,61 @@ class Daemon:
         return self.tampers()[n_before:]
 
 
+def kernel_config():
+    """The running kernel's configuration (CONFIG_X -> value), or None where it cannot be read."""
+    for path in ("/proc/config.gz", "/boot/config-" + os.uname().release):
+        try:
+            opener = gzip.open if path.endswith(".gz") else open
+            with opener(path, "rt") as f:
+                conf = {}
+                for line in f:
+                    if line.startswith("CONFIG_"):
+                        k, _, v = line.strip().partition("=")
+                        conf[k] = v
+                    elif line.startswith("# CONFIG_") and line.rstrip().endswith(" is not set"):
+                        conf[line.split()[1]] = "n"
+                return conf
+        except OSError:
+            continue
+    return None
+
+
+def kernel_lacks(option, module):
+    """Why the running kernel cannot have CONFIG_<option> (built in or module <module>), or None
+    where it can: then failing to use it is a failure of the test's set-up, not a skip."""
+    if os.path.exists("/sys/module/" + module):
+        return None
+    conf = kernel_config()
+    if conf is not None:
+        v = conf.get("CONFIG_" + option, "n")
+        return None if v in ("y", "m") else f"CONFIG_{option} is not set in the running kernel"
+    mods = "/lib/modules/" + os.uname().release
+    found = subprocess.run(["find", mods, "-name", module + ".ko*"], capture_output=True,
+                           text=True).stdout if os.path.isdir(mods) else ""
+    if found:
+        return None
+    return (f"no kernel config to read, /sys/module/{module} absent and no {module}.ko in {mods}")
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (BPF, tc, a netdev)")
         return 77
-    for tool in ("bpftool", "tc", "ip"):
-        if subprocess.run(["sh", "-c", "command -v " + tool], capture_output=True).returncode:
-            print(f"SKIP: {tool} not installed")
+    # Missing tools are a broken test machine, not a kernel without the feature: fail.
+    missing = [t for t in ("bpftool", "tc", "ip") if not shutil.which(t)]
+    if missing:
+        print(f"not ok - {', '.join(missing)} not installed (packaging/bootstrap.sh installs "
+              f"bpftool and iproute2)")
+        return 1
+    p = subprocess.run(["ip", "link", "add", IFACE, "type", "veth", "peer", "name", IFACE + "p"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        why = kernel_lacks("VETH", "veth")
+        if why:
+            print(f"SKIP: no veth pair: {why}")
             return 77
-    if subprocess.run(["ip", "link", "add", IFACE, "type", "veth", "peer", "name", IFACE + "p"],
-                      capture_output=True).returncode != 0:
-        print("SKIP: cannot create a veth pair (no veth module)")
-        return 77
+        print(f"not ok - ip link add {IFACE} type veth: {p.stderr.strip()} (the kernel has veth)")
+        return 1
     subprocess.run(["ip", "link", "set", IFACE, "up"], check=True)
     try:
         if os.environ.get("RG_TAMPER_DIR"):
