@@ -49,11 +49,14 @@ for try in 1 2 3 4 5 6 7 8 9 10; do
 	log "the kernel's tables moved during audit $try; again"
 	[ "$try" -lt 10 ] || fail "the kernel's tables never held still around an audit"
 done
-"$RG" audit --format text >"$OUT/audit.txt" 2>>"$OUT/audit.err" || true
+trc=0
+"$RG" audit --format text >"$OUT/audit.txt" 2>>"$OUT/audit.err" || trc=$?
 rdma -j link show >"$OUT/rdma-link.json"
 kill -CONT "$spid" "$cpid"
-# Soft RDMA on a managed machine (the default policy): findings, exit 1.
+# Soft RDMA on a managed machine (the default policy): findings, exit 1, in either format (a text
+# report that crashed or failed half-way would otherwise pass on its header alone).
 assert_eq "$rc" 1 "rdmaguard audit exit status"
+assert_eq "$trc" 1 "rdmaguard audit --format text exit status"
 
 /usr/bin/python3 - "$OUT" "$spid" "$cpid" "$rpid" <<'EOF'
 import json, os, sys
