@@ -29,7 +29,30 @@ fi
 if [ $# -gt 0 ]; then
 	targets=("$@")
 else
-	mapfile -t targets < <(sed -n "s/^  '\([a-z0-9_]*\)': files('fuzz_.*\.c'),$/\1/p" $src/meson.build)
+	# Every target: one per tests/fuzz/fuzz_NAME.c. meson's list of the libFuzzer binaries it
+	# builds must name the same ones: a list that came out empty or short would fuzz nothing,
+	# or less, and still pass.
+	targets=()
+	for f in "$src"/fuzz_*.c; do
+		[ -e "$f" ] || continue
+		f=${f##*/fuzz_}
+		targets+=("${f%.c}")
+	done
+	mapfile -t built < <(meson introspect --targets $build | /usr/bin/python3 -c '
+import json, sys
+print("\n".join(t["name"][len("fuzz-"):] for t in json.load(sys.stdin)
+                if t["type"] == "executable" and t["name"].startswith("fuzz-")
+                and not t["name"].startswith(("fuzz-replay-", "fuzz-make-"))))' | LC_ALL=C sort)
+	if [ ${#targets[@]} -eq 0 ]; then
+		echo "$0: no fuzz target: no $src/fuzz_*.c" >&2
+		exit 1
+	fi
+	if [ "$(printf '%s\n' "${targets[@]}" | LC_ALL=C sort)" != "$(printf '%s\n' "${built[@]}")" ]
+	then
+		echo "$0: the targets of $src/fuzz_*.c (${targets[*]}) are not the libFuzzer" \
+			"binaries $build/ builds (${built[*]:-none}): $src/meson.build's fuzz_targets" >&2
+		exit 1
+	fi
 fi
 ninja -C $build "${targets[@]/#/tests/fuzz/fuzz-}"
 
