@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The key facts of every default rule's alerts, written down by hand from the rule (rules/*.json),
+the input events (tests/fixtures/events/NAME.jsonl) and the fixture's policy, never copied from
+the binary's output: test_rule_facts.py checks the binary against them. NAME.expected.jsonl (all
+fields, written by test_rule_fixtures.py --update) catches any change; these catch a wrong one
+that --update would have written down.
+
+FACTS[NAME] is every alert the replay of NAME.jsonl must raise, in any order; each a dict of
+dotted field paths and values, None for a field that must be absent. The policy is
+tests/fixtures/events/policy.json (managed, the game Arena = /opt/arena/*, ibv_devinfo allowed,
+ib_write_bw allowed on mlx5_0 only, mr_max_bytes 1 GiB, the default 60 s window) unless
+NAME.policy.json exists. Repeats (README "Repeats"): the first match for a process and object
+alerts at once with count 1; the later ones within the window come out as one alert at the end
+of the replay, with their count and the last one's fields.
+"""
+
+
+def a(rule, severity, pid, count=1, **fields):
+    """An alert: rule.id, severity, process.pid (None: no process), count and other fields
+    (dotted paths written with __ for the dots)."""
+    f = {"rule.id": rule, "severity": severity, "process.pid": pid, "count": count}
+    f.update({k.replace("__", "."): v for k, v in fields.items()})
+    return f
+
+
+FACTS = {
+    # agent_lost: medium, high from 1000 lost; repeats by agent.what.
+    "AGENT-001": [
+        a("AGENT-001", "medium", None, agent__what="ringbuf", agent__count=57,
+          message="57 events lost (ringbuf) cpu 3"),
+        a("AGENT-001", "high", None, agent__what="queue", agent__count=5000),
+        # the second ringbuf loss, 1 s later: a repeat, reported with its own count of 2 lost
+        a("AGENT-001", "medium", None, agent__what="ringbuf", agent__count=2),
+    ],
+    # only the sensor that is not ok
+    "AGENT-002": [
+        a("AGENT-002", "high", None, agent__what="lsm/file_open",
+          message="Sensor lsm/file_open degraded or detached: BPF LSM not active: falling back "
+                  "to tracepoints"),
+    ],
+    # no aggregation: every load and every rejection; a rejection is high
+    "AGENT-003": [
+        a("AGENT-003", "info", None,
+          message="Policy /etc/rdmaguard/policy.json loaded (13 rules)"),
+        a("AGENT-003", "high", None, agent__what="/etc/rdmaguard/policy.json"),
+        a("AGENT-003", "high", None, agent__what="/etc/rdmaguard/policy.json"),
+    ],
+    # each tampering once; the refused link detach (no ok) is high; tc has no process
+    "AGENT-004": [
+        a("AGENT-004", "critical", 4100, agent__what="bpf_map_update_elem",
+          process__executable="/usr/sbin/bpftool"),
+        a("AGENT-004", "high", 4101, agent__what="bpf_link_detach"),
+        a("AGENT-004", "critical", None, agent__what="tc_filter"),
+        a("AGENT-004", "critical", 4200, agent__what="signal"),
+    ],
+    # mlx5_0 seen twice (the second a repeat), mlx5_1 added; the PCI function alone is nothing
+    "RDMA-001": [
+        a("RDMA-001", "medium", None, rdma__device="mlx5_0",
+          message="RDMA device mlx5_0 (roce, driver mlx5_core) is present on a managed machine"),
+        a("RDMA-001", "medium", None, rdma__device="mlx5_1"),
+        a("RDMA-001", "medium", None, rdma__device="mlx5_0"),
+    ],
+    # a server: nothing
+    "RDMA-001-server": [],
+    # mlx5_ib is no soft RDMA; rxe's module, modprobe's siw, then with Arena running the rxe0
+    # link (critical, and RDMA-001 for the device) and rxe's module again (a critical repeat)
+    "RDMA-002": [
+        a("RDMA-002", "high", None, module__name="rdma_rxe"),
+        a("RDMA-002", "high", 300, module__name="siw"),
+        a("RDMA-002", "critical", None, rdma__device="rxe0"),
+        a("RDMA-001", "medium", None, rdma__device="rxe0"),
+        a("RDMA-002", "critical", None, module__name="rdma_rxe"),
+    ],
+    # python3's libibverbs (then a repeat of it) and librdmacm, pid 402's provider; not the
+    # allowed ibv_devinfo
+    "RDMA-003": [
+        a("RDMA-003", "medium", 400, rdma__library="libibverbs",
+          message="python3 (400) loaded /usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0"),
+        a("RDMA-003", "medium", 402, rdma__library="provider"),
+        a("RDMA-003", "medium", 400, rdma__library="libibverbs"),
+        a("RDMA-003", "medium", 400, rdma__library="librdmacm"),
+    ],
+    # probe's uverbs0 (its rdma_cm is not uverbs), ib_write_bw's uverbs1 on rxe0 (allowed on
+    # mlx5_0 only), then with Arena running probe's uverbs2: high, and RDMA-006
+    "RDMA-004": [
+        a("RDMA-004", "medium", 500, file__path="/dev/infiniband/uverbs0",
+          message="probe (500) opened /dev/infiniband/uverbs0 (rxe0)"),
+        a("RDMA-004", "medium", 502, file__path="/dev/infiniband/uverbs1"),
+        a("RDMA-004", "high", 500, file__path="/dev/infiniband/uverbs2", rdma__device="siw0"),
+        a("RDMA-006", "critical", 500, event__action="device_open"),
+    ],
+    # remote_write on rxe0, remote_read (dmabuf) on mlx5_0; not local_write, not ibv_devinfo
+    "RDMA-005": [
+        a("RDMA-005", "high", 600, rdma__device="rxe0", rdma__mr__length=65536),
+        a("RDMA-005", "high", 600, rdma__device="mlx5_0", rdma__op="reg_dmabuf_mr"),
+    ],
+    # a server: only the registration made while Arena runs (critical), and RDMA-006
+    "RDMA-005-server": [
+        a("RDMA-005", "critical", 600, rdma__mr__access=["remote_atomic"]),
+        a("RDMA-006", "critical", 600, rdma__op="reg_mr"),
+    ],
+    # helper's rdma_cm and verbs while Arena runs; not ibv_devinfo; nothing after Arena exits
+    "RDMA-006": [
+        a("RDMA-006", "critical", 701, event__action="rdma_cm",
+          message="helper (701) used RDMA (rdma_cm create_id) while Arena runs"),
+        a("RDMA-006", "critical", 701, event__action="verbs", rdma__op="query_device"),
+    ],
+    # the game itself: its library (and RDMA-003, high as the game runs) and its uverbs0 (and
+    # RDMA-004, high)
+    "RDMA-007": [
+        a("RDMA-007", "critical", 800, event__action="library_load"),
+        a("RDMA-003", "high", 800, rdma__library="libibverbs"),
+        a("RDMA-007", "critical", 800, event__action="device_open"),
+        a("RDMA-004", "high", 800, file__path="/dev/infiniband/uverbs0"),
+    ],
+    # bridge opens uverbs0 before the game (RDMA-004), reads Arena's memory; its forked child
+    # writes it; gdb (no RDMA) and bridge reading systemd raise nothing
+    "RDMA-008": [
+        a("RDMA-004", "medium", 901, file__path="/dev/infiniband/uverbs0"),
+        a("RDMA-008", "critical", 901, memory__op="process_vm_readv",
+          target__process__pid=900,
+          message="bridge (901), which uses RDMA, did process_vm_readv on Arena (900)"),
+        a("RDMA-008", "critical", 903, memory__op="process_vm_writev",
+          target__process__pid=900),
+    ],
+    # QP 17 to RTR (then RTS: a repeat), the rdma_cm connect, the kernel's table's QP 17 (no
+    # peer: another object); not INIT, not the kernel's own QP, not ibv_devinfo
+    "RDMA-009": [
+        a("RDMA-009", "high", 1000, rdma__qp__state="rtr", rdma__peer__gid="::ffff:192.0.2.50"),
+        a("RDMA-009", "high", 1000, rdma__qp__state="rts", rdma__peer__gid="::ffff:192.0.2.50"),
+        a("RDMA-009", "high", 1000, event__action="rdma_cm", rdma__peer__address="198.51.100.7"),
+        a("RDMA-009", "high", 1000, event__action="qp_present", rdma__qp__num=17),
+    ],
+    # the implicit MR on mlx5_0, the 2 GiB one (a repeat), the 4 GiB MR in rxe0's table; not
+    # 1 MiB, not the kernel's own MR
+    "RDMA-010": [
+        a("RDMA-010", "high", 1100, rdma__device="mlx5_0",
+          rdma__mr__length=18446744073709551615),
+        a("RDMA-010", "high", 1100, rdma__device="mlx5_0", rdma__mr__length=2147483648),
+        a("RDMA-010", "high", 1100, rdma__device="rxe0", rdma__mr__length=4294967296),
+    ],
+    # every denial and the kill: rdma_cm twice (a repeat), create_qp, then with Arena running
+    # (critical) modprobe's rxe and the rxe1 link (with RDMA-002; RDMA-001 skips denied
+    # devices), and the killed ib_write_bw on rxe0 (with RDMA-004 and RDMA-006)
+    "RDMA-011": [
+        a("RDMA-011", "high", 500, file__path="/dev/infiniband/rdma_cm"),
+        a("RDMA-011", "high", 500, file__path="/dev/infiniband/rdma_cm"),
+        a("RDMA-011", "high", 500, rdma__op="create_qp"),
+        a("RDMA-011", "critical", 520, module__name="rdma_rxe"),
+        a("RDMA-002", "critical", 520, module__name="rdma_rxe"),
+        a("RDMA-011", "critical", 521, rdma__device="rxe1"),
+        a("RDMA-002", "critical", 521, rdma__device="rxe1"),
+        a("RDMA-011", "critical", 530, file__path="/dev/infiniband/uverbs0"),
+        a("RDMA-004", "high", 530, file__path="/dev/infiniband/uverbs0"),
+        a("RDMA-006", "critical", 530, event__action="device_open"),
+    ],
+}
