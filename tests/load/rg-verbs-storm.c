@@ -8,11 +8,14 @@
  *
  *   rg-verbs-storm DEVICE PROCS MRS QPS
  *
- * Prints per process "pid=P mrs=N qps=N elapsed_ms=T" (what it did) and a total line
+ * Process number I runs pinned to the I-th CPU it may use (modulo their number): the agent counts
+ * lost records per CPU, and a record lost there is the only loss that can be one of its own.
+ * Prints per process "pid=P cpu=C mrs=N qps=N elapsed_ms=T" (what it did) and a total line
  * "total_mrs=N total_qps=N failed_procs=N elapsed_ms=T mr_per_s=R qp_per_s=R". Exit 0, 1 if a
  * process failed (a verb failed, or no such device), 2 for bad usage.
  */
 #include <infiniband/verbs.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,15 +45,37 @@ static struct ibv_context *open_device(const char *name)
 	return ctx;
 }
 
-static int worker(const char *dev, long mrs, long qps)
+/* Pins this process to the i-th CPU of its affinity mask (modulo their number); returns it. */
+static int pin(long i)
 {
-	struct ibv_context *ctx = open_device(dev);
+	cpu_set_t set;
+	int n, cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0 || (n = CPU_COUNT(&set)) == 0)
+		return -1;
+	i %= n;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set) && i-- == 0)
+			break;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) < 0 ? -1 : cpu;
+}
+
+static int worker(long index, const char *dev, long mrs, long qps)
+{
+	int cpu = pin(index);
+	struct ibv_context *ctx = cpu < 0 ? NULL : open_device(dev);
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	uint64_t t0 = now_ms();
 	long done_mrs = 0, done_qps = 0;
 	static char buf[1 << 16];
 
+	if (cpu < 0) {
+		perror("rg-verbs-storm: sched_setaffinity");
+		return 2;
+	}
 	if (!ctx) {
 		fprintf(stderr, "rg-verbs-storm: cannot open %s\n", dev);
 		return 2;
@@ -87,7 +112,7 @@ static int worker(const char *dev, long mrs, long qps)
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
-	printf("pid=%d mrs=%ld qps=%ld elapsed_ms=%llu\n", getpid(), done_mrs, done_qps,
+	printf("pid=%d cpu=%d mrs=%ld qps=%ld elapsed_ms=%llu\n", getpid(), cpu, done_mrs, done_qps,
 	       (unsigned long long)(now_ms() - t0));
 	fflush(stdout);
 	return done_mrs == mrs && done_qps == qps ? 0 : 1;
@@ -112,7 +137,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (pid == 0)
-			_exit(worker(argv[1], mrs, qps));
+			_exit(worker(p, argv[1], mrs, qps));
 	}
 	while (wait(&status) > 0)
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
