@@ -28,9 +28,6 @@ enum {
 	VK_TIME, /* wall-clock ns */
 };
 
-/* The kinds in words, for messages ("a number"). */
-extern const char *const cond_vk_words[VK_TIME + 1];
-
 struct value {
 	uint8_t kind;
 	uint8_t flags_kind; /* VK_BITS: EFK_ACCESS or EFK_FLAGS */
@@ -172,25 +169,3 @@ int cond_parse_number(struct cparser *p, const struct token *t, bool duration, i
 /* A token that can be a value (identifier, string, number, true, false), and its text. */
 bool cond_token_is_value(const struct token *t);
 const char *cond_token_text(const struct token *t);
-
-/* Fields. */
-
-/* Resolves a field name into f (f->name not set). -EINVAL with a message in errbuf. */
-int cond_field_resolve(const char *name, struct field_ref *f, char *errbuf, size_t errlen);
-bool cond_event_value(const struct event_field *ef, const struct rg_event *ev, struct value *v);
-bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct value *v);
-
-/* The value of field f for ctx's event into v; false if the event has none. */
-static inline bool cond_get_value(const struct field_ref *f, struct cond_ctx *ctx,
-				  struct value *v)
-{
-	const struct event_field *ef;
-
-	v->kind = VK_NONE;
-	if (f->df)
-		return cond_derived_value(f, ctx, v);
-	if (ctx->ev->type >= RG_EV__MAX)
-		return false;
-	ef = f->by_type[ctx->ev->type];
-	return ef && cond_event_value(ef, ctx->ev, v);
-}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cond-internal.h"
+#include "cond_fields.h"
 #include "common/util.h"
 #include "proctree/proctree.h"
 

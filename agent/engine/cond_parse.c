@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cond-internal.h"
+#include "cond_fields.h"
 #include "common/util.h"
 
 static const char *const op_names[] = {"==", "!=", "<", "<=", ">", ">=", "contains", "glob",

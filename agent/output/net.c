@@ -23,7 +23,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/util.h"
-#include "net-internal.h"
+#include "net_state.h"
 #include "rfc5424.h"
 #include "sink.h"
 #include "spool.h"

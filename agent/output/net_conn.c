@@ -20,7 +20,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "net-internal.h"
+#include "net_state.h"
 #include "spool.h"
 
 static uint64_t rng_next(struct net *n)

@@ -15,7 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "net-internal.h"
+#include "net_state.h"
 #include "rfc5424.h"
 #include "spool.h"
 
