@@ -3,7 +3,8 @@
 # with the host's root read-only over 9p, and runs scenarios against a real soft-RoCE stack.
 # See tests/vm/README.md.
 #
-# Exit status: 0 every scenario passed, 1 some scenario failed, 2 the lab could not run.
+# Exit status: 0 every scenario passed and the VM ended cleanly, 1 some scenario failed or the VM's
+# end did not (the runner's done mark or exit status, a kernel splat), 2 the lab could not run.
 set -euo pipefail
 
 usage()
@@ -28,7 +29,9 @@ RG_LAB_QEMU, RG_LAB_MEM (MiB, 2048), RG_LAB_SMP (2), RG_LAB_ACCEL (tcg,thread=si
 host thread for every vCPU; tcg: a thread each), RG_LAB_CACHE,
 RG_LAB_APPEND (extra kernel command line), RG_LAB_ICOUNT (qemu -icount: e.g. shift=0,sleep=off,
 the guest's clock counts the instructions it executes; single-threaded TCG).
-Exit status: 0 all passed, 1 some scenario failed, 2 the lab could not run.
+Exit status: 0 all passed, 1 some scenario failed or the VM's end was not clean (no done mark,
+the runner's non-zero status, an Oops, BUG, WARNING or verifier splat in the kernel log),
+2 the lab could not run.
 EOF
 }
 
@@ -398,7 +401,7 @@ if [ ! -s "$lab/booted" ]; then
 	tail -n 10 "$lab/qemu.log" 2>/dev/null | sed 's/^/    /'
 	die "the VM did not boot (qemu log: $lab/qemu.log)"
 fi
-if [ -s "$lab/error" ]; then
+if [ -s "$lab/error" ] && [ "$reported" = 0 ]; then
 	console_tail 20
 	die "the lab could not be set up: $(cat "$lab/error")"
 fi
@@ -427,7 +430,60 @@ if [ "$reported" -lt ${#scenarios[@]} ]; then
 	done
 fi
 
+# --- the VM's end ------------------------------------------------------------------------------
+# Every scenario passing is not enough: the runner must also have reset the lab after the last one
+# and finished (its done mark, its exit status), and the guest kernel must have logged no splat.
+end_failed=0
+end_fail()
+{
+	end_failed=$((end_failed + 1))
+	echo "FAIL lab: $*"
+}
+if [ "$killed" = 0 ] && [ "$reported" = ${#scenarios[@]} ]; then
+	runner_rc=$(cat "$lab/exit" 2>/dev/null || true)
+	if [ -s "$lab/error" ]; then
+		end_fail "$(cat "$lab/error")"
+	fi
+	if [ ! -s "$lab/done" ]; then
+		end_fail "the runner did not finish after the last scenario (no done mark)"
+	fi
+	if [ -z "$runner_rc" ]; then
+		end_fail "the runner's exit status is missing: the guest died after the last scenario"
+	elif [ "$runner_rc" != 0 ]; then
+		end_fail "the runner exited with status $runner_rc after the last scenario"
+	fi
+	[ "$end_failed" = 0 ] || console_tail 20
+fi
+
+# Kernel messages (with printk's timestamp, six decimals: the runner's own lines have two) that
+# say the kernel went wrong: Oops, BUG (soft lockups included), WARN, the BTF verifier's "BPF:"
+# lines, the BPF verifier's "verifier bug". Messages the lab causes on purpose, if ever any, go in
+# splat_expected, one exact regular expression each.
+splat_re='\[ *[0-9]+\.[0-9]{6}\]( BPF: |.*[^A-Za-z]BUG: | .*(Oops: |kernel BUG at |WARNING: |general protection fault|Kernel panic - not syncing|UBSAN: |verifier bug))'
+splat_expected=()
+splats()
+{
+	local line e
+	{ tr -d '\r' 2>/dev/null <"$lab/console.log" | grep -E -- "$splat_re" || true; } |
+		while IFS= read -r line; do
+			for e in "${splat_expected[@]}"; do
+				[[ $line =~ $e ]] && continue 2
+			done
+			printf '%s\n' "$line"
+		done
+}
+splat_lines=$(splats)
+if [ -n "$splat_lines" ]; then
+	end_fail "the guest kernel logged $(wc -l <<<"$splat_lines") splat line(s):"
+	head -n 10 <<<"$splat_lines" | sed 's/^/    /'
+	first=$(head -n 1 <<<"$splat_lines")
+	say "the console from the first one (in $lab/console.log):"
+	{ tr -d '\r' <"$lab/console.log" | grep -F -x -A 15 -- "$first" || true; } |
+		sed -n '1,16s/^/    /p'
+fi
+
 passed=$((${#scenarios[@]} - failed))
 say "$passed passed, $failed failed; boot ${boot_s:-?} s, total $(elapsed) s; results in $results"
-[ "$failed" = 0 ] || exit 1
+[ "$end_failed" = 0 ] || say "the VM's end: $end_failed check(s) failed (above)"
+[ "$failed" = 0 ] && [ "$end_failed" = 0 ] || exit 1
 exit 0

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Self-test of the VM lab harness (TAP): a passing, a hanging, a failing scenario, one that
 # outlives the VM's wall-clock limit and one whose guest panics on a soft lockup are each reported
-# as such, leftovers are cleaned between scenarios, and a lab that cannot run (or whose guest does
-# not come up in time) exits 2 with the reason. Needs what lab.sh needs.
+# as such, leftovers are cleaned between scenarios, a kernel splat and a runner that fails after
+# the last scenario fail the run, and a lab that cannot run (or whose guest does not come up in
+# time) exits 2 with the reason. Needs what lab.sh needs.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 results=$(mktemp -d)
@@ -38,7 +39,7 @@ has()
 	grep -qE -- "$1" <<<"$out"
 }
 
-run "$S/pass.sh" "$S/hang.sh" "$S/leftovers.sh" "$S/fail.sh"
+run "$S/pass.sh" "$S/hang.sh" "$S/leftovers.sh" "$S/fail.sh" "$S/splat.sh" "$S/badreset.sh"
 check "some scenario failed: exit 1" [ "$rc" = 1 ]
 check "pass reported ok" has '^ok pass \([0-9.]+ s\)$'
 check "hang stopped by its own timeout" has '^FAIL hang rc=124 \([0-9.]+ s, timed out\)'
@@ -46,7 +47,13 @@ check "hang's log tail shown" has '^    hang: waiting forever$'
 check "leftovers of pass and hang cleaned" has '^ok leftovers '
 check "fail reported with its status" has '^FAIL fail rc=3 '
 check "fail's log tail shown" has '^    fail: deliberate failure$'
-check "summary" has '^lab: 2 passed, 2 failed; boot [0-9.]+ s'
+check "summary" has '^lab: 4 passed, 2 failed; boot [0-9.]+ s'
+check "a kernel splat fails the run" has '^FAIL lab: the guest kernel logged 1 splat line'
+check "the splat shown" has '^    \[ *[0-9.]+\] WARNING: CPU: 0 PID: [0-9]+ at tests/vm/selftest/splat.sh'
+check "a failed reset after the last scenario: no done mark" \
+	has '^FAIL lab: the runner did not finish after the last scenario \(no done mark\)$'
+check "a failed reset after the last scenario: the runner's status" \
+	has '^FAIL lab: the runner exited with status 1 after the last scenario$'
 check "per-scenario results" [ -s "$results/pass/file" ] && [ "$(cat "$results/fail/rc")" = 3 ]
 
 run --timeout 60 "$S/wallclock.sh" "$S/pass.sh"

@@ -10,6 +10,7 @@
 #   _lab/error             why the lab could not be set up (then nothing else runs)
 #   _lab/current           the scenario running now
 #   _lab/done              written last
+#   _lab/exit              this script's exit status (written by the initramfs's init)
 #   NAME/log, NAME/rc, NAME/time (seconds), NAME/dmesg (on failure)
 set -euo pipefail
 
@@ -56,23 +57,25 @@ lab_error()
 net_reset()
 {
 	local dev
-	ip link set lo up
+	ip link set lo up || return 1
 	for dev in $(ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }'); do
 		case $dev in lo | dummy0) ;; *) ip link delete "$dev" 2>/dev/null || true ;; esac
 	done
-	ip link show dummy0 >/dev/null 2>&1 || ip link add dummy0 type dummy
-	ip addr flush dev dummy0
-	ip addr add "$LAB_ADDR/24" dev dummy0
+	ip link show dummy0 >/dev/null 2>&1 || ip link add dummy0 type dummy || return 1
+	ip addr flush dev dummy0 || return 1
+	ip addr add "$LAB_ADDR/24" dev dummy0 || return 1
 	ip link set dummy0 up
 }
 
-# What a scenario may leave behind and the next must not see.
+# What a scenario may leave behind and the next must not see. Called as `lab_reset || ...`, where
+# set -e does not act: each step says itself when it fails. The pins go first: enforcement that a
+# failed scenario left in force (its daemon killed with the cgroup) would refuse the module loads.
 lab_reset()
 {
-	rxe_down
-	modprobe -a rdma_rxe ib_uverbs rdma_ucm dummy
-	net_reset
 	find /sys/fs/bpf -mindepth 1 -delete 2>/dev/null || true
+	rxe_down || return 1
+	modprobe -a rdma_rxe ib_uverbs rdma_ucm dummy || return 1
+	net_reset || return 1
 	echo >/sys/kernel/tracing/kprobe_events 2>/dev/null || true
 	echo >/sys/kernel/tracing/uprobe_events 2>/dev/null || true
 }
