@@ -1,0 +1,88 @@
+#!/bin/bash
+# Enforcement's kill mode on the real nodes (issue 7): where BPF LSM is not active, the daemon
+# kills from its syscall tracepoint programs what a rule with action `kill` names:
+# - ibv_rc_pingpong (not allowlisted; RDMA-004 kill) is SIGKILLed at its open of uverbs0 (as its
+#   parent, rg-lab-probe run, sees it), and RDMA-004 and RDMA-011 alert `killed` with its pid;
+# - rg-lab-probe cm-connect (RDMA-009 kill) is SIGKILLed at its CONNECT on a real rdma_cm fd,
+#   RDMA-009 alerts `killed` with its pid and the operation;
+# - an allowlisted copy of the probe opens uverbs0 and connects (the kernel answers EINVAL: the
+#   id has no route) and lives; the pinned programs count exactly the two kills.
+# The lab's kernel has BPF LSM, and the daemon decides between deny and kill from
+# /sys/kernel/security/lsm (its feature probe). So that both modes run in one boot, this daemon
+# runs in a mount namespace of its own where that file lists the active LSMs without "bpf", as
+# after a boot with an lsm= that lacks it; it then loads no LSM program (checked: its mode, its
+# AGENT-002, the pinned links and config) and the kills are the tracepoint programs' alone.
+# lab-timeout: 600
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "$RG_SRC/tests/vm/lib.sh"
+# shellcheck source=tests/vm/enforce.sh
+. "$RG_SRC/tests/vm/enforce.sh"
+
+grep -qw bpf /sys/kernel/security/lsm || fail "BPF LSM is not active: $(cat /sys/kernel/security/lsm)"
+tr ',' '\n' </sys/kernel/security/lsm | grep -vx bpf | paste -sd, >"$TMPDIR/lsm"
+log "the daemon's /sys/kernel/security/lsm: $(cat "$TMPDIR/lsm")"
+# shellcheck disable=SC2016 # expanded by sh
+ENF_WRAP=(unshare --mount --propagation private
+	sh -c 'mount --bind "$0" /sys/kernel/security/lsm && exec "$@"' "$TMPDIR/lsm")
+uverbs=$(uverbs_of rxe0)
+mkdir -p "$TMPDIR/allowed"
+cp "$PROBE" "$TMPDIR/allowed/rg-lab-probe"
+enf_policy "{\"role\": \"managed\", \"enforce\": true, \"enforce_scope\": \"always\",
+	\"rules\": {\"RDMA-004\": {\"action\": \"kill\"}, \"RDMA-009\": {\"action\": \"kill\"}},
+	\"allow\": [{\"exe\": \"$TMPDIR/allowed/rg-lab-probe\"}]}"
+enf_start k --sensor tracepoint --no-inventory
+
+alerts k --match '{"event.action": "agent_start", "agent.enforce.mode": "kill"}' --count 1 \
+	--match '{"rule.id": "AGENT-002", "agent.what": "enforce",
+	"message": "~BPF LSM is not active.*rule actions kill act"}' --count 1
+enf_status || fail "rdmaguard enforce --status: nothing pinned"
+expect_json "$OUT/status.json" --match '{"pinned": true, "config.lsm": false, "config.enforce": true,
+	"links": ["enf_tp_exit_openat", "enf_tp_enter_write"]}' --count 1 \
+	--match '{"links": ["enf_file_open"]}' --absent
+killed0=$(enf_count killed)
+
+# ibv_rc_pingpong, a server: were it not killed at its open, it would wait for a client
+"$PROBE" run -t 60 ibv_rc_pingpong -d rxe0 -g 1 >"$OUT/pingpong.log" 2>&1 ||
+	fail "rg-lab-probe run: $(cat "$OUT/pingpong.log")"
+grep -qx "status=signal 9 (SIGKILL)" "$OUT/pingpong.log" ||
+	fail "ibv_rc_pingpong was not killed: $(cat "$OUT/pingpong.log")"
+pid_pp=$(sed -n 's/^child=//p' "$OUT/pingpong.log")
+# the probe on rdma_cm: killed at CONNECT, so it never prints the kernel's answer to it
+"$PROBE" run -t 60 "$PROBE" cm-connect >"$OUT/cm.log" 2>&1 ||
+	fail "rg-lab-probe run: $(cat "$OUT/cm.log")"
+grep -qx "status=signal 9 (SIGKILL)" "$OUT/cm.log" ||
+	fail "rg-lab-probe cm-connect was not killed: $(cat "$OUT/cm.log")"
+grep -qx "create_id=[0-9]*" "$OUT/cm.log" || fail "no rdma_cm id before the connect: $(cat "$OUT/cm.log")"
+! grep -q "^connect=" "$OUT/cm.log" || fail "the connect returned: $(cat "$OUT/cm.log")"
+pid_cm=$(sed -n 's/^child=//p' "$OUT/cm.log")
+
+# the allowlisted copy does both and lives
+"$TMPDIR/allowed/rg-lab-probe" open "$uverbs" >"$OUT/allowed-open.log" 2>&1 ||
+	fail "the allowlisted probe could not open $uverbs: $(cat "$OUT/allowed-open.log")"
+"$TMPDIR/allowed/rg-lab-probe" cm-connect >"$OUT/allowed-cm.log" 2>&1 ||
+	fail "the allowlisted probe's cm-connect: $(cat "$OUT/allowed-cm.log")"
+grep -qx "connect_errno=EINVAL" "$OUT/allowed-cm.log" ||
+	fail "the allowlisted probe's connect: $(cat "$OUT/allowed-cm.log")"
+pid_allowed=$(sed -n 's/^pid=//p' "$OUT/allowed-open.log")
+
+killed1=$(enf_count killed)
+assert_eq "$((killed1 - killed0))" 2 "kills counted by the pinned programs"
+_killed_all()
+{
+	alerts k --match "{\"rule.id\": \"RDMA-004\", \"action\": \"killed\", \"process.pid\": $pid_pp}" --min 1 &&
+		alerts k --match "{\"rule.id\": \"RDMA-009\", \"action\": \"killed\", \"process.pid\": $pid_cm}" --min 1
+}
+wait_for -m "the kills' alerts" _killed_all
+alerts k --match "{\"rule.id\": \"RDMA-004\", \"action\": \"killed\", \"rule.action\": \"kill\",
+	\"event.action\": \"device_open\", \"process.pid\": $pid_pp,
+	\"process.executable\": \"/usr/bin/ibv_rc_pingpong\", \"file.path\": \"$uverbs\",
+	\"rdma.node\": \"uverbs\", \"rdma.device\": \"rxe0\", \"event.flags\": [\"killed\"]}" --count 1 \
+	--match "{\"rule.id\": \"RDMA-011\", \"action\": \"killed\", \"process.pid\": $pid_pp}" --min 1 \
+	--match "{\"rule.id\": \"RDMA-009\", \"action\": \"killed\", \"rule.action\": \"kill\",
+	\"process.pid\": $pid_cm, \"rdma.op\": \"connect\", \"event.flags\": [\"killed\"]}" --count 1 \
+	--match "{\"action\": \"killed\", \"process.pid\": $pid_allowed}" --absent \
+	--match '{"action": "denied"}' --absent
+
+enf_stop k
+"$RG" enforce --off >/dev/null
