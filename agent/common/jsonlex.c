@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The JSON lexer's parts off the hot path (see jsonlex.h): escapes, UTF-8, comments. */
 #include "common/jsonlex.h"
+#include "common/utf8.h"
 #include "common/util.h"
 
 const char *jlex_ws_comments(const char *p, const char *end, struct jlex_fault *f)
@@ -26,38 +27,6 @@ const char *jlex_ws_comments(const char *p, const char *end, struct jlex_fault *
 		} else
 			return p;
 	}
-}
-
-size_t jlex_utf8_len(const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	uint32_t cp;
-	size_t k, len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else
-		return 0;
-	if (n < len)
-		return 0;
-	for (k = 1; k < len; k++) {
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[k] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
 }
 
 static size_t put_utf8(char *o, uint32_t c)
@@ -189,7 +158,7 @@ static const char *check_utf8(const char *p, const char *q, const char *end,
 			      struct jlex_fault *f)
 {
 	while (p < q) {
-		size_t l = (uint8_t)*p < 0x80 ? 1 : jlex_utf8_len(p, (size_t)(end - p));
+		size_t l = (uint8_t)*p < 0x80 ? 1 : utf8_seq_len(p, (size_t)(end - p));
 
 		if (!l)
 			return jlex_fail(f, JLEX_UTF8, p, NULL);
@@ -258,7 +227,7 @@ const char *jlex_string_at(const char *p, const char *end, unsigned flags, size_
 		} else {
 			l = (uint8_t)*p < 0x80 || (flags & JLEX_RAW_BYTES)
 				    ? 1
-				    : jlex_utf8_len(p, (size_t)(end - p));
+				    : utf8_seq_len(p, (size_t)(end - p));
 			if (!l)
 				return NULL;
 			p += l;

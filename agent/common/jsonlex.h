@@ -91,9 +91,6 @@ static inline bool jlex_is_digit(char c)
 	return (unsigned)(c - '0') < 10;
 }
 
-/* The length of the valid UTF-8 sequence at s (n bytes there), or 0: no overlong forms, no
- * surrogates, nothing above U+10FFFF. */
-size_t jlex_utf8_len(const char *s, size_t n);
 
 /*
  * One escape at p (its backslash) decoded as UTF-8 into out (4 bytes at most; a surrogate pair

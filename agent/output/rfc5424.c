@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "common/macro.h"
+#include "common/utf8.h"
 #include "common/util.h"
 #include "rfc5424.h"
 
@@ -64,43 +65,6 @@ static void put_sd_name(struct writer *w, const char *s)
 	}
 }
 
-/*
- * Length of the valid UTF-8 sequence at s (n bytes available), or 0 if the bytes there are not
- * one (overlong forms, surrogates and code points above U+10FFFF are invalid, as in RFC 3629).
- */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len, i;
-	uint32_t cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	if (cp >= 0xd800 && cp <= 0xdfff)
-		return 0;
-	return len;
-}
-
 /* UTF-8 text with invalid bytes replaced by '?'; escape: also '"', '\' and ']' get a '\'. */
 static void put_utf8(struct writer *w, const char *s, size_t n, bool escape)
 {
@@ -108,7 +72,7 @@ static void put_utf8(struct writer *w, const char *s, size_t n, bool escape)
 	size_t i = 0;
 
 	while (i < n) {
-		size_t l = utf8_seq_len(p + i, n - i);
+		size_t l = utf8_seq_len((const char *)p + i, n - i);
 
 		if (l == 0) {
 			put(w, '?');

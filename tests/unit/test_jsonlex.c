@@ -11,6 +11,7 @@
 
 #include "common/jsonlex.h"
 #include "common/macro.h"
+#include "common/utf8.h"
 
 #define RELAXED (JLEX_RAW_BYTES | JLEX_LONE_SURROGATE)
 
@@ -213,16 +214,16 @@ END_TEST
 
 START_TEST(test_utf8_len)
 {
-	ck_assert_uint_eq(jlex_utf8_len("a", 1), 1);
-	ck_assert_uint_eq(jlex_utf8_len("\xc3\xa9", 2), 2);
-	ck_assert_uint_eq(jlex_utf8_len("\xe2\x82\xac", 3), 3);
-	ck_assert_uint_eq(jlex_utf8_len("\xf0\x9f\x98\x80", 4), 4);
-	ck_assert_uint_eq(jlex_utf8_len("\xf0\x9f\x98\x80", 3), 0); /* cut */
-	ck_assert_uint_eq(jlex_utf8_len("\xc0\xaf", 2), 0);	      /* overlong */
-	ck_assert_uint_eq(jlex_utf8_len("\xed\xa0\x80", 3), 0);     /* a surrogate */
-	ck_assert_uint_eq(jlex_utf8_len("\xf4\x90\x80\x80", 4), 0); /* past U+10FFFF */
-	ck_assert_uint_eq(jlex_utf8_len("\x80", 1), 0);
-	ck_assert_uint_eq(jlex_utf8_len("\xf8\x88\x80\x80\x80", 5), 0);
+	ck_assert_uint_eq(utf8_seq_len("a", 1), 1);
+	ck_assert_uint_eq(utf8_seq_len("\xc3\xa9", 2), 2);
+	ck_assert_uint_eq(utf8_seq_len("\xe2\x82\xac", 3), 3);
+	ck_assert_uint_eq(utf8_seq_len("\xf0\x9f\x98\x80", 4), 4);
+	ck_assert_uint_eq(utf8_seq_len("\xf0\x9f\x98\x80", 3), 0); /* cut */
+	ck_assert_uint_eq(utf8_seq_len("\xc0\xaf", 2), 0);	      /* overlong */
+	ck_assert_uint_eq(utf8_seq_len("\xed\xa0\x80", 3), 0);     /* a surrogate */
+	ck_assert_uint_eq(utf8_seq_len("\xf4\x90\x80\x80", 4), 0); /* past U+10FFFF */
+	ck_assert_uint_eq(utf8_seq_len("\x80", 1), 0);
+	ck_assert_uint_eq(utf8_seq_len("\xf8\x88\x80\x80\x80", 5), 0);
 }
 END_TEST
 
