@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Shared by every sensors .bpf.c file: the maps (defined __weak so that each object file can
- * include them and `bpftool gen object` links them into one), the knobs the agent sets before
- * load, and helpers: process identity, fd -> struct file, RDMA node classification, dentry paths.
+ * Shared by every sensors .bpf.c file: the knobs the agent sets before load, and helpers: process
+ * identity, fd -> struct file, RDMA node classification, dentry paths, records into the ring
+ * buffer. The maps are in maps.bpf.h (included here).
  *
  * Every loop is bounded; big buffers live in the ring buffer record or the per-CPU scratch map.
  */
@@ -32,7 +32,6 @@
 #define IB_UMAD_BASE_MINOR   64 /* umad 0..63, issm 64..127 */
 #define PTRACE_MODE_ATTACH   0x02
 #define RG_PATH_DEPTH	     32
-#define RG_NAME_MAX	     64
 #define RG_POST_EMIT_NS	     1000000000ull /* one post_send/post_recv record per fd per second */
 
 /* Knobs, set by the agent before load (const volatile: the verifier sees the constants). */
@@ -56,140 +55,7 @@ const volatile __u32 rg_ctime_nsec_off __weak = 0;
  * the verifier, which removes it, helper call included). */
 const volatile __u32 rg_have_loop __weak = 1;
 
-/* The one ring buffer. Its size is set by the agent (sensors_config.ringbuf_bytes). */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
-} events __weak SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RG_CNT__MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters __weak SEC(".maps");
-
-/*
- * The sensors' own state (RDMA fds, syscalls in flight, post_send aggregation). The enforcement
- * object (bpf/enforce.bpf.c) defines RG_ENFORCE_OBJECT: it keeps no such state, and its pinned maps
- * stay small.
- */
-#ifndef RG_ENFORCE_OBJECT
-/* (tgid, fd) of every fd known to be an RDMA node: the cheap in-kernel filter for write(). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct rg_fd_key);
-	__type(value, struct rg_fd_val);
-} rdma_fds __weak SEC(".maps");
-
-/* tgids that hold (or held) an RDMA fd; inherited at fork. A write() on an fd not in rdma_fds
- * is examined only for these (an fd inherited, dup'ed or received over a socket). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, __u32);
-} rdma_procs __weak SEC(".maps");
-
-/* A latch, set (slot 0 = 1) before the first entry ever goes into rdma_fds or rdma_procs (by the
- * programs or the agent's seeding) and never cleared: while it is 0 both maps are empty, and the
- * write()/writev() filter and the fork and exit hooks skip their hash lookups (an array slot the
- * verifier inlines to a load). A machine that never had an RDMA user, the one a guard protects,
- * pays no lookup on any write(). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} rdma_seen __weak SEC(".maps");
-
-static __always_inline bool rdma_users_seen(void)
-{
-	__u32 zero = 0;
-	__u32 *v = bpf_map_lookup_elem(&rdma_seen, &zero);
-
-	return v && *(volatile __u32 *)v != 0;
-}
-
-static __always_inline void rdma_users_latch(void)
-{
-	__u32 zero = 0;
-	__u32 *v = bpf_map_lookup_elem(&rdma_seen, &zero);
-
-	if (v && !*(volatile __u32 *)v)
-		*(volatile __u32 *)v = 1;
-}
-
-/* Syscall entry -> exit, per thread. */
-#define PK_IOCTL 1
-#define PK_WRITE 2
-#define PK_MEM	 3
-#define PK_OPEN	 4
-#define PK_BPF	 5
-#define PK_WRITEV 6
-#define PK__MAX	 7
-
-struct pending {
-	__u32 kind;
-	__s32 fd;
-	__u64 a0;
-	__u64 a1;
-	__u32 node;
-	__u32 rdev;
-	__u32 op; /* PK_MEM: the operation; PK_IOCTL/PK_WRITE: enforcement's verdict at entry */
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct pending);
-} pending __weak SEC(".maps");
-
-/* How many entries of each kind are pending: exits of unrelated syscalls check this array
- * (inlined by the verifier to a load) and skip the hash lookup while it is 0. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PK__MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} pending_count __weak SEC(".maps");
-
-/* post_send/post_recv aggregation per (tgid, fd, cmd). */
-struct post_key {
-	__u32 tgid;
-	__s32 fd;
-	__u32 cmd;
-	__u32 pad;
-};
-
-struct post_val {
-	__u64 calls;
-	__u64 last_emit_ns;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, struct post_key);
-	__type(value, struct post_val);
-} posts __weak SEC(".maps");
-
-#endif /* !RG_ENFORCE_OBJECT */
-
-struct rg_scratch {
-	char path[2 * RG_REC_PATH];
-	char name[RG_NAME_MAX];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rg_scratch);
-} scratch __weak SEC(".maps");
+#include "maps.bpf.h"
 
 static __always_inline void count(__u32 which)
 {
@@ -208,22 +74,25 @@ static __always_inline void count(__u32 which)
 	})
 
 #ifndef RG_ENFORCE_OBJECT
-/*
- * The reader's wake-up policy, slot 0 (agent/sensors/ringwake.c): 1 while the agent drains this
- * ring on a timer, during a burst of records, and a record then wakes nobody; 0, the kernel's
- * default: a record that finds the reader caught up wakes it. That wake-up is an irq_work on the
- * submitting CPU (a self-IPI) and the reader's wake-up, both inside the program, so inside the
- * verbs call it reports: microseconds a record, most of a record's cost when records come one
- * at a time. The slot is read after the record was reserved: the agent relies on that order when
- * it goes back to wake-ups (ringwake.c).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} rb_poll __weak SEC(".maps");
+/* The rdma_seen latch: has an RDMA fd or user ever been recorded? */
+static __always_inline bool rdma_users_seen(void)
+{
+	__u32 zero = 0;
+	__u32 *v = bpf_map_lookup_elem(&rdma_seen, &zero);
 
+	return v && *(volatile __u32 *)v != 0;
+}
+
+static __always_inline void rdma_users_latch(void)
+{
+	__u32 zero = 0;
+	__u32 *v = bpf_map_lookup_elem(&rdma_seen, &zero);
+
+	if (v && !*(volatile __u32 *)v)
+		*(volatile __u32 *)v = 1;
+}
+
+/* The reader's wake-up policy (map rb_poll): no wake-up while the agent reads on a timer. */
 static __always_inline void rg_submit(void *r)
 {
 	__u32 zero = 0;

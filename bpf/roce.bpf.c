@@ -16,20 +16,6 @@
 #define ROCE_V2_PORT  4791
 #define TC_ACT_UNSPEC (-1)
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, struct rg_flow_key);
-	__type(value, struct rg_flow_val);
-} roce_flows __weak SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 256);
-	__type(key, __u16); /* host order */
-	__type(value, __u8);
-} iwarp_ports __weak SEC(".maps");
-
 static __always_inline void map_v4(__u8 *dst, __u32 addr)
 {
 	__builtin_memset(dst, 0, 10);

@@ -15,13 +15,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 256);
-	__type(key, struct rg_self_key);
-	__type(value, __u32);
-} self_objs SEC(".maps");
-
 /* Fills p and returns true when bpf() command cmd, with attributes at uattr, names one of the
  * agent's own maps or links through the caller's fd (read from the current task's fd table). */
 static __always_inline bool self_target(__u32 cmd, void *uattr, struct pending *p)

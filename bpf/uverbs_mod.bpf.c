@@ -7,32 +7,13 @@
  * main object with it (bpf_map__reuse_fd). Their arguments are BTF pointers: fields are read with
  * plain loads, not a bpf_probe_read_kernel() call each (BPF_CORE_READ).
  */
+/* its own map fd_cache, and none of the main object's alone (maps.bpf.h) */
+#define RG_SENSORS_MOD_OBJECT
 #include "cmd.bpf.h"
 #define RG_ENF_DEFINE_FUNCS
 #include "enforce.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-/*
- * The last fd each thread's commands were remembered for (remember_fd(): two LRU hash lookups
- * and a probe read, 440 guest instructions of a command's 1,987 under qemu -icount): a command on
- * the same fd and file skips it. Task storage, in this object only (the fentry kernels have it; the
- * main object loads on kernels that may not): a thread's entry goes with the thread. A stale
- * entry (rdma_fds' entry evicted or deleted meanwhile) costs no event: the syscall-level
- * lookup_rdma_fd() relearns an fd of a process in rdma_procs.
- */
-struct rg_fd_cache {
-	__u64 file, inode;
-	__s32 fd;
-	__u32 rdev;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct rg_fd_cache);
-} fd_cache SEC(".maps");
 
 static __always_inline void remember_fd_cached(int fd, struct file *filp, __u32 node, __u32 rdev)
 {
