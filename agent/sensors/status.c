@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the sensors say about themselves: the plan with what is attached (sensors_describe()),
+ * the ring buffer's wake-up mode, records lost per CPU (and, every second, an AGENT_LOST event
+ * for each CPU that lost some, or AGENT_TAMPER if a counter went back), BPF LSM, a map's fd.
+ */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "sensors-internal.h"
+#include "sensors.skel.h"
+#include "sensors_mod.skel.h"
+
+/* What only a running instance knows: the netdevs the RoCE counters are on, the library. */
+static void describe_extra(void *ud, unsigned hp, struct json_object *h)
+{
+	struct rg_sensors *s = ud;
+
+	if (hp == HP_ROCE) {
+		struct json_object *ifs = json_object_new_array();
+
+		for (size_t i = 0; i < s->ntc; i++)
+			json_object_array_add(ifs, json_object_new_string(s->tc[i].name));
+		json_object_object_add(h, "interfaces", ifs);
+	}
+	if (hp == HP_LIBRARY && s->ibverbs_path[0])
+		json_object_object_add(h, "library", json_object_new_string(s->ibverbs_path));
+}
+
+struct json_object *sensors_describe(struct rg_sensors *s)
+{
+	return plan_describe(&s->cfg, &s->feat, &s->plan, s->skel->obj, s->mod ? s->mod->obj : NULL,
+			     describe_extra, s);
+}
+
+struct json_object *sensors_ring_describe(const struct rg_sensors *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "wakeups",
+			       json_object_new_string(s->wake.pos
+							  ? ringwake_mode_to_string(s->wake.st.mode)
+							  : "always"));
+	json_object_object_add(o, "bursts", json_object_new_uint64(s->wake.st.bursts));
+	json_object_object_add(o, "policy_errors", json_object_new_uint64(s->wake.errors));
+	return o;
+}
+
+int sensors_lost(struct rg_sensors *s, uint64_t *per_cpu, size_t n)
+{
+	uint32_t key = RG_CNT_RINGBUF_FULL;
+	uint64_t *vals;
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus <= 0)
+		return ncpus < 0 ? ncpus : -EIO;
+	vals = calloc((size_t)ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.counters), &key, vals) < 0) {
+		int r = -errno;
+
+		free(vals);
+		return r;
+	}
+	for (size_t i = 0; i < n && i < (size_t)ncpus; i++)
+		per_cpu[i] = vals[i];
+	free(vals);
+	return ncpus;
+}
+
+/* Every second: an AGENT_LOST event for each CPU that lost records since the last look. */
+void check_lost(struct rg_sensors *s)
+{
+	uint64_t *now;
+	int n;
+
+	if (s->ncpus <= 0)
+		return;
+	now = calloc((size_t)s->ncpus, sizeof(*now));
+	if (!now)
+		return;
+	n = sensors_lost(s, now, (size_t)s->ncpus);
+	for (int cpu = 0; cpu < n && cpu < s->ncpus; cpu++) {
+		struct rg_event ev = {0};
+
+		if (now[cpu] < s->lost_prev[cpu]) {
+			/* Only the agent writes these counters, and they only grow. */
+			tamper_event(s, "map_counters", (uint64_t)cpu,
+				     "the sensors' loss counter on CPU %d went back from %" PRIu64
+				     " to %" PRIu64 ": reset by another process",
+				     cpu, s->lost_prev[cpu], now[cpu]);
+			s->lost_prev[cpu] = now[cpu];
+			continue;
+		}
+		if (now[cpu] == s->lost_prev[cpu])
+			continue;
+		ev.type = RG_EV_AGENT_LOST;
+		ev.provider = RG_PROV_AGENT;
+		ev.ts = now_realtime_ns();
+		ev.u.agent.count = now[cpu] - s->lost_prev[cpu];
+		ev.u.agent.count2 = (uint64_t)cpu;
+		strscpy_ok(ev.u.agent.what, "ringbuf", sizeof(ev.u.agent.what));
+		snprintf(ev.u.agent.text, sizeof(ev.u.agent.text),
+			 "%" PRIu64 " sensor records lost on CPU %d (ring buffer full)",
+			 ev.u.agent.count, cpu);
+		s->lost_prev[cpu] = now[cpu];
+		if (deliver(s, &ev) < 0)
+			break;
+	}
+	free(now);
+}
+
+bool sensors_lsm_active(const struct rg_sensors *s)
+{
+	return s->feat.lsm;
+}
+
+int sensors_map_fd(struct rg_sensors *s, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(s->skel->obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
