@@ -11,7 +11,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 
 /* One event to the callback; after the callback's first error, none (sensors_poll() returns it). */
 int deliver(struct rg_sensors *s, struct rg_event *ev)

@@ -15,7 +15,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 #include "uevent.h"
 
 /* A new device's description, from sysfs. */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 #include "sensors.skel.h"
 #include "sensors_mod.skel.h"
 

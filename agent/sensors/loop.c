@@ -12,7 +12,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 
 int epoll_add(int epfd, int fd)
 {

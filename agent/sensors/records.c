@@ -12,7 +12,7 @@
 
 #include "common/log.h"
 #include "common/procstat.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 #include "sensors.skel.h"
 
 /* ---- lookups for the conversion ---- */

@@ -13,7 +13,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 #include "sensors.skel.h"
 
 int sensors_remember_fd(struct rg_sensors *s, pid_t pid, int fd, unsigned node_kind)

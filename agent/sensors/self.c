@@ -11,7 +11,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 #include "sensors.skel.h"
 
 /* The kernel's id of the map (RG_SELF_MAP) or link behind fd; 0 if unknown. */

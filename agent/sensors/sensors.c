@@ -5,7 +5,7 @@
  * loaded (not attached) as the fallback, so that a hook that fails to attach, or waits for a
  * module, degrades to it without reloading; then attaches (links.c, uprobes.c, tc.c), sets up the
  * ring buffer, uevents and the timer (loop.c) and seeds the RDMA fds (seed.c). sensors_close()
- * undoes it; sensors_plan() says what sensors_open() would choose. sensors-internal.h lists
+ * undoes it; sensors_plan() says what sensors_open() would choose. sensors_state.h lists
  * the other files of the module.
  */
 #include <bpf/bpf.h>
@@ -21,7 +21,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 #include "sensors.skel.h"
 #include "sensors_mod.skel.h"
 #include "uevent.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 #include "sensors.skel.h"
 #include "sensors_mod.skel.h"
 

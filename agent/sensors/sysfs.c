@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 
 /* A small sysfs file (its first size - 1 bytes), stripped and sanitized; "" if unreadable. */
 void read_word(const char *path, char *buf, size_t size)

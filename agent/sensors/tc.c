@@ -14,7 +14,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 #include "sensors.skel.h"
 
 static bool tc_attached(struct rg_sensors *s, int ifindex)

@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "elfsym.h"
-#include "sensors-internal.h"
+#include "sensors_state.h"
 #include "sensors.skel.h"
 
 int find_ibverbs(char *buf, size_t size)
