@@ -189,8 +189,8 @@ struct {
 #ifdef RG_SENSORS_MOD_OBJECT
 /*
  * The last fd each thread's commands were remembered for (remember_fd(): two LRU hash lookups
- * and a probe read, 440 guest instructions of a command's 1,987 under qemu -icount): a command on
- * the same fd and file skips it. Task storage, in this object only (the fentry kernels have it; the
+ * and a probe read, a fifth of a verbs command's cost in the -icount runs of bench/results/): a
+ * command on the same fd and file skips it. Task storage, in this object only (the fentry kernels have it; the
  * main object loads on kernels that may not): a thread's entry goes with the thread. A stale
  * entry (rdma_fds' entry evicted or deleted meanwhile) costs no event: the syscall-level
  * lookup_rdma_fd() relearns an fd of a process in rdma_procs.

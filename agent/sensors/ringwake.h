@@ -5,8 +5,8 @@
  * By default (the kernel's), a record that finds the reader caught up wakes it: an irq_work on
  * the CPU that submits it (a self-IPI) and then the reader's wake-up, both inside the BPF program,
  * so inside the system call it reports. When records come one at a time, as a verbs program's
- * setup calls do, every record pays that: measured on the build machine (a VM, tracepoint
- * flavour, commands 1 ms apart), 9.2-13.7 us a command's record, 0.65-1.0 us without it.
+ * setup calls do, every record pays that, about ten times what the record costs without it
+ * (bench/results/: the verbs command record path, one command at a time).
  *
  * So during a burst the reader drains the ring on a timer instead, every RINGWAKE_POLL_MS, and
  * sets the one-slot map rb_poll to 1: the programs then submit with BPF_RB_NO_WAKEUP. A burst is
