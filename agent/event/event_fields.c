@@ -250,6 +250,12 @@ static const struct field_list type_fields[RG_EV__MAX] = {
 	[RG_EV_AGENT_TAMPER] = FL(agent_fields),
 };
 
+size_t event_fields_common(const struct event_field **ret)
+{
+	*ret = event_common_fields;
+	return EVENT_NCOMMON;
+}
+
 size_t event_fields(unsigned type, const struct event_field **ret)
 {
 	if (type >= RG_EV__MAX) {

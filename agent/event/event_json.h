@@ -60,7 +60,9 @@ struct event_field {
 #define EVENT_NFLAGS 6
 extern const char *const event_flag_names[EVENT_NFLAGS];
 
-/* Fields of an event type, common ones first. Returns the count. */
+/* The fields every event type has (the process, the event's kind and time...). Returns the count. */
+size_t event_fields_common(const struct event_field **ret);
+/* The fields of an event type besides the common ones. Returns the count. */
 size_t event_fields(unsigned type, const struct event_field **ret);
 /* The field called name for that event type, or NULL. Common fields are found for every type. */
 const struct event_field *event_field_find(unsigned type, const char *name);
