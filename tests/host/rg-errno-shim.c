@@ -36,7 +36,7 @@
 
 static void say(const char *call, long r, int e)
 {
-	char buf[256];
+	char buf[512];
 	const char *n = strerrorname_np(e);
 	int len;
 
@@ -54,24 +54,12 @@ static void say(const char *call, long r, int e)
 
 static void report(const char *path, int r, int e)
 {
-	char buf[512];
-	const char *n;
-	int len;
+	char call[300];
 
 	if (!path || strncmp(path, PREFIX, sizeof(PREFIX) - 1) != 0)
 		return;
-	if (r >= 0) {
-		len = snprintf(buf, sizeof(buf), "rg-errno-shim: pid=%d open(%s) = %d\n", getpid(),
-			       path, r);
-	} else {
-		n = strerrorname_np(e);
-		len = snprintf(buf, sizeof(buf), "rg-errno-shim: pid=%d open(%s) = -1 %s\n",
-			       getpid(), path, n ? n : "?");
-	}
-	if (len > 0)
-		(void)!write(STDERR_FILENO, buf,
-			     (size_t)len < sizeof(buf) ? (size_t)len : sizeof(buf));
-	errno = e;
+	snprintf(call, sizeof(call), "open(%s)", path);
+	say(call, r, e);
 }
 
 static mode_t mode_of(int flags, va_list ap)
@@ -141,26 +129,18 @@ ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sock
 }
 
 /* _FORTIFY_SOURCE's checked variants (no mode argument) */
-int __open_2(const char *path, int flags)
-{
-	static int (*real)(const char *, int);
-	int r;
+#define WRAP_OPEN_2(name)                                                                          \
+	int name(const char *path, int flags)                                                      \
+	{                                                                                          \
+		static int (*real)(const char *, int);                                             \
+		int r;                                                                             \
+                                                                                                   \
+		if (!real)                                                                         \
+			real = (int (*)(const char *, int))dlsym(RTLD_NEXT, #name);                \
+		r = real(path, flags);                                                             \
+		report(path, r, errno);                                                            \
+		return r;                                                                          \
+	}
 
-	if (!real)
-		real = (int (*)(const char *, int))dlsym(RTLD_NEXT, "__open_2");
-	r = real(path, flags);
-	report(path, r, errno);
-	return r;
-}
-
-int __open64_2(const char *path, int flags)
-{
-	static int (*real)(const char *, int);
-	int r;
-
-	if (!real)
-		real = (int (*)(const char *, int))dlsym(RTLD_NEXT, "__open64_2");
-	r = real(path, flags);
-	report(path, r, errno);
-	return r;
-}
+WRAP_OPEN_2(__open_2)
+WRAP_OPEN_2(__open64_2)
