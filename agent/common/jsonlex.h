@@ -91,7 +91,6 @@ static inline bool jlex_is_digit(char c)
 	return (unsigned)(c - '0') < 10;
 }
 
-
 /*
  * One escape at p (its backslash) decoded as UTF-8 into out (4 bytes at most; a surrogate pair
  * is one escape), its length in *n: the byte after it, or NULL.

@@ -51,7 +51,6 @@ struct field_ref {
 	uint32_t type_mask; /* event types that have it (all for derived fields) */
 };
 
-
 _Static_assert(RG_EV__MAX < 32, "event type masks are 32-bit");
 #define ALL_TYPES (((uint32_t)1 << RG_EV__MAX) - 2) /* every type but NONE */
 

@@ -144,7 +144,6 @@ static uint8_t efk_to_vk(unsigned efk)
 	return VK_NONE;
 }
 
-
 int cond_field_resolve(const char *name, struct field_ref *f, char *errbuf, size_t errlen)
 {
 	unsigned t, i;
