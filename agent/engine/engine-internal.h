@@ -73,6 +73,9 @@ struct rg_engine {
 	struct engine_config cfg;
 	char hostname[256];
 	char boot_id[64];
+	char *host_json;       /* engine_set_identity(): the "host" object; NULL: host.hostname */
+	size_t host_json_len;
+	char *agent_version;   /* NULL: no agent.* identity (replay, tests) */
 
 	struct cond_env env;	    /* what conditions read of the policy and the engine */
 	struct game_session *games; /* one per policy game */

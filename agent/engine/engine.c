@@ -135,6 +135,8 @@ void engine_free(struct rg_engine *e)
 	free(e->agg_scratch);
 	free(e->agg_order);
 	EVP_MD_CTX_free(e->md_ctx);
+	free(e->host_json);
+	free(e->agent_version);
 	jw_free(e->jw);
 	EVP_MD_free(e->sha256);
 	free(e);
@@ -291,3 +293,20 @@ void engine_rule_stats(const struct rg_engine *e, size_t i, uint64_t *alerts, ui
 	*matches = i < e->rules->n ? e->erules[i].matches : 0;
 }
 
+
+int engine_set_identity(struct rg_engine *e, const char *host_json, const char *agent_version)
+{
+	char *h = host_json ? strdup(host_json) : NULL, *v = agent_version ? strdup(agent_version) : NULL;
+
+	if ((host_json && !h) || (agent_version && !v)) {
+		free(h);
+		free(v);
+		return -ENOMEM;
+	}
+	free(e->host_json);
+	free(e->agent_version);
+	e->host_json = h;
+	e->host_json_len = h ? strlen(h) : 0;
+	e->agent_version = v;
+	return 0;
+}

@@ -135,5 +135,13 @@ void engine_rule_stats(const struct rg_engine *e, size_t i, uint64_t *alerts, ui
 void engine_policy_event(struct rg_event *ev, uint64_t ts, bool ok, int error, const char *file,
 			 const char *text);
 
+/*
+ * The seat's identity on every alert from now on (docs/seat.md): host_json, the "host" object as
+ * JSON text (identity_host_json()), and agent.version; with it the alerts also carry
+ * rdmaguard.policy.sha256. Without (NULL): host.hostname only, as replay writes. Copied; the
+ * daemon calls it again when the addresses change. 0 or -ENOMEM (nothing changed).
+ */
+int engine_set_identity(struct rg_engine *e, const char *host_json, const char *agent_version);
+
 /* process.entity_id for a process on this engine's host boot: 32 hex digits. */
 void engine_entity_id(struct rg_engine *e, struct proc_key key, char out[static 33]);

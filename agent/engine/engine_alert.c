@@ -113,6 +113,61 @@ static void set_process(struct rg_engine *e, const struct proc_node *n)
 		proc_brief(e, anc[i], jw_new_object(w, a, NULL));
 }
 
+/* The seat (host.*, agent.*, labels.seat, the policy's hash) and the peer: related.ip and what
+ * the peer is to the fleet (docs/seat.md). */
+static void set_identity(struct rg_engine *e, const struct rg_event *ev)
+{
+	const struct rg_policy *p = e->policy;
+	struct jw *w = e->jw;
+	struct rg_addr peer, local;
+	jw_node o;
+
+	if (e->host_json)
+		jw_raw(w, JW_ROOT, "host", e->host_json, e->host_json_len);
+	else
+		jw_string(w, jw_object(w, JW_ROOT, "host"), "hostname", e->hostname);
+	if (e->agent_version) {
+		o = jw_object(w, JW_ROOT, "agent");
+		jw_string(w, o, "type", "rdmaguard");
+		jw_string(w, o, "version", e->agent_version);
+		if (p->sha256[0])
+			jw_string(w, jw_object(w, jw_object(w, JW_ROOT, "rdmaguard"), "policy"),
+				  "sha256", p->sha256);
+	}
+	if (p->seat)
+		jw_string(w, jw_object(w, JW_ROOT, "labels"), "seat", p->seat);
+	if (event_peer(ev, &peer, &local)) {
+		char buf[64];
+		const char *name;
+		int c = policy_fleet_classify(p, peer.addr, &name);
+
+		o = jw_new_array(w, jw_object(w, JW_ROOT, "related"), "ip");
+		addr_to_string(&peer, buf);
+		jw_string(w, o, NULL, buf);
+		addr_to_string(&local, buf);
+		if (buf[0])
+			jw_string(w, o, NULL, buf);
+		if (c != RG_PEER_NONE) {
+			o = jw_object(w, jw_object(w, JW_ROOT, "rdmaguard"), "peer");
+			jw_string(w, o, "class", peer_class_to_string((unsigned)c));
+			if (name)
+				jw_string(w, o, "name", name);
+		}
+	}
+}
+
+/* An RDMA peer that is no seat and no server (an unmanaged device: the likely cheat box)
+ * raises the alert one severity step, up to critical (docs/seat.md). */
+static int fleet_severity(const struct rg_engine *e, const struct rg_event *ev, int severity)
+{
+	struct rg_addr peer, local;
+
+	if (severity < RG_SEV_CRITICAL && event_peer(ev, &peer, &local) &&
+	    policy_fleet_classify(e->policy, peer.addr, NULL) == RG_PEER_UNKNOWN)
+		return severity + 1;
+	return severity;
+}
+
 /* Writes node of w's document to the end of er->json. */
 static int erule_append(struct erule *er, struct jw *w, jw_node node, uint32_t *len)
 {
@@ -210,7 +265,7 @@ static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_
 	jw_string(w, JW_ROOT, "message", msg);
 	jw_uint(w, JW_ROOT, "count", count);
 	jw_string(w, JW_ROOT, "action", outcome);
-	jw_string(w, jw_object(w, JW_ROOT, "host"), "hostname", e->hostname);
+	set_identity(e, ev);
 	if (ctx->proc)
 		set_process(e, ctx->proc);
 	if (ctx->target) {
@@ -257,6 +312,7 @@ void engine_emit_alert(struct rg_engine *e, struct erule *er, struct cond_ctx *c
 	char uuid[37];
 	int r;
 
+	severity = fleet_severity(e, ctx->ev, severity);
 	if (alert_build(e, er, ctx, severity, count, first_ns, last_ns, uuid, &a) < 0) {
 		log_oom();
 		if (!e->emit_err)

@@ -715,6 +715,12 @@ const char *jdoc_file(const struct jdoc *doc)
 	return doc->file;
 }
 
+const char *jdoc_text(const struct jdoc *doc, size_t *len)
+{
+	*len = doc->len;
+	return doc->text;
+}
+
 size_t jdoc_member_pos(const struct jdoc *doc, const struct json_object *obj, const char *key,
 		       bool at_key)
 {

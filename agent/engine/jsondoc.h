@@ -49,6 +49,8 @@ void jdoc_free(struct jdoc *doc);
 
 struct json_object *jdoc_root(const struct jdoc *doc);
 const char *jdoc_file(const struct jdoc *doc);
+/* The text parsed, as given (the policy's sha256 is of these bytes). */
+const char *jdoc_text(const struct jdoc *doc, size_t *len);
 
 #define JDOC_NOPOS ((size_t)-1)
 

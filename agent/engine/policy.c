@@ -61,6 +61,7 @@ void policy_free(struct rg_policy *p)
 	free(p->overrides);
 	jv_strv_free(p->outputs, p->n_outputs);
 	free(p->outputs_pos);
+	policy_fleet_done(p);
 	free(p->description);
 	free(p->path);
 	free(p);
@@ -368,7 +369,7 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 					   "threshold",	     "games",	     "allow",
 					   "rules",	     "mr_max_bytes", "aggregate_window",
 					   "enforce",	     "enforce_scope", "outputs",
-					   NULL};
+					   "seat",	     "fleet",	      NULL};
 	struct json_object *root = jdoc_root(doc), *arr, *v;
 	struct rg_policy *p = NULL;
 	const char *s;
@@ -554,6 +555,9 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 		if (pos != JDOC_NOPOS)
 			jdoc_line_col(doc, pos, &p->outputs_pos[k].line, &p->outputs_pos[k].column);
 	}
+	r = policy_parse_fleet(doc, root, p, err);
+	if (r < 0)
+		goto fail;
 	if (doc && jdoc_file(doc)[0] && !(p->path = strdup(jdoc_file(doc)))) {
 		r = -ENOMEM;
 		goto fail;

@@ -75,6 +75,25 @@ struct rg_rule_override {
 	unsigned line, column; /* of the rule id key */
 };
 
+#define POLICY_MAX_FLEET 4096 /* entries of fleet.seats, of fleet.servers */
+#define POLICY_SEAT_MAX	 64   /* characters of "seat" and of a server's name */
+
+/* What a peer address is to the fleet the policy describes (docs/seat.md). */
+enum rg_peer_class {
+	RG_PEER_NONE = 0, /* no fleet in the policy, or no peer address */
+	RG_PEER_SEAT,
+	RG_PEER_SERVER,
+	RG_PEER_UNKNOWN, /* neither: an unmanaged device */
+	RG_PEER__MAX,
+};
+
+/* An address range of the fleet: IPv4 as IPv4-mapped IPv6 (prefix + 96), as rg_addr keeps it. */
+struct rg_fleet_net {
+	uint8_t addr[16];
+	uint8_t prefix;
+	char *name; /* servers: the operator's name for it, or NULL */
+};
+
 /* Where a value is in the policy file, for messages (line 0: nowhere). */
 struct rg_policy_pos {
 	unsigned line, column;
@@ -98,6 +117,12 @@ struct rg_policy {
 	char **outputs;	   /* output specs for the daemon, as written: policy_check_outputs() */
 	struct rg_policy_pos *outputs_pos; /* where each is */
 	size_t n_outputs;
+	/* The fleet (policy_fleet.c). */
+	char sha256[65];   /* of the policy file's bytes; "" for the built-in default */
+	char *seat;	   /* the operator's label, labels.seat; NULL if none */
+	bool has_fleet;	   /* "fleet" is present: peers are classified */
+	struct rg_fleet_net *fleet_seats, *fleet_servers;
+	size_t n_fleet_seats, n_fleet_servers;
 };
 
 /*
@@ -133,6 +158,17 @@ void policy_free(struct rg_policy *p);
  * (replay, audit --root) literal entries match by path. Returns the number pinned.
  */
 int policy_resolve_inodes(struct rg_policy *p, const char *root);
+
+/* policy_fleet.c: the "seat" and "fleet" keys and the sha256 of doc's text into p. */
+int policy_parse_fleet(const struct jdoc *doc, struct json_object *root, struct rg_policy *p,
+		       struct rg_error *err);
+void policy_fleet_done(struct rg_policy *p);
+/* "10.0.0.0/24", "10.0.0.7", "fd00::/64". -EINVAL, or -EDOM for host bits beyond the prefix. */
+int fleet_parse_cidr(const char *s, struct rg_fleet_net *n);
+/* The class (enum rg_peer_class) of a peer address (16 bytes, IPv4-mapped for IPv4); *name
+ * (may be NULL) gets a server's name. RG_PEER_NONE without a fleet or for the zero address. */
+int policy_fleet_classify(const struct rg_policy *p, const uint8_t addr[16], const char **name);
+const char *peer_class_to_string(unsigned c); /* "seat", "server", "unknown"; NULL for NONE */
 
 /* Matching helpers (exe may be ""). */
 bool policy_game_exe_match(const struct rg_policy_game *g, const char *exe);

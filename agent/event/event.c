@@ -293,3 +293,30 @@ void event_set_str(char *dst, size_t size, const char *src, size_t srclen)
 	}
 	dst[i] = 0;
 }
+
+bool event_peer(const struct rg_event *ev, struct rg_addr *peer, struct rg_addr *local)
+{
+	char v4[16];
+
+	memset(local, 0, sizeof(*local));
+	memset(peer, 0, sizeof(*peer));
+	switch (ev->type) {
+	case RG_EV_VERBS:
+		if (!gid_to_ipv4(ev->u.verbs.dgid, v4))
+			return false;
+		peer->family = AF_INET;
+		memcpy(peer->addr, ev->u.verbs.dgid, 16);
+		return true;
+	case RG_EV_RDMA_CM:
+		*peer = ev->u.cm.dst;
+		*local = ev->u.cm.src;
+		break;
+	case RG_EV_ROCE_TRAFFIC:
+		*peer = ev->u.roce.peer;
+		*local = ev->u.roce.local;
+		break;
+	default:
+		return false;
+	}
+	return peer->family == AF_INET || peer->family == AF_INET6 || peer->family == 27;
+}

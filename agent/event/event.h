@@ -422,6 +422,13 @@ int access_from_string(const char *s, uint32_t *ret_bit);
 /* Formats an address (IPv4-mapped shown as dotted quad) without port. */
 void addr_to_string(const struct rg_addr *a, char buf[static 64]);
 int addr_from_string(const char *s, struct rg_addr *a);
+/*
+ * The remote party of an event, as ECS destination.ip names it: rdma_cm's destination, a RoCE
+ * flow's peer, a QP's destination GID when it is IPv4-mapped (RoCE v2 over IPv4: the IPv4
+ * address). local gets the local address where the event has one (family 0 otherwise).
+ * false when the event has no peer.
+ */
+bool event_peer(const struct rg_event *ev, struct rg_addr *peer, struct rg_addr *local);
 /* A GID as IPv6 text (fe80::..., ::ffff:192.0.2.1). */
 void gid_to_string(const uint8_t gid[16], char buf[static 64]);
 /* If the GID is IPv4-mapped (RoCE v2 over IPv4), writes the dotted quad and returns true. */

@@ -107,6 +107,7 @@ static const struct event_field verbs_fields[] = {
 	F("rdma.calls", EFK_U32, u.verbs.calls),
 	F("rdma.peer.gid", EFK_GID, u.verbs.dgid),
 	F("rdma.peer.address", EFK_GID_V4, u.verbs.dgid),
+	F("destination.ip", EFK_GID_V4, u.verbs.dgid),
 	F("rdma.mmap.length", EFK_U64, u.verbs.mmap_len),
 };
 
@@ -122,6 +123,10 @@ static const struct event_field cm_fields[] = {
 	F("rdma.local.port", EFK_PORT, u.cm.src),
 	F("rdma.peer.address", EFK_ADDR, u.cm.dst),
 	F("rdma.peer.port", EFK_PORT, u.cm.dst),
+	F("source.ip", EFK_ADDR, u.cm.src),
+	F("source.port", EFK_PORT, u.cm.src),
+	F("destination.ip", EFK_ADDR, u.cm.dst),
+	F("destination.port", EFK_PORT, u.cm.dst),
 };
 
 static const struct event_field lib_fields[] = {
@@ -143,6 +148,8 @@ static const struct event_field mem_fields[] = {
 static const struct event_field roce_fields[] = {
 	F("rdma.peer.address", EFK_ADDR, u.roce.peer),
 	F("rdma.local.address", EFK_ADDR, u.roce.local),
+	F("destination.ip", EFK_ADDR, u.roce.peer),
+	F("source.ip", EFK_ADDR, u.roce.local),
 	F("rdma.traffic.packets_in", EFK_U64, u.roce.packets_in),
 	F("rdma.traffic.bytes_in", EFK_U64, u.roce.bytes_in),
 	F("rdma.traffic.packets_out", EFK_U64, u.roce.packets_out),
