@@ -11,6 +11,7 @@
 #include "common/util.h"
 #include "daemon/control.h"
 #include "daemon/daemon.h"
+#include "daemon/metrics_http.h"
 #include "enforce/enforce.h"
 
 static void usage(FILE *f)
@@ -39,6 +40,8 @@ static void usage(FILE *f)
 		"  --reconcile SEC      reconcile with the kernel's RDMA tables every SEC (default %d)\n"
 		"  --facility NAME      syslog facility (default authpriv)\n"
 		"  --ready-file FILE    create FILE once running (for scripts; systemd gets sd_notify)\n"
+		"  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics (off by\n"
+		"                       default; numeric address: 127.0.0.1:9466, [::1]:9466)\n"
 		"  --roce-if IFACE      also count RoCE v2/iWARP traffic on IFACE (up to 8)\n"
 		"  --roce-interval SEC  report RoCE traffic every SEC seconds (default 10)\n"
 		"  --ring-buffer SIZE   the sensors' BPF ring buffer: a power of two from 64K to 256M,\n"
@@ -124,6 +127,7 @@ int cmd_daemon(int argc, char **argv)
 		OPT_DRY_RUN,
 		OPT_ENFORCE,
 		OPT_PIN_DIR,
+		OPT_METRICS,
 	};
 	static const struct option opts[] = {
 		{"policy", required_argument, NULL, OPT_POLICY},
@@ -146,6 +150,7 @@ int cmd_daemon(int argc, char **argv)
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 		{"enforce", no_argument, NULL, OPT_ENFORCE},
 		{"pin-dir", required_argument, NULL, OPT_PIN_DIR},
+		{"metrics", required_argument, NULL, OPT_METRICS},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -202,6 +207,16 @@ int cmd_daemon(int argc, char **argv)
 		case OPT_READY_FILE:
 			cfg.ready_file = optarg;
 			break;
+		case OPT_METRICS: {
+			struct sockaddr_storage sa;
+			unsigned salen;
+
+			if (metrics_http_parse_listen(optarg, &sa, &salen) < 0)
+				return cmd_usage_error("daemon", "--metrics: not ADDRESS:PORT (127.0.0.1:"
+								 "9466, [::1]:9466): '%s'", optarg);
+			cfg.metrics_listen = optarg;
+			break;
+		}
 		case OPT_ROCE_IF:
 			if (nifs >= ARRAY_SIZE(cfg.sensors.roce_ifaces))
 				return cmd_usage_error("daemon", "at most %zu --roce-if",

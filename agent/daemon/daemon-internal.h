@@ -15,8 +15,10 @@
 #include "daemon.h"
 #include "event/alert.h"
 #include "event/event.h"
+#include "identity/identity.h"
 
 struct output_loss;
+struct metrics_http;
 
 struct daemon {
 	const struct daemon_config *cfg;
@@ -35,9 +37,13 @@ struct daemon {
 	uint64_t next_heartbeat_ns, next_reconcile_ns;
 	unsigned submit_flags; /* OUTPUT_SUBMIT_LOSS while a loss report goes through the engine */
 	char hostname[256];
+	struct rg_identity id; /* the seat: host.* of alerts, notices and status */
 	/* counters for heartbeat and status */
 	uint64_t alerts_sent, alerts_below_threshold, alerts_too_large, submit_errors;
 	uint64_t record_errors;
+	uint64_t events_by[RG_EV__MAX][RG_PROV__MAX]; /* event.action x event.provider */
+	uint64_t enforce_denied, enforce_killed;     /* events the kernel refused, processes killed */
+	struct metrics_http *metrics;		      /* NULL: no /metrics endpoint */
 	uint64_t reloads_ok, reloads_rejected;
 	uint64_t reconcile_runs, reconcile_new, reconcile_errors;
 	int reconcile_last_error;
@@ -61,6 +67,12 @@ void daemon_notice(struct daemon *d, const char *action, const char *kind, const
 void daemon_loss_cb(const struct output_loss *loss, void *ud);
 void daemon_heartbeat(struct daemon *d);
 void daemon_hooks_summary(struct json_object *desc, char *buf, size_t size);
+void daemon_identity_refresh(struct daemon *d, bool force);
+void daemon_identity_add(struct daemon *d, struct json_object *o);
+
+/* daemon_metrics.c: the Prometheus text exposition of the counters (docs/metrics.md) into a
+ * malloc'ed buffer. 0 or -ENOMEM. */
+int daemon_metrics_render(struct daemon *d, char **ret, size_t *ret_len);
 
 /* daemon_reconcile.c */
 void daemon_reconcile(struct daemon *d);

@@ -35,6 +35,7 @@
 #include "proctree/proctree.h"
 #include "daemon.h"
 #include "daemon-internal.h"
+#include "metrics_http.h"
 
 #define DEFAULT_POLICY RG_SYSCONFDIR "/policy.json"
 /* malloc: larger blocks are mmap()ed (and unmapped when freed), the heap is trimmed past it */
@@ -270,6 +271,11 @@ static int handle_signal(struct daemon *d, bool *stop)
 	return 0;
 }
 
+static int render_metrics(void *ud, char **ret, size_t *ret_len)
+{
+	return daemon_metrics_render(ud, ret, ret_len);
+}
+
 static void on_tick(struct daemon *d)
 {
 	uint64_t now = now_monotonic_ns(), exp;
@@ -277,6 +283,7 @@ static void on_tick(struct daemon *d)
 
 	while (read(d->timerfd, &exp, sizeof(exp)) == sizeof(exp))
 		;
+	metrics_http_run(d->metrics); /* its connections' timeouts */
 	r = engine_tick(d->engine, now_realtime_ns(), daemon_alert, d);
 	if (r < 0)
 		log_warning_errno(r, "Rule engine tick failed: %m");
@@ -307,6 +314,14 @@ static void serve_status(struct daemon *d)
 
 	if (!doc)
 		return;
+	daemon_identity_add(d, doc);
+	if (d->metrics) {
+		struct json_object *m = json_object_new_object();
+
+		ADD(m, "listen", json_object_new_string(d->cfg->metrics_listen));
+		ADD(m, "scrapes", json_object_new_uint64(metrics_http_served(d->metrics)));
+		ADD(doc, "metrics", m);
+	}
 	while ((r = status_serve_one(d->status_fd, doc)) != -EAGAIN)
 		if (r < 0 && r != -EPERM && r != -ETIMEDOUT && r != -EPIPE)
 			break;
@@ -335,6 +350,8 @@ static int run_loop(struct daemon *d)
 				serve_status(d);
 			else if (fd == outputs_get_fd(d->outputs))
 				(void)outputs_dispatch(d->outputs);
+			else if (d->metrics && fd == metrics_http_fd(d->metrics))
+				metrics_http_run(d->metrics);
 		}
 		/* The sensors' own timers (RoCE counters) need service even when idle. */
 		r = sensors_poll(d->sensors, 0, daemon_event, d);
@@ -353,6 +370,7 @@ static void daemon_done(struct daemon *d)
 			   "it.",
 			   d->cfg->pin_dir ? d->cfg->pin_dir : ENFORCE_PIN_DIR);
 	enforce_close(d->enf);
+	metrics_http_stop(d->metrics);
 	if (d->sensors)
 		sensors_close(d->sensors);
 	if (d->outputs)
@@ -541,6 +559,12 @@ int daemon_run(const struct daemon_config *cfg_in)
 	}
 	policy = NULL; /* the engine's now */
 	rules = NULL;
+	r = identity_collect(NULL, &d.id);
+	if (r < 0)
+		log_warning_errno(r, "Failed to read the seat's identity: %m");
+	if (!d.id.id[0])
+		log_warning("No valid /etc/machine-id: alerts carry no host.id.");
+	daemon_identity_refresh(&d, true);
 
 	r = daemon_enforce_prepare(&d, &cfg);
 	if (r < 0) {
@@ -599,6 +623,17 @@ int daemon_run(const struct daemon_config *cfg_in)
 		}
 		if (epoll_add(d.epfd, d.status_fd) < 0)
 			goto out;
+	}
+
+	if (cfg.metrics_listen) {
+		r = metrics_http_start(cfg.metrics_listen, render_metrics, &d, &d.metrics);
+		if (r < 0) {
+			log_error_errno(r, "Failed to serve metrics on %s: %m", cfg.metrics_listen);
+			goto out;
+		}
+		if (epoll_add(d.epfd, metrics_http_fd(d.metrics)) < 0)
+			goto out;
+		log_info("Metrics at http://%s/metrics", cfg.metrics_listen);
 	}
 
 	daemon_agent_event(&d, RG_EV_AGENT_START, true, "sensors", summary, 0, 0);

@@ -55,6 +55,7 @@ struct daemon_config {
 	bool no_inventory;	   /* skip the start-up inventory (tests of the sensors alone) */
 	bool enforce;		   /* --enforce: enforce even if the policy does not say so */
 	const char *pin_dir;	   /* enforcement pins; NULL: ENFORCE_PIN_DIR */
+	const char *metrics_listen; /* --metrics ADDR:PORT: the /metrics endpoint; NULL: none */
 };
 
 /* Runs until SIGTERM/SIGINT. Returns an exit code (common/exitcode.h). */

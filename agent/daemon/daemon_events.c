@@ -73,6 +73,12 @@ int daemon_event(const struct rg_event *in, void *ud)
 	if (r < 0)
 		log_warning_errno(r, "Rule engine failed on event %llu: %m", (unsigned long long)ev.seq);
 	enforce_event(d->enf, &ev, d->engine);
+	if (ev.type < RG_EV__MAX && ev.provider < RG_PROV__MAX)
+		d->events_by[ev.type][ev.provider]++;
+	if (ev.flags & RG_EVF_DENIED)
+		d->enforce_denied++;
+	if (ev.flags & RG_EVF_KILLED)
+		d->enforce_killed++;
 	return 0; /* one bad event must not stop the sensors */
 }
 

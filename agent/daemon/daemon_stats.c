@@ -14,6 +14,7 @@
 #include "config.h"
 #include "enforce/enforce.h"
 #include "engine/engine.h"
+#include "engine/policy.h"
 #include "engine/rules.h"
 #include "output/output.h"
 #include "sensors/sensors.h"
@@ -147,9 +148,9 @@ void daemon_notice(struct daemon *d, const char *action, const char *kind, const
 	ADD(o, "event", ev);
 	ADD(o, "severity", json_object_new_string("info"));
 	ADD(o, "message", json_object_new_string(message));
-	ev = json_object_new_object();
-	ADD(ev, "hostname", json_object_new_string(d->hostname));
-	ADD(o, "host", ev);
+	daemon_identity_add(d, o);
+	ADD(agent, "type", json_object_new_string("rdmaguard"));
+	ADD(agent, "version", json_object_new_string(RG_VERSION));
 	ADD(o, "agent", agent);
 	if (outputs_submit(d->outputs, o) < 0)
 		d->submit_errors++;
@@ -170,11 +171,61 @@ void daemon_loss_cb(const struct output_loss *loss, void *ud)
 	d->submit_flags = 0;
 }
 
+/* The seat's identity (docs/seat.md) into the alerts (the engine) and notices: the addresses
+ * are re-read on every heartbeat, and the engine told only when they changed. */
+void daemon_identity_refresh(struct daemon *d, bool force)
+{
+	struct json_object *host;
+	int r = identity_refresh_addrs(&d->id);
+
+	if (r < 0)
+		log_warning_errno(r, "Failed to read the interfaces' addresses: %m");
+	if (r <= 0 && !force)
+		return;
+	host = identity_host_json(&d->id);
+	if (!host || engine_set_identity(d->engine, json_object_to_json_string_ext(
+							host, JSON_C_TO_STRING_PLAIN |
+								  JSON_C_TO_STRING_NOSLASHESCAPE),
+					 RG_VERSION) < 0)
+		log_oom();
+	json_object_put(host);
+}
+
+/* host.*, labels.seat and rdmaguard.policy.sha256 into o (a notice, or the status). */
+void daemon_identity_add(struct daemon *d, struct json_object *o)
+{
+	const struct rg_policy *p = engine_policy(d->engine);
+	struct json_object *rg;
+
+	ADD(o, "host", identity_host_json(&d->id));
+	if (p->seat) {
+		struct json_object *labels = json_object_new_object();
+
+		ADD(labels, "seat", json_object_new_string(p->seat));
+		ADD(o, "labels", labels);
+	}
+	if (p->sha256[0]) {
+		struct json_object *pol = json_object_new_object();
+
+		if (!json_object_object_get_ex(o, "rdmaguard", &rg)) {
+			rg = json_object_new_object();
+			ADD(o, "rdmaguard", rg);
+		}
+		ADD(pol, "sha256", json_object_new_string(p->sha256));
+		ADD(rg, "policy", pol);
+	}
+	/* The hardware fingerprint digest and PCI DSNs join here when the hardware work (branch
+	 * hw) has landed: not yet in main (docs/seat.md). */
+}
+
 void daemon_heartbeat(struct daemon *d)
 {
-	struct json_object *stats = daemon_stats(d, false);
+	struct json_object *stats;
 	struct engine_stats es;
 	char msg[160];
+
+	daemon_identity_refresh(d, false);
+	stats = daemon_stats(d, false);
 
 	engine_get_stats(d->engine, &es);
 	snprintf(msg, sizeof(msg), "rdmaguard alive: %llu events, %llu alerts, uptime %llu s",

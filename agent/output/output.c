@@ -286,6 +286,16 @@ const char *outputs_name(const struct rg_outputs *o, size_t i)
 	return i < o->n ? o->outs[i].spec.name : NULL;
 }
 
+int outputs_type(const struct rg_outputs *o, size_t i)
+{
+	return i < o->n ? (int)o->outs[i].spec.type : -ENOENT;
+}
+
+uint64_t outputs_spool_max_bytes(const struct rg_outputs *o)
+{
+	return o->sh.cfg.spool_max_bytes;
+}
+
 int outputs_get_counters(const struct rg_outputs *o, size_t i, struct output_counters *ret)
 {
 	const struct counters *c;

@@ -204,6 +204,10 @@ struct output_counters {
 size_t outputs_count(const struct rg_outputs *o);
 int outputs_get_counters(const struct rg_outputs *o, size_t i, struct output_counters *ret);
 const char *outputs_name(const struct rg_outputs *o, size_t i);
+/* The i-th output's enum output_type, -ENOENT past the end. */
+int outputs_type(const struct rg_outputs *o, size_t i);
+/* A syslog output's spool capacity for ordinary alerts, in bytes (the metrics' spool use). */
+uint64_t outputs_spool_max_bytes(const struct rg_outputs *o);
 /* Adds "outputs": [{"name", "type", counters..., "last_error"}] to into. */
 void outputs_stats(const struct rg_outputs *o, struct json_object *into);
 

@@ -132,6 +132,13 @@ bool sensors_lsm_active(const struct rg_sensors *s);
 
 /* Detaches everything (NULL is fine). */
 void sensors_close(struct rg_sensors *s);
+/*
+ * Run counts and run time of every loaded sensor program, where the kernel keeps them
+ * (kernel.bpf_stats_enabled=1, which costs each program run two clock reads): cb per program
+ * (name: the program's function name). 1 if enabled, 0 if not (cb not called), -errno.
+ */
+typedef void (*sensors_prog_stats_fn)(void *ud, const char *name, uint64_t runs, uint64_t ns);
+int sensors_prog_stats(struct rg_sensors *s, sensors_prog_stats_fn cb, void *ud);
 
 /*
  * For the enforcement programs (issue 7) and tests: the fd of a map of the sensors object by

@@ -6,10 +6,12 @@
  */
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/util.h"
 #include "sensors_state.h"
@@ -128,4 +130,39 @@ int sensors_map_fd(struct rg_sensors *s, const char *name)
 	struct bpf_map *m = bpf_object__find_map_by_name(s->skel->obj, name);
 
 	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
+static void prog_stats_of(struct bpf_object *obj, sensors_prog_stats_fn cb, void *ud)
+{
+	struct bpf_program *prog;
+
+	if (!obj)
+		return;
+	bpf_object__for_each_program(prog, obj)
+	{
+		struct bpf_prog_info info = {0};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+			continue;
+		cb(ud, bpf_program__name(prog), info.run_cnt, info.run_time_ns);
+	}
+}
+
+int sensors_prog_stats(struct rg_sensors *s, sensors_prog_stats_fn cb, void *ud)
+{
+	char buf[8];
+	int fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || buf[0] != '1')
+		return 0;
+	prog_stats_of(s->skel->obj, cb, ud);
+	prog_stats_of(s->mod ? s->mod->obj : NULL, cb, ud);
+	return 1;
 }

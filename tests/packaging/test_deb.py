@@ -305,6 +305,7 @@ def check_files(root):
                        ("/usr/share/rdmaguard/schema/alert.schema.json", 0o644),
                        ("/usr/share/rdmaguard/policies/lan-cafe.json", 0o644),
                        ("/usr/share/rdmaguard/policies/tournament.json", 0o644),
+                       ("/usr/share/rdmaguard/prometheus/rdmaguard.rules.yml", 0o644),
                        ("/usr/share/man/man8/rdmaguard.8.gz", 0o644),
                        ("/lib/systemd/system/rdmaguard.service", 0o644),
                        ("/etc/logrotate.d/rdmaguard", 0o644)):

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The daemon's counters as Prometheus text exposition (version 0.0.4), for the /metrics
+ * endpoint (metrics_http.c) and docs/metrics.md. Names follow Prometheus' conventions (the
+ * rdmaguard_ prefix, _total for counters, units in the name); every label has a bounded set of
+ * values: event types and providers, rule ids of the loaded rules, severities, CPUs, the
+ * configured outputs, the hooks of the sensor plan. No pid, path or peer address.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "common/util.h"
+#include "enforce/enforce.h"
+#include "engine/engine.h"
+#include "engine/policy.h"
+#include "engine/rules.h"
+#include "output/output.h"
+#include "sensors/sensors.h"
+#include "daemon-internal.h"
+
+/* One family's HELP and TYPE: its samples follow, together. */
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value: \, " and newline escaped. */
+static void label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		fputc(*s, f);
+	}
+}
+
+/* name{k1="v1",k2="v2"} value; labels: NULL-terminated key, value pairs. */
+static void sample(FILE *f, const char *name, uint64_t v, ...)
+{
+	const char *k;
+	va_list ap;
+	bool first = true;
+
+	fputs(name, f);
+	va_start(ap, v);
+	while ((k = va_arg(ap, const char *))) {
+		const char *val = va_arg(ap, const char *);
+
+		fprintf(f, "%s%s=\"", first ? "{" : ",", k);
+		label_value(f, val ? val : "");
+		fputc('"', f);
+		first = false;
+	}
+	va_end(ap);
+	fprintf(f, "%s %llu\n", first ? "" : "}", (unsigned long long)v);
+}
+
+static void metrics_events(struct daemon *d, FILE *f)
+{
+	family(f, "rdmaguard_events_total", "counter",
+	       "Events evaluated, by event.action and event.provider (source).");
+	for (unsigned t = 1; t < RG_EV__MAX; t++)
+		for (unsigned p = 1; p < RG_PROV__MAX; p++)
+			if (d->events_by[t][p])
+				sample(f, "rdmaguard_events_total", d->events_by[t][p], "action",
+				       event_type_to_string(t), "source", provider_to_string(p),
+				       NULL);
+	family(f, "rdmaguard_record_errors_total", "counter",
+	       "Events that could not be written to the --record file.");
+	sample(f, "rdmaguard_record_errors_total", d->record_errors, NULL);
+}
+
+static void metrics_lost(struct daemon *d, FILE *f)
+{
+	uint64_t per_cpu[1024];
+	int n = sensors_lost(d->sensors, per_cpu, ARRAY_SIZE(per_cpu));
+	size_t no = outputs_count(d->outputs);
+	char cpu[16];
+
+	family(f, "rdmaguard_ringbuf_lost_records_total", "counter",
+	       "Sensor records lost because the BPF ring buffer was full, per CPU.");
+	for (int c = 0; c < n && c < (int)ARRAY_SIZE(per_cpu); c++) {
+		snprintf(cpu, sizeof(cpu), "%d", c);
+		sample(f, "rdmaguard_ringbuf_lost_records_total", per_cpu[c], "cpu", cpu, NULL);
+	}
+	family(f, "rdmaguard_output_dropped_records_total", "counter",
+	       "Alerts an output dropped, by output and reason.");
+	for (size_t i = 0; i < no; i++) {
+		struct output_counters c;
+
+		if (outputs_get_counters(d->outputs, i, &c) < 0)
+			continue;
+		for (unsigned k = 0; k < _OUTPUT_DROP_N; k++)
+			sample(f, "rdmaguard_output_dropped_records_total", c.dropped[k], "output",
+			       outputs_name(d->outputs, i), "reason",
+			       output_drop_reason_to_string(k), NULL);
+	}
+}
+
+static void metrics_alerts(struct daemon *d, FILE *f)
+{
+	const struct rg_ruleset *rules = engine_rules(d->engine);
+	struct engine_stats es;
+
+	engine_get_stats(d->engine, &es);
+	family(f, "rdmaguard_alerts_total", "counter", "Alerts raised, by rule.");
+	for (size_t i = 0; i < rules->n; i++) {
+		uint64_t a, m;
+
+		engine_rule_stats(d->engine, i, &a, &m);
+		sample(f, "rdmaguard_alerts_total", a, "rule", rules->rules[i].id, NULL);
+	}
+	family(f, "rdmaguard_rule_matches_total", "counter",
+	       "Rule matches, by rule, repeats folded into an alert's count included.");
+	for (size_t i = 0; i < rules->n; i++) {
+		uint64_t a, m;
+
+		engine_rule_stats(d->engine, i, &a, &m);
+		sample(f, "rdmaguard_rule_matches_total", m, "rule", rules->rules[i].id, NULL);
+	}
+	family(f, "rdmaguard_alerts_by_severity_total", "counter",
+	       "Alerts raised, by severity (after the fleet's raise).");
+	for (int s = 0; s < RG_SEV__MAX; s++)
+		sample(f, "rdmaguard_alerts_by_severity_total", es.alerts_by_severity[s], "severity",
+		       severity_to_string(s), NULL);
+	family(f, "rdmaguard_alert_repeats_pending", "gauge",
+	       "Repeats counted into an aggregation window, not yet emitted.");
+	sample(f, "rdmaguard_alert_repeats_pending", es.agg_pending, NULL);
+	family(f, "rdmaguard_alert_repeats_evicted_total", "counter",
+	       "Aggregation entries emitted early because the table was full.");
+	sample(f, "rdmaguard_alert_repeats_evicted_total", es.agg_evicted, NULL);
+	family(f, "rdmaguard_alerts_submitted_total", "counter",
+	       "Alerts handed to the outputs, by result.");
+	sample(f, "rdmaguard_alerts_submitted_total", d->alerts_sent, "result", "sent", NULL);
+	sample(f, "rdmaguard_alerts_submitted_total", d->alerts_below_threshold, "result",
+	       "below_threshold", NULL);
+	sample(f, "rdmaguard_alerts_submitted_total", d->alerts_too_large, "result", "too_large",
+	       NULL);
+	sample(f, "rdmaguard_alerts_submitted_total", d->submit_errors, "result", "error", NULL);
+}
+
+/* One counter or gauge family over every output; only syslog outputs when syslog_only. */
+static void per_output(struct daemon *d, FILE *f, const char *name, const char *type,
+		       const char *help, size_t off, bool syslog_only)
+{
+	family(f, name, type, help);
+	for (size_t i = 0; i < outputs_count(d->outputs); i++) {
+		struct output_counters c;
+		int t = outputs_type(d->outputs, i);
+
+		if (syslog_only && t != OUTPUT_SYSLOG_TCP && t != OUTPUT_SYSLOG_TLS)
+			continue;
+		if (outputs_get_counters(d->outputs, i, &c) < 0)
+			continue;
+		sample(f, name, *(const uint64_t *)((const char *)&c + off), "output",
+		       outputs_name(d->outputs, i), NULL);
+	}
+}
+
+#define OC(m) offsetof(struct output_counters, m)
+
+static void metrics_outputs(struct daemon *d, FILE *f)
+{
+	per_output(d, f, "rdmaguard_output_submitted_records_total", "counter",
+		   "Alerts accepted into an output's memory queue.", OC(submitted), false);
+	per_output(d, f, "rdmaguard_output_queue_records", "gauge",
+		   "Alerts in an output's memory queue now.", OC(queued), false);
+	per_output(d, f, "rdmaguard_output_queue_bytes", "gauge",
+		   "Bytes in an output's memory queue now.", OC(queued_bytes), false);
+	per_output(d, f, "rdmaguard_output_written_records_total", "counter",
+		   "Alerts a stdout or file output wrote.", OC(written), false);
+	per_output(d, f, "rdmaguard_output_spooled_records_total", "counter",
+		   "Alerts a syslog output appended to its spool.", OC(spooled), true);
+	per_output(d, f, "rdmaguard_output_sent_records_total", "counter",
+		   "Records a syslog output wrote to a connection (re-sent ones included).",
+		   OC(sent), true);
+	per_output(d, f, "rdmaguard_output_delivered_records_total", "counter",
+		   "Records the collector confirmed, removed from the spool.", OC(delivered), true);
+	per_output(d, f, "rdmaguard_output_connect_failures_total", "counter",
+		   "Failed connections to the collector.", OC(connect_failures), true);
+	per_output(d, f, "rdmaguard_output_spool_records", "gauge",
+		   "Records in a syslog output's spool, not yet delivered.", OC(spool_records),
+		   true);
+	per_output(d, f, "rdmaguard_output_spool_bytes", "gauge",
+		   "Bytes in a syslog output's spool, not yet delivered.", OC(spool_bytes), true);
+	family(f, "rdmaguard_output_spool_max_bytes", "gauge",
+	       "A syslog output's spool capacity for ordinary alerts.");
+	for (size_t i = 0; i < outputs_count(d->outputs); i++) {
+		int t = outputs_type(d->outputs, i);
+
+		if (t == OUTPUT_SYSLOG_TCP || t == OUTPUT_SYSLOG_TLS)
+			sample(f, "rdmaguard_output_spool_max_bytes",
+			       outputs_spool_max_bytes(d->outputs), "output",
+			       outputs_name(d->outputs, i), NULL);
+	}
+	family(f, "rdmaguard_output_connected", "gauge",
+	       "1 while a syslog output is connected to its collector.");
+	for (size_t i = 0; i < outputs_count(d->outputs); i++) {
+		struct output_counters c;
+		int t = outputs_type(d->outputs, i);
+
+		if ((t == OUTPUT_SYSLOG_TCP || t == OUTPUT_SYSLOG_TLS) &&
+		    outputs_get_counters(d->outputs, i, &c) == 0)
+			sample(f, "rdmaguard_output_connected", c.connected, "output",
+			       outputs_name(d->outputs, i), NULL);
+	}
+}
+
+static void metrics_sensors(struct daemon *d, FILE *f)
+{
+	struct json_object *hooks = NULL, *h;
+
+	if (d->hooks)
+		json_object_object_get_ex(d->hooks, "hooks", &hooks);
+	family(f, "rdmaguard_sensor_info", "gauge",
+	       "The hook flavour each sensor runs on (fentry, kprobe, tracepoint, ...; none).");
+	if (hooks) {
+		json_object_object_foreach(hooks, name, v)
+		{
+			const char *flavour = "none";
+
+			if (json_object_object_get_ex(v, "active", &h) && json_object_get_string(h))
+				flavour = json_object_get_string(h);
+			sample(f, "rdmaguard_sensor_info", 1, "sensor", name, "flavour", flavour,
+			       NULL);
+		}
+	}
+	family(f, "rdmaguard_sensor_programs", "gauge", "BPF programs attached, per sensor.");
+	if (hooks) {
+		json_object_object_foreach(hooks, name2, v2)
+		{
+			size_t n = 0;
+
+			if (json_object_object_get_ex(v2, "programs", &h) &&
+			    json_object_is_type(h, json_type_array))
+				n = json_object_array_length(h);
+			sample(f, "rdmaguard_sensor_programs", n, "sensor", name2, NULL);
+		}
+	}
+}
+
+struct prog_pass {
+	FILE *f;
+	bool seconds; /* run time in seconds, else run counts */
+};
+
+static void prog_sample(void *ud, const char *name, uint64_t runs, uint64_t ns)
+{
+	struct prog_pass *p = ud;
+
+	if (p->seconds)
+		fprintf(p->f, "rdmaguard_bpf_program_run_seconds_total{program=\"%s\"} %.9f\n", name,
+			(double)ns / 1e9);
+	else
+		sample(p->f, "rdmaguard_bpf_program_runs_total", runs, "program", name, NULL);
+}
+
+/* Only where kernel.bpf_stats_enabled=1: otherwise the kernel counts nothing. */
+static void metrics_bpf(struct daemon *d, FILE *f)
+{
+	struct prog_pass p = {.f = f};
+
+	family(f, "rdmaguard_bpf_program_runs_total", "counter",
+	       "Runs of each sensor BPF program (only with kernel.bpf_stats_enabled=1).");
+	if (sensors_prog_stats(d->sensors, prog_sample, &p) <= 0)
+		return;
+	p.seconds = true;
+	family(f, "rdmaguard_bpf_program_run_seconds_total", "counter",
+	       "Time spent in each sensor BPF program (only with kernel.bpf_stats_enabled=1).");
+	(void)sensors_prog_stats(d->sensors, prog_sample, &p);
+}
+
+static void metrics_state(struct daemon *d, FILE *f)
+{
+	const struct rg_policy *p = engine_policy(d->engine);
+	struct engine_stats es;
+	bool active = enforce_started(d->enf);
+
+	engine_get_stats(d->engine, &es);
+	family(f, "rdmaguard_enforcement_requested", "gauge",
+	       "1 when the policy or --enforce asks for enforcement.");
+	sample(f, "rdmaguard_enforcement_requested", d->cfg->enforce || p->enforce, NULL);
+	family(f, "rdmaguard_enforcement_active", "gauge",
+	       "1 while enforcement is in force in the kernel.");
+	sample(f, "rdmaguard_enforcement_active", active, NULL);
+	family(f, "rdmaguard_enforcement_actions_total", "counter",
+	       "Operations enforcement refused (denied) and processes it killed.");
+	sample(f, "rdmaguard_enforcement_actions_total", d->enforce_denied, "action", "denied",
+	       NULL);
+	sample(f, "rdmaguard_enforcement_actions_total", d->enforce_killed, "action", "killed",
+	       NULL);
+	family(f, "rdmaguard_policy_generation", "gauge",
+	       "The policy in force: 1 at start, one more for each accepted reload.");
+	sample(f, "rdmaguard_policy_generation", 1 + d->reloads_ok, NULL);
+	family(f, "rdmaguard_policy_reloads_total", "counter", "Reloads (SIGHUP), by result.");
+	sample(f, "rdmaguard_policy_reloads_total", d->reloads_ok, "result", "ok", NULL);
+	sample(f, "rdmaguard_policy_reloads_total", d->reloads_rejected, "result", "rejected",
+	       NULL);
+	family(f, "rdmaguard_proctree_capacity", "gauge", "Entries the process tree can hold.");
+	sample(f, "rdmaguard_proctree_capacity", es.proc.capacity, NULL);
+	family(f, "rdmaguard_proctree_processes", "gauge", "Processes in the tree, by state.");
+	sample(f, "rdmaguard_proctree_processes", es.proc.live, "state", "live", NULL);
+	sample(f, "rdmaguard_proctree_processes", es.proc.exited, "state", "exited", NULL);
+	family(f, "rdmaguard_proctree_evictions_total", "counter",
+	       "Entries evicted from the full process tree, by state.");
+	sample(f, "rdmaguard_proctree_evictions_total", es.proc.evicted_live, "state", "live",
+	       NULL);
+	sample(f, "rdmaguard_proctree_evictions_total", es.proc.evicted_exited, "state", "exited",
+	       NULL);
+	family(f, "rdmaguard_games_running", "gauge", "Game sessions running now.");
+	sample(f, "rdmaguard_games_running", es.games_running, NULL);
+	family(f, "rdmaguard_reconcile_runs_total", "counter",
+	       "Reconciliations with the kernel's RDMA resource tables, by result.");
+	sample(f, "rdmaguard_reconcile_runs_total", d->reconcile_runs - d->reconcile_errors,
+	       "result", "ok", NULL);
+	sample(f, "rdmaguard_reconcile_runs_total", d->reconcile_errors, "result", "error", NULL);
+}
+
+int daemon_metrics_render(struct daemon *d, char **ret, size_t *ret_len)
+{
+	const struct rg_policy *p = engine_policy(d->engine);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return -ENOMEM;
+	family(f, "rdmaguard_build_info", "gauge", "The agent's version; always 1.");
+	sample(f, "rdmaguard_build_info", 1, "version", RG_VERSION, NULL);
+	family(f, "rdmaguard_seat_info", "gauge",
+	       "The seat: labels.seat of the policy and host.id (machine-id); always 1.");
+	sample(f, "rdmaguard_seat_info", 1, "seat", p->seat ? p->seat : "", "host_id", d->id.id,
+	       NULL);
+	family(f, "rdmaguard_start_time_seconds", "gauge", "When the daemon started, Unix time.");
+	sample(f, "rdmaguard_start_time_seconds", d->start_rt_ns / 1000000000ull, NULL);
+	metrics_events(d, f);
+	metrics_lost(d, f);
+	metrics_alerts(d, f);
+	metrics_outputs(d, f);
+	metrics_sensors(d, f);
+	metrics_bpf(d, f);
+	metrics_state(d, f);
+	if (fclose(f) != 0 || !buf) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}

@@ -1,0 +1,272 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The seat's identity, its peers and its metrics, end to end (suite "daemon", root).
+
+One daemon runs with a policy that names the seat ("seat": "B-12") and a fleet that the
+driver's peer (192.0.2.7) is no part of, and with --metrics on 127.0.0.1. A real Prometheus
+(Debian's) scrapes it every second. rg-host-driver (tests/host) then raises RDMA-004, RDMA-005
+and RDMA-009 (MODIFY_QP to RTR with that peer) from a new process, and the test checks:
+
+  - Prometheus's HTTP API sees rdmaguard_alerts_total{rule="RDMA-009"} and the critical
+    alerts counter move by exactly one, and up{job="rdmaguard"} == 1;
+  - `promtool check metrics` passes the scraped text with nothing to say; the endpoint answers
+    404 elsewhere and 405 to POST;
+  - the RDMA-009 alert names the peer (destination.ip, related.ip), classes it "unknown" and is
+    raised from high to critical; RDMA-005 (no peer) carries neither;
+  - every alert, the heartbeat and `rdmaguard status` carry the seat's identity, compared with
+    what this test reads itself: /etc/machine-id, gethostname, uname, /etc/os-release,
+    `ip -j addr` / `ip -j link`, the sha256 of the policy file, labels.seat.
+
+Exits 77 only when not root; a missing prometheus or promtool fails.
+"""
+import hashlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "daemon"))
+sys.path.insert(0, os.path.join(HERE, "..", "output"))
+import test_daemon as td  # noqa: E402
+import test_rsyslog as rsl  # noqa: E402
+from test_rsyslog import Failure, check, read_jsonl, wait_for  # noqa: E402
+
+PROMETHEUS = "/usr/bin/prometheus"
+PROMTOOL = "/usr/bin/promtool"
+POLICY = """{
+  "role": "managed",
+  "seat": "B-12",
+  "fleet": {"seats": ["10.99.0.0/24"], "servers": [{"address": "10.99.1.5", "name": "gs-1"}]}
+}
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http(url, method="GET"):
+    req = urllib.request.Request(url, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.headers.get("Content-Type"), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Content-Type"), e.read().decode()
+
+
+class Prometheus:
+    def __init__(self, d, target):
+        self.dir = os.path.join(d, "prometheus")
+        os.makedirs(self.dir)
+        self.port = free_port()
+        self.log = os.path.join(self.dir, "prometheus.log")
+        conf = os.path.join(self.dir, "prometheus.yml")
+        with open(conf, "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                    "scrape_configs:\n  - job_name: rdmaguard\n"
+                    "    static_configs:\n      - targets: ['%s']\n" % target)
+        logf = open(self.log, "ab")
+        self.proc = subprocess.Popen(
+            [PROMETHEUS, "--config.file=" + conf, "--storage.tsdb.path=" + self.dir + "/data",
+             "--web.listen-address=127.0.0.1:%d" % self.port, "--log.level=warn"],
+            stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        logf.close()
+        rsl.CHILDREN.append(self.proc)
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise Failure("prometheus exited with %s" % self.proc.returncode)
+            try:
+                return http("http://127.0.0.1:%d/-/ready" % self.port)[0] == 200
+            except OSError:
+                return False
+        wait_for(ready, 60, "prometheus to be ready", 0.2)
+
+    def query(self, q):
+        """{labels-tuple: value} of an instant query."""
+        st, _, body = http("http://127.0.0.1:%d/api/v1/query?%s"
+                           % (self.port, urllib.parse.urlencode({"query": q})))
+        check(st == 200, "prometheus query %s: %s %s" % (q, st, body[:200]))
+        doc = json.loads(body)
+        check(doc["status"] == "success", "query %s: %s" % (q, doc))
+        return [float(r["value"][1]) for r in doc["data"]["result"]]
+
+    def stop(self):
+        self.proc.terminate()
+        rc = self.proc.wait(30)
+        check(rc == 0, "prometheus stops with 0 on SIGTERM (got %s)" % rc)
+
+
+def os_release():
+    vals = {}
+    with open("/etc/os-release") as f:
+        for line in f:
+            if "=" in line and not line.startswith("#"):
+                k, v = line.rstrip("\n").split("=", 1)
+                vals[k] = v.strip('"\'')
+    return vals
+
+
+def expected_addrs():
+    """host.ip and host.mac as `ip` sees them: non-loopback, IPv6 link-local left out."""
+    addrs = json.loads(subprocess.run(["ip", "-j", "addr"], capture_output=True, text=True,
+                                      check=True).stdout)
+    ips, macs = set(), set()
+    for i in addrs:
+        if "LOOPBACK" in i.get("flags", []):
+            continue
+        for a in i.get("addr_info", []):
+            if not (a["family"] == "inet6" and a["local"].lower().startswith("fe80")):
+                ips.add(a["local"])
+        mac = i.get("address", "")
+        if mac.count(":") == 5 and mac != "00:00:00:00:00:00":
+            macs.add(mac.upper().replace(":", "-"))
+    return sorted(ips), sorted(macs)
+
+
+def check_host(host, what):
+    with open("/etc/machine-id") as f:
+        mid = f.read().strip()
+    osr = os_release()
+    check(host.get("id") == mid, "%s: host.id %r is /etc/machine-id %r" % (what, host.get("id"),
+                                                                          mid))
+    check(host.get("name") == socket.gethostname() == host.get("hostname"),
+          "%s: host.name %r" % (what, host.get("name")))
+    want_os = {"type": "linux", "name": osr["NAME"], "version": osr["VERSION_ID"],
+               "full": osr["PRETTY_NAME"], "platform": osr["ID"],
+               "family": osr.get("ID_LIKE", osr["ID"]).split()[0],
+               "kernel": os.uname().release}
+    check(host.get("os") == want_os, "%s: host.os %s, want %s" % (what, host.get("os"), want_os))
+    ips, macs = expected_addrs()
+    check(sorted(host.get("ip", [])) == ips and sorted(host.get("mac", [])) == macs,
+          "%s: host.ip %s host.mac %s, ip(8) says %s %s" % (what, host.get("ip"),
+                                                             host.get("mac"), ips, macs))
+
+
+def scenario_metrics(d):
+    policy = os.path.join(d, "policy.json")
+    td.write_policy(policy, POLICY)
+    with open(policy, "rb") as f:
+        policy_sha = hashlib.sha256(f.read()).hexdigest()
+    alerts_file = os.path.join(d, "alerts.jsonl")
+    mport = free_port()
+    target = "127.0.0.1:%d" % mport
+    dm = td.Daemon(d, ["file:" + alerts_file], policy=policy,
+                   extra=["--metrics", target, "--heartbeat", "1"])
+    t0 = time.monotonic()
+    prom = Prometheus(d, target)
+    print("prometheus ready in %.1f s" % (time.monotonic() - t0))
+
+    q009 = 'rdmaguard_alerts_total{job="rdmaguard",rule="RDMA-009"}'
+    qcrit = 'rdmaguard_alerts_by_severity_total{job="rdmaguard",severity="critical"}'
+    before = wait_for(lambda: prom.query(q009) and prom.query(qcrit) and
+                      (prom.query(q009)[0], prom.query(qcrit)[0]), 30,
+                      "prometheus to scrape the daemon", 0.2)
+    check(prom.query('up{job="rdmaguard"}') == [1.0], "up{job=rdmaguard} is 1")
+    pids = td.drive(1)
+    t1 = time.monotonic()
+    after = wait_for(lambda: (prom.query(q009)[0], prom.query(qcrit)[0]) != before and
+                     (prom.query(q009)[0], prom.query(qcrit)[0]), 30,
+                     "prometheus to see the alerts move", 0.2)
+    print("prometheus saw the alert %.1f s after the driver" % (time.monotonic() - t1))
+    time.sleep(2.5)  # two more scrapes: nothing else moves them
+    after = (prom.query(q009)[0], prom.query(qcrit)[0])
+    check(after == (before[0] + 1, before[1] + 1),
+          "RDMA-009 and critical alerts moved by exactly one: %s -> %s" % (before, after))
+
+    st, ctype, text = http("http://%s/metrics" % target)
+    check(st == 200 and ctype.startswith("text/plain; version=0.0.4"), "GET /metrics: %s %s"
+          % (st, ctype))
+    p = subprocess.run([PROMTOOL, "check", "metrics"], input=text, capture_output=True,
+                       text=True, timeout=30)
+    check(p.returncode == 0 and not p.stdout.strip() and not p.stderr.strip(),
+          "promtool check metrics: rc %s %s %s" % (p.returncode, p.stdout, p.stderr))
+    for want in ('rdmaguard_build_info{version="', 'rdmaguard_seat_info{seat="B-12",host_id="',
+                 'rdmaguard_sensor_info{sensor="verbs",flavour="tracepoint"} 1',
+                 'rdmaguard_enforcement_active 0', 'rdmaguard_policy_generation 1'):
+        check(want in text, "the exposition has %s" % want)
+    # every family exported is documented, and every documented one exported
+    exported = set(re.findall(r"^# TYPE (rdmaguard_[a-z_]+) ", text, re.M))
+    with open(os.path.join(td.SRC, "docs", "metrics.md")) as f:
+        rows = re.findall(r"^\| `(rdmaguard_[a-z_]+)`(?:, `(rdmaguard_[a-z_]+)`)?", f.read(),
+                          re.M)
+    documented = set(sum(rows, ()))
+    documented.discard("")
+    bpf_only = {"rdmaguard_bpf_program_run_seconds_total"}
+    check(exported - documented == set() and documented - exported <= bpf_only,
+          "docs/metrics.md lists the exported families: undocumented %s, not exported %s"
+          % (sorted(exported - documented), sorted(documented - exported)))
+    check(http("http://%s/other" % target)[0] == 404, "404 outside /metrics")
+    check(http("http://%s/metrics" % target, "POST")[0] == 405, "405 to POST")
+
+    def mine():
+        a = [o for o in read_jsonl(alerts_file) if o.get("event", {}).get("kind") == "alert"
+             and o.get("process", {}).get("pid") in pids]
+        return a if {td.rid(o) for o in a} >= {"RDMA-005", "RDMA-009"} else None
+    alerts = wait_for(mine, 30, "the driver's alerts in the file", 0.2)
+    td.validate(alerts)
+    conn = [a for a in alerts if td.rid(a) == "RDMA-009"]
+    check(len(conn) == 1, "one RDMA-009: %d" % len(conn))
+    c = conn[0]
+    check(c.get("destination") == {"ip": "192.0.2.7"}, "destination %s" % c.get("destination"))
+    check(c.get("related") == {"ip": ["192.0.2.7"]}, "related %s" % c.get("related"))
+    check(c["rdmaguard"].get("peer") == {"class": "unknown"}, "peer %s" % c["rdmaguard"])
+    check(c["severity"] == "critical" and c["event"]["severity"] == 4,
+          "an unknown RDMA peer raises RDMA-009 from high to critical: %s" % c["severity"])
+    reg = [a for a in alerts if td.rid(a) == "RDMA-005"][0]
+    check("destination" not in reg and "related" not in reg and
+          "peer" not in reg.get("rdmaguard", {}), "RDMA-005 names no peer")
+    ver = subprocess.run([td.RG, "version"], capture_output=True, text=True).stdout.split()
+    for a in alerts:
+        check(a["labels"] == {"seat": "B-12"}, "labels.seat: %s" % a.get("labels"))
+        check(a["agent"] == {"type": "rdmaguard", "version": ver[1]},
+              "agent %s (rdmaguard version: %s)" % (a.get("agent"), ver))
+        check(a["rdmaguard"]["policy"] == {"sha256": policy_sha}, "policy sha256")
+        check_host(a["host"], "alert %s" % td.rid(a))
+
+    hb = wait_for(lambda: [o for o in read_jsonl(alerts_file)
+                           if o.get("event", {}).get("action") == "agent_heartbeat"], 10,
+                  "a heartbeat", 0.2)[-1]
+    check_host(hb["host"], "heartbeat")
+    check(hb["labels"] == {"seat": "B-12"} and hb["rdmaguard"]["policy"]["sha256"] == policy_sha
+          and hb["agent"]["version"] == ver[1], "heartbeat seat, policy, version")
+    st = dm.status()
+    check_host(st["host"], "status")
+    check(st["labels"] == {"seat": "B-12"} and st["metrics"]["listen"] == target and
+          st["metrics"]["scrapes"] >= 3, "status: seat and metrics %s" % st.get("metrics"))
+    prom.stop()
+    dm.stop()
+
+
+SCENARIOS = {"metrics": scenario_metrics}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
+        print("usage: test_metrics.py {%s}" % "|".join(SCENARIOS), file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("SKIP: the daemon attaches BPF programs and needs root")
+        return 77
+    for var, val in (("RG_RDMAGUARD", td.RG), ("RG_HOST_DRIVER", td.DRIVER)):
+        if not val or not os.access(val, os.X_OK):
+            print("%s does not name the binary" % var, file=sys.stderr)
+            return 2
+    for tool in (PROMETHEUS, PROMTOOL):
+        if not os.access(tool, os.X_OK):
+            print("%s is missing (Debian's prometheus package)" % tool, file=sys.stderr)
+            return 1
+    return rsl.run_scenario(sys.argv[1], SCENARIOS[sys.argv[1]], "rg-metrics-")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
