@@ -15,7 +15,10 @@
 #include "cmd.h"
 #include "common/exitcode.h"
 #include "common/log.h"
+#include "common/util.h"
+#include "config.h"
 #include "engine/engine.h"
+#include "identity/identity.h"
 #include "inventory/inventory.h"
 #include "output/output.h"
 
@@ -116,6 +119,7 @@ int cmd_audit(int argc, char **argv)
 	const char *root_path = "/", *policy_path = NULL, *rules_dir = NULL, *format = "json";
 	struct audit a = {0};
 	struct rg_root root = {.fd = -1};
+	struct rg_identity id;
 	struct rg_policy *policy = NULL;
 	struct rg_ruleset *rules = NULL;
 	struct engine_config cfg = {0};
@@ -185,6 +189,22 @@ int cmd_audit(int argc, char **argv)
 	}
 	policy = NULL; /* the engine's now */
 	rules = NULL;
+	/* The seat's identity in every alert, as the daemon's (docs/seat.md): the image's own
+	 * below --root, without addresses or kernel. */
+	if (identity_collect(root_path, &id) == 0) {
+		struct json_object *host;
+
+		if (!id.name[0])
+			strscpy_ok(id.name, inv->hostname[0] ? inv->hostname : "-", sizeof(id.name));
+		if (root.is_host)
+			(void)identity_refresh_addrs(&id);
+		host = identity_host_json(&id);
+		if (!host || engine_set_identity(a.engine, json_object_to_json_string_ext(
+							       host, JSON_C_TO_STRING_PLAIN),
+						 RG_VERSION) < 0)
+			log_oom();
+		json_object_put(host);
+	}
 
 	report = inventory_to_json(inv);
 	a.alerts = json_object_new_array();

@@ -48,6 +48,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 							    "0123456789abcdef0123456789abcdef");
 		}
 	policy_games_need_hash(p);
+	/* the fleet: bounded lists, and every address gets a class (a name only for servers) */
+	FUZZ_ASSERT(p->n_fleet_seats <= POLICY_MAX_FLEET && p->n_fleet_servers <= POLICY_MAX_FLEET,
+		    "%zu seats, %zu servers", p->n_fleet_seats, p->n_fleet_servers);
+	for (i = 0; i < 256; i += 51) {
+		uint8_t a[16] = {[10] = 0xff, [11] = 0xff, [12] = 10, [13] = (uint8_t)i};
+		const char *name;
+		int c = policy_fleet_classify(p, a, &name);
+
+		FUZZ_ASSERT(p->has_fleet ? c >= RG_PEER_SEAT && c < RG_PEER__MAX : c == RG_PEER_NONE,
+			    "class %d", c);
+		FUZZ_ASSERT(!name || c == RG_PEER_SERVER, "a name for class %d", c);
+	}
 	policy_free(p);
 	return 0;
 }
