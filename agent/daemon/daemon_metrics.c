@@ -131,8 +131,8 @@ static void metrics_alerts(struct daemon *d, FILE *f)
 	family(f, "rdmaguard_alerts_by_severity_total", "counter",
 	       "Alerts raised, by severity (after the fleet's raise).");
 	for (int s = 0; s < RG_SEV__MAX; s++)
-		sample(f, "rdmaguard_alerts_by_severity_total", es.alerts_by_severity[s], "severity",
-		       severity_to_string(s), NULL);
+		sample(f, "rdmaguard_alerts_by_severity_total", es.alerts_by_severity[s],
+		       "severity", severity_to_string(s), NULL);
 	family(f, "rdmaguard_alert_repeats_pending", "gauge",
 	       "Repeats counted into an aggregation window, not yet emitted.");
 	sample(f, "rdmaguard_alert_repeats_pending", es.agg_pending, NULL);
@@ -259,8 +259,8 @@ static void prog_sample(void *ud, const char *name, uint64_t runs, uint64_t ns)
 	struct prog_pass *p = ud;
 
 	if (p->seconds)
-		fprintf(p->f, "rdmaguard_bpf_program_run_seconds_total{program=\"%s\"} %.9f\n", name,
-			(double)ns / 1e9);
+		fprintf(p->f, "rdmaguard_bpf_program_run_seconds_total{program=\"%s\"} %.9f\n",
+			name, (double)ns / 1e9);
 	else
 		sample(p->f, "rdmaguard_bpf_program_runs_total", runs, "program", name, NULL);
 }

@@ -20,15 +20,15 @@
 #define IDENTITY_MAC_LEN   18 /* "AA-BB-CC-DD-EE-FF" */
 
 struct rg_identity {
-	char name[256];	    /* hostname */
-	char id[33];	    /* machine-id: 32 lowercase hex digits; "" if missing or malformed */
-	char os_name[128];  /* os-release NAME */
-	char os_version[64]; /* VERSION_ID */
-	char os_full[128];  /* PRETTY_NAME */
+	char name[256];	      /* hostname */
+	char id[33];	      /* machine-id: 32 lowercase hex digits; "" if missing or malformed */
+	char os_name[128];    /* os-release NAME */
+	char os_version[64];  /* VERSION_ID */
+	char os_full[128];    /* PRETTY_NAME */
 	char os_platform[64]; /* ID ("debian") */
-	char os_family[64]; /* the first word of ID_LIKE, else ID */
-	char kernel[128];   /* uname -r (live host only) */
-	char arch[32];	    /* uname -m (live host only) */
+	char os_family[64];   /* the first word of ID_LIKE, else ID */
+	char kernel[128];     /* uname -r (live host only) */
+	char arch[32];	      /* uname -m (live host only) */
 	size_t n_ip, n_mac;
 	char ip[IDENTITY_MAX_ADDRS][IDENTITY_IP_LEN];	/* sorted */
 	char mac[IDENTITY_MAX_ADDRS][IDENTITY_MAC_LEN]; /* sorted, ECS form */
