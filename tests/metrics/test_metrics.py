@@ -13,6 +13,8 @@ and RDMA-009 (MODIFY_QP to RTR with that peer) from a new process, and the test 
     404 elsewhere and 405 to POST;
   - the RDMA-009 alert names the peer (destination.ip, related.ip), classes it "unknown" and is
     raised from high to critical; RDMA-005 (no peer) carries neither;
+  - the endpoint's bounds: a third connection from one address is refused, idle ones are
+    closed after 5 s;
   - every alert, the heartbeat and `rdmaguard status` carry the seat's identity, compared with
     what this test reads itself: /etc/machine-id, gethostname, uname, /etc/os-release,
     `ip -j addr` / `ip -j link`, the sha256 of the policy file, labels.seat.
@@ -20,6 +22,7 @@ and RDMA-009 (MODIFY_QP to RTR with that peer) from a new process, and the test 
 Exits 77 only when not root; a missing prometheus or promtool fails.
 """
 import hashlib
+import http.client as http_client
 import json
 import os
 import re
@@ -244,7 +247,28 @@ def scenario_metrics(d):
     check(st["labels"] == {"seat": "B-12"} and st["metrics"]["listen"] == target and
           st["metrics"]["scrapes"] >= 3, "status: seat and metrics %s" % st.get("metrics"))
     prom.stop()
+    check_bounds(target)
     dm.stop()
+
+
+def check_bounds(target):
+    """At most 2 connections per client address; an idle connection is closed after 5 s."""
+    host, port = target.rsplit(":", 1)
+    idle = [socket.create_connection((host, int(port)), timeout=30) for _ in range(2)]
+    t0 = time.monotonic()
+    try:
+        st = http("http://%s/metrics" % target)[0]
+    except (OSError, http_client.HTTPException) as e:
+        st = type(e).__name__
+    check(st != 200, "a third connection from one address is refused (got %s)" % st)
+    for c in idle:
+        check(c.recv(1) == b"", "the server closes an idle connection")
+    waited = time.monotonic() - t0
+    check(4.5 <= waited <= 8, "idle connections closed after the 5 s timeout: %.1f s" % waited)
+    for c in idle:
+        c.close()
+    check(http("http://%s/metrics" % target)[0] == 200, "scrapes work again")
+    print("per-address limit held, idle connections closed after %.1f s" % waited)
 
 
 SCENARIOS = {"metrics": scenario_metrics}
