@@ -61,6 +61,7 @@ void policy_free(struct rg_policy *p)
 	free(p->overrides);
 	jv_strv_free(p->outputs, p->n_outputs);
 	free(p->outputs_pos);
+	policy_hw_free(p);
 	free(p->description);
 	free(p->path);
 	free(p);
@@ -368,7 +369,7 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 					   "threshold",	     "games",	     "allow",
 					   "rules",	     "mr_max_bytes", "aggregate_window",
 					   "enforce",	     "enforce_scope", "outputs",
-					   NULL};
+					   "hardware",	     "baseline",      NULL};
 	struct json_object *root = jdoc_root(doc), *arr, *v;
 	struct rg_policy *p = NULL;
 	const char *s;
@@ -505,6 +506,9 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 				goto fail;
 		}
 	}
+	r = policy_hw_parse(doc, root, p, err);
+	if (r < 0)
+		goto fail;
 	r = jv_u64(doc, root, "mr_max_bytes", UINT64_MAX, &u, &present, err);
 	if (r < 0)
 		goto fail;

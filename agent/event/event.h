@@ -372,9 +372,9 @@ struct rg_ev_pci { /* PCI_FUNCTION, PCI_CHANGE, DMA_FAULT, HW_BASELINE */
 	uint32_t has_iommu_group, iommu_group;
 	uint32_t link_speed, link_width;       /* MT/s, lanes (negotiated) */
 	uint32_t upstream_speed, upstream_width; /* the port above */
-	uint32_t allowed;    /* the policy's hardware allowlist covers it */
 	uint32_t change;     /* pci_change, hw_baseline: enum rg_hw_change */
 	uint32_t count;	     /* dma_fault: faults in the burst */
+	uint32_t pad;
 	uint64_t fault_addr; /* dma_fault: the first faulting address */
 	char iommu_type[16]; /* DMA, DMA-FQ, identity, blocked; "" none */
 	char vendor_name[40], device_name[64];

@@ -196,13 +196,13 @@ static int has_tb_domain(const struct rg_event *ev)
 	F("pci.revision", EFK_U32, u.pci.revision), F("pci.header_type", EFK_HEX32, u.pci.header_type), \
 	F("pci.bus_master", EFK_U32, u.pci.bus_master), F("pci.rdma", EFK_U32, u.pci.rdma),      \
 	{.name = "pci.iommu.group", .kind = EFK_U32, .offset = EV(u.pci.iommu_group), .size = 4, \
-	 .present = has_iommu_group},                                                              \
+	 .aux = EV(u.pci.has_iommu_group), .present = has_iommu_group},                            \
 	F("pci.iommu.type", EFK_STR, u.pci.iommu_type),                                         \
 	F("pci.link.speed", EFK_U32, u.pci.link_speed), F("pci.link.width", EFK_U32, u.pci.link_width), \
 	F("pci.upstream.address", EFK_STR, u.pci.upstream),                                     \
 	F("pci.upstream.link.speed", EFK_U32, u.pci.upstream_speed),                            \
 	F("pci.upstream.link.width", EFK_U32, u.pci.upstream_width),                            \
-	F("pci.allowed", EFK_U32, u.pci.allowed), F("pci.vendor_name", EFK_STR, u.pci.vendor_name), \
+	F("pci.vendor_name", EFK_STR, u.pci.vendor_name),                                       \
 	F("pci.device_name", EFK_STR, u.pci.device_name), F("pci.dsn", EFK_STR, u.pci.dsn),      \
 	FACT("bus_master_no_driver", RG_PCI_FACT_BUS_MASTER_NO_DRIVER),                          \
 	FACT("fpga_vendor", RG_PCI_FACT_FPGA_VENDOR), FACT("dma_card_id", RG_PCI_FACT_DMA_CARD_ID), \
@@ -248,12 +248,13 @@ static const struct event_field iommu_fields[] = {
 	F("iommu.cmdline", EFK_STR, u.iommu.cmdline),
 	FE("iommu.change", u.iommu.change, hw_change),
 	{.name = "iommu.group", .kind = EFK_U32, .offset = EV(u.iommu.group), .size = 4,
-	 .present = has_posture_group},
+	 .aux = EV(u.iommu.has_group), .present = has_posture_group},
 	F("iommu.type", EFK_STR, u.iommu.group_type),
 	F("iommu.previous_type", EFK_STR, u.iommu.previous_type),
 	F("thunderbolt.present", EFK_U32, u.iommu.has_tb),
 	{.name = "thunderbolt.iommu_dma_protection", .kind = EFK_U32,
-	 .offset = EV(u.iommu.tb_dma_protection), .size = 4, .present = has_tb_domain},
+	 .offset = EV(u.iommu.tb_dma_protection), .size = 4, .aux = EV(u.iommu.has_tb),
+	 .present = has_tb_domain},
 	F("thunderbolt.security", EFK_STR, u.iommu.tb_security),
 };
 

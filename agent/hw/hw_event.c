@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "hw/pci.h"
+#include "inventory/pci_ids.h"
 
-void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider,
-		    const struct rg_policy *policy, uint64_t now_ns, struct rg_event *ev)
+void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider, uint64_t now_ns,
+		    struct rg_event *ev)
 {
 	struct rg_ev_pci *p = &ev->u.pci;
 
@@ -37,6 +38,7 @@ void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider,
 		break;
 	}
 	p->rdma = fn->rdma_capable;
+	p->known_vendor = inv_pci_vendor_name(fn->vendor) != NULL;
 	p->facts = fn->facts;
 	if (fn->iommu_group >= 0) {
 		p->has_iommu_group = 1;
@@ -46,7 +48,6 @@ void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider,
 	p->link_width = fn->link.width;
 	p->upstream_speed = fn->upstream_link.speed;
 	p->upstream_width = fn->upstream_link.width;
-	p->allowed = policy && hw_allowed(policy, fn, now_ns);
 	event_set_str(p->addr, sizeof(p->addr), fn->addr, sizeof(fn->addr));
 	event_set_str(p->driver, sizeof(p->driver), fn->driver, sizeof(fn->driver));
 	event_set_str(p->iommu_type, sizeof(p->iommu_type), fn->iommu_type, sizeof(fn->iommu_type));

@@ -119,15 +119,17 @@ const struct hw_fn *hw_scan_find(const struct hw_scan *s, const char *addr);
  * Fills ev (zeroed first) with the function's fingerprint and facts: type is RG_EV_PCI_FUNCTION
  * (present: audit, daemon start), RG_EV_PCI_CHANGE (runtime; then set ev->u.pci.change) or
  * RG_EV_DMA_FAULT / RG_EV_HW_BASELINE (then fill their fields). provider: RG_PROV_INVENTORY for
- * a scan, RG_PROV_NETLINK for uevents and the kernel log. policy may be NULL: pci.allowed is then 0.
+ * a scan, RG_PROV_NETLINK for uevents and the kernel log. Whether the policy allows the function
+ * is not in the event: the engine derives pci.allowed from the policy in force.
  */
-void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider,
-		    const struct rg_policy *policy, uint64_t now_ns, struct rg_event *ev);
+void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider, uint64_t now_ns,
+		    struct rg_event *ev);
 
 /*
  * Whether the policy's "hardware" allowlist covers the function at time now_ns (wall clock): an
  * entry matches when ALL it names hold (vendor:device, subsystem, address, DSN) and it has not
- * expired. A function covered by the policy's baseline is not "allowed" by this (see baseline.h).
+ * expired (engine/policy_hw.h, the same test as the rules' pci.allowed). A function covered by
+ * the policy's baseline is not "allowed" by this (see baseline.h).
  */
 bool hw_allowed(const struct rg_policy *policy, const struct hw_fn *fn, uint64_t now_ns);
 
