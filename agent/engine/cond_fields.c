@@ -568,7 +568,7 @@ static void format_i128(i128 v, char *buf, size_t size)
 
 bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf, size_t size)
 {
-	struct value v;
+	struct value v = {0}; /* derived values leave v.ef unset */
 	size_t off = 0, i;
 
 	if (size == 0)
@@ -580,7 +580,11 @@ bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf
 	buf[0] = 0;
 	switch (v.kind) {
 	case VK_INT:
-		format_i128(v.i, buf, size);
+		/* PCI IDs as lspci writes them: 10ee:0666. */
+		if (v.ef && v.ef->kind == EFK_HEX32)
+			snprintf(buf, size, "%04x", (unsigned)v.i);
+		else
+			format_i128(v.i, buf, size);
 		break;
 	case VK_ENUM: {
 		const char *s = v.ef && v.ef->to_str ? v.ef->to_str((unsigned)v.i) : NULL;
