@@ -19,8 +19,12 @@
 
 struct hw_baseline;
 
-/* Loads and validates a baseline file. -EINVAL with err at file:line:column; -ENOMEM; -errno. */
-int hw_baseline_load(const char *path, struct hw_baseline **ret, struct rg_error *err);
+/*
+ * Loads and validates a baseline file. check_owner: refuse a file not owned by root or writable by
+ * group/other (-EPERM), as for the policy. -EINVAL with err at file:line:column; -ENOMEM; -errno.
+ */
+int hw_baseline_load(const char *path, bool check_owner, struct hw_baseline **ret,
+		     struct rg_error *err);
 /* The same from text (file names it in messages). */
 int hw_baseline_parse(const char *file, const char *text, size_t len, struct hw_baseline **ret,
 		      struct rg_error *err);
@@ -43,6 +47,8 @@ unsigned hw_baseline_check(const struct hw_baseline *b, const struct hw_fn *fn, 
  * baseline.change and baseline.diff filled) and every function of the baseline not on the machine
  * (removed: its fingerprint from the baseline). A non-zero return from cb stops and is returned.
  */
-int hw_baseline_compare(const struct hw_baseline *b, const struct hw_scan *s,
-			const struct rg_policy *policy, uint64_t now_ns,
+int hw_baseline_compare(const struct hw_baseline *b, const struct hw_scan *s, uint64_t now_ns,
 			int (*cb)(const struct rg_event *ev, void *userdata), void *userdata);
+
+/* How many functions the baseline lists. */
+size_t hw_baseline_size(const struct hw_baseline *b);
