@@ -69,7 +69,8 @@ FACTS = {
     ],
     # pcileech's stock IDs; a driverless bus master without PM; a looping capability list even
     # with a driver; a DSN shared with the allowed capture card (which itself is allowed); not: a
-    # bus master without driver alone, a class mismatch alone, the removal
+    # bus master without driver alone or with a class mismatch (an NVMe the firmware left bus
+    # mastering), a class mismatch alone, the removal
     "DMA-002": [
         a("DMA-002", "high", None, pci__address="0000:08:00.0", pci__vendor_id="0x10ee",
           pci__device_id="0x0666", pci__fact__dma_card_id=True,
@@ -80,7 +81,8 @@ FACTS = {
         a("DMA-002", "high", None, pci__address="0000:0f:00.0", pci__fact__dsn_duplicate=True),
     ],
     # the identity-domain bus master, vfio-pci with no IOMMU group, a host-bridge class off the
-    # root bus; not: a translated group, the root bus's host bridge, e1000e's function
+    # root bus; not: a translated group, the root bus's host bridge and AHCI controller (the
+    # chipset's, bus mastering left on by the firmware), e1000e's function
     "DMA-003": [
         a("DMA-003", "high", None, pci__address="0000:08:00.0", pci__iommu__type="identity"),
         a("DMA-003", "high", None, pci__address="0000:09:00.0", pci__driver="vfio-pci"),
