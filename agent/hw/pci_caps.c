@@ -78,9 +78,16 @@ static void walk_std(const uint8_t *cfg, size_t len, struct hw_fn *fn)
 	while (ptr) {
 		uint8_t id;
 
-		if (ptr < 0x40 || ptr + 2 > end) {
+		if (ptr < 0x40) {
 			malformed(fn, RG_PCI_FACT_CAPS_MALFORMED, "capability pointer 0x%02x out of bounds",
 				  ptr);
+			return;
+		}
+		/* Past what could be read (64 bytes without root): unknown, not malformed. */
+		if (ptr + 2 > end) {
+			if (!fn->caps_error[0])
+				snprintf(fn->caps_error, sizeof(fn->caps_error),
+					 "capability at 0x%02x beyond the %zu bytes read", ptr, end);
 			return;
 		}
 		if (seen[ptr / 4]) {
