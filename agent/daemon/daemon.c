@@ -140,6 +140,15 @@ static void reload(struct daemon *d)
 		 d->rules_dir);
 	r = engine_load_config(d->policy_path, true, d->rules_dir, output_spec_check, &policy,
 			       &rules, &err);
+	/* A bad seat baseline rejects the policy naming it, as at start. */
+	if (r >= 0 && policy->baseline) {
+		struct hw_baseline *b = NULL;
+
+		r = hw_baseline_load(policy->baseline, true, &b, &err);
+		if (r == -ENOMEM)
+			rg_error_set(&err, policy->baseline, 0, 0, "out of memory");
+		hw_baseline_free(b);
+	}
 	if (r >= 0) {
 		(void)policy_resolve_inodes(policy, NULL);
 		r = engine_reload(d->engine, policy, rules, daemon_alert, d, &err);
