@@ -19,18 +19,19 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: rdmaguard baseline save [--root DIR] FILE\n"
-		"       rdmaguard baseline check [--no-owner-check] FILE...\n\n"
-		"save writes this machine's hardware fingerprint (every PCI function: IDs, class,\n"
-		"capability layout, serial number, BAR sizes, link capabilities, driver; never the\n"
-		"registers that change while it runs) to FILE (- for stdout), for the policy's\n"
-		"\"baseline\" key: audit and daemon then alert on every function added, removed or\n"
-		"changed against it. Take it on one known-good seat; it checks every identical one.\n"
-		"  --root DIR          examine the machine mounted at DIR\n\n"
-		"check validates baseline files as audit and daemon load them, owner and mode\n"
-		"included (--no-owner-check skips that). Errors: FILE:LINE:COLUMN: message.\n\n"
-		"Exit status: 0 success, 2 an error.\n");
+	fprintf(
+	    f,
+	    "Usage: rdmaguard baseline save [--root DIR] FILE\n"
+	    "       rdmaguard baseline check [--no-owner-check] FILE...\n\n"
+	    "save writes this machine's hardware fingerprint (every PCI function: IDs, class,\n"
+	    "capability layout, serial number, BAR sizes, link capabilities, driver; never the\n"
+	    "registers that change while it runs) to FILE (- for stdout), for the policy's\n"
+	    "\"baseline\" key: audit and daemon then alert on every function added, removed or\n"
+	    "changed against it. Take it on one known-good seat; it checks every identical one.\n"
+	    "  --root DIR          examine the machine mounted at DIR\n\n"
+	    "check validates baseline files as audit and daemon load them, owner and mode\n"
+	    "included (--no-owner-check skips that). Errors: FILE:LINE:COLUMN: message.\n\n"
+	    "Exit status: 0 success, 2 an error.\n");
 }
 
 static int save(const char *root_path, const char *file)
@@ -60,8 +61,8 @@ static int save(const char *root_path, const char *file)
 		return RG_EXIT_ERROR;
 	}
 	if (strcmp(file, "-") == 0)
-		return hw_baseline_write(s, host, stdout) < 0 || fflush(stdout) ? RG_EXIT_ERROR :
-										  RG_EXIT_OK;
+		return hw_baseline_write(s, host, stdout) < 0 || fflush(stdout) ? RG_EXIT_ERROR
+										: RG_EXIT_OK;
 	/* Written aside and renamed, so that a daemon never reads half a baseline. */
 	if (!snprintf_ok(tmp, sizeof(tmp), "%s.tmp.XXXXXX", file)) {
 		fprintf(stderr, "rdmaguard baseline: %s: name too long\n", file);
@@ -95,10 +96,10 @@ static int save(const char *root_path, const char *file)
 int cmd_baseline(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"root", required_argument, NULL, 'r'},
-		{"no-owner-check", no_argument, NULL, 'O'},
-		{},
+	    {"help", no_argument, NULL, 'h'},
+	    {"root", required_argument, NULL, 'r'},
+	    {"no-owner-check", no_argument, NULL, 'O'},
+	    {},
 	};
 	const char *root_path = "/";
 	bool check_owner = true, root_given = false;

@@ -82,7 +82,8 @@ static int parse_entry(const struct jdoc *doc, struct json_object *o, size_t pos
 		if (!parse_id(s, true, &h->vendor, &h->device, &h->any_device))
 			return jdoc_error(doc, jv_pos(doc, o, "id", false), err,
 					  "\"id\" must be vendor:device in hex (\"15b3:1017\", "
-					  "\"10ee:*\"), not \"%s\"", s);
+					  "\"10ee:*\"), not \"%s\"",
+					  s);
 		h->has_id = true;
 	}
 	r = jv_string(doc, o, "subsystem", false, &s, err);
@@ -92,7 +93,8 @@ static int parse_entry(const struct jdoc *doc, struct json_object *o, size_t pos
 		if (!parse_id(s, false, &h->subsys_vendor, &h->subsys_device, &any))
 			return jdoc_error(doc, jv_pos(doc, o, "subsystem", false), err,
 					  "\"subsystem\" must be vendor:device in hex "
-					  "(\"15b3:0020\"), not \"%s\"", s);
+					  "(\"15b3:0020\"), not \"%s\"",
+					  s);
 		h->has_subsys = true;
 	}
 	r = jv_string(doc, o, "address", false, &s, err);
@@ -102,7 +104,8 @@ static int parse_entry(const struct jdoc *doc, struct json_object *o, size_t pos
 		if (!is_address(s))
 			return jdoc_error(doc, jv_pos(doc, o, "address", false), err,
 					  "\"address\" must be a PCI address (\"0000:05:00.0\"), "
-					  "not \"%s\"", s);
+					  "not \"%s\"",
+					  s);
 		memcpy(h->address, s, 13);
 	}
 	r = jv_string(doc, o, "dsn", false, &s, err);
@@ -112,7 +115,8 @@ static int parse_entry(const struct jdoc *doc, struct json_object *o, size_t pos
 		if (!is_dsn(s))
 			return jdoc_error(doc, jv_pos(doc, o, "dsn", false), err,
 					  "\"dsn\" must be 8 lowercase hex bytes as lspci shows "
-					  "them (\"00-11-22-33-44-55-66-77\"), not \"%s\"", s);
+					  "them (\"00-11-22-33-44-55-66-77\"), not \"%s\"",
+					  s);
 		memcpy(h->dsn, s, 24);
 	}
 	if (!h->has_id && !h->address[0] && !h->dsn[0])
@@ -124,7 +128,8 @@ static int parse_entry(const struct jdoc *doc, struct json_object *o, size_t pos
 	if (s && parse_expiry(s, &h->expires_ns) < 0)
 		return jdoc_error(doc, jv_pos(doc, o, "expires", false), err,
 				  "\"expires\" must be a date (2026-12-31) or an RFC 3339 time "
-				  "(2026-12-31T18:00:00Z), not \"%s\"", s);
+				  "(2026-12-31T18:00:00Z), not \"%s\"",
+				  s);
 	r = jv_string(doc, o, "comment", false, &s, err);
 	if (r < 0)
 		return r;
@@ -203,10 +208,11 @@ bool policy_hw_allowed(const struct rg_policy *p, const struct rg_ev_pci *fn, ui
 
 		if (h->expires_ns && now_ns >= h->expires_ns)
 			continue;
-		if (h->has_id && (h->vendor != fn->vendor || (!h->any_device && h->device != fn->device)))
+		if (h->has_id &&
+		    (h->vendor != fn->vendor || (!h->any_device && h->device != fn->device)))
 			continue;
-		if (h->has_subsys &&
-		    (h->subsys_vendor != fn->subsys_vendor || h->subsys_device != fn->subsys_device))
+		if (h->has_subsys && (h->subsys_vendor != fn->subsys_vendor ||
+				      h->subsys_device != fn->subsys_device))
 			continue;
 		if (h->address[0] && strncmp(h->address, fn->addr, sizeof(fn->addr)) != 0)
 			continue;

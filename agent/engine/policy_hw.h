@@ -30,7 +30,8 @@ struct rg_policy_hw {
 	unsigned line, column;
 };
 
-/* Parses "hardware" and "baseline" of a policy document's root into p. 0, -EINVAL (err), -ENOMEM. */
+/* Parses "hardware" and "baseline" of a policy document's root into p. 0, -EINVAL (err), -ENOMEM.
+ */
 int policy_hw_parse(const struct jdoc *doc, struct json_object *root, struct rg_policy *p,
 		    struct rg_error *err);
 void policy_hw_free(struct rg_policy *p);

@@ -24,7 +24,7 @@
 #include "hw/hw-internal.h"
 
 #define BASELINE_MAX_FUNCTIONS HW_MAX_FUNCTIONS
-#define FP_LEN 1024
+#define FP_LEN		       1024
 
 enum fp_field {
 	FP_VENDOR,
@@ -45,20 +45,20 @@ enum fp_field {
 };
 
 static const char *const fp_names[FP__MAX] = {
-	[FP_VENDOR] = "vendor_id",
-	[FP_DEVICE] = "device_id",
-	[FP_SUBSYS_VENDOR] = "subsystem_vendor_id",
-	[FP_SUBSYS_DEVICE] = "subsystem_device_id",
-	[FP_CLASS] = "class",
-	[FP_REVISION] = "revision",
-	[FP_HEADER] = "header_type",
-	[FP_CAPS] = "capabilities",
-	[FP_ECAPS] = "extended_capabilities",
-	[FP_DSN] = "dsn",
-	[FP_BARS] = "bar_sizes",
-	[FP_ROM] = "rom_size",
-	[FP_LINK] = "link",
-	[FP_DRIVER] = "driver",
+    [FP_VENDOR] = "vendor_id",
+    [FP_DEVICE] = "device_id",
+    [FP_SUBSYS_VENDOR] = "subsystem_vendor_id",
+    [FP_SUBSYS_DEVICE] = "subsystem_device_id",
+    [FP_CLASS] = "class",
+    [FP_REVISION] = "revision",
+    [FP_HEADER] = "header_type",
+    [FP_CAPS] = "capabilities",
+    [FP_ECAPS] = "extended_capabilities",
+    [FP_DSN] = "dsn",
+    [FP_BARS] = "bar_sizes",
+    [FP_ROM] = "rom_size",
+    [FP_LINK] = "link",
+    [FP_DRIVER] = "driver",
 };
 
 struct bl_entry {
@@ -102,15 +102,15 @@ static void fp_format(const struct hw_fn *fn, unsigned f, char *buf, size_t size
 		break;
 	case FP_CAPS:
 		for (unsigned i = 0; i < fn->n_caps && off + 12 < size; i++)
-			off += (size_t)snprintf(buf + off, size - off, "%s0x%02x@0x%02x", i ? " " : "",
-						fn->caps[i], fn->cap_offsets[i]);
+			off += (size_t)snprintf(buf + off, size - off, "%s0x%02x@0x%02x",
+						i ? " " : "", fn->caps[i], fn->cap_offsets[i]);
 		if (!fn->n_caps)
 			snprintf(buf, size, "none");
 		break;
 	case FP_ECAPS:
 		for (unsigned i = 0; i < fn->n_ecaps && off + 16 < size; i++)
-			off += (size_t)snprintf(buf + off, size - off, "%s0x%04x@0x%03x", i ? " " : "",
-						fn->ecaps[i], fn->ecap_offsets[i]);
+			off += (size_t)snprintf(buf + off, size - off, "%s0x%04x@0x%03x",
+						i ? " " : "", fn->ecaps[i], fn->ecap_offsets[i]);
 		if (!fn->n_ecaps)
 			snprintf(buf, size, "none");
 		break;
@@ -181,8 +181,8 @@ static bool fp_valid(unsigned f, const char *s)
 
 			if (f == FP_CAPS ? fn.n_caps == HW_MAX_CAPS : fn.n_ecaps == HW_MAX_ECAPS)
 				return false;
-			if (sscanf(p, f == FP_CAPS ? "0x%2x@0x%2x%n" : "0x%4x@0x%3x%n", &a, &b, &k) !=
-				    2 ||
+			if (sscanf(p, f == FP_CAPS ? "0x%2x@0x%2x%n" : "0x%4x@0x%3x%n", &a, &b,
+				   &k) != 2 ||
 			    k < 0)
 				return false;
 			if (f == FP_CAPS) {
@@ -206,8 +206,8 @@ static bool fp_valid(unsigned f, const char *s)
 
 		if (strcmp(s, "none") == 0)
 			return true;
-		if (sscanf(s, "%2x-%2x-%2x-%2x-%2x-%2x-%2x-%2x%n", &x[0], &x[1], &x[2], &x[3], &x[4],
-			   &x[5], &x[6], &x[7], &n) != 8)
+		if (sscanf(s, "%2x-%2x-%2x-%2x-%2x-%2x-%2x-%2x%n", &x[0], &x[1], &x[2], &x[3],
+			   &x[4], &x[5], &x[6], &x[7], &n) != 8)
 			return false;
 		fn.has_dsn = true;
 		for (unsigned i = 0; i < 8; i++)
@@ -291,8 +291,9 @@ static int parse_entry(const struct jdoc *doc, struct json_object *o, size_t pos
 	if (r < 0)
 		return r;
 	if (!hw_is_pci_addr(s))
-		return jdoc_error(doc, jv_pos(doc, o, "address", false), err,
-				  "\"address\" must be a PCI address (\"0000:05:00.0\"), not \"%s\"", s);
+		return jdoc_error(
+		    doc, jv_pos(doc, o, "address", false), err,
+		    "\"address\" must be a PCI address (\"0000:05:00.0\"), not \"%s\"", s);
 	memcpy(e->addr, s, 13);
 	for (unsigned f = 0; f < FP__MAX; f++) {
 		r = jv_string(doc, o, fp_names[f], true, &s, err);
@@ -327,8 +328,8 @@ static int baseline_from_doc(const struct jdoc *doc, struct hw_baseline **ret, s
 	if (r < 0)
 		return r;
 	if (!present || u != 1)
-		return jdoc_error(doc, present ? jv_pos(doc, root, "version", false) : JDOC_NOPOS, err,
-				  "a baseline needs \"version\": 1");
+		return jdoc_error(doc, present ? jv_pos(doc, root, "version", false) : JDOC_NOPOS,
+				  err, "a baseline needs \"version\": 1");
 	r = jv_string(doc, root, "kind", true, &s, err);
 	if (r < 0)
 		return r;
@@ -337,8 +338,8 @@ static int baseline_from_doc(const struct jdoc *doc, struct hw_baseline **ret, s
 				  "\"kind\" must be \"rdmaguard-seat-baseline\", not \"%s\"", s);
 	if (!json_object_object_get_ex(root, "functions", &arr) ||
 	    !json_object_is_type(arr, json_type_array))
-		return jdoc_error(doc, arr ? jv_pos(doc, root, "functions", false) : JDOC_NOPOS, err,
-				  "a baseline needs \"functions\": an array");
+		return jdoc_error(doc, arr ? jv_pos(doc, root, "functions", false) : JDOC_NOPOS,
+				  err, "a baseline needs \"functions\": an array");
 	n = json_object_array_length(arr);
 	if (n > BASELINE_MAX_FUNCTIONS)
 		return jdoc_error(doc, jv_pos(doc, root, "functions", false), err,
@@ -354,16 +355,16 @@ static int baseline_from_doc(const struct jdoc *doc, struct hw_baseline **ret, s
 	if (s)
 		(void)strscpy_ok(b->host, s, sizeof(b->host));
 	for (size_t i = 0; i < n; i++) {
-		r = parse_entry(doc, json_object_array_get_idx(arr, i), jdoc_element_pos(doc, arr, i),
-				&b->e[i], err);
+		r = parse_entry(doc, json_object_array_get_idx(arr, i),
+				jdoc_element_pos(doc, arr, i), &b->e[i], err);
 		b->n = i + 1;
 		if (r < 0)
 			goto fail;
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(b->e[k].addr, b->e[i].addr) == 0) {
 				r = jdoc_error(doc,
-					       jv_pos(doc, json_object_array_get_idx(arr, i), "address",
-						      false),
+					       jv_pos(doc, json_object_array_get_idx(arr, i),
+						      "address", false),
 					       err, "function %s listed twice", b->e[i].addr);
 				goto fail;
 			}

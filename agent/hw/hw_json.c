@@ -102,9 +102,10 @@ struct json_object *hw_fn_to_json(const struct hw_fn *fn)
 		b = json_object_new_object();
 		add(b, "index", json_object_new_int64(i));
 		add(b, "size", json_object_new_int64((int64_t)fn->bars[i].size));
-		add(b, "type", json_object_new_string(fn->bars[i].flags & 1 ? "io" :
-						      fn->bars[i].flags & 2 ? "mem64" :
-									      "mem32"));
+		add(b, "type",
+		    json_object_new_string(fn->bars[i].flags & 1   ? "io"
+					   : fn->bars[i].flags & 2 ? "mem64"
+								   : "mem32"));
 		add(b, "prefetchable", json_object_new_boolean(fn->bars[i].flags & 4));
 		arr_add(a, b);
 	}
@@ -129,9 +130,9 @@ static struct json_object *posture_json(const struct hw_posture *p)
 	add(o, "groups", json_object_new_int64(p->n_groups));
 	for (unsigned i = 0; i < p->n_groups; i++) {
 		snprintf(key, sizeof(key), "%u", p->groups[i].id);
-		json_object_object_add(g, key, p->groups[i].type[0] ?
-						       json_object_new_string(p->groups[i].type) :
-						       NULL);
+		json_object_object_add(
+		    g, key,
+		    p->groups[i].type[0] ? json_object_new_string(p->groups[i].type) : NULL);
 	}
 	add(o, "group_types", g);
 	add(o, "identity_groups", json_object_new_int64(p->identity_groups));

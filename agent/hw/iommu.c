@@ -21,9 +21,15 @@ static int cmp_group(const void *a, const void *b)
 bool hw_cmdline_weakens(const char *opt)
 {
 	static const char *const exact[] = {
-		"iommu=pt", "iommu=off", "iommu=soft", "iommu.passthrough=1", "iommu.passthrough=y",
-		"iommu.passthrough=on", "amd_iommu=off", "efi=no_disable_early_pci_dma",
-		"intremap=off",
+	    "iommu=pt",
+	    "iommu=off",
+	    "iommu=soft",
+	    "iommu.passthrough=1",
+	    "iommu.passthrough=y",
+	    "iommu.passthrough=on",
+	    "amd_iommu=off",
+	    "efi=no_disable_early_pci_dma",
+	    "intremap=off",
 	};
 	const char *v;
 
@@ -86,12 +92,14 @@ static void read_thunderbolt(const struct rg_root *root, struct hw_posture *p)
 		if (!startswith(de->d_name, "domain") || p->has_tb)
 			continue;
 		p->has_tb = true;
-		snprintf(path, sizeof(path), "/sys/bus/thunderbolt/devices/%s/security", de->d_name);
+		snprintf(path, sizeof(path), "/sys/bus/thunderbolt/devices/%s/security",
+			 de->d_name);
 		if (root_read_line(root, path, buf, sizeof(buf)) > 0)
 			(void)strscpy_ok(p->tb_security, buf, sizeof(p->tb_security));
 		snprintf(path, sizeof(path), "/sys/bus/thunderbolt/devices/%s/iommu_dma_protection",
 			 de->d_name);
-		if (root_read_line(root, path, buf, sizeof(buf)) > 0 && safe_atou32(buf, 10, &v) == 0)
+		if (root_read_line(root, path, buf, sizeof(buf)) > 0 &&
+		    safe_atou32(buf, 10, &v) == 0)
 			p->tb_dma_protection = v != 0;
 	}
 	closedir(d);

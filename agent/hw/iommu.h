@@ -22,15 +22,15 @@ struct hw_group {
 };
 
 struct hw_posture {
-	unsigned units;		  /* /sys/class/iommu entries */
-	struct hw_group *groups;  /* in id order */
+	unsigned units;		 /* /sys/class/iommu entries */
+	struct hw_group *groups; /* in id order */
 	unsigned n_groups;
 	unsigned identity_groups;
 	bool cmdline_read;
-	char weakening[96];	  /* the weakening command-line options, space-separated */
-	bool has_tb;		  /* a Thunderbolt domain exists */
-	char tb_security[16];	  /* the first domain's security level */
-	int tb_dma_protection;	  /* -1 unknown */
+	char weakening[96];    /* the weakening command-line options, space-separated */
+	bool has_tb;	       /* a Thunderbolt domain exists */
+	char tb_security[16];  /* the first domain's security level */
+	int tb_dma_protection; /* -1 unknown */
 	char error[256];
 };
 

@@ -31,14 +31,14 @@ struct rg_policy;
 #define HW_MAX_DEPTH	 16   /* bridges walked upwards for ACS / external-facing / link */
 
 struct hw_bar {
-	uint64_t size; /* 0: not implemented */
+	uint64_t size;	/* 0: not implemented */
 	uint32_t flags; /* bit 0 I/O space, bit 1 64-bit, bit 2 prefetchable */
 };
 
 /* A PCI Express link: speed in MT/s (2500, 5000, 8000, 16000, 32000, 64000), width in lanes. */
 struct hw_link {
-	uint32_t speed, width;		/* Link Status: what was negotiated; 0 unknown */
-	uint32_t max_speed, max_width;	/* Link Capabilities */
+	uint32_t speed, width;	       /* Link Status: what was negotiated; 0 unknown */
+	uint32_t max_speed, max_width; /* Link Capabilities */
 };
 
 /* One PCI function, as examined. */
@@ -52,7 +52,7 @@ struct hw_fn {
 	bool bus_master, mem_enable;
 	char vendor_name[64], device_name[96]; /* pci.ids; "" when unknown */
 
-	uint32_t config_len; /* bytes of config space readable: 64, 256 or 4096 */
+	uint32_t config_len;	   /* bytes of config space readable: 64, 256 or 4096 */
 	uint8_t caps[HW_MAX_CAPS]; /* standard capability IDs in list order */
 	uint16_t cap_offsets[HW_MAX_CAPS];
 	unsigned n_caps;
@@ -64,24 +64,24 @@ struct hw_fn {
 	bool pcie;
 	uint8_t pcie_type; /* Device/Port Type: 0 endpoint, 4 root port, 5/6 switch port, ... */
 	struct hw_link link;
-	char upstream[16];	   /* the bridge above ("" for a root bus function) */
+	char upstream[16];	      /* the bridge above ("" for a root bus function) */
 	struct hw_link upstream_link; /* that bridge's link */
 	bool has_dsn;
 	uint64_t dsn;
-	bool ats;	/* ATS capability present */
-	bool acs;	/* this function has ACS (ports) */
-	bool external;	/* a port above is external-facing (or Thunderbolt) */
+	bool ats;		/* ATS capability present */
+	bool acs;		/* this function has ACS (ports) */
+	bool external;		/* a port above is external-facing (or Thunderbolt) */
 	bool acs_missing_above; /* a downstream port above has no ACS source validation/redirect */
 	struct hw_bar bars[6];
 	uint64_t rom_size;
 
 	char driver[32]; /* bound driver, "" none */
 	bool has_netdev, has_ib_device, has_block, has_usb_bus;
-	bool rdma_capable; /* class 0x0207/0x0208/0x0c06 or a known RDMA vendor:device */
-	int iommu_group;   /* -1: none */
+	bool rdma_capable;   /* class 0x0207/0x0208/0x0c06 or a known RDMA vendor:device */
+	int iommu_group;     /* -1: none */
 	char iommu_type[16]; /* DMA, DMA-FQ, identity, blocked, unmanaged; "" unknown */
 
-	uint32_t facts; /* enum rg_pci_fact (event/event.h): the event's pci.fact.* */
+	uint32_t facts;	 /* enum rg_pci_fact (event/event.h): the event's pci.fact.* */
 	char error[128]; /* why part of it could not be read, "" */
 };
 
@@ -91,8 +91,8 @@ struct hw_posture;
 struct hw_scan {
 	struct hw_fn *fn; /* in address order */
 	unsigned n;
-	bool truncated; /* more than HW_MAX_FUNCTIONS */
-	char error[256]; /* why the scan failed as a whole ("" ok; then n is 0) */
+	bool truncated;		    /* more than HW_MAX_FUNCTIONS */
+	char error[256];	    /* why the scan failed as a whole ("" ok; then n is 0) */
 	struct hw_posture *posture; /* iommu.h; NULL when not examined */
 };
 

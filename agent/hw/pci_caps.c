@@ -33,7 +33,7 @@ static uint32_t link_speed(unsigned v)
 }
 
 __attribute__((format(printf, 3, 4))) static void malformed(struct hw_fn *fn, unsigned fact,
-							   const char *fmt, ...)
+							    const char *fmt, ...)
 {
 	va_list ap;
 
@@ -79,19 +79,21 @@ static void walk_std(const uint8_t *cfg, size_t len, struct hw_fn *fn)
 		uint8_t id;
 
 		if (ptr < 0x40) {
-			malformed(fn, RG_PCI_FACT_CAPS_MALFORMED, "capability pointer 0x%02x out of bounds",
-				  ptr);
+			malformed(fn, RG_PCI_FACT_CAPS_MALFORMED,
+				  "capability pointer 0x%02x out of bounds", ptr);
 			return;
 		}
 		/* Past what could be read (64 bytes without root): unknown, not malformed. */
 		if (ptr + 2 > end) {
 			if (!fn->caps_error[0])
 				snprintf(fn->caps_error, sizeof(fn->caps_error),
-					 "capability at 0x%02x beyond the %zu bytes read", ptr, end);
+					 "capability at 0x%02x beyond the %zu bytes read", ptr,
+					 end);
 			return;
 		}
 		if (seen[ptr / 4]) {
-			malformed(fn, RG_PCI_FACT_CAPS_MALFORMED, "capability list loops at 0x%02x", ptr);
+			malformed(fn, RG_PCI_FACT_CAPS_MALFORMED, "capability list loops at 0x%02x",
+				  ptr);
 			return;
 		}
 		seen[ptr / 4] = 1;
@@ -135,14 +137,15 @@ static void walk_ext(const uint8_t *cfg, size_t len, struct hw_fn *fn)
 			return;
 		}
 		if (seen[ptr / 4]) {
-			malformed(fn, RG_PCI_FACT_CAPS_MALFORMED, "extended capability list loops at 0x%03x",
-				  ptr);
+			malformed(fn, RG_PCI_FACT_CAPS_MALFORMED,
+				  "extended capability list loops at 0x%03x", ptr);
 			return;
 		}
 		seen[ptr / 4] = 1;
 		h = rd32(cfg + ptr);
 		if (h == 0) {
-			malformed(fn, RG_PCI_FACT_CAPS_ZERO, "all-zero extended capability at 0x%03x", ptr);
+			malformed(fn, RG_PCI_FACT_CAPS_ZERO,
+				  "all-zero extended capability at 0x%03x", ptr);
 			return;
 		}
 		id = h & 0xffff;
@@ -179,7 +182,8 @@ void hw_caps_walk(const uint8_t *cfg, size_t len, struct hw_fn *fn)
 
 	fn->config_len = (uint32_t)len;
 	if (len < 0x40) {
-		malformed(fn, RG_PCI_FACT_CAPS_MALFORMED, "config space of %u bytes", (unsigned)len);
+		malformed(fn, RG_PCI_FACT_CAPS_MALFORMED, "config space of %u bytes",
+			  (unsigned)len);
 		return;
 	}
 	fn->command = rd16(cfg + 0x04);

@@ -12,11 +12,11 @@
 
 #include "hw/pci.h"
 
-#define PCI_CAP_PM	 0x01
-#define PCI_CAP_EXP	 0x10
-#define PCI_ECAP_DSN	 0x0003
-#define PCI_ECAP_ACS	 0x000d
-#define PCI_ECAP_ATS	 0x000f
+#define PCI_CAP_PM   0x01
+#define PCI_CAP_EXP  0x10
+#define PCI_ECAP_DSN 0x0003
+#define PCI_ECAP_ACS 0x000d
+#define PCI_ECAP_ATS 0x000f
 
 /*
  * Walks cfg[0..len) (len: what could be read, 64..4096) into fn: caps/ecaps and their offsets,

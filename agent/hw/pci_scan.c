@@ -83,7 +83,7 @@ static int cmp_addr(const void *a, const void *b)
 static int list_functions(const struct rg_root *root, char (**ret)[16], unsigned *ret_n,
 			  bool *truncated)
 {
-	char (*v)[16] = NULL;
+	char(*v)[16] = NULL;
 	unsigned n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
@@ -101,7 +101,7 @@ static int list_functions(const struct rg_root *root, char (**ret)[16], unsigned
 		}
 		if (n == cap) {
 			unsigned ncap = cap ? cap * 2 : 64;
-			char (*nv)[16] = realloc(v, ncap * sizeof(*v));
+			char(*nv)[16] = realloc(v, ncap * sizeof(*v));
 
 			if (!nv) {
 				closedir(d);
@@ -135,7 +135,8 @@ static int write_file(int dirfd, const char *name, const void *data, size_t len)
 	return w == (ssize_t)len ? 0 : -EIO;
 }
 
-static const char *const shadow_files[] = {"config", "resource", "vendor", "device", "class", "irq"};
+static const char *const shadow_files[] = {"config", "resource", "vendor",
+					   "device", "class",	 "irq"};
 
 static void shadow_remove(const char *dir, char (*addrs)[16], unsigned n)
 {
@@ -189,7 +190,8 @@ static int shadow_function(const struct rg_root *root, int devfd, const char *ad
 		uint32_t v = 0;
 
 		snprintf(path, sizeof(path), SYS_PCI "/%s/%s", addr, names[k]);
-		if (root_read_line(root, path, buf, sizeof(buf)) > 0 && safe_atou32(buf, 0, &v) == 0)
+		if (root_read_line(root, path, buf, sizeof(buf)) > 0 &&
+		    safe_atou32(buf, 0, &v) == 0)
 			;
 		else if (k == 0 && cfg_len >= 2)
 			v = (uint8_t)cfg[0] | (uint8_t)cfg[1] << 8;
@@ -280,11 +282,12 @@ static void find_children(const struct rg_root *root, const char *dir, unsigned 
 		else if (strcmp(de->d_name, "block") == 0 || strcmp(de->d_name, "nvme") == 0 ||
 			 startswith(de->d_name, "host") || startswith(de->d_name, "ata"))
 			fn->has_block = true;
-		else if (startswith(de->d_name, "usb") && de->d_name[3] >= '0' && de->d_name[3] <= '9')
+		else if (startswith(de->d_name, "usb") && de->d_name[3] >= '0' &&
+			 de->d_name[3] <= '9')
 			fn->has_usb_bus = true;
 		else if (depth > 0 && strcmp(de->d_name, "power") != 0 &&
-			 !hw_is_pci_addr(de->d_name) && snprintf_ok(sub, sizeof(sub), "%s/%s", dir,
-								    de->d_name))
+			 !hw_is_pci_addr(de->d_name) &&
+			 snprintf_ok(sub, sizeof(sub), "%s/%s", dir, de->d_name))
 			find_children(root, sub, depth - 1, fn);
 	}
 	closedir(d);
@@ -333,12 +336,13 @@ static void lookup_names(struct pci_access *a, struct hw_fn *fn)
 	char buf[256], *s;
 
 	s = pci_lookup_name(a, buf, sizeof(buf),
-			    PCI_LOOKUP_VENDOR | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, fn->vendor);
+			    PCI_LOOKUP_VENDOR | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB,
+			    fn->vendor);
 	if (s)
 		snprintf(fn->vendor_name, sizeof(fn->vendor_name), "%s", s);
 	s = pci_lookup_name(a, buf, sizeof(buf),
-			    PCI_LOOKUP_DEVICE | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, fn->vendor,
-			    fn->device);
+			    PCI_LOOKUP_DEVICE | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB,
+			    fn->vendor, fn->device);
 	if (s)
 		snprintf(fn->device_name, sizeof(fn->device_name), "%s", s);
 	str_sanitize(fn->vendor_name);
@@ -353,7 +357,7 @@ static void examine(struct pci_access *a, struct pci_dev *d, struct hw_fn *fn)
 	size_t len = 0;
 
 	pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_BASES | PCI_FILL_SIZES |
-				 PCI_FILL_ROM_BASE | PCI_FILL_CLASS_EXT | PCI_FILL_SUBSYS);
+			     PCI_FILL_ROM_BASE | PCI_FILL_CLASS_EXT | PCI_FILL_SUBSYS);
 	fn->vendor = d->vendor_id;
 	fn->device = d->device_id;
 	fn->class_code = (uint32_t)d->device_class << 8 | d->prog_if;
@@ -367,11 +371,11 @@ static void examine(struct pci_access *a, struct pci_dev *d, struct hw_fn *fn)
 		if (b & PCI_BASE_ADDRESS_SPACE_IO)
 			fn->bars[i].flags = 1;
 		else
-			fn->bars[i].flags = ((b & PCI_BASE_ADDRESS_MEM_TYPE_MASK) ==
-						     PCI_BASE_ADDRESS_MEM_TYPE_64 ?
-					     2 :
-					     0) |
-					    (b & PCI_BASE_ADDRESS_MEM_PREFETCH ? 4 : 0);
+			fn->bars[i].flags =
+			    ((b & PCI_BASE_ADDRESS_MEM_TYPE_MASK) == PCI_BASE_ADDRESS_MEM_TYPE_64
+				 ? 2
+				 : 0) |
+			    (b & PCI_BASE_ADDRESS_MEM_PREFETCH ? 4 : 0);
 	}
 	fn->rom_size = d->rom_size;
 	for (unsigned i = 0; i < ARRAY_SIZE(lens) && !len; i++)
@@ -450,7 +454,7 @@ static int run_libpci(const char *sysfs, struct hw_scan *s, char (*addrs)[16], u
 int hw_scan(const struct rg_root *root, struct hw_scan **ret)
 {
 	_cleanup_(hw_scan_freep) struct hw_scan *s = NULL;
-	char (*addrs)[16] = NULL, shadow[4096];
+	char(*addrs)[16] = NULL, shadow[4096];
 	unsigned n = 0;
 	int r;
 

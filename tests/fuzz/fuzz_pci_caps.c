@@ -40,15 +40,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(fn.n_caps <= HW_MAX_CAPS && fn.n_ecaps <= HW_MAX_ECAPS, "counts");
 	for (unsigned i = 0; i < fn.n_caps; i++)
 		FUZZ_ASSERT(fn.cap_offsets[i] >= 0x40 && (size_t)fn.cap_offsets[i] + 2 <= size &&
-				    fn.cap_offsets[i] < 0x100 && fn.cap_offsets[i] % 4 == 0,
+				fn.cap_offsets[i] < 0x100 && fn.cap_offsets[i] % 4 == 0,
 			    "capability %u at 0x%x of %zu bytes", i, fn.cap_offsets[i], size);
 	for (unsigned i = 0; i < fn.n_ecaps; i++)
 		FUZZ_ASSERT(fn.ecap_offsets[i] >= 0x100 && (size_t)fn.ecap_offsets[i] + 4 <= size &&
-				    fn.ecap_offsets[i] % 4 == 0,
-			    "extended capability %u at 0x%x of %zu bytes", i, fn.ecap_offsets[i], size);
+				fn.ecap_offsets[i] % 4 == 0,
+			    "extended capability %u at 0x%x of %zu bytes", i, fn.ecap_offsets[i],
+			    size);
 	FUZZ_ASSERT(memchr(fn.caps_error, 0, sizeof(fn.caps_error)), "caps_error terminated");
 	FUZZ_ASSERT(!(fn.facts & (RG_PCI_FACT_CAPS_MALFORMED | RG_PCI_FACT_CAPS_ZERO)) ||
-			    fn.caps_error[0],
+			fn.caps_error[0],
 		    "a malformed list says why");
 	hw_fn_to_event(&fn, RG_EV_PCI_FUNCTION, RG_PROV_INVENTORY, 1000000000ull, &ev);
 	fuzz_check_event(&ev);

@@ -225,7 +225,8 @@ START_TEST(test_caps_limits)
 		cap(&c, &prev, off, 0x09);
 	for (unsigned off = 0x100; off < 0x1000; off += 4)
 		ecap(&c, off, 0x000b, off + 4 < 0x1000 ? off + 4 : 0);
-	c.b[0x50] = PCI_CAP_EXP; /* a PCIe capability among them, so that the extended list counts */
+	c.b[0x50] =
+	    PCI_CAP_EXP; /* a PCIe capability among them, so that the extended list counts */
 	fn = walk(&c);
 	ck_assert_uint_eq(fn.n_caps, HW_MAX_CAPS);
 	ck_assert_uint_eq(fn.n_ecaps, HW_MAX_ECAPS);
@@ -413,12 +414,12 @@ START_TEST(test_scan_facts)
 	ck_assert_uint_eq(fn->facts, RG_PCI_FACT_DSN_DUPLICATE);
 
 	fn = fn_at(s, "0000:02:00.0");
-	ck_assert_uint_eq(fn->facts,
-			  RG_PCI_FACT_BUS_MASTER_NO_DRIVER | RG_PCI_FACT_FPGA_VENDOR |
-				  RG_PCI_FACT_DMA_CARD_ID | RG_PCI_FACT_CLASS_MISMATCH |
-				  RG_PCI_FACT_NO_PM_CAP | RG_PCI_FACT_MULTIFUNCTION_SINGLE |
-				  RG_PCI_FACT_LINK_ABOVE_UPSTREAM | RG_PCI_FACT_DSN_DUPLICATE |
-				  RG_PCI_FACT_ACS_MISSING | RG_PCI_FACT_IDENTITY_DOMAIN);
+	ck_assert_uint_eq(fn->facts, RG_PCI_FACT_BUS_MASTER_NO_DRIVER | RG_PCI_FACT_FPGA_VENDOR |
+					 RG_PCI_FACT_DMA_CARD_ID | RG_PCI_FACT_CLASS_MISMATCH |
+					 RG_PCI_FACT_NO_PM_CAP | RG_PCI_FACT_MULTIFUNCTION_SINGLE |
+					 RG_PCI_FACT_LINK_ABOVE_UPSTREAM |
+					 RG_PCI_FACT_DSN_DUPLICATE | RG_PCI_FACT_ACS_MISSING |
+					 RG_PCI_FACT_IDENTITY_DOMAIN);
 	ck_assert_str_eq(fn->upstream, "0000:00:1c.1");
 
 	fn = fn_at(s, "0000:00:1d.0");
@@ -571,11 +572,11 @@ static void baseline_error(const char *text, const char *want)
 
 #define HEAD "{\"version\": 1, \"kind\": \"rdmaguard-seat-baseline\", \"functions\": [\n"
 #define FN                                                                                         \
-	"{\"address\": \"0000:00:1f.6\", \"vendor_id\": \"0x8086\", \"device_id\": \"0x15bc\", "    \
+	"{\"address\": \"0000:00:1f.6\", \"vendor_id\": \"0x8086\", \"device_id\": \"0x15bc\", "   \
 	"\"subsystem_vendor_id\": \"0x0000\", \"subsystem_device_id\": \"0x0000\", "               \
 	"\"class\": \"0x020000\", \"revision\": \"0x10\", \"header_type\": \"0x00\", "             \
 	"\"capabilities\": \"none\", \"extended_capabilities\": \"none\", \"dsn\": \"none\", "     \
-	"\"bar_sizes\": \"0 0 0 0 0 0\", \"rom_size\": \"0\", \"link\": \"none\", \"driver\": "   \
+	"\"bar_sizes\": \"0 0 0 0 0 0\", \"rom_size\": \"0\", \"link\": \"none\", \"driver\": "    \
 	"\"e1000e\""
 
 START_TEST(test_baseline_errors)
@@ -583,17 +584,19 @@ START_TEST(test_baseline_errors)
 	struct hw_baseline *b = NULL;
 	struct rg_error err;
 
-	ck_assert_int_eq(hw_baseline_parse("b.json", HEAD FN "}]}", strlen(HEAD FN "}]}"), &b, &err),
-			 0);
+	ck_assert_int_eq(
+	    hw_baseline_parse("b.json", HEAD FN "}]}", strlen(HEAD FN "}]}"), &b, &err), 0);
 	hw_baseline_free(b);
 	baseline_error("{\"version\": 2}", "b.json:1:13: a baseline needs \"version\": 1");
 	baseline_error("{\"version\": 1, \"kind\": \"policy\"}",
 		       "b.json:1:24: \"kind\" must be \"rdmaguard-seat-baseline\", not \"policy\"");
-	baseline_error(HEAD FN ", \"vendorid\": \"0x8086\"}]}",
-		       "b.json:2:358: unknown key \"vendorid\" in a baseline function (did you mean "
-		       "\"vendor_id\"?)");
-	baseline_error(HEAD "{\"address\": \"0000:00:1f.6\", \"vendor_id\": \"0x80861\"}]}",
-		       "b.json:2:42: \"vendor_id\": \"0x80861\" is not a value `baseline save` writes");
+	baseline_error(
+	    HEAD FN ", \"vendorid\": \"0x8086\"}]}",
+	    "b.json:2:358: unknown key \"vendorid\" in a baseline function (did you mean "
+	    "\"vendor_id\"?)");
+	baseline_error(
+	    HEAD "{\"address\": \"0000:00:1f.6\", \"vendor_id\": \"0x80861\"}]}",
+	    "b.json:2:42: \"vendor_id\": \"0x80861\" is not a value `baseline save` writes");
 	baseline_error(HEAD "{\"address\": \"00:1f.6\"}]}",
 		       "b.json:2:13: \"address\" must be a PCI address (\"0000:05:00.0\"), not "
 		       "\"00:1f.6\"");
@@ -649,9 +652,10 @@ START_TEST(test_allowlist)
 
 	policy_error("{\"hardware\": [{\"comment\": \"all\"}]}",
 		     "p.json:1:15: a hardware entry must name \"id\", \"address\" or \"dsn\"");
-	policy_error("{\"hardware\": [{\"id\": \"10ee\"}]}",
-		     "p.json:1:22: \"id\" must be vendor:device in hex (\"15b3:1017\", \"10ee:*\"), "
-		     "not \"10ee\"");
+	policy_error(
+	    "{\"hardware\": [{\"id\": \"10ee\"}]}",
+	    "p.json:1:22: \"id\" must be vendor:device in hex (\"15b3:1017\", \"10ee:*\"), "
+	    "not \"10ee\"");
 	policy_error("{\"hardware\": [{\"dsn\": \"00-11-22-33-44-55-66-7G\"}]}",
 		     "p.json:1:23: \"dsn\" must be 8 lowercase hex bytes as lspci shows them "
 		     "(\"00-11-22-33-44-55-66-77\"), not \"00-11-22-33-44-55-66-7G\"");
@@ -668,12 +672,12 @@ END_TEST
 
 START_TEST(test_cmdline)
 {
-	static const char *const weak[] = {"iommu=pt", "iommu=off", "intel_iommu=off",
-					   "intel_iommu=on,off", "amd_iommu=off",
-					   "iommu.passthrough=1"};
+	static const char *const weak[] = {"iommu=pt",	      "iommu=off",
+					   "intel_iommu=off", "intel_iommu=on,off",
+					   "amd_iommu=off",   "iommu.passthrough=1"};
 	static const char *const fine[] = {"intel_iommu=on", "intel_iommu=on,igfx_off",
-					   "iommu=force", "iommu.strict=1", "amd_iommu=on",
-					   "intel_iommu=offx"};
+					   "iommu=force",    "iommu.strict=1",
+					   "amd_iommu=on",   "intel_iommu=offx"};
 
 	for (size_t i = 0; i < sizeof(weak) / sizeof(weak[0]); i++)
 		ck_assert_msg(hw_cmdline_weakens(weak[i]), "%s", weak[i]);
