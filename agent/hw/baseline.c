@@ -507,6 +507,7 @@ static void entry_to_fn(const struct bl_entry *e, struct hw_fn *fn)
 		fn->class_code = v;
 	if (strcmp(e->v[FP_DRIVER], "none") != 0)
 		(void)strscpy_ok(fn->driver, e->v[FP_DRIVER], sizeof(fn->driver));
+	hw_fn_lookup_names(fn);
 }
 
 int hw_baseline_compare(const struct hw_baseline *b, const struct hw_scan *s, uint64_t now_ns,

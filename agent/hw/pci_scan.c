@@ -349,6 +349,26 @@ static void lookup_names(struct pci_access *a, struct hw_fn *fn)
 	str_sanitize(fn->device_name);
 }
 
+void hw_fn_lookup_names(struct hw_fn *fn)
+{
+	struct pci_access *volatile a = NULL;
+	jmp_buf jb;
+
+	/* Names only: no bus is scanned, the database is the agent's own pci.ids. */
+	if (setjmp(jb)) {
+		pci_jmp = NULL;
+		return;
+	}
+	pci_jmp = &jb;
+	a = pci_alloc();
+	a->error = pci_error_cb;
+	a->warning = pci_warning_cb;
+	a->debug = pci_debug_cb;
+	lookup_names(a, fn);
+	pci_cleanup(a);
+	pci_jmp = NULL;
+}
+
 static void examine(struct pci_access *a, struct pci_dev *d, struct hw_fn *fn)
 {
 	static const unsigned lens[] = {4096, 256, 64};

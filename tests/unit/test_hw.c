@@ -504,8 +504,8 @@ static int collect_diff(const struct rg_event *ev, void *userdata)
 
 	ck_assert_uint_eq(ev->type, RG_EV_HW_BASELINE);
 	ck_assert_uint_lt(d->n, 8);
-	snprintf(d->line[d->n++], 300, "%s %s %s", ev->u.pci.addr,
-		 hw_change_to_string(ev->u.pci.change), ev->u.pci.text);
+	snprintf(d->line[d->n++], 300, "%s %s %s | %s", ev->u.pci.addr,
+		 hw_change_to_string(ev->u.pci.change), ev->u.pci.text, ev->u.pci.vendor_name);
 	return 0;
 }
 
@@ -553,8 +553,11 @@ START_TEST(test_baseline)
 	s->n--; /* drops 0000:02:00.0, the last in address order */
 	ck_assert_int_eq(hw_baseline_compare(b, s, 0, collect_diff, &d), 0);
 	ck_assert_uint_eq(d.n, 2);
-	ck_assert_str_eq(d.line[0], "0000:01:00.0 changed device_id 0x15f3 -> 0x15f2");
-	ck_assert_str_eq(d.line[1], "0000:02:00.0 removed not on this machine");
+	ck_assert_str_eq(d.line[0],
+			 "0000:01:00.0 changed device_id 0x15f3 -> 0x15f2 | Intel Corporation");
+	/* a function no longer on the bus: named from the baseline's IDs */
+	ck_assert_str_eq(d.line[1],
+			 "0000:02:00.0 removed not on this machine | Xilinx Corporation");
 	hw_baseline_free(b);
 }
 END_TEST
