@@ -34,7 +34,7 @@
 static __thread jmp_buf *pci_jmp;
 static __thread char pci_msg[256];
 
-_Noreturn __attribute__((format(printf, 1, 2))) static void pci_error_cb(char *msg, ...)
+__attribute__((noreturn, format(printf, 1, 2))) static void pci_error_cb(char *msg, ...)
 {
 	va_list ap;
 
