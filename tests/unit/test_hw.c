@@ -260,7 +260,7 @@ static void writef(const char *rel, const void *data, size_t len)
 	close(fd);
 }
 
-static void writes(const char *rel, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void writes(const char *rel, const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
@@ -291,7 +291,7 @@ static void function(const char *path, const struct cfg *c, const char *driver, 
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s", addr);
 	snprintf(target, sizeof(target), "../../../devices/pci0000:00/%s", path);
 	mkdir(scratch, 0755);
-	writes("sys/bus/pci/.keep", "");
+	writef("sys/bus/pci/.keep", "", 0);
 	mkdir(strcat(strcpy((char[600]){0}, scratch), "/sys/bus/pci/devices"), 0755);
 	linkto(rel, target);
 	if (driver) {
@@ -354,7 +354,7 @@ static void build_root(void)
 	function("0000:00:1e.0", &c, NULL, -1, NULL);
 	writes("proc/cmdline", "BOOT_IMAGE=/vmlinuz ro intel_iommu=on,igfx_off iommu=pt quiet -- "
 			       "iommu=off\n");
-	writes("sys/class/iommu/dmar0/.keep", "");
+	writef("sys/class/iommu/dmar0/.keep", "", 0);
 }
 
 static void setup(void)
