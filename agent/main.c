@@ -13,6 +13,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{"audit", cmd_audit, "one-shot inventory of every trace of RDMA on this machine"},
+	{"baseline", cmd_baseline, "save or check the seat's hardware baseline (baseline save FILE)"},
 	{"daemon", cmd_daemon, "watch continuously with eBPF sensors and raise alerts"},
 	{"enforce", cmd_enforce, "show or lift the pinned enforcement (enforce --status|--off)"},
 	{"policy", cmd_policy, "validate policy files (policy check FILE...)"},

@@ -18,6 +18,7 @@
 #include "common/util.h"
 #include "config.h"
 #include "engine/engine.h"
+#include "hw/baseline.h"
 #include "identity/identity.h"
 #include "inventory/inventory.h"
 #include "output/output.h"
@@ -121,6 +122,7 @@ int cmd_audit(int argc, char **argv)
 	struct rg_root root = {.fd = -1};
 	struct rg_identity id;
 	struct rg_policy *policy = NULL;
+	_cleanup_(hw_baseline_freep) struct hw_baseline *baseline = NULL;
 	struct rg_ruleset *rules = NULL;
 	struct engine_config cfg = {0};
 	struct json_object *report = NULL, *ev;
@@ -172,6 +174,16 @@ int cmd_audit(int argc, char **argv)
 		goto out;
 	}
 	a.threshold = policy->threshold;
+	/* The seat baseline is validated like the policy: a bad one is an error, before anything. */
+	if (policy->baseline) {
+		r = hw_baseline_load(policy->baseline, root.is_host, &baseline, &err);
+		if (r < 0) {
+			if (r == -ENOMEM)
+				rg_error_set(&err, policy->baseline, 0, 0, "out of memory");
+			fprintf(stderr, "%s\n", rg_error_format(&err, buf, sizeof(buf)));
+			goto out;
+		}
+	}
 
 	r = inventory_collect(&root, INV_F_ALL, &inv);
 	if (r < 0) {
@@ -213,6 +225,9 @@ int cmd_audit(int argc, char **argv)
 		goto out;
 	}
 	r = inventory_foreach_event(inv, audit_event, &a);
+	/* Every function added, removed or changed against the seat baseline. */
+	if (r >= 0 && baseline && inv->hw)
+		r = hw_baseline_compare(baseline, inv->hw, inv->collected_ns, audit_event, &a);
 	if (r >= 0)
 		r = engine_flush(a.engine, audit_alert, &a);
 	if (r < 0) {

@@ -6,6 +6,7 @@
 #pragma once
 
 int cmd_audit(int argc, char **argv);
+int cmd_baseline(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
 int cmd_enforce(int argc, char **argv);
 int cmd_policy(int argc, char **argv);

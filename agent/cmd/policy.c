@@ -9,6 +9,7 @@
 #include "common/exitcode.h"
 #include "common/util.h"
 #include "engine/engine.h"
+#include "hw/baseline.h"
 #include "output/output.h"
 
 static void usage(FILE *f)
@@ -92,6 +93,12 @@ int cmd_policy(int argc, char **argv)
 			r = policy_check_outputs(p, output_spec_check, &err);
 		if (r >= 0)
 			r = engine_check(p, rules, &err);
+		if (r >= 0 && p->baseline) {
+			struct hw_baseline *b = NULL;
+
+			r = hw_baseline_load(p->baseline, check_owner, &b, &err);
+			hw_baseline_free(b);
+		}
 		if (r < 0) {
 			if (r == -ENOMEM)
 				rg_error_set(&err, argv[i], 0, 0, "out of memory");

@@ -35,6 +35,7 @@
 #include "proctree/proctree.h"
 #include "daemon.h"
 #include "daemon-internal.h"
+#include "hw/baseline.h"
 #include "metrics_http.h"
 
 #define DEFAULT_POLICY RG_SYSCONFDIR "/policy.json"
@@ -84,6 +85,17 @@ static int load_config(const char *policy_path, const char *rules_dir, struct rg
 		log_error("%s", rg_error_format(&err, buf, sizeof(buf)));
 		return r;
 	}
+	if ((*policy)->baseline) {
+		_cleanup_(hw_baseline_freep) struct hw_baseline *b = NULL;
+
+		r = hw_baseline_load((*policy)->baseline, true, &b, &err);
+		if (r < 0) {
+			if (r == -ENOMEM)
+				return log_oom();
+			log_error("%s", rg_error_format(&err, buf, sizeof(buf)));
+			return r;
+		}
+	}
 	r = policy_resolve_inodes(*policy, NULL);
 	if (r < 0)
 		log_warning_errno(r, "Failed to resolve the allowlist's executables: %m");
@@ -129,6 +141,15 @@ static void reload(struct daemon *d)
 		 d->rules_dir);
 	r = engine_load_config(d->policy_path, true, d->rules_dir, output_spec_check, &policy,
 			       &rules, &err);
+	/* A bad seat baseline rejects the policy naming it, as at start. */
+	if (r >= 0 && policy->baseline) {
+		struct hw_baseline *b = NULL;
+
+		r = hw_baseline_load(policy->baseline, true, &b, &err);
+		if (r == -ENOMEM)
+			rg_error_set(&err, policy->baseline, 0, 0, "out of memory");
+		hw_baseline_free(b);
+	}
 	if (r >= 0) {
 		(void)policy_resolve_inodes(policy, NULL);
 		r = engine_reload(d->engine, policy, rules, daemon_alert, d, &err);
@@ -240,6 +261,20 @@ static int startup_inventory(struct daemon *d)
 	r = inventory_foreach_event(inv, daemon_event, d);
 	if (r < 0)
 		return r;
+	/* The seat baseline (validated at start): every difference, once, at start-up. */
+	if (inv->hw && engine_policy(d->engine)->baseline) {
+		_cleanup_(hw_baseline_freep) struct hw_baseline *b = NULL;
+		struct rg_error err;
+		char buf[1200];
+
+		r = hw_baseline_load(engine_policy(d->engine)->baseline, true, &b, &err);
+		if (r < 0)
+			log_error("%s", rg_error_format(&err, buf, sizeof(buf)));
+		else
+			r = hw_baseline_compare(b, inv->hw, inv->collected_ns, daemon_event, d);
+		if (r < 0)
+			return r;
+	}
 	if (!d->cfg->no_inventory)
 		daemon_reconcile(d);
 	return 0;

@@ -38,6 +38,7 @@
 #include "event/event.h"
 
 struct cond;
+struct rg_policy;
 struct field_ref;
 struct proc_node;
 struct proctree;
@@ -70,6 +71,7 @@ struct game_session {
 struct cond_env {
 	const char *role;	   /* policy.role: "managed" or "server" */
 	uint64_t mr_max_bytes;	   /* policy.mr_max_bytes */
+	const struct rg_policy *policy; /* pci.allowed: its hardware allowlist; NULL none */
 	uint64_t boot_realtime_ns; /* wall clock at boot; 0: unknown */
 	/* Whether the allowlist allows process n for event ev. NULL: it allows nothing. */
 	bool (*proc_allowed)(void *ud, struct proc_node *n, const struct rg_event *ev);

@@ -13,6 +13,7 @@
 #include "cond-internal.h"
 #include "cond_fields.h"
 #include "common/util.h"
+#include "policy.h"
 #include "proctree/proctree.h"
 
 const char *const cond_vk_words[VK_TIME + 1] = {
@@ -61,6 +62,7 @@ enum {
 	DF_MR_REMOTE,
 	DF_MR_IMPLICIT,
 	DF_EVENT_TIME,
+	DF_PCI_ALLOWED,
 };
 
 struct dfield {
@@ -107,6 +109,7 @@ static const struct dfield dfields[] = {
 	{"rdma.mr.remote", DF_MR_REMOTE, VK_BOOL, false},
 	{"rdma.mr.implicit", DF_MR_IMPLICIT, VK_BOOL, false},
 	{"event.time", DF_EVENT_TIME, VK_TIME, false},
+	{"pci.allowed", DF_PCI_ALLOWED, VK_BOOL, false},
 };
 
 const char *cond_derived_field(size_t i)
@@ -529,6 +532,13 @@ bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct 
 	case DF_EVENT_TIME:
 		set_int(v, VK_TIME, ev->ts);
 		return ev->ts != 0;
+	case DF_PCI_ALLOWED:
+		/* The events that carry a PCI function (u.pci). */
+		if (ev->type != RG_EV_PCI_FUNCTION && ev->type != RG_EV_PCI_CHANGE &&
+		    ev->type != RG_EV_DMA_FAULT && ev->type != RG_EV_HW_BASELINE)
+			return false;
+		set_int(v, VK_BOOL, env && policy_hw_allowed(env->policy, &ev->u.pci, ev->ts));
+		return true;
 	}
 	return false;
 }
@@ -558,7 +568,7 @@ static void format_i128(i128 v, char *buf, size_t size)
 
 bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf, size_t size)
 {
-	struct value v;
+	struct value v = {0}; /* derived values leave v.ef unset */
 	size_t off = 0, i;
 
 	if (size == 0)
@@ -570,7 +580,11 @@ bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf
 	buf[0] = 0;
 	switch (v.kind) {
 	case VK_INT:
-		format_i128(v.i, buf, size);
+		/* PCI IDs as lspci writes them: 10ee:0666. */
+		if (v.ef && v.ef->kind == EFK_HEX32)
+			snprintf(buf, size, "%04x", (unsigned)v.i);
+		else
+			format_i128(v.i, buf, size);
 		break;
 	case VK_ENUM: {
 		const char *s = v.ef && v.ef->to_str ? v.ef->to_str((unsigned)v.i) : NULL;

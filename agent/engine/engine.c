@@ -18,6 +18,7 @@ static void env_set_policy(struct cond_env *env, const struct rg_policy *policy)
 {
 	env->role = policy->role == RG_ROLE_SERVER ? "server" : "managed";
 	env->mr_max_bytes = policy->mr_max_bytes;
+	env->policy = policy;
 }
 
 static int rule_severity(const struct erule *er, struct cond_ctx *ctx)

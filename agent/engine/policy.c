@@ -62,6 +62,7 @@ void policy_free(struct rg_policy *p)
 	jv_strv_free(p->outputs, p->n_outputs);
 	free(p->outputs_pos);
 	policy_fleet_done(p);
+	policy_hw_free(p);
 	free(p->description);
 	free(p->path);
 	free(p);
@@ -369,7 +370,8 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 					   "threshold",	     "games",	     "allow",
 					   "rules",	     "mr_max_bytes", "aggregate_window",
 					   "enforce",	     "enforce_scope", "outputs",
-					   "seat",	     "fleet",	      NULL};
+					   "seat",	     "fleet",	      "hardware",
+					   "baseline",      NULL};
 	struct json_object *root = jdoc_root(doc), *arr, *v;
 	struct rg_policy *p = NULL;
 	const char *s;
@@ -506,6 +508,9 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 				goto fail;
 		}
 	}
+	r = policy_hw_parse(doc, root, p, err);
+	if (r < 0)
+		goto fail;
 	r = jv_u64(doc, root, "mr_max_bytes", UINT64_MAX, &u, &present, err);
 	if (r < 0)
 		goto fail;

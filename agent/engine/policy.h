@@ -17,6 +17,7 @@
 #include "common/action.h"
 #include "common/severity.h"
 #include "jsondoc.h"
+#include "policy_hw.h"
 
 struct cond;
 
@@ -114,6 +115,10 @@ struct rg_policy {
 	uint64_t aggregate_window_ns; /* default window for repeats */
 	bool enforce;
 	int enforce_scope; /* enum rg_enforce_scope */
+	struct rg_policy_hw *hardware; /* policy_hw.h: the hardware allowlist */
+	size_t n_hardware;
+	char *baseline;		/* the seat baseline file (agent/hw/baseline.h), NULL none */
+	struct rg_policy_pos baseline_pos;
 	char **outputs;	   /* output specs for the daemon, as written: policy_check_outputs() */
 	struct rg_policy_pos *outputs_pos; /* where each is */
 	size_t n_outputs;

@@ -34,6 +34,11 @@ static const char *const event_type_names[RG_EV__MAX] = {
 	[RG_EV_AGENT_SENSOR] = "agent_sensor",
 	[RG_EV_AGENT_POLICY] = "agent_policy",
 	[RG_EV_AGENT_TAMPER] = "agent_tamper",
+	[RG_EV_PCI_CHANGE] = "pci_change",
+	[RG_EV_DMA_FAULT] = "dma_fault",
+	[RG_EV_IOMMU_POSTURE] = "iommu_posture",
+	[RG_EV_THUNDERBOLT] = "thunderbolt_device",
+	[RG_EV_HW_BASELINE] = "hw_baseline",
 };
 
 static const char *const provider_names[RG_PROV__MAX] = {
@@ -134,6 +139,21 @@ static const char *const qp_state_names[] = {
 	[0] = "reset", [1] = "init", [2] = "rtr", [3] = "rts", [4] = "sqd", [5] = "sqe", [6] = "err",
 };
 
+static const char *const hw_change_names[RG_HW__MAX] = {
+	[RG_HW_NONE] = "none",	       [RG_HW_ADD] = "add",	    [RG_HW_REMOVE] = "remove",
+	[RG_HW_BIND] = "bind",	       [RG_HW_UNBIND] = "unbind",   [RG_HW_AUTHORIZE] = "authorize",
+	[RG_HW_ADDED] = "added",       [RG_HW_REMOVED] = "removed", [RG_HW_CHANGED] = "changed",
+	[RG_HW_GROUP_TYPE] = "group_type",
+};
+
+static const char *const pci_fact_names[RG_PCI_NFACTS] = {
+	"bus_master_no_driver", "fpga_vendor", "dma_card_id", "class_mismatch", "no_pm_cap",
+	"caps_zero", "caps_malformed", "header_invalid", "multifunction_single",
+	"link_above_upstream", "dsn_duplicate", "rdma_no_driver", "acs_missing", "external",
+	"identity_domain",
+};
+_Static_assert(RG_PCI_FACT_IDENTITY_DOMAIN == 1u << (RG_PCI_NFACTS - 1), "pci_fact_names");
+
 static const char *lookup(const char *const *names, unsigned n, unsigned i)
 {
 	return i < n ? names[i] : NULL;
@@ -172,6 +192,12 @@ NAME_TABLE(lib_kind, lib_kind_names)
 NAME_TABLE(transport, transport_names)
 NAME_TABLE(qp_type, qp_type_names)
 NAME_TABLE(qp_state, qp_state_names)
+NAME_TABLE(hw_change, hw_change_names)
+
+const char *pci_fact_to_string(unsigned bit)
+{
+	return lookup(pci_fact_names, ARRAY_SIZE(pci_fact_names), bit);
+}
 
 const struct access_name access_names[] = {
 	{RG_ACCESS_LOCAL_WRITE, "local_write"},
@@ -320,3 +346,7 @@ bool event_peer(const struct rg_event *ev, struct rg_addr *peer, struct rg_addr 
 	}
 	return peer->family == AF_INET || peer->family == AF_INET6 || peer->family == 27;
 }
+/* The hardware events must not make every event bigger: the exec record is the union's size. */
+_Static_assert(sizeof(struct rg_ev_pci) <= sizeof(struct rg_ev_exec), "rg_ev_pci size");
+_Static_assert(sizeof(struct rg_ev_iommu) <= sizeof(struct rg_ev_exec), "rg_ev_iommu size");
+_Static_assert(sizeof(struct rg_ev_tb) <= sizeof(struct rg_ev_exec), "rg_ev_tb size");

@@ -41,7 +41,7 @@ enum rg_event_type {
 	RG_EV_DEVICE_PRESENT, /* an RDMA device (verbs device) exists */
 	RG_EV_DEVICE_ADD,     /* an RDMA device appeared (hotplug, `rdma link add`) */
 	RG_EV_DEVICE_REMOVE,
-	RG_EV_PCI_FUNCTION,   /* an RDMA-capable PCI function, with or without a driver */
+	RG_EV_PCI_FUNCTION,   /* a PCI function, its fingerprint and facts (agent/hw/pci.h) */
 	RG_EV_MODULE_PRESENT, /* an RDMA kernel module is loaded */
 	RG_EV_MODULE_LOAD,    /* an RDMA kernel module was loaded while we watched */
 	RG_EV_QP_PRESENT,     /* a QP in the kernel's resource table (netlink) */
@@ -55,6 +55,12 @@ enum rg_event_type {
 	RG_EV_AGENT_POLICY, /* policy/rules loaded, reloaded or rejected */
 	RG_EV_AGENT_TAMPER, /* another process changed the agent's BPF objects or stopped it; proc
 			     * is that process (when known) */
+	/* The hardware layer (agent/hw/): PCI functions, DMA, the IOMMU. u.pci unless noted. */
+	RG_EV_PCI_CHANGE,     /* a PCI function added, removed, bound or unbound (uevents) */
+	RG_EV_DMA_FAULT,      /* the IOMMU refused a function's DMA (kernel log); a burst is one */
+	RG_EV_IOMMU_POSTURE,  /* u.iommu: IOMMU and Thunderbolt posture; a group's type changed */
+	RG_EV_THUNDERBOLT,    /* u.tb: a Thunderbolt device added, authorised or removed */
+	RG_EV_HW_BASELINE,    /* a function added, removed or changed against the seat baseline */
 	RG_EV__MAX,
 };
 
@@ -312,13 +318,91 @@ struct rg_ev_device { /* DEVICE_PRESENT, DEVICE_ADD, DEVICE_REMOVE */
 	char pci_addr[16];
 };
 
-struct rg_ev_pci {
+/* What changed, for the hardware events: pci.change, baseline.change, thunderbolt.change,
+ * iommu.change. */
+enum rg_hw_change {
+	RG_HW_NONE = 0,
+	RG_HW_ADD,	 /* pci_change, thunderbolt_device: appeared */
+	RG_HW_REMOVE,	 /* disappeared */
+	RG_HW_BIND,	 /* pci_change: a driver was bound */
+	RG_HW_UNBIND,	 /* pci_change: its driver was unbound */
+	RG_HW_AUTHORIZE, /* thunderbolt_device: authorised */
+	RG_HW_ADDED,	 /* hw_baseline: on the machine, not in the baseline */
+	RG_HW_REMOVED,	 /* hw_baseline: in the baseline, not on the machine */
+	RG_HW_CHANGED,	 /* hw_baseline: differs from the baseline (baseline.diff says how) */
+	RG_HW_GROUP_TYPE, /* iommu_posture: a group's domain type changed */
+	RG_HW__MAX,
+};
+
+/* Facts about a PCI function (agent/hw/pci_facts.c): heuristics the rules weigh. Each is the
+ * field "pci.fact.<name>" (pci_fact_to_string() gives the name of bit i). */
+enum rg_pci_fact {
+	RG_PCI_FACT_BUS_MASTER_NO_DRIVER = 1u << 0, /* bus mastering on, no driver bound */
+	RG_PCI_FACT_FPGA_VENDOR = 1u << 1,	    /* Xilinx, Altera/Intel FPGA, Lattice IDs */
+	RG_PCI_FACT_DMA_CARD_ID = 1u << 2,	    /* DMA-card firmware default IDs (10ee:0666) */
+	RG_PCI_FACT_CLASS_MISMATCH = 1u << 3,	    /* net/RDMA/storage/USB class with no netdev,
+						     * ib_device, block device or USB bus */
+	RG_PCI_FACT_NO_PM_CAP = 1u << 4,	    /* a PCIe endpoint with no power management */
+	RG_PCI_FACT_CAPS_ZERO = 1u << 5,	    /* an all-zero capability entry */
+	RG_PCI_FACT_CAPS_MALFORMED = 1u << 6,	    /* a list that loops or points out of bounds */
+	RG_PCI_FACT_HEADER_INVALID = 1u << 7,	    /* header type not 0, 1 or 2 */
+	RG_PCI_FACT_MULTIFUNCTION_SINGLE = 1u << 8, /* multi-function bit, one function */
+	RG_PCI_FACT_LINK_ABOVE_UPSTREAM = 1u << 9,  /* link faster or wider than the port above */
+	RG_PCI_FACT_DSN_DUPLICATE = 1u << 10,	    /* the same DSN on another function */
+	RG_PCI_FACT_RDMA_NO_DRIVER = 1u << 11,	    /* RDMA-capable, no driver bound */
+	RG_PCI_FACT_ACS_MISSING = 1u << 12,	    /* a downstream port above has no ACS */
+	RG_PCI_FACT_EXTERNAL = 1u << 13,	    /* behind an external-facing/Thunderbolt port */
+	RG_PCI_FACT_IDENTITY_DOMAIN = 1u << 14,	    /* its IOMMU group is identity, or no group */
+};
+#define RG_PCI_NFACTS 15
+
+struct rg_ev_pci { /* PCI_FUNCTION, PCI_CHANGE, DMA_FAULT, HW_BASELINE */
 	uint32_t vendor, device, class_code;
 	uint32_t rdma_class; /* class 0x0207/0x0208/0x0c06 */
 	uint32_t known_vendor;
 	uint32_t has_driver;
 	char addr[16];
 	char driver[32];
+	/* The fingerprint (agent/hw/pci.h). */
+	uint32_t subsys_vendor, subsys_device;
+	uint32_t revision, header_type;
+	uint32_t bus_master;
+	uint32_t rdma;	     /* RDMA-capable by class, vendor:device, driver or ib_device */
+	uint32_t facts;	     /* enum rg_pci_fact */
+	uint32_t has_iommu_group, iommu_group;
+	uint32_t link_speed, link_width;       /* MT/s, lanes (negotiated) */
+	uint32_t upstream_speed, upstream_width; /* the port above */
+	uint32_t change;     /* pci_change, hw_baseline: enum rg_hw_change */
+	uint32_t count;	     /* dma_fault: faults in the burst */
+	uint32_t pad;
+	uint64_t fault_addr; /* dma_fault: the first faulting address */
+	char iommu_type[16]; /* DMA, DMA-FQ, identity, blocked; "" none */
+	char vendor_name[40], device_name[64];
+	char upstream[16];   /* the bridge above */
+	char dsn[24];	     /* Device Serial Number "01-23-45-67-89-ab-cd-ef", "" none */
+	char text[96];	     /* hw_baseline: what changed; dma_fault: the kernel's reason */
+};
+
+struct rg_ev_iommu { /* IOMMU_POSTURE */
+	uint32_t present;	  /* an IOMMU unit translates (/sys/class/iommu not empty) */
+	uint32_t units, groups;
+	uint32_t identity_groups; /* groups of type identity */
+	uint32_t weakened;	  /* the command line weakens it (iommu=pt, intel_iommu=off, ...) */
+	uint32_t has_tb, tb_dma_protection; /* Thunderbolt: a domain; its iommu_dma_protection */
+	uint32_t change;	  /* enum rg_hw_change: 0 the posture, GROUP_TYPE a change */
+	uint32_t has_group, group;
+	char cmdline[96];	  /* the weakening options */
+	char tb_security[16];	  /* none, user, secure, dponly, usbonly, nopcie */
+	char group_type[16], previous_type[16];
+};
+
+struct rg_ev_tb { /* THUNDERBOLT */
+	uint32_t vendor, device;
+	uint32_t authorized; /* 0, 1, 2 (secure) */
+	uint32_t change;     /* enum rg_hw_change: ADD, AUTHORIZE, REMOVE */
+	char name[32];	     /* "0-1" */
+	char security[16];   /* the domain's security level */
+	char vendor_name[48], device_name[48];
 };
 
 struct rg_ev_module {
@@ -379,6 +463,8 @@ struct rg_event {
 		struct rg_ev_roce roce;
 		struct rg_ev_device dev;
 		struct rg_ev_pci pci;
+		struct rg_ev_iommu iommu;
+		struct rg_ev_tb tb;
 		struct rg_ev_module mod;
 		struct rg_ev_qp qp;
 		struct rg_ev_mr mr;
@@ -409,6 +495,9 @@ const char *qp_type_to_string(unsigned t); /* "rc", "uc", "ud", "raw_packet", ..
 int qp_type_from_string(const char *s);
 const char *qp_state_to_string(unsigned s); /* "reset", "init", "rtr", "rts", ... */
 int qp_state_from_string(const char *s);
+const char *hw_change_to_string(unsigned c); /* "add", "remove", "bind", ..., "changed" */
+int hw_change_from_string(const char *s);
+const char *pci_fact_to_string(unsigned bit); /* bit index: "bus_master_no_driver", ... */
 
 /* Access flags: names of the set bits, in bit order ("local_write", "remote_write", ...). */
 struct access_name {

@@ -173,15 +173,107 @@ static const struct event_field device_fields[] = {
 	F("pci.address", EFK_STR, u.dev.pci_addr),
 };
 
+static int has_iommu_group(const struct rg_event *ev)
+{
+	return ev->u.pci.has_iommu_group != 0;
+}
+
+static int has_posture_group(const struct rg_event *ev)
+{
+	return ev->u.iommu.has_group != 0;
+}
+
+static int has_tb_domain(const struct rg_event *ev)
+{
+	return ev->u.iommu.has_tb != 0;
+}
+
+#define FACT(n, bit)                                                                               \
+	{.name = "pci.fact." n, .kind = EFK_BOOLFLAG, .offset = EV(u.pci.facts), .aux = (bit)}
+
+/* One PCI function's fingerprint and facts (agent/hw/): every hardware event about a function. */
+#define PCI_FIELDS                                                                                 \
+	F("pci.address", EFK_STR, u.pci.addr), F("pci.vendor_id", EFK_HEX32, u.pci.vendor),      \
+	F("pci.device_id", EFK_HEX32, u.pci.device), F("pci.class", EFK_HEX32, u.pci.class_code), \
+	F("pci.driver", EFK_STR, u.pci.driver), F("pci.rdma_class", EFK_U32, u.pci.rdma_class),  \
+	F("pci.known_vendor", EFK_U32, u.pci.known_vendor),                                     \
+	F("pci.has_driver", EFK_U32, u.pci.has_driver),                                         \
+	F("pci.subsystem_vendor_id", EFK_HEX32, u.pci.subsys_vendor),                           \
+	F("pci.subsystem_device_id", EFK_HEX32, u.pci.subsys_device),                           \
+	F("pci.revision", EFK_U32, u.pci.revision), F("pci.header_type", EFK_HEX32, u.pci.header_type), \
+	F("pci.bus_master", EFK_U32, u.pci.bus_master), F("pci.rdma", EFK_U32, u.pci.rdma),      \
+	{.name = "pci.iommu.group", .kind = EFK_U32, .offset = EV(u.pci.iommu_group), .size = 4, \
+	 .aux = EV(u.pci.has_iommu_group), .present = has_iommu_group},                            \
+	F("pci.iommu.type", EFK_STR, u.pci.iommu_type),                                         \
+	F("pci.link.speed", EFK_U32, u.pci.link_speed), F("pci.link.width", EFK_U32, u.pci.link_width), \
+	F("pci.upstream.address", EFK_STR, u.pci.upstream),                                     \
+	F("pci.upstream.link.speed", EFK_U32, u.pci.upstream_speed),                            \
+	F("pci.upstream.link.width", EFK_U32, u.pci.upstream_width),                            \
+	F("pci.vendor_name", EFK_STR, u.pci.vendor_name),                                       \
+	F("pci.device_name", EFK_STR, u.pci.device_name), F("pci.dsn", EFK_STR, u.pci.dsn),      \
+	FACT("bus_master_no_driver", RG_PCI_FACT_BUS_MASTER_NO_DRIVER),                          \
+	FACT("fpga_vendor", RG_PCI_FACT_FPGA_VENDOR), FACT("dma_card_id", RG_PCI_FACT_DMA_CARD_ID), \
+	FACT("class_mismatch", RG_PCI_FACT_CLASS_MISMATCH),                                      \
+	FACT("no_pm_cap", RG_PCI_FACT_NO_PM_CAP), FACT("caps_zero", RG_PCI_FACT_CAPS_ZERO),      \
+	FACT("caps_malformed", RG_PCI_FACT_CAPS_MALFORMED),                                      \
+	FACT("header_invalid", RG_PCI_FACT_HEADER_INVALID),                                      \
+	FACT("multifunction_single", RG_PCI_FACT_MULTIFUNCTION_SINGLE),                          \
+	FACT("link_above_upstream", RG_PCI_FACT_LINK_ABOVE_UPSTREAM),                            \
+	FACT("dsn_duplicate", RG_PCI_FACT_DSN_DUPLICATE),                                        \
+	FACT("rdma_no_driver", RG_PCI_FACT_RDMA_NO_DRIVER),                                      \
+	FACT("acs_missing", RG_PCI_FACT_ACS_MISSING), FACT("external", RG_PCI_FACT_EXTERNAL),    \
+	FACT("identity_domain", RG_PCI_FACT_IDENTITY_DOMAIN)
+
 static const struct event_field pci_fields[] = {
-	F("pci.address", EFK_STR, u.pci.addr),
-	F("pci.vendor_id", EFK_HEX32, u.pci.vendor),
-	F("pci.device_id", EFK_HEX32, u.pci.device),
-	F("pci.class", EFK_HEX32, u.pci.class_code),
-	F("pci.driver", EFK_STR, u.pci.driver),
-	F("pci.rdma_class", EFK_U32, u.pci.rdma_class),
-	F("pci.known_vendor", EFK_U32, u.pci.known_vendor),
-	F("pci.has_driver", EFK_U32, u.pci.has_driver),
+	PCI_FIELDS,
+};
+
+static const struct event_field pci_change_fields[] = {
+	PCI_FIELDS,
+	FE("pci.change", u.pci.change, hw_change),
+};
+
+static const struct event_field dma_fault_fields[] = {
+	PCI_FIELDS,
+	F("dma.fault.count", EFK_U32, u.pci.count),
+	F("dma.fault.address", EFK_U64, u.pci.fault_addr),
+	F("dma.fault.reason", EFK_STR, u.pci.text),
+};
+
+static const struct event_field baseline_fields[] = {
+	PCI_FIELDS,
+	FE("baseline.change", u.pci.change, hw_change),
+	F("baseline.diff", EFK_STR, u.pci.text),
+};
+
+static const struct event_field iommu_fields[] = {
+	F("iommu.present", EFK_U32, u.iommu.present),
+	F("iommu.units", EFK_U32, u.iommu.units),
+	F("iommu.groups", EFK_U32, u.iommu.groups),
+	F("iommu.identity_groups", EFK_U32, u.iommu.identity_groups),
+	F("iommu.weakened", EFK_U32, u.iommu.weakened),
+	F("iommu.cmdline", EFK_STR, u.iommu.cmdline),
+	FE("iommu.change", u.iommu.change, hw_change),
+	{.name = "iommu.group", .kind = EFK_U32, .offset = EV(u.iommu.group), .size = 4,
+	 .aux = EV(u.iommu.has_group), .present = has_posture_group},
+	F("iommu.type", EFK_STR, u.iommu.group_type),
+	F("iommu.previous_type", EFK_STR, u.iommu.previous_type),
+	F("thunderbolt.present", EFK_U32, u.iommu.has_tb),
+	{.name = "thunderbolt.iommu_dma_protection", .kind = EFK_U32,
+	 .offset = EV(u.iommu.tb_dma_protection), .size = 4, .aux = EV(u.iommu.has_tb),
+	 .present = has_tb_domain},
+	F("thunderbolt.security", EFK_STR, u.iommu.tb_security),
+};
+
+static const struct event_field tb_fields[] = {
+	F("thunderbolt.device", EFK_STR, u.tb.name),
+	F("thunderbolt.vendor_id", EFK_HEX32, u.tb.vendor),
+	F("thunderbolt.device_id", EFK_HEX32, u.tb.device),
+	F("thunderbolt.authorized", EFK_U32, u.tb.authorized),
+	FE("thunderbolt.change", u.tb.change, hw_change),
+	F("thunderbolt.security", EFK_STR, u.tb.security),
+	F("thunderbolt.vendor_name", EFK_STR, u.tb.vendor_name),
+	F("thunderbolt.device_name", EFK_STR, u.tb.device_name),
 };
 
 static const struct event_field module_fields[] = {
@@ -227,7 +319,7 @@ struct field_list {
 };
 
 /* The most fields one event type has (besides the common ones): the event reader's table. */
-#define MAX_TYPE_FIELDS 32
+#define MAX_TYPE_FIELDS EVENT_MAX_TYPE_FIELDS
 #define FL(a) {a, ARRAY_SIZE(a) + 0 * sizeof(char[ARRAY_SIZE(a) <= MAX_TYPE_FIELDS ? 1 : -1])}
 static const struct field_list type_fields[RG_EV__MAX] = {
 	[RG_EV_PROCESS_PRESENT] = FL(exec_fields),
@@ -255,6 +347,11 @@ static const struct field_list type_fields[RG_EV__MAX] = {
 	[RG_EV_AGENT_SENSOR] = FL(agent_fields),
 	[RG_EV_AGENT_POLICY] = FL(agent_fields),
 	[RG_EV_AGENT_TAMPER] = FL(agent_fields),
+	[RG_EV_PCI_CHANGE] = FL(pci_change_fields),
+	[RG_EV_DMA_FAULT] = FL(dma_fault_fields),
+	[RG_EV_IOMMU_POSTURE] = FL(iommu_fields),
+	[RG_EV_THUNDERBOLT] = FL(tb_fields),
+	[RG_EV_HW_BASELINE] = FL(baseline_fields),
 };
 
 size_t event_fields_common(const struct event_field **ret)

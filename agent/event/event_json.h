@@ -49,7 +49,8 @@ struct event_field {
 	uint16_t kind;	  /* enum event_field_kind */
 	uint16_t offset;  /* into struct rg_event */
 	uint16_t size;	  /* bytes, for EFK_STR */
-	uint32_t aux;
+	uint32_t aux; /* EFK_ARGS, EFK_BOOLFLAG: below; EFK_U32 with present(): the offset of the
+		       * u32 the reader sets to 1 when it reads the field */
 	const char *(*to_str)(unsigned);
 	int (*from_str)(const char *);
 	/* If set, the field is written only when this says so (zero may be meaningful). */

@@ -462,6 +462,9 @@ static int field_from_jv(struct event_reader *r, struct jv *v, struct rg_event *
 		if (get_u64(v, &u) < 0 || u > UINT32_MAX)
 			FAIL("%s: expected an unsigned 32-bit integer", f->name);
 		*AT(ev, f, uint32_t) = (uint32_t)u;
+		/* A field whose zero is a value (pci.iommu.group 0): aux marks it present. */
+		if (f->aux)
+			*(uint32_t *)((char *)ev + f->aux) = 1;
 		return 0;
 	case EFK_U64:
 		if (get_u64(v, &u) < 0)
@@ -627,7 +630,8 @@ static int apply_fields(struct event_reader *r, struct rg_event *ev,
 			*AT(ev, &f[i], uint64_t) = u;
 			continue;
 		}
-		if (f[i].kind == EFK_U32 && f[i].size == 4 && get_u64(v, &u) == 0 && u <= UINT32_MAX) {
+		if (f[i].kind == EFK_U32 && f[i].size == 4 && !f[i].aux && get_u64(v, &u) == 0 &&
+		    u <= UINT32_MAX) {
 			*AT(ev, &f[i], uint32_t) = (uint32_t)u;
 			continue;
 		}

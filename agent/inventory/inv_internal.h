@@ -12,6 +12,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "inventory/inventory.h"
+#include "inventory/pci_ids.h"
 
 /* Error strings next to an object. Formats "what: why"; never fails (drops on OOM). */
 void inv_errors_add(struct inv_errors *e, const char *fmt, ...) _printf_(2, 3);
@@ -90,12 +91,7 @@ void inv_strcpy(char *dst, size_t size, const char *src);
 /* Appends name to a fixed list of names if not there yet; false when full. */
 bool inv_name_add(char (*list)[64], unsigned *n, unsigned max, const char *name);
 
-/* Known RDMA PCI vendors (rdma-abi.md §5): the vendor's short name, or NULL. */
-const char *inv_pci_vendor_name(uint32_t vendor);
-/* True for drivers that register RDMA devices on the function they bind (mlx5_core, bnxt_en, ...). */
-bool inv_pci_driver_is_rdma(const char *driver);
-/* True for vendor:device pairs that are RDMA functions whatever their class (EFA, pvrdma, ...). */
-bool inv_pci_device_is_rdma(uint32_t vendor, uint32_t device);
+/* RDMA PCI IDs and drivers: pci_ids.h. */
 
 /* JSON helpers that tolerate allocation failure (a failed value becomes null). */
 void json_add_str(struct json_object *o, const char *key, const char *val); /* skips NULL */

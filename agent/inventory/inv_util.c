@@ -552,6 +552,16 @@ const char *inv_pci_vendor_name(uint32_t vendor)
 	return NULL;
 }
 
+bool inv_pci_vendor_is_rdma_first(uint32_t vendor)
+{
+	static const uint32_t ids[] = {0x15b3, 0x1425, 0x1077, 0x19e5, 0x1dd8, 0x10df, 0x1137};
+
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
+		if (ids[i] == vendor)
+			return true;
+	return false;
+}
+
 bool inv_pci_driver_is_rdma(const char *driver)
 {
 	/* Drivers whose functions carry an RDMA device (directly or through an auxiliary device). */

@@ -9,6 +9,8 @@
 
 #include "config.h"
 #include "inv_internal.h"
+#include "hw/hw_json.h"
+#include "hw/iommu.h"
 
 #define SCHEMA_VERSION 1
 
@@ -118,6 +120,13 @@ int inventory_collect(const struct rg_root *root, unsigned flags, struct invento
 		inv_pci_collect(root, inv);
 	if (flags & INV_F_DMA)
 		inv_dma_collect(root, inv);
+	if (flags & INV_F_HW) {
+		r = hw_scan(root, &inv->hw);
+		if (r < 0) {
+			inventory_free(inv);
+			return r;
+		}
+	}
 	if (flags & INV_F_DEVNODES)
 		inv_devnodes_collect(root, inv);
 	if (flags & INV_F_MODULES)
@@ -180,6 +189,7 @@ void inventory_free(struct inventory *inv)
 	nldev_tables_free(inv->nl);
 	proc_table_free(inv->procs);
 	free(inv->udp);
+	hw_scan_free(inv->hw);
 	inv_section_free(&inv->s_devices);
 	inv_section_free(&inv->s_pci);
 	inv_section_free(&inv->s_dma);
@@ -557,6 +567,8 @@ struct json_object *inventory_to_json(const struct inventory *inv)
 	section_or_skipped(r, "links", &inv->s_devices, inv_links_to_json(inv));
 	section_or_skipped(r, "pci", &inv->s_pci, inv_pci_to_json(inv));
 	section_or_skipped(r, "dma", &inv->s_dma, inv_dma_to_json(inv));
+	if (inv->hw)
+		json_add_obj(r, "hardware", hw_scan_to_json(inv->hw));
 	section_or_skipped(r, "device_nodes", &inv->s_devnodes, inv_devnodes_to_json(inv));
 	section_or_skipped(r, "modules", &inv->s_modules, inv_modules_to_json(inv));
 	section_or_skipped(r, "verbs", &inv->s_verbs, inv_verbs_to_json(inv));
@@ -634,7 +646,19 @@ int inventory_foreach_event(const struct inventory *inv,
 		if (r)
 			return r;
 	}
-	for (i = 0; i < inv->n_pci; i++) {
+	for (i = 0; inv->hw && i < inv->hw->n; i++) {
+		hw_fn_to_event(&inv->hw->fn[i], RG_EV_PCI_FUNCTION, RG_PROV_INVENTORY, 0, &ev);
+		r = emit(&w, &ev);
+		if (r)
+			return r;
+	}
+	if (inv->hw && inv->hw->posture) {
+		hw_posture_to_event(inv->hw->posture, 0, &ev);
+		r = emit(&w, &ev);
+		if (r)
+			return r;
+	}
+	for (i = 0; !inv->hw && i < inv->n_pci; i++) {
 		const struct inv_pci *p = &inv->pci[i];
 
 		if (!p->rdma && !p->dma)

@@ -31,6 +31,7 @@
 
 #include "common/util.h"
 #include "event/event.h"
+#include "hw/pci.h"
 #include "inventory/nldev.h"
 #include "inventory/procs.h"
 
@@ -288,6 +289,8 @@ struct inventory {
 
 	struct inv_dma dma;
 
+	struct hw_scan *hw; /* the hardware layer's examination (INV_F_HW): every function */
+
 	struct inv_devnode *devnodes;
 	unsigned n_devnodes;
 	bool devnodes_dir_present;
@@ -321,7 +324,8 @@ enum {
 	INV_F_NETLINK = 1u << 6, /* host only */
 	INV_F_PROCS = 1u << 7,	 /* every process, with RDMA fds and libraries */
 	INV_F_UDP = 1u << 8,
-	INV_F_ALL = (1u << 9) - 1,
+	INV_F_HW = 1u << 9,	 /* agent/hw/: every PCI function through libpci, IOMMU posture */
+	INV_F_ALL = (1u << 10) - 1,
 };
 
 /*
@@ -337,7 +341,8 @@ struct json_object *inventory_to_json(const struct inventory *inv);
 
 /*
  * Calls cb for each fact as an rg_event, in this order: PROCESS_PRESENT for every process (oldest
- * first, so parents come before children), MODULE_PRESENT, PCI_FUNCTION, DEVICE_PRESENT,
+ * first, so parents come before children), MODULE_PRESENT, PCI_FUNCTION (every function of the
+ * hardware scan when there is one, else the RDMA and DMA ones), IOMMU_POSTURE, DEVICE_PRESENT,
  * LIBRARY_LOAD, DEVICE_OPEN, then (provider netlink) QP_PRESENT and MR_PRESENT. ts is the
  * collection time and seq counts from 1; a consumer with its own sequence may renumber. A non-zero
  * return from cb stops the walk and is returned.

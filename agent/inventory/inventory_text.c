@@ -357,6 +357,34 @@ static void print_dma(FILE *f, struct json_object *r)
 	pci_table(f, get(sec, "pci_functions"), true);
 }
 
+/* The hardware layer's section (agent/hw/hw_json.c): every function, facts first. */
+static void print_hardware(FILE *f, struct json_object *r)
+{
+	struct json_object *sec = get(r, "hardware"), *io = get(sec, "iommu");
+	char vd[32], b1[512];
+	struct table t;
+	size_t i, n = len(sec, "functions");
+
+	if (!sec)
+		return;
+	section_head(f, "Hardware: PCI functions", sec, n, true);
+	fprintf(f, "  IOMMU: %s, %s group(s), %s identity; weakening options: %s\n",
+		json_object_get_boolean(get(io, "present")) ? "present" : "none",
+		str(io, "groups") ?: "0", str(io, "identity_groups") ?: "0",
+		str(io, "weakening_options") ?: "none");
+	table_init(&t, 6, "ADDRESS", "VENDOR:DEVICE", "CLASS", "DRIVER", "IOMMU", "FACTS");
+	for (i = 0; i < n; i++) {
+		struct json_object *p = at(sec, "functions", i);
+
+		snprintf(vd, sizeof(vd), "%s:%s", str(p, "vendor_id") ?: "?",
+			 str(p, "device_id") ?: "?");
+		table_row(&t, str(p, "address"), vd, str(p, "class"), str(p, "driver") ?: "(none)",
+			  str(p, "iommu_group_type") ?: "-",
+			  len(p, "facts") ? join(get(p, "facts"), NULL, b1, sizeof(b1)) : "-");
+	}
+	table_print(&t, f);
+}
+
 static void print_devnodes(FILE *f, struct json_object *r)
 {
 	struct json_object *sec = get(r, "device_nodes");
@@ -555,6 +583,7 @@ int inventory_print_text(struct json_object *r, FILE *f)
 	print_links(f, r);
 	print_pci(f, r);
 	print_dma(f, r);
+	print_hardware(f, r);
 	print_devnodes(f, r);
 	print_modules(f, r);
 	section_head(f, "libibverbs", get(r, "verbs"), 0, false);

@@ -165,6 +165,26 @@ POLICY_CASES = [
 ]
 
 
+# Seat baselines (`baseline save`), validated like a policy: (name, text, "line:col", message).
+BL = '{"version": 1, "kind": "rdmaguard-seat-baseline", "functions": '
+BL_FN = ('{"address": "0000:00:00.0", "vendor_id": "0x8086", "device_id": "0x1237", '
+         '"subsystem_vendor_id": "0x0000", "subsystem_device_id": "0x0000", "class": "0x060000", '
+         '"revision": "0x02", "header_type": "0x00", "capabilities": "0x10@0x40 0x05", '
+         '"extended_capabilities": "none", "dsn": "none", "bar_sizes": "0 0 0 0 0 0", '
+         '"rom_size": "0", "link": "none", "driver": "none"}')
+BASELINE_CASES = [
+    ("baseline: truncated", "{", "1:2", "expected a string key, found end of file"),
+    ("baseline: functions not an array", BL + "{}}", "1:64",
+     'a baseline needs "functions": an array'),
+    ("baseline: unknown key", BL + '[], "extra": 1}', "1:68", 'unknown key "extra" in the baseline'),
+    ("baseline: a number for an ID", BL + '[{"address": "0000:00:00.0", "vendor_id": 32902}]}',
+     "1:106", '"vendor_id" must be a string, not a number'),
+    ("baseline: UTF-16", b"\xff\xfe{}", "1:1", "expected a value, found byte 0xff"),
+    ("baseline: a capability without its offset", BL + "[" + BL_FN + "]}", "1:285",
+     '"capabilities": "0x10@0x40 0x05" is not a value `baseline save` writes'),
+]
+
+
 def file_cases(tmp, good):
     """Problems with the file itself: (name, path, message, owner_check_only)."""
     cases = []
@@ -305,6 +325,23 @@ def main():
                          ["audit", "--policy", path, "--rules", rules], where, msg, exact=False)
             expect_error(f"daemon --policy: {name}",
                          DAEMON + ["--policy", path, "--rules", rules], where, msg, exact=False)
+
+        # A bad seat baseline: an error wherever the policy naming it is loaded.
+        for i, (name, text, pos, msg) in enumerate(BASELINE_CASES):
+            path = write(tmp, f"b{i}.json", text)
+            pol = write(tmp, f"pb{i}.json", json.dumps({"baseline": path}))
+            where = f"{path}:{pos}"
+            expect_error(f"baseline check: {name}", ["baseline", "check", "--no-owner-check", path],
+                         where, msg)
+            expect_error(f"policy check: {name}",
+                         ["policy", "check", "--rules", rules, "--no-owner-check", pol], where, msg)
+            expect_error(f"audit --policy: {name}", ["audit", "--policy", pol, "--rules", rules],
+                         where, msg)
+            expect_error(f"daemon --policy: {name}", DAEMON + ["--policy", pol, "--rules", rules],
+                         where, msg, exact=False)
+        missing = os.path.join(tmp, "no-such-baseline.json")
+        expect_error("baseline check: missing file", ["baseline", "check", missing], missing,
+                     "No such file or directory", exact=False)
 
         for name, path, msg, owner_only in file_cases(tmp, good):
             expect_error(f"policy check: {name}", ["policy", "check", "--rules", rules, path],

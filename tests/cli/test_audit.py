@@ -72,9 +72,20 @@ def alerts(doc):
 
 
 # --- each fixture root ---------------------------------------------------------------------------
-d = audit("desktop")
+# The desktop boots with iommu=pt: its devices raise nothing, its IOMMU posture does (DMA-004).
+d = audit("desktop", 1)
 common(d, "desktop")
-check(d["alerts"] == [] and d["evaluation"]["threshold"] == "medium", "desktop: no alerts")
+check(alerts(d) == [("medium", "DMA-004", "IOMMU protection weakened (command line: iommu=pt; "
+                     "Thunderbolt DMA protection: 1; group ?: )")] and
+      d["evaluation"]["threshold"] == "medium", f"desktop: alerts {alerts(d)}")
+hw = {f["address"]: f for f in d["hardware"]["functions"]}
+check(sorted(hw) == ["0000:00:00.0", "0000:00:01.0", "0000:00:02.0", "0000:00:1f.6", "0000:01:00.0",
+                     "0000:02:00.0"], f"desktop: hardware functions {sorted(hw)}")
+check(hw["0000:01:00.0"]["vendor_name"] == "NVIDIA Corporation" and
+      hw["0000:01:00.0"]["upstream"] == "0000:00:01.0" and hw["0000:01:00.0"]["driver"] == "nvidia" and
+      hw["0000:01:00.0"]["facts"] == [], "desktop: the GPU's fingerprint")
+check(d["hardware"]["iommu"]["weakening_options"] == "iommu=pt" and
+      d["hardware"]["iommu"]["units"] == 2, "desktop: IOMMU posture")
 check(d["host"]["hostname"] == "desktop-01", "desktop: hostname")
 check(d["host"]["os"]["kernel"] == "6.1.0-13-amd64", "desktop: kernel")
 check(d["summary"]["rdma_present"] is False, "desktop: rdma_present")
@@ -149,7 +160,9 @@ check(p["parent_chain"][0]["exe"] == "/usr/bin/bash", "mlx5: parent exe")
 s = d["summary"]
 check((s["rdma_present"], s["devices"], s["modules"], s["rdma_processes"], s["errors"]) ==
       (True, 1, 7, 1, 0), "mlx5: summary")
-check(d["evaluation"]["events"] == 20, f"mlx5: {d['evaluation']['events']} events fed")
+# 5 processes, 7 modules, 2 PCI functions (the NIC and its root port), the IOMMU posture, the
+# device, 3 libraries, 3 device fds
+check(d["evaluation"]["events"] == 22, f"mlx5: {d['evaluation']['events']} events fed")
 
 d = audit("ib-hca", 1)
 common(d, "ib-hca")
@@ -193,9 +206,26 @@ check((dev["transport"], dev["soft_kind"], dev["soft_reason"], dev["node_type"])
       ("iwarp", "siw", "node_desc", 4), "siw: device")
 check(dev["pci"]["address"] == "0000:00:04.0" and dev["netdevs"] == ["eth1"], "siw: pci/netdev")
 
-d = audit("nodriver")
+# The driverless RDMA cards and the pcileech card alert (issue 26); the rest of the machine does not.
+d = audit("nodriver", 1)
 common(d, "nodriver")
-check(d["alerts"] == [], f"nodriver: alerts {alerts(d)}")
+check(alerts(d) == [
+    ("high", "DMA-001", "RDMA-capable PCI function 0000:05:00.0 (15b3:1013 Mellanox Technologies "
+                        "MT27700 Family [ConnectX-4]) has no driver bound"),
+    ("high", "DMA-001", "RDMA-capable PCI function 0000:06:00.0 (15b3:1017 Mellanox Technologies "
+                        "MT27800 Family [ConnectX-5]) has no driver bound"),
+    ("high", "DMA-001", "RDMA-capable PCI function 0000:07:00.0 (1077:7322 QLogic Corp. "
+                        "IBA7322 QDR InfiniBand HCA) has no driver bound"),
+    ("high", "DMA-002", "PCI function 0000:08:00.0 (10ee:0666 Xilinx Corporation , driver ) "
+                        "shows DMA-card tells"),
+    ("high", "DMA-003", "No IOMMU translates the DMA of PCI function 0000:08:00.0 (10ee:0666 "
+                        "Xilinx Corporation , driver , IOMMU identity)"),
+], f"nodriver: alerts {alerts(d)}")
+hw = {f["address"]: f for f in d["hardware"]["functions"]}
+check(hw["0000:08:00.0"]["facts"] == ["bus_master_no_driver", "fpga_vendor", "dma_card_id",
+                                      "identity_domain"], f"nodriver: card facts {hw['0000:08:00.0']['facts']}")
+check(hw["0000:05:00.0"]["facts"] == ["class_mismatch", "rdma_no_driver"] and
+      hw["0000:00:1f.6"]["facts"] == [], "nodriver: facts")
 items = {p["address"]: p for p in d["pci"]["items"]}
 check(sorted(items) == ["0000:00:1f.6", "0000:05:00.0", "0000:06:00.0", "0000:07:00.0", "0000:09:00.0"],
       "nodriver: pci items")

@@ -53,6 +53,81 @@ FACTS = {
         a("AGENT-004", "critical", None, agent__what="tc_filter"),
         a("AGENT-004", "critical", 4200, agent__what="signal"),
     ],
+    # driverless ConnectX-4 (alert), the allowed ConnectX-5 Ex 15b3:1019 (none), the QLogic HCA
+    # whose allow entry expired in 2025 (alert), mlx5 with its driver (none); 05:00.0 removed
+    # (none) and added again (a repeat of the first, and DMA-005); then with Arena running a new
+    # driverless one: critical, with DMA-005
+    "DMA-001": [
+        a("DMA-001", "high", None, pci__address="0000:05:00.0", pci__vendor_id="0x15b3",
+          message="RDMA-capable PCI function 0000:05:00.0 (15b3:1013 Mellanox Technologies "
+                  "MT27700 Family [ConnectX-4]) has no driver bound"),
+        a("DMA-001", "high", None, pci__address="0000:07:00.0", pci__device_id="0x7322"),
+        a("DMA-005", "high", None, pci__address="0000:05:00.0", pci__change="add"),
+        a("DMA-001", "critical", None, pci__address="0000:0b:00.0", game__name="Arena"),
+        a("DMA-005", "critical", None, pci__address="0000:0b:00.0"),
+        a("DMA-001", "high", None, pci__address="0000:05:00.0", event__action="pci_change"),
+    ],
+    # pcileech's stock IDs; a driverless bus master without PM; a looping capability list even
+    # with a driver; a DSN shared with the allowed capture card (which itself is allowed); not: a
+    # bus master without driver alone or with a class mismatch (an NVMe the firmware left bus
+    # mastering), a class mismatch alone, the removal
+    "DMA-002": [
+        a("DMA-002", "high", None, pci__address="0000:08:00.0", pci__vendor_id="0x10ee",
+          pci__device_id="0x0666", pci__fact__dma_card_id=True,
+          message="PCI function 0000:08:00.0 (10ee:0666 Xilinx Corporation , driver ) shows "
+                  "DMA-card tells"),
+        a("DMA-002", "high", None, pci__address="0000:09:00.0", pci__fact__no_pm_cap=True),
+        a("DMA-002", "high", None, pci__address="0000:0c:00.0", pci__driver="xhci_hcd"),
+        a("DMA-002", "high", None, pci__address="0000:0f:00.0", pci__fact__dsn_duplicate=True),
+    ],
+    # the identity-domain bus master, vfio-pci with no IOMMU group, a host-bridge class off the
+    # root bus; not: a translated group, the root bus's host bridge and AHCI controller (the
+    # chipset's, bus mastering left on by the firmware), e1000e's function
+    "DMA-003": [
+        a("DMA-003", "high", None, pci__address="0000:08:00.0", pci__iommu__type="identity"),
+        a("DMA-003", "high", None, pci__address="0000:09:00.0", pci__driver="vfio-pci"),
+        a("DMA-003", "high", None, pci__address="0000:10:00.0", pci__class="0x60000"),
+    ],
+    # iommu=pt, Thunderbolt without DMA protection, group 5 switched to identity; not: no IOMMU,
+    # Thunderbolt protected, group 5 back to DMA; never aggregated
+    "DMA-004": [
+        a("DMA-004", "medium", None, iommu__cmdline="iommu=pt",
+          message="IOMMU protection weakened (command line: iommu=pt; Thunderbolt DMA "
+                  "protection: ?; group ?: )"),
+        a("DMA-004", "medium", None, thunderbolt__iommu_dma_protection=0),
+        a("DMA-004", "medium", None, iommu__group=5, iommu__type="identity"),
+    ],
+    # edu hot-added; not its removal, not the allowed 15b3:1019, not a bind; with Arena running
+    # a second one: critical
+    "DMA-005": [
+        a("DMA-005", "high", None, pci__address="0000:01:00.0",
+          message="PCI function 0000:01:00.0 (1234:11e8 Red Hat, Inc. ) appeared at runtime"),
+        a("DMA-005", "critical", None, pci__address="0000:02:00.0"),
+    ],
+    # every device faulting: edu's first fault at once, its burst of 64 as the repeat, i915's
+    "DMA-006": [
+        a("DMA-006", "high", None, pci__address="0000:01:00.0", dma__fault__count=1,
+          dma__fault__address=4096,
+          message="The IOMMU refused 1 DMA accesses of 0000:01:00.0 (1234:11e8), the first at "
+                  "4096: PTE Read access is not set"),
+        a("DMA-006", "high", None, pci__address="0000:00:02.0", pci__driver="i915"),
+        a("DMA-006", "high", None, pci__address="0000:01:00.0", dma__fault__count=64),
+    ],
+    # only the authorisation while Arena runs; not the dock before it, not the unauthorised add
+    "DMA-007": [
+        a("DMA-007", "critical", None, thunderbolt__device="0-3", thunderbolt__change="authorize",
+          message="Thunderbolt device 0-3 (8086:15ef Intel ) authorised while Arena runs"),
+    ],
+    # added, changed (naming what), removed (medium); not the allowed 15b3:1019; added while
+    # Arena runs: critical
+    "DMA-008": [
+        a("DMA-008", "high", None, pci__address="0000:05:00.0", baseline__change="added"),
+        a("DMA-008", "high", None, pci__address="0000:03:00.0", baseline__change="changed",
+          baseline__diff="dsn 00-e0-4c-00-00-01 -> none; capabilities 0x01,0x05,0x10,0x11 -> "
+                         "0x05,0x10"),
+        a("DMA-008", "medium", None, pci__address="0000:02:00.0", baseline__change="removed"),
+        a("DMA-008", "critical", None, pci__address="0000:07:00.0"),
+    ],
     # mlx5_0 seen twice (the second a repeat), mlx5_1 added; the PCI function alone is nothing
     "RDMA-001": [
         a("RDMA-001", "medium", None, rdma__device="mlx5_0",

@@ -265,9 +265,10 @@ START_TEST(test_inventory_events)
 		RG_EV_PROCESS_PRESENT, RG_EV_PROCESS_PRESENT, RG_EV_MODULE_PRESENT,
 		RG_EV_MODULE_PRESENT,  RG_EV_MODULE_PRESENT,  RG_EV_MODULE_PRESENT,
 		RG_EV_MODULE_PRESENT,  RG_EV_MODULE_PRESENT,  RG_EV_MODULE_PRESENT,
-		RG_EV_PCI_FUNCTION,    RG_EV_DEVICE_PRESENT,  RG_EV_LIBRARY_LOAD,
-		RG_EV_LIBRARY_LOAD,    RG_EV_LIBRARY_LOAD,    RG_EV_DEVICE_OPEN,
-		RG_EV_DEVICE_OPEN,     RG_EV_DEVICE_OPEN,
+		RG_EV_PCI_FUNCTION,    RG_EV_PCI_FUNCTION,	  RG_EV_IOMMU_POSTURE,
+		RG_EV_DEVICE_PRESENT,  RG_EV_LIBRARY_LOAD,    RG_EV_LIBRARY_LOAD,
+		RG_EV_LIBRARY_LOAD,    RG_EV_DEVICE_OPEN,     RG_EV_DEVICE_OPEN,
+		RG_EV_DEVICE_OPEN,
 	};
 	const struct rg_event *e;
 	struct json_object *j;
@@ -285,7 +286,9 @@ START_TEST(test_inventory_events)
 	e = &s.ev[5];
 	ck_assert_str_eq(e->u.mod.name, "mlx5_ib");
 	ck_assert_uint_eq(e->flags, 0);
-	e = &s.ev[12];
+	/* Every function of the hardware scan, the root port above the NIC first. */
+	ck_assert_str_eq(s.ev[12].u.pci.addr, "0000:00:02.0");
+	e = &s.ev[13];
 	ck_assert_str_eq(e->u.pci.addr, "0000:03:00.0");
 	ck_assert_uint_eq(e->u.pci.vendor, 0x15b3);
 	ck_assert_uint_eq(e->u.pci.device, 0x1017);
@@ -294,7 +297,10 @@ START_TEST(test_inventory_events)
 	ck_assert_uint_eq(e->u.pci.rdma_class, 0);
 	ck_assert_uint_eq(e->u.pci.has_driver, 1);
 	ck_assert_str_eq(e->u.pci.driver, "mlx5_core");
-	e = &s.ev[13];
+	ck_assert_uint_eq(e->u.pci.rdma, 1);
+	ck_assert_str_eq(s.ev[13].u.pci.upstream, "0000:00:02.0");
+	ck_assert_str_eq(s.ev[14].u.iommu.cmdline, "");
+	e = &s.ev[15];
 	ck_assert_str_eq(e->u.dev.name, "mlx5_0");
 	ck_assert_uint_eq(e->u.dev.transport, RG_TRANSPORT_ROCE);
 	ck_assert_uint_eq(e->u.dev.node_type, 1);
@@ -305,13 +311,13 @@ START_TEST(test_inventory_events)
 	ck_assert_str_eq(e->u.dev.driver, "mlx5_core");
 	ck_assert_str_eq(e->u.dev.parent, "");
 	ck_assert_uint_eq(e->flags & RG_EVF_SOFT, 0);
-	e = &s.ev[14];
+	e = &s.ev[16];
 	ck_assert_uint_eq(e->proc.pid, 4242);
 	ck_assert_uint_eq(e->proc.ppid, 4200);
 	ck_assert_str_eq(e->proc.comm, "ib_write_bw");
 	ck_assert_uint_eq(e->u.lib.lib_kind, RG_LIB_IBVERBS);
 	ck_assert_uint_eq(e->u.lib.ino, 1055201);
-	e = &s.ev[17];
+	e = &s.ev[19];
 	ck_assert_uint_eq(e->proc.pid, 4242);
 	ck_assert_int_eq(e->u.open.fd, 3);
 	ck_assert_uint_eq(e->u.open.node_kind, RG_NODE_UVERBS);

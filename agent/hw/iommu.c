@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The IOMMU posture (iommu.h): the one control that makes a card's DMA fault (and be reported)
+ * instead of succeeding silently. Read below the root like everything else; facts only.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/iommu.h"
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct hw_group *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+bool hw_cmdline_weakens(const char *opt)
+{
+	static const char *const exact[] = {
+	    "iommu=pt",
+	    "iommu=off",
+	    "iommu=soft",
+	    "iommu.passthrough=1",
+	    "iommu.passthrough=y",
+	    "iommu.passthrough=on",
+	    "amd_iommu=off",
+	    "efi=no_disable_early_pci_dma",
+	    "intremap=off",
+	};
+	const char *v;
+
+	for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
+		if (strcmp(opt, exact[i]) == 0)
+			return true;
+	/* intel_iommu takes a comma list: "on,igfx_off" keeps it, "off" anywhere disables it. */
+	if (startswith(opt, "intel_iommu=")) {
+		char buf[128], *tok, *save = NULL;
+
+		v = opt + strlen("intel_iommu=");
+		if (!snprintf_ok(buf, sizeof(buf), "%s", v))
+			return false;
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (strcmp(tok, "off") == 0 || strcmp(tok, "tboot_noforce") == 0)
+				return true;
+	}
+	return false;
+}
+
+static void read_cmdline(const struct rg_root *root, struct hw_posture *p)
+{
+	_cleanup_free_ char *data = NULL;
+	char *tok, *save = NULL;
+	size_t len = 0, used = 0;
+
+	if (root_read_file(root, "/proc/cmdline", 16384, &data, &len, NULL) < 0)
+		return;
+	p->cmdline_read = true;
+	for (tok = strtok_r(data, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		size_t n = strlen(tok);
+
+		if (strcmp(tok, "--") == 0)
+			break; /* what follows is init's, not the kernel's */
+		if (!hw_cmdline_weakens(tok) || used + n + 2 > sizeof(p->weakening))
+			continue;
+		if (used)
+			p->weakening[used++] = ' ';
+		memcpy(p->weakening + used, tok, n);
+		used += n;
+		p->weakening[used] = 0;
+	}
+	str_sanitize(p->weakening);
+}
+
+static void read_thunderbolt(const struct rg_root *root, struct hw_posture *p)
+{
+	struct dirent *de;
+	unsigned seen = 0;
+	DIR *d;
+
+	p->tb_dma_protection = -1;
+	d = root_opendir(root, "/sys/bus/thunderbolt/devices");
+	if (!d)
+		return;
+	while ((de = readdir(d)) && seen++ < 1024) {
+		char path[600], buf[32];
+		uint32_t v;
+
+		if (!startswith(de->d_name, "domain") || p->has_tb)
+			continue;
+		p->has_tb = true;
+		snprintf(path, sizeof(path), "/sys/bus/thunderbolt/devices/%s/security",
+			 de->d_name);
+		if (root_read_line(root, path, buf, sizeof(buf)) > 0)
+			(void)strscpy_ok(p->tb_security, buf, sizeof(p->tb_security));
+		snprintf(path, sizeof(path), "/sys/bus/thunderbolt/devices/%s/iommu_dma_protection",
+			 de->d_name);
+		if (root_read_line(root, path, buf, sizeof(buf)) > 0 &&
+		    safe_atou32(buf, 10, &v) == 0)
+			p->tb_dma_protection = v != 0;
+	}
+	closedir(d);
+}
+
+int hw_posture_read(const struct rg_root *root, struct hw_posture *p)
+{
+	struct dirent *de;
+	unsigned cap = 0, seen = 0;
+	DIR *d;
+
+	memset(p, 0, sizeof(*p));
+	d = root_opendir(root, "/sys/class/iommu");
+	if (d) {
+		while ((de = readdir(d)) && seen++ < 4096)
+			if (de->d_name[0] != '.')
+				p->units++;
+		closedir(d);
+	}
+	seen = 0;
+	d = root_opendir(root, "/sys/kernel/iommu_groups");
+	if (d) {
+		while ((de = readdir(d)) && seen++ < 4 * HW_MAX_GROUPS) {
+			struct hw_group *g;
+			char path[300];
+			uint32_t id;
+
+			if (safe_atou32(de->d_name, 10, &id) < 0)
+				continue;
+			if (p->n_groups == HW_MAX_GROUPS)
+				break;
+			if (p->n_groups == cap) {
+				unsigned ncap = cap ? cap * 2 : 32;
+				struct hw_group *ng = realloc(p->groups, ncap * sizeof(*ng));
+
+				if (!ng) {
+					closedir(d);
+					return -ENOMEM;
+				}
+				p->groups = ng;
+				cap = ncap;
+			}
+			g = &p->groups[p->n_groups++];
+			memset(g, 0, sizeof(*g));
+			g->id = id;
+			snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%u/type", id);
+			if (root_read_line(root, path, g->type, sizeof(g->type)) < 0)
+				g->type[0] = 0;
+			if (strcmp(g->type, "identity") == 0)
+				p->identity_groups++;
+		}
+		closedir(d);
+		if (p->n_groups)
+			qsort(p->groups, p->n_groups, sizeof(*p->groups), cmp_group);
+	}
+	read_cmdline(root, p);
+	read_thunderbolt(root, p);
+	return 0;
+}
+
+void hw_posture_done(struct hw_posture *p)
+{
+	if (!p)
+		return;
+	free(p->groups);
+	p->groups = NULL;
+	p->n_groups = 0;
+}
+
+void hw_posture_to_event(const struct hw_posture *p, uint64_t now_ns, struct rg_event *ev)
+{
+	struct rg_ev_iommu *e = &ev->u.iommu;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = RG_EV_IOMMU_POSTURE;
+	ev->provider = RG_PROV_INVENTORY;
+	ev->ts = now_ns;
+	e->present = p->units > 0;
+	e->units = p->units;
+	e->groups = p->n_groups;
+	e->identity_groups = p->identity_groups;
+	e->weakened = p->weakening[0] != 0;
+	e->has_tb = p->has_tb;
+	e->tb_dma_protection = p->tb_dma_protection > 0;
+	event_set_str(e->cmdline, sizeof(e->cmdline), p->weakening, sizeof(p->weakening));
+	event_set_str(e->tb_security, sizeof(e->tb_security), p->tb_security,
+		      sizeof(p->tb_security));
+}

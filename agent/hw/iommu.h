@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The IOMMU posture: is there an IOMMU (/sys/class/iommu), the domain type of every group
+ * (/sys/kernel/iommu_groups/N/type: DMA, DMA-FQ, identity = no translation, blocked), the kernel
+ * command-line options that weaken it (iommu=pt, intel_iommu=off, amd_iommu=off, ...), and the
+ * Thunderbolt domains' security level and iommu_dma_protection. Facts only: rules decide.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "event/event.h"
+
+#define HW_MAX_GROUPS 4096
+
+struct hw_group {
+	uint32_t id;
+	char type[16]; /* "" when unreadable */
+};
+
+struct hw_posture {
+	unsigned units;		 /* /sys/class/iommu entries */
+	struct hw_group *groups; /* in id order */
+	unsigned n_groups;
+	unsigned identity_groups;
+	bool cmdline_read;
+	char weakening[96];    /* the weakening command-line options, space-separated */
+	bool has_tb;	       /* a Thunderbolt domain exists */
+	char tb_security[16];  /* the first domain's security level */
+	int tb_dma_protection; /* -1 unknown */
+	char error[256];
+};
+
+/* Reads the posture below root. 0 or -ENOMEM; what could not be read is in ->error. */
+int hw_posture_read(const struct rg_root *root, struct hw_posture *ret);
+void hw_posture_done(struct hw_posture *p);
+
+/* Whether a kernel command-line option weakens the IOMMU ("iommu=pt", "intel_iommu=off", ...). */
+bool hw_cmdline_weakens(const char *opt);
+
+/* The posture as an RG_EV_IOMMU_POSTURE event (change RG_HW_NONE). */
+void hw_posture_to_event(const struct hw_posture *p, uint64_t now_ns, struct rg_event *ev);

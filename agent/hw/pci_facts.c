@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The heuristics (known DMA-card tells, ekknod/drvscan and the pcileech issues): facts on each
+ * function, never verdicts. None alone is proof; the rules weigh them, with the allowlist and the
+ * seat baseline. The facts of the config space itself (capability lists, header type, PM) come
+ * from the walk (pci_caps.c); here are those that need sysfs or the other functions.
+ */
+#include <string.h>
+
+#include "hw/hw-internal.h"
+#include "hw/pci_caps.h"
+#include "inventory/pci_ids.h"
+
+static bool fpga_vendor(uint16_t vendor)
+{
+	/* Xilinx (AMD), Altera (Intel FPGA), Lattice. */
+	return vendor == 0x10ee || vendor == 0x1172 || vendor == 0x1204;
+}
+
+static bool dma_card_id(uint16_t vendor, uint16_t device)
+{
+	/* pcileech-fpga's stock firmware ("Xilinx Ethernet Adapter"), and the device IDs Xilinx's
+	 * 7-series PCIe core gives itself by default (0x70<gen><lanes>), which a firmware left at
+	 * its defaults presents. */
+	static const uint16_t xilinx[] = {0x0666, 0x7011, 0x7012, 0x7014, 0x7018, 0x7021, 0x7022,
+					  0x7024, 0x7028, 0x7031, 0x7032, 0x7034, 0x7038};
+
+	if (vendor != 0x10ee)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(xilinx); i++)
+		if (xilinx[i] == device)
+			return true;
+	return false;
+}
+
+static bool rdma_capable(const struct hw_fn *fn)
+{
+	switch (fn->class_code >> 8) {
+	case 0x0207: /* InfiniBand */
+	case 0x0208: /* Fabric */
+	case 0x0c06: /* Serial bus: InfiniBand */
+		return true;
+	default:
+		break;
+	}
+	return inv_pci_device_is_rdma(fn->vendor, fn->device) ||
+	       (inv_pci_vendor_is_rdma_first(fn->vendor) && (fn->class_code >> 16) == 0x02) ||
+	       (fn->driver[0] && inv_pci_driver_is_rdma(fn->driver) && fn->has_ib_device);
+}
+
+/* A class that promises something the kernel should have built on the function. */
+static bool class_mismatch(const struct hw_fn *fn)
+{
+	unsigned base = fn->class_code >> 16, sub = (fn->class_code >> 8) & 0xff;
+
+	if (base == 0x02 || (base == 0x0c && sub == 0x06))
+		return !fn->has_netdev && !fn->has_ib_device;
+	if (base == 0x01)
+		return !fn->has_block;
+	if (base == 0x0c && sub == 0x03)
+		return !fn->has_usb_bus;
+	return false;
+}
+
+static bool same_device(const struct hw_fn *a, const struct hw_fn *b)
+{
+	/* "0000:01:00" of "0000:01:00.0" */
+	return strncmp(a->addr, b->addr, 10) == 0;
+}
+
+static void facts_one(struct hw_fn *fn)
+{
+	fn->rdma_capable = rdma_capable(fn);
+	if (fn->bus_master && !fn->driver[0])
+		fn->facts |= RG_PCI_FACT_BUS_MASTER_NO_DRIVER;
+	if (fpga_vendor(fn->vendor))
+		fn->facts |= RG_PCI_FACT_FPGA_VENDOR;
+	if (dma_card_id(fn->vendor, fn->device))
+		fn->facts |= RG_PCI_FACT_DMA_CARD_ID;
+	if (class_mismatch(fn))
+		fn->facts |= RG_PCI_FACT_CLASS_MISMATCH;
+	if (fn->rdma_capable && !fn->driver[0])
+		fn->facts |= RG_PCI_FACT_RDMA_NO_DRIVER;
+	if (fn->iommu_group < 0 || strcmp(fn->iommu_type, "identity") == 0)
+		fn->facts |= RG_PCI_FACT_IDENTITY_DOMAIN;
+	if (fn->external)
+		fn->facts |= RG_PCI_FACT_EXTERNAL;
+}
+
+static void facts_upstream(struct hw_scan *s, struct hw_fn *fn)
+{
+	const struct hw_fn *up = hw_scan_find(s, fn->upstream);
+	unsigned depth = 0;
+
+	if (up) {
+		fn->upstream_link = up->link;
+		if (fn->link.speed && up->link.speed &&
+		    (fn->link.speed > up->link.speed || fn->link.width > up->link.width))
+			fn->facts |= RG_PCI_FACT_LINK_ABOVE_UPSTREAM;
+	}
+	/* The ports above: a downstream port without ACS lets peers reach each other untranslated;
+	 * an external-facing one means the function can be unplugged (and plugged) by anyone. The
+	 * walk is bounded: sysfs has no cycles, a hostile image may. */
+	for (; up && depth < HW_MAX_DEPTH; depth++, up = hw_scan_find(s, up->upstream)) {
+		if (up->pcie && (up->pcie_type == 4 || up->pcie_type == 6) && !up->acs)
+			fn->acs_missing_above = true;
+		if (up->external)
+			fn->external = true;
+	}
+	if (fn->acs_missing_above)
+		fn->facts |= RG_PCI_FACT_ACS_MISSING;
+	if (fn->external)
+		fn->facts |= RG_PCI_FACT_EXTERNAL;
+}
+
+void hw_facts_compute(struct hw_scan *s)
+{
+	unsigned i, k;
+
+	for (i = 0; i < s->n; i++)
+		facts_one(&s->fn[i]);
+	for (i = 0; i < s->n; i++) {
+		struct hw_fn *fn = &s->fn[i];
+		bool sibling = false;
+
+		facts_upstream(s, fn);
+		for (k = 0; k < s->n; k++) {
+			const struct hw_fn *o = &s->fn[k];
+
+			if (k == i)
+				continue;
+			if (same_device(fn, o))
+				sibling = true;
+			/* Functions of one device share its DSN by design; two devices must not. */
+			else if (fn->has_dsn && o->has_dsn && fn->dsn == o->dsn && fn->dsn != 0 &&
+				 fn->dsn != UINT64_MAX)
+				fn->facts |= RG_PCI_FACT_DSN_DUPLICATE;
+		}
+		if ((fn->header_type & 0x80) && !sibling &&
+		    !(fn->facts & RG_PCI_FACT_HEADER_INVALID))
+			fn->facts |= RG_PCI_FACT_MULTIFUNCTION_SINGLE;
+	}
+}
