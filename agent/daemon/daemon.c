@@ -277,6 +277,7 @@ static void on_tick(struct daemon *d)
 
 	while (read(d->timerfd, &exp, sizeof(exp)) == sizeof(exp))
 		;
+	daemon_proctree_loss(d);
 	r = engine_tick(d->engine, now_realtime_ns(), daemon_alert, d);
 	if (r < 0)
 		log_warning_errno(r, "Rule engine tick failed: %m");
@@ -629,6 +630,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 
 	notify_stopping();
 	(void)sensors_poll(d.sensors, 0, daemon_event, &d);
+	daemon_proctree_loss(&d);
 	(void)engine_flush(d.engine, daemon_alert, &d);
 	daemon_agent_event(&d, RG_EV_AGENT_STOP, true, "signal", "stopped", 0, 0);
 	daemon_notice(&d, "agent_stop", "event", "rdmaguard stopping", json_object_new_object());

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the daemon says of itself: the counters of `rdmaguard status` and of the heartbeat, the
- * start/stop/heartbeat notices for the SIEM, and the outputs' loss reports as AGENT-001 events.
+ * start/stop/heartbeat notices for the SIEM, and the outputs' and the process tree's losses as
+ * AGENT-001 events.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -113,6 +114,7 @@ struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 	ADD(pt, "live", json_object_new_uint64(es.proc.live));
 	ADD(pt, "exited", json_object_new_uint64(es.proc.exited));
 	ADD(pt, "evicted_live", json_object_new_uint64(es.proc.evicted_live));
+	ADD(pt, "evicted_kept", json_object_new_uint64(es.proc.evicted_kept));
 	ADD(pt, "evicted_exited", json_object_new_uint64(es.proc.evicted_exited));
 	ADD(pt, "games_running", json_object_new_uint64(es.games_running));
 	ADD(o, "proctree", pt);
@@ -168,6 +170,27 @@ void daemon_loss_cb(const struct output_loss *loss, void *ud)
 	d->submit_flags = OUTPUT_SUBMIT_LOSS;
 	daemon_agent_event(d, RG_EV_AGENT_LOST, false, what, text, loss->total, loss->total_since_start);
 	d->submit_flags = 0;
+}
+
+void daemon_proctree_loss(struct daemon *d)
+{
+	struct engine_stats es;
+	char text[RG_TEXT_LEN];
+	uint64_t n;
+
+	engine_get_stats(d->engine, &es);
+	if (es.proc.evicted_live <= d->proc_evicted_reported)
+		return;
+	n = es.proc.evicted_live - d->proc_evicted_reported;
+	d->proc_evicted_reported = es.proc.evicted_live;
+	/* What is lost is state, not events: lineage, RDMA use and game membership of live
+	 * processes, which RDMA-006/008 need later. */
+	snprintf(text, sizeof(text),
+		 "live processes dropped from the full process tree (%zu entries): their lineage "
+		 "and RDMA use are forgotten; %llu of all such drops used RDMA or ran a game",
+		 es.proc.capacity, (unsigned long long)es.proc.evicted_kept);
+	log_warning("%s", text);
+	daemon_agent_event(d, RG_EV_AGENT_LOST, false, "proctree", text, n, es.proc.evicted_live);
 }
 
 void daemon_heartbeat(struct daemon *d)
