@@ -36,8 +36,6 @@
 #define ENFORCE_PIN_DIR	     "/sys/fs/bpf/rdmaguard"
 #define ENFORCE_RINGBUF	     (1u << 20) /* denials recorded while no daemon reads them */
 #define ENFORCE_MAX_FILES    1024	/* files one glob of the policy may resolve to */
-#define ENFORCE_WALK_ENTRIES 65536	/* directory entries one game pattern may visit */
-#define ENFORCE_WALK_DEPTH   16
 
 /* ---- the policy as a map generation (pure; enforce_policy.c) ---- */
 

@@ -124,6 +124,12 @@ void engine_erules_free(struct erule *er);
 /* engine_proc.c */
 /* The executable's sha256, computed at most once per exec; "" if it cannot be. */
 const char *engine_proc_sha256(struct rg_engine *e, struct proc_node *n);
+/*
+ * Whether n's exe path may be matched against an allow, parent or game pattern: known, the whole
+ * path (not a truncated tail) and seen from init's root and mount namespace (the event said so:
+ * RG_EXE_TRUNC, RG_EXE_FOREIGN).
+ */
+bool engine_proc_path_trusted(const struct proc_node *n);
 /* process.allowed (struct cond_env's proc_allowed; ud is the engine). */
 bool engine_proc_allowed(void *ud, struct proc_node *n, const struct rg_event *ev);
 

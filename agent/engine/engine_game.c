@@ -60,7 +60,8 @@ static int classify(struct rg_engine *e, struct proc_node *n)
 	if (!(n->flags & PROC_F_EXEC_KNOWN))
 		return -1;
 	for (i = 0; i < e->policy->n_games; i++)
-		if (policy_game_exe_match(&e->policy->games[i], n->exe))
+		if (policy_game_exe_match(&e->policy->games[i], n->exe) &&
+		    engine_proc_path_trusted(n))
 			return (int)i;
 	for (i = 0; i < e->policy->n_games; i++)
 		if (e->policy->games[i].n_sha256 &&

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the engine finds out about a process beyond its events: the identity (inode, device) and
- * sha256 of its executable, read from the live process and cached, and whether an allow entry of
- * the policy covers it for an event (the condition field process.allowed).
+ * sha256 of its executable, read from the live process and cached, whether its exe path can be
+ * matched against a pattern at all, and whether an allow entry of the policy covers it for an
+ * event (process.allowed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -80,6 +81,11 @@ static int open_live_exe(const struct proc_node *n, struct stat *st)
 			return -ESTALE;
 	}
 	return TAKE_FD(fd);
+}
+
+bool engine_proc_path_trusted(const struct proc_node *n)
+{
+	return (n->flags & PROC_F_EXEC_KNOWN) && !(n->flags & PROC_F_EXE_UNTRUSTED);
 }
 
 /* Live mode, when the events did not say: the executable's inode and device, once per exec. */
@@ -168,11 +174,12 @@ static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, st
 	/* A literal path that could not be pinned cannot be verified: it allows nothing. */
 	if (a->pin_failed)
 		return false;
-	if (!(n->flags & PROC_F_EXEC_KNOWN) || fnmatch(a->exe, n->exe, FNM_PATHNAME) != 0)
+	if (!(n->flags & PROC_F_EXEC_KNOWN) || fnmatch(a->exe, n->exe, FNM_PATHNAME) != 0 ||
+	    !engine_proc_path_trusted(n))
 		return false;
 	if (a->pinned) {
 		proc_exe_id(e, n);
-		if (n->exe_ino != a->ino || n->exe_dev != a->dev)
+		if (!glob_files_has(&a->exe_files, n->exe_ino, n->exe_dev))
 			return false;
 	}
 	if (a->n_uids) {
@@ -185,8 +192,13 @@ static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, st
 	if (a->parent) {
 		struct proc_node *p = proctree_parent(e->tree, n);
 		if (!p || !(p->flags & PROC_F_EXEC_KNOWN) ||
-		    fnmatch(a->parent, p->exe, FNM_PATHNAME))
+		    fnmatch(a->parent, p->exe, FNM_PATHNAME) || !engine_proc_path_trusted(p))
 			return false;
+		if (a->pinned) {
+			proc_exe_id(e, p);
+			if (!glob_files_has(&a->parent_files, p->exe_ino, p->exe_dev))
+				return false;
+		}
 	}
 	if (a->n_devices) {
 		dev = event_device(ev);

@@ -455,6 +455,10 @@ static void set_exec_info(struct proctree *t, struct proc_node *n, const struct 
 	if (x->parent_start_boot_ns)
 		n->parent_start_boot_ns = x->parent_start_boot_ns;
 	n->flags |= PROC_F_EXEC_KNOWN;
+	if (x->exe_flags & (RG_EXE_TRUNC | RG_EXE_FOREIGN))
+		n->flags |= PROC_F_EXE_UNTRUSTED;
+	else
+		n->flags &= ~PROC_F_EXE_UNTRUSTED;
 	/* A new image: hash and game membership must be recomputed by the owner. */
 	n->flags &= ~(PROC_F_HASHED | PROC_F_EXE_STATTED);
 	str_unref(&t->shas, n->sha256);
@@ -474,7 +478,8 @@ static void inherit(struct proctree *t, struct proc_node *n, const struct proc_n
 	n->exe_ino = p->exe_ino;
 	n->exe_dev = p->exe_dev;
 	n->game = p->game;
-	n->flags |= p->flags & (PROC_F_EXEC_KNOWN | PROC_F_GAME | PROC_F_HASHED);
+	n->flags |= p->flags & (PROC_F_EXEC_KNOWN | PROC_F_GAME | PROC_F_HASHED |
+				 PROC_F_EXE_UNTRUSTED);
 	if (!n->comm[0])
 		memcpy(n->comm, p->comm, sizeof(n->comm));
 	if (!n->uid)
