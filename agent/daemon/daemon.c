@@ -336,6 +336,10 @@ static int run_loop(struct daemon *d)
 				serve_status(d);
 			else if (fd == outputs_get_fd(d->outputs))
 				(void)outputs_dispatch(d->outputs);
+			else if (fd == engine_hash_fd(d->engine)) {
+				engine_hash_done(d->engine);
+				enforce_push_games(d->enf, d->engine);
+			}
 		}
 		/* The sensors' own timers (RoCE counters) need service even when idle. */
 		r = sensors_poll(d->sensors, 0, daemon_event, d);
@@ -534,6 +538,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 
 	ecfg.hostname = d.hostname;
 	ecfg.hash_live = true;
+	ecfg.hash_async = true; /* never on the event thread: the ring buffer must keep draining */
 	ecfg.boot_realtime_ns = boot_to_realtime_offset_ns();
 	r = engine_new(policy, rules, &ecfg, &d.engine, &err);
 	if (r < 0) {
@@ -584,7 +589,8 @@ int daemon_run(const struct daemon_config *cfg_in)
 	if (d.epfd < 0 || d.timerfd < 0 || timerfd_settime(d.timerfd, 0, &its, NULL) < 0 ||
 	    epoll_add(d.epfd, d.sigfd) < 0 || epoll_add(d.epfd, d.timerfd) < 0 ||
 	    epoll_add(d.epfd, sensors_fd(d.sensors)) < 0 ||
-	    epoll_add(d.epfd, outputs_get_fd(d.outputs)) < 0) {
+	    epoll_add(d.epfd, outputs_get_fd(d.outputs)) < 0 ||
+	    epoll_add(d.epfd, engine_hash_fd(d.engine)) < 0) {
 		log_error_errno(-errno, "Failed to set up the event loop: %m");
 		goto out;
 	}

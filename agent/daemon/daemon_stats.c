@@ -118,6 +118,15 @@ struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 	ADD(pt, "evicted_exited", json_object_new_uint64(es.proc.evicted_exited));
 	ADD(pt, "games_running", json_object_new_uint64(es.games_running));
 	ADD(o, "proctree", pt);
+	pt = json_object_new_object();
+	ADD(pt, "hashed", json_object_new_uint64(es.hash.hashed));
+	ADD(pt, "cached", json_object_new_uint64(es.hash.cached));
+	ADD(pt, "queued", json_object_new_uint64(es.hash.queued));
+	ADD(pt, "waiting", json_object_new_uint64(es.hash.waiting));
+	ADD(pt, "refused", json_object_new_uint64(es.hash.refused));
+	ADD(pt, "too_big", json_object_new_uint64(es.hash.too_big));
+	ADD(pt, "errors", json_object_new_uint64(es.hash.errors));
+	ADD(o, "exe_hash", pt);
 
 	ev = json_object_new_object();
 	ADD(ev, "ok", json_object_new_uint64(d->reloads_ok));

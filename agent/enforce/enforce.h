@@ -134,6 +134,8 @@ int enforce_reload(struct rg_enforce *e, const struct rg_policy *p, struct rg_en
  * After each event the engine processed: game processes and the game-running flag for the
  * kernel; devices that come and go (allow entries that name devices). Cheap when nothing changed.
  */
+/* Gives the kernel every live game process the daemon knows (a game recognised late, by hash). */
+void enforce_push_games(struct rg_enforce *e, struct rg_engine *eng);
 void enforce_event(struct rg_enforce *e, const struct rg_event *ev, struct rg_engine *eng);
 
 /*

@@ -203,6 +203,20 @@ static void resync_game(struct proc_node *n, void *ud)
 	game_sync(e, n, classify(e, n), e->now);
 }
 
+static void rehash_game(struct proc_node *n, void *ud)
+{
+	struct rg_engine *e = ud;
+
+	if (!(n->flags & PROC_F_HASH_PENDING))
+		return;
+	game_sync(e, n, classify(e, n), e->now);
+}
+
+void engine_games_rehash(struct rg_engine *e)
+{
+	proctree_foreach_live(e->tree, rehash_game, e);
+}
+
 void engine_games_resync(struct rg_engine *e)
 {
 	proctree_foreach_live(e->tree, resync_game, e);

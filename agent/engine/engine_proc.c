@@ -110,34 +110,11 @@ static int hash_live(struct rg_engine *e, const struct proc_node *n, char out[65
 {
 	_cleanup_close_ int fd = -1;
 	struct stat st;
-	uint64_t mtime;
-	unsigned i;
-	int r;
 
 	fd = open_live_exe(n, &st);
 	if (fd < 0)
 		return fd;
-	if ((uint64_t)st.st_size > ENGINE_HASH_MAX_BYTES)
-		return -EFBIG;
-	mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
-	for (i = 0; i < HASH_CACHE_SIZE; i++) {
-		struct hash_cache_entry *c = &e->hcache[i];
-		if (c->sha[0] && c->dev == (uint64_t)st.st_dev && c->ino == (uint64_t)st.st_ino &&
-		    c->size == (uint64_t)st.st_size && c->mtime_ns == mtime) {
-			memcpy(out, c->sha, 65);
-			return 0;
-		}
-	}
-	r = sha256_fd(fd, ENGINE_HASH_MAX_BYTES, out);
-	if (r < 0)
-		return r;
-	i = e->hcache_next++ % HASH_CACHE_SIZE;
-	e->hcache[i].dev = (uint64_t)st.st_dev;
-	e->hcache[i].ino = (uint64_t)st.st_ino;
-	e->hcache[i].size = (uint64_t)st.st_size;
-	e->hcache[i].mtime_ns = mtime;
-	memcpy(e->hcache[i].sha, out, 65);
-	return 0;
+	return hasher_get(e->hasher, fd, &st, out);
 }
 
 const char *engine_proc_sha256(struct rg_engine *e, struct proc_node *n)
@@ -149,8 +126,15 @@ const char *engine_proc_sha256(struct rg_engine *e, struct proc_node *n)
 		return n->sha256;
 	if (e->cfg.hash_exe)
 		r = e->cfg.hash_exe(e->cfg.hash_ud, n, out);
-	else if (e->cfg.hash_live)
+	else if (e->hasher)
 		r = hash_live(e, n, out);
+	if (r == -EINPROGRESS || r == -EAGAIN) {
+		/* Not known yet: matches nothing now; asked again at its next event, and when the
+		 * worker is done (engine_hash_done()). */
+		n->flags |= PROC_F_HASH_PENDING;
+		return n->sha256;
+	}
+	n->flags &= ~PROC_F_HASH_PENDING;
 	if (r >= 0 && strlen(out) == 64)
 		proctree_set_sha256(e->tree, n, out);
 	else {

@@ -460,7 +460,7 @@ static void set_exec_info(struct proctree *t, struct proc_node *n, const struct 
 	else
 		n->flags &= ~PROC_F_EXE_UNTRUSTED;
 	/* A new image: hash and game membership must be recomputed by the owner. */
-	n->flags &= ~(PROC_F_HASHED | PROC_F_EXE_STATTED);
+	n->flags &= ~(PROC_F_HASHED | PROC_F_HASH_PENDING | PROC_F_EXE_STATTED);
 	str_unref(&t->shas, n->sha256);
 	n->sha256 = empty_str;
 }

@@ -49,6 +49,7 @@ enum {
 	/* exe is a truncated tail, or seen from another root or mount namespace than init's
 	 * (RG_EXE_TRUNC, RG_EXE_FOREIGN): a path the user shapes, matched by no pattern */
 	PROC_F_EXE_UNTRUSTED = 1u << 11,
+	PROC_F_HASH_PENDING = 1u << 12, /* its sha256 is being computed (engine/hasher.h) */
 };
 
 struct proc_node {

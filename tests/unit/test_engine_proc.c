@@ -2,12 +2,14 @@
 /*
  * The engine's view of a process's executable (agent/engine/engine_proc.c): which paths an allow,
  * parent or game pattern may match at all (issue 25 item 4: truncated tails, chroots and other
- * mount namespaces as the sensors and the inventory flag them, files a glob did not name at load).
+ * mount namespaces as the sensors and the inventory flag them, files a glob did not name at load),
+ * and its sha256 (item 5: off the event thread, cached by ctime).
  */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -238,6 +240,159 @@ START_TEST(test_glob_pinned_and_namespaces)
 }
 END_TEST
 
+static pid_t spawn_exe(const char *path)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		execl(path, path, "1000", (char *)NULL);
+		_exit(127);
+	}
+	/* until it runs path, /proc/PID/exe is ours */
+	for (int i = 0; i < 10000; i++) {
+		char buf[512];
+		char link[64];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+		n = readlink(link, buf, sizeof(buf) - 1);
+		if (n > 0) {
+			buf[n] = 0;
+			if (strcmp(buf, path) == 0)
+				return pid;
+		}
+		usleep(1000);
+	}
+	ck_abort_msg("%s did not start", path);
+	return -1;
+}
+
+static void reap(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+}
+
+static void file_sha(const char *path, char out[65])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(sha256_fd(fd, 1ull << 30, out), 0);
+	close(fd);
+}
+
+/* A copy of sleep(1) in a directory of its own: path written to buf. */
+static void copy_sleep(char *dir, char *path, size_t size)
+{
+	char cmd[600];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, size, "%s/tool", dir);
+	snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s", path);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/*
+ * Issue 25 item 5: the hash cache is keyed on ctime. A tool allowed by sha256 is changed in place
+ * (same size) and its mtime set back, as a user can: the next run is hashed again and no longer
+ * allowed (the old cache, keyed on mtime, kept the old hash).
+ */
+START_TEST(test_hash_cache_ctime)
+{
+	char dir[] = "/tmp/rg-hash-XXXXXX", path[256], sha[65], pol[600];
+	struct rg_engine *e;
+	struct rg_event ev;
+	struct stat st;
+	struct timespec times[2];
+	pid_t pid;
+	int fd;
+	unsigned char c;
+
+	copy_sleep(dir, path, sizeof(path));
+	file_sha(path, sha);
+	snprintf(pol, sizeof(pol), "{\"allow\": [{\"exe\": \"%s\", \"sha256\": \"%s\"}]}", path,
+		 sha);
+	e = engine_for(pol, true, true);
+	pid = spawn_exe(path);
+	ev = seed_event(pid);
+	ck_assert(!open_alerts(e, &ev));
+	reap(pid);
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, &c, 1, st.st_size - 1), 1);
+	c ^= 0xff;
+	ck_assert_int_eq(pwrite(fd, &c, 1, st.st_size - 1), 1);
+	close(fd);
+	times[0] = st.st_atim;
+	times[1] = st.st_mtim;
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+
+	pid = spawn_exe(path);
+	ev = seed_event(pid);
+	ck_assert(open_alerts(e, &ev));
+	reap(pid);
+	engine_free(e);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/*
+ * Hashing off the event thread: a game named by sha256 is recognised once the worker has read
+ * its file (engine_hash_fd() readable, engine_hash_done()), not on the thread that feeds events.
+ */
+START_TEST(test_hash_async_game)
+{
+	char dir[] = "/tmp/rg-hash-XXXXXX", path[256], sha[65], pol[600];
+	struct engine_config cfg = {.hostname = "h", .boot_id = "b", .boot_realtime_ns = BOOT,
+				    .hash_live = true, .hash_async = true};
+	struct rg_policy *p;
+	struct rg_ruleset *rs;
+	struct rg_engine *e;
+	struct rg_error err;
+	struct engine_stats st;
+	struct pollfd pfd;
+	struct rg_event ev;
+	pid_t pid;
+
+	copy_sleep(dir, path, sizeof(path));
+	file_sha(path, sha);
+	snprintf(pol, sizeof(pol), "{\"games\": [{\"name\": \"G\", \"sha256\": \"%s\"}]}", sha);
+	ck_assert_int_eq(policy_parse("p.json", pol, strlen(pol), &p, &err), 0);
+	ck_assert_int_eq(ruleset_new(&rs), 0);
+	ck_assert_int_eq(rules_parse(rs, "r.json", allowed_rule, strlen(allowed_rule), &err), 0);
+	ck_assert_int_eq(engine_new(p, rs, &cfg, &e, &err), 0);
+	ck_assert_int_ge(engine_hash_fd(e), 0);
+
+	pid = spawn_exe(path);
+	ev = seed_event(pid);
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+	engine_get_stats(e, &st);
+	ck_assert_uint_eq(st.hash.queued, 1);
+	ck_assert_uint_eq(st.games_running, 0);
+	/* its next event asks again: still one request */
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+	pfd.fd = engine_hash_fd(e);
+	pfd.events = POLLIN;
+	ck_assert_int_eq(poll(&pfd, 1, 60000), 1);
+	engine_hash_done(e);
+	engine_get_stats(e, &st);
+	ck_assert_uint_eq(st.hash.queued, 1);
+	ck_assert_uint_eq(st.hash.hashed, 1);
+	ck_assert_uint_eq(st.games_running, 1);
+	reap(pid);
+	engine_free(e);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *engine_proc_suite(void)
 {
 	Suite *s = suite_create("engine-proc");
@@ -245,6 +400,8 @@ static Suite *engine_proc_suite(void)
 
 	tcase_add_test(core, test_truncated_path);
 	tcase_add_test(core, test_glob_pinned_and_namespaces);
+	tcase_add_test(core, test_hash_cache_ctime);
+	tcase_add_test(core, test_hash_async_game);
 	suite_add_tcase(s, core);
 	return s;
 }
