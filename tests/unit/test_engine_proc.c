@@ -8,7 +8,6 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -145,111 +144,9 @@ START_TEST(test_truncated_path)
 }
 END_TEST
 
-/* A child of ours, same image, that has moved to a mount namespace of its own. */
-static pid_t spawn_in_own_mntns(void)
+/* Waits until pid runs path (until then /proc/PID/exe is ours). */
+static pid_t wait_exe(pid_t pid, const char *path)
 {
-	int p[2];
-	char c = 0;
-	pid_t pid;
-
-	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		/* as root; as a user, inside a user namespace of its own */
-		if (unshare(CLONE_NEWNS) < 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-			_exit(1);
-		c = 1;
-		if (write(p[1], &c, 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(p[1]);
-	ck_assert_int_eq(read(p[0], &c, 1), 1);
-	ck_assert_int_eq(c, 1);
-	close(p[0]);
-	return pid;
-}
-
-/* What the inventory seeds the engine with for pid: its PROCESS_PRESENT event. */
-static struct rg_event seed_event(pid_t pid)
-{
-	struct rg_root root = {.fd = -1};
-	struct proc_info pi;
-	struct rg_event ev;
-
-	ck_assert_int_eq(root_init(&root, NULL), 0);
-	ck_assert_int_eq(procs_read_one(&root, (uint32_t)pid, 0, &pi), 0);
-	proc_info_to_event(&pi, &ev);
-	proc_info_done(&pi);
-	root_done(&root);
-	ev.ts = T0;
-	return ev;
-}
-
-/*
- * A glob allow entry matches only the files it named when the policy loaded: a file at a
- * matching path with another inode does not. And a process whose root or mount namespace is not
- * init's (a chroot, a user namespace's bind mounts can show any path) matches no pattern: this
- * test binary, seeded by the inventory, is allowed; the same binary in a child that left for a
- * mount namespace of its own is not, and an exec the sensors flag so is not either.
- */
-START_TEST(test_glob_pinned_and_namespaces)
-{
-	char exe[512], dir[512], pol[1200];
-	struct rg_engine *e;
-	struct rg_event ev;
-	struct stat st;
-	ssize_t n;
-	pid_t child;
-	int status;
-
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	ck_assert_int_gt(n, 0);
-	exe[n] = 0;
-	ck_assert_int_eq(stat(exe, &st), 0);
-	strcpy(dir, exe);
-	snprintf(pol, sizeof(pol), "{\"allow\": [{\"exe\": \"%s/test-engine*\"}]}", dirname(dir));
-	e = engine_for(pol, true, false);
-
-	/* ourselves: the file the glob named, in init's namespace (or ours, without the right to
-	 * look at init's) */
-	ev = seed_event(getpid());
-	ck_assert_str_eq(ev.u.exec.exe, exe);
-	ck_assert_uint_eq(ev.u.exec.exe_flags, 0);
-	ck_assert(!open_alerts(e, &ev));
-	/* a file at a matching path that was not there at load: another inode */
-	ev = ev_exec(77777, 1, exe, st.st_ino + 1, st.st_dev);
-	ck_assert(open_alerts(e, &ev));
-	/* the right file, but exec'd in a chroot or another mount namespace (the sensors' flag) */
-	ev = ev_exec(77778, 1, exe, st.st_ino, st.st_dev);
-	ck_assert(!open_alerts(e, &ev));
-	ev = ev_exec(77779, 1, exe, st.st_ino, st.st_dev);
-	ev.u.exec.exe_flags = RG_EXE_FOREIGN;
-	ck_assert(open_alerts(e, &ev));
-
-	child = spawn_in_own_mntns();
-	ev = seed_event(child);
-	ck_assert_str_eq(ev.u.exec.exe, exe);
-	ck_assert_uint_eq(ev.u.exec.exe_flags, RG_EXE_FOREIGN);
-	ck_assert(open_alerts(e, &ev));
-	kill(child, SIGKILL);
-	ck_assert_int_eq(waitpid(child, &status, 0), child);
-	engine_free(e);
-}
-END_TEST
-
-static pid_t spawn_exe(const char *path)
-{
-	pid_t pid = fork();
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		execl(path, path, "1000", (char *)NULL);
-		_exit(127);
-	}
-	/* until it runs path, /proc/PID/exe is ours */
 	for (int i = 0; i < 10000; i++) {
 		char buf[512];
 		char link[64];
@@ -266,6 +163,18 @@ static pid_t spawn_exe(const char *path)
 	}
 	ck_abort_msg("%s did not start", path);
 	return -1;
+}
+
+static pid_t spawn_exe(const char *path)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		execl(path, path, "1000", (char *)NULL);
+		_exit(127);
+	}
+	return wait_exe(pid, path);
 }
 
 static void reap(pid_t pid)
@@ -295,6 +204,89 @@ static void copy_sleep(char *dir, char *path, size_t size)
 	snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s", path);
 	ck_assert_int_eq(system(cmd), 0);
 }
+
+/* A child that moves to a mount namespace of its own, then runs path. */
+static pid_t spawn_in_own_mntns(const char *path)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* as root; as a user, inside a user namespace of its own */
+		if (unshare(CLONE_NEWNS) < 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			_exit(1);
+		execl(path, path, "1000", (char *)NULL);
+		_exit(127);
+	}
+	return wait_exe(pid, path);
+}
+
+/* What the inventory seeds the engine with for pid: its PROCESS_PRESENT event. */
+static struct rg_event seed_event(pid_t pid)
+{
+	struct rg_root root = {.fd = -1};
+	struct proc_info pi;
+	struct rg_event ev;
+
+	ck_assert_int_eq(root_init(&root, NULL), 0);
+	ck_assert_int_eq(procs_read_one(&root, (uint32_t)pid, 0, &pi), 0);
+	proc_info_to_event(&pi, &ev);
+	proc_info_done(&pi);
+	root_done(&root);
+	ev.ts = T0;
+	return ev;
+}
+
+/*
+ * A glob allow entry matches only the files it named when the policy loaded: a file at a
+ * matching path with another inode does not. And a process whose root or mount namespace is not
+ * init's (a chroot, a user namespace's bind mounts can show any path) matches no pattern: a copy
+ * of sleep(1) the glob names, seeded by the inventory, is allowed; the same file run in a mount
+ * namespace of its own is not, and an exec the sensors flag so is not either.
+ */
+START_TEST(test_glob_pinned_and_namespaces)
+{
+	char dir[] = "/tmp/rg-glob-XXXXXX", path[256], pol[600];
+	struct rg_engine *e;
+	struct rg_event ev;
+	struct stat st;
+	pid_t pid;
+
+	copy_sleep(dir, path, sizeof(path));
+	ck_assert_int_eq(stat(path, &st), 0);
+	snprintf(pol, sizeof(pol), "{\"allow\": [{\"exe\": \"%s/to*\"}]}", dir);
+	e = engine_for(pol, true, false);
+
+	/* the file the glob named, run in init's namespace (or ours, without the right to look at
+	 * init's), as the inventory seeds it */
+	pid = spawn_exe(path);
+	ev = seed_event(pid);
+	ck_assert_str_eq(ev.u.exec.exe, path);
+	ck_assert_uint_eq(ev.u.exec.exe_flags, 0);
+	ck_assert(!open_alerts(e, &ev));
+	reap(pid);
+	/* a file at a matching path that was not there at load: another inode */
+	ev = ev_exec(77777, 1, path, st.st_ino + 1, st.st_dev);
+	ck_assert(open_alerts(e, &ev));
+	/* the right file, but exec'd in a chroot or another mount namespace (the sensors' flag) */
+	ev = ev_exec(77778, 1, path, st.st_ino, st.st_dev);
+	ck_assert(!open_alerts(e, &ev));
+	ev = ev_exec(77779, 1, path, st.st_ino, st.st_dev);
+	ev.u.exec.exe_flags = RG_EXE_FOREIGN;
+	ck_assert(open_alerts(e, &ev));
+	/* the same file run in a mount namespace of its own, as the inventory seeds it */
+	pid = spawn_in_own_mntns(path);
+	ev = seed_event(pid);
+	ck_assert_str_eq(ev.u.exec.exe, path);
+	ck_assert_uint_eq(ev.u.exec.exe_ino, st.st_ino);
+	ck_assert_uint_eq(ev.u.exec.exe_flags, RG_EXE_FOREIGN);
+	ck_assert(open_alerts(e, &ev));
+	reap(pid);
+	engine_free(e);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
 
 /*
  * Issue 25 item 5: the hash cache is keyed on ctime. A tool allowed by sha256 is changed in place
