@@ -538,6 +538,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 
 	ecfg.hostname = d.hostname;
 	ecfg.hash_live = true;
+	ecfg.proc_capacity = cfg.proc_capacity;
 	ecfg.hash_async = true; /* never on the event thread: the ring buffer must keep draining */
 	ecfg.boot_realtime_ns = boot_to_realtime_offset_ns();
 	r = engine_new(policy, rules, &ecfg, &d.engine, &err);

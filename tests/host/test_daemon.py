@@ -193,6 +193,53 @@ def hash_stall():
     check(len(reg) >= 1, "hash stall: the driver's reg_mr behind them is recorded")
 
 
+def proctree_loss():
+    """Issue 25 item 7: a process tree of 64 entries (--proc-capacity) with 100 more live
+    processes than it holds: every live process given up is reported as lost state (agent_lost,
+    agent.what proctree, AGENT-001), the reports adding up to the status's evicted_live."""
+    with tempfile.TemporaryDirectory() as tmp:
+        record = os.path.join(tmp, "events.jsonl")
+        out = os.path.join(tmp, "alerts.jsonl")
+        ready = os.path.join(tmp, "ready")
+        sock = os.path.join(tmp, "status.sock")
+        d = subprocess.Popen([RG, "daemon", "--sensor", "tracepoint", "--record", record,
+                              "--ready-file", ready, "--no-inventory", "--proc-capacity", "64",
+                              "--status-socket", sock, "--output", "file:" + out],
+                             stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(ready) and time.monotonic() < deadline and d.poll() is None:
+            time.sleep(0.1)
+        check(os.path.exists(ready), "proctree: the daemon is ready")
+        sleepers = [subprocess.Popen(["sleep", "60"]) for _ in range(100)]
+        time.sleep(2.5)  # reported within a second of the eviction
+        st = subprocess.run([RG, "status", "--socket", sock], capture_output=True, text=True,
+                            timeout=30)
+        check(st.returncode == 0, f"proctree: status answers ({st.stderr.strip()})")
+        pt = json.loads(st.stdout)["proctree"] if st.returncode == 0 else {}
+        for p in sleepers:
+            p.kill()
+            p.wait()
+        d.send_signal(signal.SIGTERM)
+        try:
+            rc = d.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            d.kill()
+            rc = d.wait()
+        check(rc == 0, f"proctree: SIGTERM stops the daemon with 0 (got {rc})")
+        with open(record) as f:
+            events = [json.loads(line) for line in f]
+        with open(out) as f:
+            alerts = [json.loads(line) for line in f if line.strip()]
+    check(pt.get("capacity") == 64 and pt.get("evicted_live", 0) >= 100,
+          f"proctree: 100 more live processes than entries were given up ({pt})")
+    lost = [e["agent"] for e in events if e["event"]["action"] == "agent_lost"
+            and e["agent"]["what"] == "proctree"]
+    check(lost and sum(a["count"] for a in lost) == lost[-1]["count2"] >= pt.get("evicted_live", 0),
+          f"proctree: every live eviction reported, up to the stop ({lost[-3:]})")
+    check(any(a.get("rule", {}).get("id") == "AGENT-001" and a.get("agent", {}).get("what") == "proctree"
+              for a in alerts), "proctree: AGENT-001 says so")
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: the daemon attaches BPF programs and needs root")
@@ -201,6 +248,7 @@ def main():
     bad_usage()
     recorded_run()
     hash_stall()
+    proctree_loss()
     return summary()
 
 
