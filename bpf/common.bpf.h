@@ -54,6 +54,12 @@ const volatile __u32 rg_ctime_nsec_off __weak = 0;
 /* The kernel has bpf_loop() (5.17); 0: an unrolled loop instead (the other branch is dead code to
  * the verifier, which removes it, helper call included). */
 const volatile __u32 rg_have_loop __weak = 1;
+/* init's root directory (inode, device in the kernel's encoding) and mount namespace (inode
+ * number): an exec seen from elsewhere has a path the user shapes (agent/common/hostns.h).
+ * rg_host_mnt_ns 0: unknown, nothing is flagged. */
+const volatile __u64 rg_host_root_ino __weak = 0;
+const volatile __u32 rg_host_root_dev __weak = 0;
+const volatile __u32 rg_host_mnt_ns __weak = 0;
 
 #include "maps.bpf.h"
 
@@ -423,8 +429,9 @@ static __always_inline __u32 classify_file_(struct file *file, __u32 *node, __u3
 /*
  * Builds the path of (dentry, vfsmount) up to the current task's root (what the process sees, as
  * d_path() does; a chroot's paths start at the chroot) into out (RG_REC_PATH bytes), crossing
- * mounts. Components are written backwards into scratch; a path longer than the buffer keeps its
- * tail and returns 1 (truncated), else 0; -1 when no scratch.
+ * mounts. Components are written backwards into scratch; a path longer than the buffer, or deeper
+ * than RG_PATH_DEPTH steps, keeps its tail and returns 1 (truncated), else 0; -1 when no scratch.
+ * A truncated path is a tail the user can shape (~/<long>/opt/tools/x): never matched by a pattern.
  */
 static __always_inline int build_path(struct dentry *dentry, struct vfsmount *vfsmnt, char *out)
 {
@@ -434,7 +441,7 @@ static __always_inline int build_path(struct dentry *dentry, struct vfsmount *vf
 	struct dentry *root_dentry = BPF_CORE_READ(task, fs, root.dentry);
 	struct vfsmount *root_mnt = BPF_CORE_READ(task, fs, root.mnt);
 	struct mount *mnt;
-	int end = RG_REC_PATH - 1, trunc = 0;
+	int end = RG_REC_PATH - 1, trunc = 1;
 
 	if (!s)
 		return -1;
@@ -447,13 +454,17 @@ static __always_inline int build_path(struct dentry *dentry, struct vfsmount *vf
 		__u32 len;
 		int start;
 
-		if (dentry == root_dentry && vfsmnt == root_mnt)
+		if (dentry == root_dentry && vfsmnt == root_mnt) {
+			trunc = 0;
 			break;
+		}
 		if (dentry == mnt_root || dentry == parent) {
 			struct mount *mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
 
-			if (dentry != mnt_root || mnt == mnt_parent)
+			if (dentry != mnt_root || mnt == mnt_parent) {
+				trunc = 0;
 				break;
+			}
 			dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
 			mnt = mnt_parent;
 			vfsmnt = (void *)mnt + bpf_core_field_offset(struct mount, mnt);
@@ -462,10 +473,8 @@ static __always_inline int build_path(struct dentry *dentry, struct vfsmount *vf
 		len = BPF_CORE_READ(dentry, d_name.len);
 		name = BPF_CORE_READ(dentry, d_name.name);
 		start = end - (int)len - 1;
-		if (len >= RG_REC_PATH || start < 0) {
-			trunc = 1;
+		if (len >= RG_REC_PATH || start < 0)
 			break;
-		}
 		s->path[start & (RG_REC_PATH - 1)] = '/';
 		bpf_probe_read_kernel(&s->path[(start + 1) & (RG_REC_PATH - 1)],
 				      len & (RG_REC_PATH - 1), name);

@@ -111,6 +111,9 @@ struct rg_rec_hdr {
 	char comm[RG_REC_COMM];
 };
 
+/* rg_rec_exec.exe_flags */
+#define RG_REC_EXE_FOREIGN 0x1 /* the task's root or mount namespace is not init's */
+
 struct rg_rec_exec {
 	struct rg_rec_hdr h;
 	__u64 parent_start_boot_ns;
@@ -119,8 +122,10 @@ struct rg_rec_exec {
 	__u32 sid;
 	__u32 args_len;	 /* bytes valid in args (NUL-separated) */
 	__u32 args_size; /* arg_end - arg_start: args was cut when larger than args_len */
+	__u32 exe_flags; /* RG_REC_EXE_* */
+	__u32 pad;
 	char filename[RG_REC_PATH]; /* as given to execve */
-	char exe[RG_REC_PATH];	    /* mm->exe_file, built from dentries */
+	char exe[RG_REC_PATH];	    /* mm->exe_file, built from dentries; RG_RECF_TRUNC: cut */
 	char args[RG_REC_ARGS];
 };
 

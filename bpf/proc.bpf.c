@@ -58,8 +58,17 @@ int tp_sched_exec(struct trace_event_raw_sched_process_exec *ctx)
 		n = RG_REC_ARGS;
 	if (n && bpf_probe_read_user(r->args, n, (void *)arg_start) == 0)
 		r->args_len = n;
-	if (size > RG_REC_ARGS)
-		r->h.flags |= RG_RECF_TRUNC;
+	/* RG_RECF_TRUNC here means the exe path only; cut args show in args_size > args_len. */
+	r->exe_flags = 0;
+	r->pad = 0;
+	if (rg_host_mnt_ns) {
+		struct dentry *root = BPF_CORE_READ(task, fs, root.dentry);
+
+		if (BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum) != rg_host_mnt_ns ||
+		    BPF_CORE_READ(root, d_inode, i_ino) != rg_host_root_ino ||
+		    BPF_CORE_READ(root, d_sb, s_dev) != rg_host_root_dev)
+			r->exe_flags |= RG_REC_EXE_FOREIGN;
+	}
 	exe = BPF_CORE_READ(mm, exe_file);
 	r->exe[0] = 0;
 	r->exe_ino = 0;

@@ -13,6 +13,7 @@
 #include "daemon/daemon.h"
 #include "daemon/metrics_http.h"
 #include "enforce/enforce.h"
+#include "proctree/proctree.h"
 
 static void usage(FILE *f)
 {
@@ -53,6 +54,8 @@ static void usage(FILE *f)
 		"                       record that finds the daemon idle wakes it (the kernel's way:\n"
 		"                       microseconds more in the system call a record reports)\n"
 		"  --no-inventory       skip the start-up inventory but for the process tree\n"
+		"  --proc-capacity N    processes the tree holds (default %d, 4 to %u); more live\n"
+		"                       ones are given up and reported (agent_lost, proctree)\n"
 		"  --enforce            enforce the policy (also \"enforce\": true in it): BPF LSM\n"
 		"                       denies what the allowlist does not allow; rule actions kill\n"
 		"                       kill. Pinned: it outlives the daemon (rdmaguard enforce lifts it)\n"
@@ -62,7 +65,8 @@ static void usage(FILE *f)
 		"  -h, --help           this help\n\n"
 		"Exit codes: 0 stopped by a signal, 2 error (invalid policy, rules or output, sensors\n"
 		"that cannot attach, not root).\n",
-		DAEMON_DEFAULT_HEARTBEAT_S, DAEMON_DEFAULT_RECONCILE_S, (size_t)SENSORS_DEFAULT_RINGBUF >> 20);
+		DAEMON_DEFAULT_HEARTBEAT_S, DAEMON_DEFAULT_RECONCILE_S, (size_t)SENSORS_DEFAULT_RINGBUF >> 20,
+		PROCTREE_DEFAULT_CAPACITY, PROCTREE_MAX_CAPACITY);
 }
 
 static int parse_seconds(const char *opt, const char *s, unsigned *ret)
@@ -124,6 +128,7 @@ int cmd_daemon(int argc, char **argv)
 		OPT_RING_BUFFER,
 		OPT_RING_WAKEUPS,
 		OPT_NO_INVENTORY,
+		OPT_PROC_CAPACITY,
 		OPT_DRY_RUN,
 		OPT_ENFORCE,
 		OPT_PIN_DIR,
@@ -147,6 +152,7 @@ int cmd_daemon(int argc, char **argv)
 		{"ring-buffer", required_argument, NULL, OPT_RING_BUFFER},
 		{"ring-wakeups", required_argument, NULL, OPT_RING_WAKEUPS},
 		{"no-inventory", no_argument, NULL, OPT_NO_INVENTORY},
+		{"proc-capacity", required_argument, NULL, OPT_PROC_CAPACITY},
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 		{"enforce", no_argument, NULL, OPT_ENFORCE},
 		{"pin-dir", required_argument, NULL, OPT_PIN_DIR},
@@ -241,6 +247,16 @@ int cmd_daemon(int argc, char **argv)
 		case OPT_NO_INVENTORY:
 			cfg.no_inventory = true;
 			break;
+		case OPT_PROC_CAPACITY: {
+			uint32_t u;
+
+			if (safe_atou32(optarg, 10, &u) < 0 || u < 4 || u > PROCTREE_MAX_CAPACITY)
+				return cmd_usage_error("daemon", "--proc-capacity: not a number from 4 "
+								 "to %u: '%s'",
+						       PROCTREE_MAX_CAPACITY, optarg);
+			cfg.proc_capacity = u;
+			break;
+		}
 		case OPT_DRY_RUN:
 			dry_run = true;
 			break;

@@ -47,6 +47,7 @@ struct daemon {
 	uint64_t reloads_ok, reloads_rejected;
 	uint64_t reconcile_runs, reconcile_new, reconcile_errors;
 	int reconcile_last_error;
+	uint64_t proc_evicted_reported; /* live process-tree evictions already reported */
 	bool service; /* started by systemd (INVOCATION_ID): a stop from elsewhere is tampering */
 	/* QPs and MRs of the last reconciliation (sorted keys): only new ones become events. */
 	uint64_t *keys, *next_keys;
@@ -65,6 +66,8 @@ struct json_object *daemon_stats(struct daemon *d, bool with_hooks);
 void daemon_notice(struct daemon *d, const char *action, const char *kind, const char *message,
 		   struct json_object *agent);
 void daemon_loss_cb(const struct output_loss *loss, void *ud);
+/* Live processes the full process tree gave up since the last call, as an AGENT-001 event. */
+void daemon_proctree_loss(struct daemon *d);
 void daemon_heartbeat(struct daemon *d);
 void daemon_hooks_summary(struct json_object *desc, char *buf, size_t size);
 void daemon_identity_refresh(struct daemon *d, bool force);

@@ -319,6 +319,7 @@ static void on_tick(struct daemon *d)
 	while (read(d->timerfd, &exp, sizeof(exp)) == sizeof(exp))
 		;
 	metrics_http_run(d->metrics); /* its connections' timeouts */
+	daemon_proctree_loss(d);
 	r = engine_tick(d->engine, now_realtime_ns(), daemon_alert, d);
 	if (r < 0)
 		log_warning_errno(r, "Rule engine tick failed: %m");
@@ -387,6 +388,10 @@ static int run_loop(struct daemon *d)
 				(void)outputs_dispatch(d->outputs);
 			else if (d->metrics && fd == metrics_http_fd(d->metrics))
 				metrics_http_run(d->metrics);
+			else if (fd == engine_hash_fd(d->engine)) {
+				engine_hash_done(d->engine);
+				enforce_push_games(d->enf, d->engine);
+			}
 		}
 		/* The sensors' own timers (RoCE counters) need service even when idle. */
 		r = sensors_poll(d->sensors, 0, daemon_event, d);
@@ -586,6 +591,8 @@ int daemon_run(const struct daemon_config *cfg_in)
 
 	ecfg.hostname = d.hostname;
 	ecfg.hash_live = true;
+	ecfg.proc_capacity = cfg.proc_capacity;
+	ecfg.hash_async = true; /* never on the event thread: the ring buffer must keep draining */
 	ecfg.boot_realtime_ns = boot_to_realtime_offset_ns();
 	r = engine_new(policy, rules, &ecfg, &d.engine, &err);
 	if (r < 0) {
@@ -642,7 +649,8 @@ int daemon_run(const struct daemon_config *cfg_in)
 	if (d.epfd < 0 || d.timerfd < 0 || timerfd_settime(d.timerfd, 0, &its, NULL) < 0 ||
 	    epoll_add(d.epfd, d.sigfd) < 0 || epoll_add(d.epfd, d.timerfd) < 0 ||
 	    epoll_add(d.epfd, sensors_fd(d.sensors)) < 0 ||
-	    epoll_add(d.epfd, outputs_get_fd(d.outputs)) < 0) {
+	    epoll_add(d.epfd, outputs_get_fd(d.outputs)) < 0 ||
+	    epoll_add(d.epfd, engine_hash_fd(d.engine)) < 0) {
 		log_error_errno(-errno, "Failed to set up the event loop: %m");
 		goto out;
 	}
@@ -699,6 +707,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 
 	notify_stopping();
 	(void)sensors_poll(d.sensors, 0, daemon_event, &d);
+	daemon_proctree_loss(&d);
 	(void)engine_flush(d.engine, daemon_alert, &d);
 	daemon_agent_event(&d, RG_EV_AGENT_STOP, true, "signal", "stopped", 0, 0);
 	daemon_notice(&d, "agent_stop", "event", "rdmaguard stopping", json_object_new_object());

@@ -53,6 +53,7 @@ struct daemon_config {
 	unsigned heartbeat_s;	   /* 0: DAEMON_DEFAULT_HEARTBEAT_S */
 	unsigned reconcile_s;	   /* 0: DAEMON_DEFAULT_RECONCILE_S */
 	bool no_inventory;	   /* skip the start-up inventory (tests of the sensors alone) */
+	unsigned proc_capacity;	   /* process tree entries; 0: PROCTREE_DEFAULT_CAPACITY */
 	bool enforce;		   /* --enforce: enforce even if the policy does not say so */
 	const char *pin_dir;	   /* enforcement pins; NULL: ENFORCE_PIN_DIR */
 	const char *metrics_listen; /* --metrics ADDR:PORT: the /metrics endpoint; NULL: none */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the daemon says of itself: the counters of `rdmaguard status` and of the heartbeat, the
- * start/stop/heartbeat notices for the SIEM, and the outputs' loss reports as AGENT-001 events.
+ * start/stop/heartbeat notices for the SIEM, and the outputs' and the process tree's losses as
+ * AGENT-001 events.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -114,9 +115,19 @@ struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 	ADD(pt, "live", json_object_new_uint64(es.proc.live));
 	ADD(pt, "exited", json_object_new_uint64(es.proc.exited));
 	ADD(pt, "evicted_live", json_object_new_uint64(es.proc.evicted_live));
+	ADD(pt, "evicted_kept", json_object_new_uint64(es.proc.evicted_kept));
 	ADD(pt, "evicted_exited", json_object_new_uint64(es.proc.evicted_exited));
 	ADD(pt, "games_running", json_object_new_uint64(es.games_running));
 	ADD(o, "proctree", pt);
+	pt = json_object_new_object();
+	ADD(pt, "hashed", json_object_new_uint64(es.hash.hashed));
+	ADD(pt, "cached", json_object_new_uint64(es.hash.cached));
+	ADD(pt, "queued", json_object_new_uint64(es.hash.queued));
+	ADD(pt, "waiting", json_object_new_uint64(es.hash.waiting));
+	ADD(pt, "refused", json_object_new_uint64(es.hash.refused));
+	ADD(pt, "too_big", json_object_new_uint64(es.hash.too_big));
+	ADD(pt, "errors", json_object_new_uint64(es.hash.errors));
+	ADD(o, "exe_hash", pt);
 
 	ev = json_object_new_object();
 	ADD(ev, "ok", json_object_new_uint64(d->reloads_ok));
@@ -216,6 +227,27 @@ void daemon_identity_add(struct daemon *d, struct json_object *o)
 	}
 	/* The hardware fingerprint digest and PCI DSNs join here when the hardware work (branch
 	 * hw) has landed: not yet in main (docs/seat.md). */
+}
+
+void daemon_proctree_loss(struct daemon *d)
+{
+	struct engine_stats es;
+	char text[RG_TEXT_LEN];
+	uint64_t n;
+
+	engine_get_stats(d->engine, &es);
+	if (es.proc.evicted_live <= d->proc_evicted_reported)
+		return;
+	n = es.proc.evicted_live - d->proc_evicted_reported;
+	d->proc_evicted_reported = es.proc.evicted_live;
+	/* What is lost is state, not events: lineage, RDMA use and game membership of live
+	 * processes, which RDMA-006/008 need later. */
+	snprintf(text, sizeof(text),
+		 "live processes dropped from the full process tree (%zu entries): their lineage "
+		 "and RDMA use are forgotten; %llu of all such drops used RDMA or ran a game",
+		 es.proc.capacity, (unsigned long long)es.proc.evicted_kept);
+	log_warning("%s", text);
+	daemon_agent_event(d, RG_EV_AGENT_LOST, false, "proctree", text, n, es.proc.evicted_live);
 }
 
 void daemon_heartbeat(struct daemon *d)

@@ -654,6 +654,18 @@ static void push_games_cb(struct proc_node *n, void *ud)
 		push_game(ud, n);
 }
 
+void enforce_push_games(struct rg_enforce *e, struct rg_engine *eng)
+{
+	struct engine_stats es;
+
+	if (!enforce_started(e))
+		return;
+	proctree_foreach_live(engine_proctree(eng), push_games_cb, e);
+	engine_get_stats(eng, &es);
+	if ((int)(es.games_running > 0) != e->game_daemon)
+		write_state(e, eng);
+}
+
 int enforce_start(struct rg_enforce *e, struct rg_sensors *s, const struct rg_policy *p,
 		  struct rg_engine *eng)
 {

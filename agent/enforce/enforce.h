@@ -36,8 +36,6 @@
 #define ENFORCE_PIN_DIR	     "/sys/fs/bpf/rdmaguard"
 #define ENFORCE_RINGBUF	     (1u << 20) /* denials recorded while no daemon reads them */
 #define ENFORCE_MAX_FILES    1024	/* files one glob of the policy may resolve to */
-#define ENFORCE_WALK_ENTRIES 65536	/* directory entries one game pattern may visit */
-#define ENFORCE_WALK_DEPTH   16
 
 /* ---- the policy as a map generation (pure; enforce_policy.c) ---- */
 
@@ -136,6 +134,8 @@ int enforce_reload(struct rg_enforce *e, const struct rg_policy *p, struct rg_en
  * After each event the engine processed: game processes and the game-running flag for the
  * kernel; devices that come and go (allow entries that name devices). Cheap when nothing changed.
  */
+/* Gives the kernel every live game process the daemon knows (a game recognised late, by hash). */
+void enforce_push_games(struct rg_enforce *e, struct rg_engine *eng);
 void enforce_event(struct rg_enforce *e, const struct rg_event *ev, struct rg_engine *eng);
 
 /*

@@ -29,6 +29,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/globfiles.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "enforce.h"
@@ -49,21 +50,6 @@ struct build {
 	uint64_t now, offset;
 	struct devnode nodes[MAX_DEVNODES];
 	size_t n_nodes;
-};
-
-/* A file a pattern resolved to. */
-struct file_id {
-	uint64_t ino;
-	uint32_t dev; /* kernel encoding */
-	uint64_t ctime_sec;
-	uint32_t ctime_nsec;
-	char path[RG_PATH_LEN];
-};
-
-struct file_list {
-	struct file_id *v;
-	size_t n, cap, max;
-	bool truncated;
 };
 
 static uint32_t kdev(dev_t d)
@@ -109,169 +95,6 @@ static void warnf(struct build *b, const struct rg_policy_allow *a, const char *
 }
 
 /* ---- files ---- */
-
-static int list_add(struct file_list *l, const struct stat *st, const char *path)
-{
-	struct file_id *f;
-
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].ino == (uint64_t)st->st_ino && l->v[i].dev == kdev(st->st_dev))
-			return 0; /* a hard link or a symlink to a file already listed */
-	if (l->n >= l->max) {
-		l->truncated = true;
-		return 0;
-	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct file_id *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	f = &l->v[l->n++];
-	memset(f, 0, sizeof(*f));
-	f->ino = (uint64_t)st->st_ino;
-	f->dev = kdev(st->st_dev);
-	f->ctime_sec = (uint64_t)st->st_ctim.tv_sec;
-	f->ctime_nsec = (uint32_t)st->st_ctim.tv_nsec;
-	strscpy_ok(f->path, path, sizeof(f->path));
-	return 0;
-}
-
-static bool has_glob(const char *s)
-{
-	return strpbrk(s, "*?[\\") != NULL;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
-struct walk {
-	struct build *b;
-	const char *pattern;
-	int fnm;
-	bool exec_only;
-	unsigned max_depth;
-	size_t visited;
-	struct file_list *out;
-};
-
-/* Depth-first below dir (an absolute path below the root), names in version order. */
-static int walk_dir(struct walk *w, const char *dir, unsigned depth)
-{
-	DIR *d;
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	int r = 0;
-
-	if (depth > w->max_depth || w->visited >= ENFORCE_WALK_ENTRIES)
-		return 0;
-	d = root_opendir(&w->b->root, dir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && w->visited < ENFORCE_WALK_ENTRIES) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		w->visited++;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 32;
-			char **nv = realloc(names, nc * sizeof(*nv));
-
-			if (!nv) {
-				r = -ENOMEM;
-				goto out;
-			}
-			names = nv;
-			cap = nc;
-		}
-		names[n] = strdup(de->d_name);
-		if (!names[n]) {
-			r = -ENOMEM;
-			goto out;
-		}
-		n++;
-	}
-	qsort(names, n, sizeof(*names), cmp_names);
-	for (size_t i = 0; i < n && r >= 0 && !w->out->truncated; i++) {
-		char path[RG_PATH_LEN];
-		struct stat st, lst;
-		int len = snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
-				   names[i]);
-
-		if (len < 0 || (size_t)len >= sizeof(path))
-			continue;
-		if (root_stat(&w->b->root, path, &lst, false) < 0)
-			continue;
-		if (S_ISDIR(lst.st_mode)) {
-			/* symbolic links to directories are not followed (loops) */
-			r = walk_dir(w, path, depth + 1);
-			continue;
-		}
-		if (root_stat(&w->b->root, path, &st, true) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (w->exec_only && !(st.st_mode & 0111))
-			continue;
-		if (fnmatch(w->pattern, path, w->fnm) == 0)
-			r = list_add(w->out, &st, path);
-	}
-out:
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	closedir(d);
-	return r;
-}
-
-/*
- * The regular files pattern names below the root: itself when literal, else the matches of a
- * bounded walk from its longest literal directory prefix. fnm: FNM_PATHNAME for allow entries
- * ('*' stops at '/'), 0 for games ('*' also matches '/').
- */
-static int resolve_files(struct build *b, const char *pattern, int fnm, bool exec_only,
-			 struct file_list *out)
-{
-	struct walk w = {.b = b,
-			 .pattern = pattern,
-			 .fnm = fnm,
-			 .exec_only = exec_only,
-			 .max_depth = ENFORCE_WALK_DEPTH,
-			 .out = out};
-	char base[RG_PATH_LEN];
-	const char *g;
-	struct stat st;
-	char *slash;
-	unsigned comps = 0;
-
-	if (!has_glob(pattern)) {
-		if (root_stat(&b->root, pattern, &st, true) < 0 || !S_ISREG(st.st_mode))
-			return 0;
-		return list_add(out, &st, pattern);
-	}
-	g = strpbrk(pattern, "*?[\\");
-	if ((size_t)(g - pattern) >= sizeof(base))
-		return 0;
-	memcpy(base, pattern, (size_t)(g - pattern));
-	base[g - pattern] = 0;
-	slash = strrchr(base, '/');
-	if (!slash)
-		return 0;
-	if (slash == base)
-		slash[1] = 0; /* "/" */
-	else
-		*slash = 0;
-	if (fnm & FNM_PATHNAME) {
-		/* no deeper than the pattern's components */
-		for (const char *p = g; *p; p++)
-			comps += *p == '/';
-		w.max_depth = comps;
-	}
-	return walk_dir(&w, base, 0);
-}
 
 /* ---- devices ---- */
 
@@ -445,7 +268,7 @@ const struct enforce_entry *enforce_tables_find(const struct enforce_tables *t, 
 	return NULL;
 }
 
-static int hash_file(struct build *b, const char *path, const struct file_id *f, char out[65])
+static int hash_file(struct build *b, const char *path, const struct glob_file *f, char out[65])
 {
 	_cleanup_close_ int fd =
 	    root_open(&b->root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -455,7 +278,7 @@ static int hash_file(struct build *b, const char *path, const struct file_id *f,
 		return fd;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if ((uint64_t)st.st_ino != f->ino || kdev(st.st_dev) != f->dev || !S_ISREG(st.st_mode))
+	if ((uint64_t)st.st_ino != f->ino || (uint64_t)st.st_dev != f->dev || !S_ISREG(st.st_mode))
 		return -ESTALE;
 	if ((uint64_t)st.st_size > ENGINE_HASH_MAX_BYTES)
 		return -EFBIG;
@@ -467,7 +290,7 @@ static int hash_file(struct build *b, const char *path, const struct file_id *f,
 static int add_allow(struct build *b, size_t idx)
 {
 	const struct rg_policy_allow *a = &b->p->allow[idx];
-	struct file_list exes = {.max = ENFORCE_MAX_FILES}, parents = {.max = RG_ENF_VARIANTS};
+	struct glob_files exes = {.max = ENFORCE_MAX_FILES}, parents = {.max = RG_ENF_VARIANTS};
 	uint32_t rdevs[RG_ENF_VARIANTS * RG_ENF_RDEVS], ops = enforce_ops_mask(a);
 	size_t n_rdevs = 0, n_uid_chunks, n_rdev_chunks, n_parents;
 	uint64_t expires = 0;
@@ -483,7 +306,7 @@ static int add_allow(struct build *b, size_t idx)
 		if (!b->t->next_expiry_ns || a->expires_ns < b->t->next_expiry_ns)
 			b->t->next_expiry_ns = a->expires_ns;
 	}
-	r = resolve_files(b, a->exe, FNM_PATHNAME, false, &exes);
+	r = glob_files_resolve(&b->root, a->exe, FNM_PATHNAME, false, &exes);
 	if (r < 0)
 		goto out;
 	if (exes.truncated)
@@ -495,7 +318,7 @@ static int add_allow(struct build *b, size_t idx)
 		goto out;
 	}
 	if (a->parent) {
-		r = resolve_files(b, a->parent, FNM_PATHNAME, false, &parents);
+		r = glob_files_resolve(&b->root, a->parent, FNM_PATHNAME, false, &parents);
 		if (r < 0)
 			goto out;
 		if (parents.n == 0) {
@@ -526,7 +349,7 @@ static int add_allow(struct build *b, size_t idx)
 	n_rdev_chunks = n_rdevs ? (n_rdevs + RG_ENF_RDEVS - 1) / RG_ENF_RDEVS : 1;
 
 	for (size_t f = 0; f < exes.n; f++) {
-		const struct file_id *fid = &exes.v[f];
+		const struct glob_file *fid = &exes.v[f];
 		struct enforce_entry *e;
 		bool created;
 
@@ -549,7 +372,7 @@ static int add_allow(struct build *b, size_t idx)
 				continue;
 			}
 		}
-		e = entry_get(b->t, fid->ino, fid->dev, RG_ENF_KEY_ALLOW, &created);
+		e = entry_get(b->t, fid->ino, kdev((dev_t)fid->dev), RG_ENF_KEY_ALLOW, &created);
 		if (!e) {
 			r = -E2BIG;
 			goto out;
@@ -575,7 +398,7 @@ static int add_allow(struct build *b, size_t idx)
 					v->ops = ops;
 					if (a->parent) {
 						v->parent_ino = parents.v[pi].ino;
-						v->parent_dev = parents.v[pi].dev;
+						v->parent_dev = kdev((dev_t)parents.v[pi].dev);
 					}
 					for (size_t k = uc * RG_ENF_UIDS;
 					     k < a->n_uids && k < (uc + 1) * RG_ENF_UIDS; k++)
@@ -600,11 +423,11 @@ out:
 static int add_game(struct build *b, size_t gi)
 {
 	const struct rg_policy_game *g = &b->p->games[gi];
-	struct file_list files = {.max = ENFORCE_MAX_FILES};
+	struct glob_files files = {.max = ENFORCE_MAX_FILES};
 	int r = 0;
 
 	for (size_t i = 0; i < g->n_exe && r >= 0; i++) {
-		r = resolve_files(b, g->exe[i], 0, true, &files);
+		r = glob_files_resolve(&b->root, g->exe[i], 0, true, &files);
 		if (files.truncated) {
 			warnf(b, NULL,
 			      "game \"%s\": %s matches more than %d files: the kernel knows only "
@@ -616,7 +439,8 @@ static int add_game(struct build *b, size_t gi)
 	for (size_t f = 0; f < files.n && r >= 0; f++) {
 		bool created;
 		struct enforce_entry *e =
-		    entry_get(b->t, files.v[f].ino, files.v[f].dev, RG_ENF_KEY_GAME, &created);
+		    entry_get(b->t, files.v[f].ino, kdev((dev_t)files.v[f].dev), RG_ENF_KEY_GAME,
+			      &created);
 
 		if (!e)
 			r = -E2BIG;

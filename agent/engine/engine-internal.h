@@ -18,6 +18,7 @@
 
 #include "cond.h"
 #include "engine.h"
+#include "hasher.h"
 #include "common/jsonw.h"
 #include "event/event.h"
 #include "proctree/proctree.h"
@@ -53,13 +54,7 @@ struct agg {
 	struct rg_event last; /* the last repeat (must stay last: agg_new clears up to it) */
 };
 
-#define HASH_CACHE_SIZE 64
 #define ENTITY_CACHE_SIZE 256 /* power of two */
-
-struct hash_cache_entry {
-	uint64_t dev, ino, size, mtime_ns;
-	char sha[65];
-};
 
 struct rg_engine {
 	struct rg_policy *policy;
@@ -99,8 +94,7 @@ struct rg_engine {
 	uint64_t alert_seq;
 	int emit_err;
 
-	struct hash_cache_entry hcache[HASH_CACHE_SIZE];
-	unsigned hcache_next;
+	struct hasher *hasher; /* live mode: executables' sha256 (hasher.h); NULL otherwise */
 
 	/* SHA-256 for entity ids, fetched once: an implicit fetch on every digest cost more than
 	 * the digest. NULL when libcrypto refused (then EVP_Digest each time). */
@@ -125,14 +119,25 @@ int engine_erules_build(const struct rg_policy *policy, const struct rg_ruleset 
 void engine_erules_free(struct erule *er);
 
 /* engine_proc.c */
-/* The executable's sha256, computed at most once per exec; "" if it cannot be. */
+/*
+ * The executable's sha256, computed at most once per exec; "" if it cannot be, or while the
+ * hasher's worker has not read it yet (PROC_F_HASH_PENDING: not hashed, asked again).
+ */
 const char *engine_proc_sha256(struct rg_engine *e, struct proc_node *n);
+/*
+ * Whether n's exe path may be matched against an allow, parent or game pattern: known, the whole
+ * path (not a truncated tail) and seen from init's root and mount namespace (the event said so:
+ * RG_EXE_TRUNC, RG_EXE_FOREIGN).
+ */
+bool engine_proc_path_trusted(const struct proc_node *n);
 /* process.allowed (struct cond_env's proc_allowed; ud is the engine). */
 bool engine_proc_allowed(void *ud, struct proc_node *n, const struct rg_event *ev);
 
 /* engine_game.c */
 /* The sessions of policy's games, none seen yet. */
 void engine_games_init(struct game_session *games, const struct rg_policy *policy);
+/* Live processes whose hash was pending: asked again, their game membership updated. */
+void engine_games_rehash(struct rg_engine *e);
 /* Game membership under the current policy; sessions restart from the live processes. */
 void engine_games_resync(struct rg_engine *e);
 /* The process tree's exit hook: the process leaves its game's session. */

@@ -125,6 +125,7 @@ void engine_free(struct rg_engine *e)
 {
 	if (!e)
 		return;
+	hasher_free(e->hasher);
 	proctree_free(e->tree);
 	policy_free(e->policy);
 	ruleset_free(e->rules);
@@ -169,6 +170,14 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 		return r == -EINVAL ? rg_error_set(err, NULL, 0, 0, "invalid process capacity") : r;
 	}
 	proctree_set_exit_hook(e->tree, engine_game_exit_hook, e);
+	if (e->cfg.hash_live && !e->cfg.hash_exe) {
+		r = hasher_new(e->cfg.hash_async, ENGINE_HASH_MAX_BYTES, &e->hasher);
+		if (r < 0) {
+			proctree_free(e->tree);
+			free(e);
+			return r;
+		}
+	}
 	while (nb < e->agg_cap)
 		nb <<= 1;
 	e->aggs = calloc(e->agg_cap, sizeof(*e->aggs));
@@ -270,6 +279,17 @@ struct proctree *engine_proctree(struct rg_engine *e)
 	return e->tree;
 }
 
+int engine_hash_fd(const struct rg_engine *e)
+{
+	return e->hasher ? hasher_fd(e->hasher) : -1;
+}
+
+void engine_hash_done(struct rg_engine *e)
+{
+	if (e->hasher && hasher_drain(e->hasher))
+		engine_games_rehash(e);
+}
+
 void engine_get_stats(const struct rg_engine *e, struct engine_stats *ret)
 {
 	*ret = e->st;
@@ -277,6 +297,9 @@ void engine_get_stats(const struct rg_engine *e, struct engine_stats *ret)
 	for (size_t i = 0; i < e->n_games; i++)
 		ret->games_running += e->games[i].running;
 	proctree_get_stats(e->tree, &ret->proc);
+	memset(&ret->hash, 0, sizeof(ret->hash));
+	if (e->hasher)
+		hasher_get_stats(e->hasher, &ret->hash);
 }
 
 int engine_rule_effective(const struct rg_engine *e, size_t i, bool *enabled, int *action)

@@ -27,6 +27,7 @@
 
 #include "event/alert.h"
 #include "event/event.h"
+#include "hasher.h"
 #include "jsondoc.h"
 #include "policy.h"
 #include "proctree/proctree.h"
@@ -35,7 +36,7 @@
 #define ENGINE_DEFAULT_AGG_CAPACITY 1024
 #define ENGINE_MAX_AGG_CAPACITY	    (1u << 20)
 #define ENGINE_MESSAGE_MAX	    512
-#define ENGINE_HASH_MAX_BYTES	    (512ull << 20) /* executables larger than this are not hashed */
+#define ENGINE_HASH_MAX_BYTES	    (256ull << 20) /* executables larger than this are not hashed */
 
 struct rg_engine;
 
@@ -60,6 +61,12 @@ struct engine_config {
 	 * (tests). Neither: nothing is hashed and sha256 conditions never match (replay).
 	 */
 	bool hash_live;
+	/*
+	 * With hash_live: hash on a worker thread (engine/hasher.h), never on the caller's; until
+	 * a file is read its process matches no sha256 (not allowed, not a game by hash). The
+	 * caller polls engine_hash_fd() and calls engine_hash_done() (the daemon).
+	 */
+	bool hash_async;
 	int (*hash_exe)(void *ud, const struct proc_node *n, char out[65]);
 	void *hash_ud;
 };
@@ -102,6 +109,11 @@ int engine_tick(struct rg_engine *e, uint64_t now_ns, engine_emit_fn emit, void 
 /* Emits every pending repeat now (shutdown, end of a replay). */
 int engine_flush(struct rg_engine *e, engine_emit_fn emit, void *ud);
 
+/* hash_async: an fd readable when an executable's hash is done (-1 otherwise). */
+int engine_hash_fd(const struct rg_engine *e);
+/* After engine_hash_fd() was readable: processes waiting for a hash get it (game membership). */
+void engine_hash_done(struct rg_engine *e);
+
 const struct rg_policy *engine_policy(const struct rg_engine *e);
 const struct rg_ruleset *engine_rules(const struct rg_engine *e);
 struct proctree *engine_proctree(struct rg_engine *e);
@@ -117,6 +129,7 @@ struct engine_stats {
 	int max_severity;    /* highest severity emitted, -1 if none */
 	size_t games_running;
 	struct proctree_stats proc;
+	struct hasher_stats hash;
 };
 void engine_get_stats(const struct rg_engine *e, struct engine_stats *ret);
 /*

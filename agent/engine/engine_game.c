@@ -60,7 +60,8 @@ static int classify(struct rg_engine *e, struct proc_node *n)
 	if (!(n->flags & PROC_F_EXEC_KNOWN))
 		return -1;
 	for (i = 0; i < e->policy->n_games; i++)
-		if (policy_game_exe_match(&e->policy->games[i], n->exe))
+		if (policy_game_exe_match(&e->policy->games[i], n->exe) &&
+		    engine_proc_path_trusted(n))
 			return (int)i;
 	for (i = 0; i < e->policy->n_games; i++)
 		if (e->policy->games[i].n_sha256 &&
@@ -200,6 +201,20 @@ static void resync_game(struct proc_node *n, void *ud)
 
 	n->flags &= ~PROC_F_GAME_COUNTED;
 	game_sync(e, n, classify(e, n), e->now);
+}
+
+static void rehash_game(struct proc_node *n, void *ud)
+{
+	struct rg_engine *e = ud;
+
+	if (!(n->flags & PROC_F_HASH_PENDING))
+		return;
+	game_sync(e, n, classify(e, n), e->now);
+}
+
+void engine_games_rehash(struct rg_engine *e)
+{
+	proctree_foreach_live(e->tree, rehash_game, e);
 }
 
 void engine_games_resync(struct rg_engine *e)

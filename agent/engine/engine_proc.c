@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the engine finds out about a process beyond its events: the identity (inode, device) and
- * sha256 of its executable, read from the live process and cached, and whether an allow entry of
- * the policy covers it for an event (the condition field process.allowed).
+ * sha256 of its executable, read from the live process and cached, whether its exe path can be
+ * matched against a pattern at all, and whether an allow entry of the policy covers it for an
+ * event (process.allowed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,6 +83,11 @@ static int open_live_exe(const struct proc_node *n, struct stat *st)
 	return TAKE_FD(fd);
 }
 
+bool engine_proc_path_trusted(const struct proc_node *n)
+{
+	return (n->flags & PROC_F_EXEC_KNOWN) && !(n->flags & PROC_F_EXE_UNTRUSTED);
+}
+
 /* Live mode, when the events did not say: the executable's inode and device, once per exec. */
 static void proc_exe_id(struct rg_engine *e, struct proc_node *n)
 {
@@ -104,34 +110,11 @@ static int hash_live(struct rg_engine *e, const struct proc_node *n, char out[65
 {
 	_cleanup_close_ int fd = -1;
 	struct stat st;
-	uint64_t mtime;
-	unsigned i;
-	int r;
 
 	fd = open_live_exe(n, &st);
 	if (fd < 0)
 		return fd;
-	if ((uint64_t)st.st_size > ENGINE_HASH_MAX_BYTES)
-		return -EFBIG;
-	mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
-	for (i = 0; i < HASH_CACHE_SIZE; i++) {
-		struct hash_cache_entry *c = &e->hcache[i];
-		if (c->sha[0] && c->dev == (uint64_t)st.st_dev && c->ino == (uint64_t)st.st_ino &&
-		    c->size == (uint64_t)st.st_size && c->mtime_ns == mtime) {
-			memcpy(out, c->sha, 65);
-			return 0;
-		}
-	}
-	r = sha256_fd(fd, ENGINE_HASH_MAX_BYTES, out);
-	if (r < 0)
-		return r;
-	i = e->hcache_next++ % HASH_CACHE_SIZE;
-	e->hcache[i].dev = (uint64_t)st.st_dev;
-	e->hcache[i].ino = (uint64_t)st.st_ino;
-	e->hcache[i].size = (uint64_t)st.st_size;
-	e->hcache[i].mtime_ns = mtime;
-	memcpy(e->hcache[i].sha, out, 65);
-	return 0;
+	return hasher_get(e->hasher, fd, &st, out);
 }
 
 const char *engine_proc_sha256(struct rg_engine *e, struct proc_node *n)
@@ -143,8 +126,15 @@ const char *engine_proc_sha256(struct rg_engine *e, struct proc_node *n)
 		return n->sha256;
 	if (e->cfg.hash_exe)
 		r = e->cfg.hash_exe(e->cfg.hash_ud, n, out);
-	else if (e->cfg.hash_live)
+	else if (e->hasher)
 		r = hash_live(e, n, out);
+	if (r == -EINPROGRESS || r == -EAGAIN) {
+		/* Not known yet: matches nothing now; asked again at its next event, and when the
+		 * worker is done (engine_hash_done()). */
+		n->flags |= PROC_F_HASH_PENDING;
+		return n->sha256;
+	}
+	n->flags &= ~PROC_F_HASH_PENDING;
 	if (r >= 0 && strlen(out) == 64)
 		proctree_set_sha256(e->tree, n, out);
 	else {
@@ -168,11 +158,12 @@ static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, st
 	/* A literal path that could not be pinned cannot be verified: it allows nothing. */
 	if (a->pin_failed)
 		return false;
-	if (!(n->flags & PROC_F_EXEC_KNOWN) || fnmatch(a->exe, n->exe, FNM_PATHNAME) != 0)
+	if (!(n->flags & PROC_F_EXEC_KNOWN) || fnmatch(a->exe, n->exe, FNM_PATHNAME) != 0 ||
+	    !engine_proc_path_trusted(n))
 		return false;
 	if (a->pinned) {
 		proc_exe_id(e, n);
-		if (n->exe_ino != a->ino || n->exe_dev != a->dev)
+		if (!glob_files_has(&a->exe_files, n->exe_ino, n->exe_dev))
 			return false;
 	}
 	if (a->n_uids) {
@@ -185,8 +176,13 @@ static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, st
 	if (a->parent) {
 		struct proc_node *p = proctree_parent(e->tree, n);
 		if (!p || !(p->flags & PROC_F_EXEC_KNOWN) ||
-		    fnmatch(a->parent, p->exe, FNM_PATHNAME))
+		    fnmatch(a->parent, p->exe, FNM_PATHNAME) || !engine_proc_path_trusted(p))
 			return false;
+		if (a->pinned) {
+			proc_exe_id(e, p);
+			if (!glob_files_has(&a->parent_files, p->exe_ino, p->exe_dev))
+				return false;
+		}
 	}
 	if (a->n_devices) {
 		dev = event_device(ev);

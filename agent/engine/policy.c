@@ -16,6 +16,7 @@
 #include "cond_json.h"
 #include "jsonval.h"
 #include "policy.h"
+#include "common/log.h"
 #include "common/util.h"
 
 static void game_done(struct rg_policy_game *g)
@@ -32,6 +33,8 @@ static void allow_done(struct rg_policy_allow *a)
 	free(a->parent);
 	jv_strv_free(a->devices, a->n_devices);
 	free(a->comment);
+	glob_files_done(&a->exe_files);
+	glob_files_done(&a->parent_files);
 }
 
 static void override_done(struct rg_rule_override *o)
@@ -629,23 +632,32 @@ int policy_resolve_inodes(struct rg_policy *p, const char *root)
 		return r;
 	for (i = 0; i < p->n_allow; i++) {
 		struct rg_policy_allow *a = &p->allow[i];
-		struct stat st;
 
+		glob_files_done(&a->exe_files);
+		glob_files_done(&a->parent_files);
+		a->exe_files.max = a->parent_files.max = POLICY_MAX_FILES;
 		a->pinned = false;
 		a->pin_failed = false;
-		if (!a->exe_literal)
-			continue;
-		if (root_stat(&rt, a->exe, &st, true) < 0 || !S_ISREG(st.st_mode)) {
+		r = glob_files_resolve(&rt, a->exe, FNM_PATHNAME, false, &a->exe_files);
+		if (r >= 0 && a->parent)
+			r = glob_files_resolve(&rt, a->parent, FNM_PATHNAME, false,
+					       &a->parent_files);
+		if (r < 0)
+			break;
+		if (a->exe_files.truncated || a->parent_files.truncated)
+			log_warning("%s:%u:%u: %s matches more than %d files: the rest are not "
+				    "allowed",
+				    p->path ? p->path : "policy", a->line, a->column,
+				    a->exe_files.truncated ? a->exe : a->parent, POLICY_MAX_FILES);
+		if (!a->exe_files.n || (a->parent && !a->parent_files.n)) {
 			a->pin_failed = true;
 			continue;
 		}
-		a->ino = st.st_ino;
-		a->dev = st.st_dev;
 		a->pinned = true;
 		n++;
 	}
 	root_done(&rt);
-	return n;
+	return r < 0 ? r : n;
 }
 
 bool policy_game_exe_match(const struct rg_policy_game *g, const char *exe)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "common/action.h"
+#include "common/globfiles.h"
 #include "common/severity.h"
 #include "jsondoc.h"
 #include "policy_hw.h"
@@ -34,6 +35,7 @@ enum rg_enforce_scope {
 #define POLICY_MAX_GAMES     64
 #define POLICY_MAX_ALLOW     1024
 #define POLICY_MAX_LIST	     64 /* exe patterns, hashes, uids, devices, operations per entry */
+#define POLICY_MAX_FILES     1024 /* files one allow pattern resolves to; more are not allowed */
 #define POLICY_DEFAULT_MR_MAX (1ull << 30)
 #define POLICY_DEFAULT_WINDOW_NS (60ull * 1000000000ull)
 
@@ -47,10 +49,12 @@ struct rg_policy_game {
 
 struct rg_policy_allow {
 	char *exe;	    /* glob pattern (FNM_PATHNAME) */
-	bool exe_literal;   /* no glob characters: policy_resolve_inodes() can pin it */
-	bool pinned;	    /* ino/dev are set: the process's exe must be that very file */
-	bool pin_failed;    /* literal, but the file could not be pinned: the entry allows nothing */
-	uint64_t ino, dev;
+	bool exe_literal;   /* no glob characters */
+	/* policy_resolve_inodes(): the process's exe must be one of exe_files (and its parent's
+	 * one of parent_files, with a parent) */
+	bool pinned;
+	bool pin_failed;    /* exe (or parent) names no file now: the entry allows nothing */
+	struct glob_files exe_files, parent_files;
 	char sha256[65];    /* "" if none */
 	uint32_t *uids;
 	size_t n_uids;
@@ -156,11 +160,13 @@ int policy_new_default(struct rg_policy **ret);
 void policy_free(struct rg_policy *p);
 
 /*
- * Pins allow entries with a literal exe path to that file's inode and device (stat below root, NULL
- * for "/"), so a copy elsewhere or a different file at that path in another mount namespace does
- * not inherit the allowance. A literal entry whose file does not exist (or is not a regular file)
- * cannot be verified and allows nothing until a reload finds it (pin_failed). Without this call
- * (replay, audit --root) literal entries match by path. Returns the number pinned.
+ * Pins every allow entry to the files its exe pattern (and its parent pattern) names now, below
+ * root (NULL for "/"): their (inode, device), at most POLICY_MAX_FILES each, found as
+ * enforcement finds them (common/globfiles.h). A process then matches only while it runs one of
+ * those very files: a copy elsewhere, a file at a matching path in a chroot, another mount
+ * namespace or a later-created file is not allowed (until a reload finds it). An entry whose exe
+ * or parent names no regular file now cannot be verified and allows nothing (pin_failed).
+ * Without this call (replay, audit --root) entries match by path. Returns the number pinned.
  */
 int policy_resolve_inodes(struct rg_policy *p, const char *root);
 

@@ -210,12 +210,23 @@ struct rg_task {
 	char comm[RG_COMM_LEN];
 };
 
+/*
+ * rg_ev_exec.exe_flags: exe is a path the user shapes, which never matches an allow, parent or
+ * game pattern. TRUNC: not the whole path the kernel resolved (its tail, or head, of a longer
+ * one; or execve's own argument). FOREIGN: resolved from another root directory or mount
+ * namespace than init's (a chroot, a user namespace's bind mounts; common/hostns.h).
+ */
+#define RG_EXE_TRUNC   0x1u
+#define RG_EXE_FOREIGN 0x2u
+
 struct rg_ev_exec { /* PROCESS_PRESENT, EXEC */
 	uint64_t parent_start_boot_ns;
 	uint64_t exe_ino;
 	uint64_t exe_dev;
 	uint32_t sid;	    /* session id */
 	uint32_t args_len;  /* bytes used in args: NUL-separated argv */
+	uint32_t exe_flags; /* RG_EXE_* */
+	uint32_t pad;
 	char exe[RG_PATH_LEN];
 	char args[RG_ARGS_LEN];
 };

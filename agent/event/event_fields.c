@@ -62,6 +62,10 @@ static const struct event_field exec_fields[] = {
 	F("process.session.id", EFK_U32, u.exec.sid),
 	F("process.exe_inode", EFK_U64, u.exec.exe_ino),
 	F("process.exe_device", EFK_U64, u.exec.exe_dev),
+	{.name = "process.exe_truncated", .kind = EFK_BOOLFLAG, .offset = EV(u.exec.exe_flags),
+	 .aux = RG_EXE_TRUNC},
+	{.name = "process.exe_foreign_root", .kind = EFK_BOOLFLAG, .offset = EV(u.exec.exe_flags),
+	 .aux = RG_EXE_FOREIGN},
 };
 
 static const struct event_field fork_fields[] = {

@@ -20,6 +20,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/hostns.h"
 #include "common/procstat.h"
 #include "inv_internal.h"
 #include "inventory/procs.h"
@@ -40,6 +41,8 @@ struct proc_dir {
 	uint32_t pid;
 	bool fast; /* host procfs: dfd is /proc/PID */
 	int dfd;
+	struct hostns host; /* init's root and mount namespace (fast only) */
+	bool host_ok;
 	struct line_reader *lr; /* maps, reused from process to process */
 	char dents[32768];	/* getdents64 of fd/ */
 };
@@ -234,6 +237,14 @@ static void read_exe(const struct proc_dir *pd, struct proc_info *p)
 	}
 	str_sanitize(target);
 	p->exe = strdup(target);
+	/* Seen from another root or mount namespace, the path is the user's to shape; unknown
+	 * (the process gone, no right to look) counts as such. */
+	if (pd->fast) {
+		struct hostns h;
+
+		p->exe_foreign = !pd->host_ok || hostns_of(pd->dfd, &h) < 0 ||
+				 !hostns_same(&h, &pd->host);
+	}
 	/* The file itself (the magic link followed): its inode and device. */
 	r = pd->fast ? (fstatat(pd->dfd, "exe", &st, 0) < 0 ? -errno : 0)
 		     : root_stat(pd->root, path, &st, true);
@@ -640,6 +651,7 @@ struct proc_dir *proc_dir_new(const struct rg_root *root, int procfd)
 	pd->dfd = -1;
 	pd->fast = root->is_host && procfd >= 0 && fstatfs(procfd, &sfs) == 0 &&
 		   sfs.f_type == PROC_SUPER_MAGIC;
+	pd->host_ok = pd->fast && hostns_read(&pd->host) == 0;
 	return pd;
 }
 
@@ -692,8 +704,12 @@ void proc_info_to_event(const struct proc_info *p, struct rg_event *ev)
 	ev->u.exec.exe_dev = p->exe_dev;
 	ev->u.exec.sid = p->sid;
 	if (p->exe) {
-		if (strlen(p->exe) >= sizeof(ev->u.exec.exe))
+		if (strlen(p->exe) >= sizeof(ev->u.exec.exe)) {
 			ev->flags |= RG_EVF_TRUNC;
+			ev->u.exec.exe_flags |= RG_EXE_TRUNC;
+		}
+		if (p->exe_foreign)
+			ev->u.exec.exe_flags |= RG_EXE_FOREIGN;
 		event_set_str(ev->u.exec.exe, sizeof(ev->u.exec.exe), p->exe, strlen(p->exe));
 	}
 	if (p->cmdline && p->cmdline_len) {

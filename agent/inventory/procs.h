@@ -60,6 +60,7 @@ struct proc_info {
 	bool kernel_thread;
 	char *exe; /* readlink of /proc/PID/exe, NULL when unreadable (kernel threads) */
 	bool exe_deleted;
+	bool exe_foreign; /* seen from another root or mount namespace than init's (hostns.h) */
 	uint64_t exe_ino, exe_dev;
 	char *cmdline; /* NUL-separated argv */
 	size_t cmdline_len;

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The process tree (proctree.h): entries keyed by (pid, start time) in one table allocated up
+ * front, their interned strings, lineage, and which entry a full table gives up.
+ */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -287,23 +291,39 @@ static void release(struct proctree *t, struct proc_node *n)
 	n->in_use = 0;
 }
 
+/* State that only this entry holds: an eviction loses it for good (RDMA-008's lineage). */
+static bool keep_last(const struct proc_node *n)
+{
+	return n->flags & (PROC_F_HAS_RDMA | PROC_F_GAME);
+}
+
+/*
+ * Frees one entry of a full table: the oldest exited one; else the oldest live one that neither
+ * used RDMA nor runs a game, moving each such entry met on the way to the tail (so the next
+ * eviction does not meet it again); only when every live entry is one of those, the oldest.
+ */
 static struct proc_node *evict_one(struct proctree *t, uint64_t now)
 {
 	struct proc_node *n;
 	int32_t i;
-	int k;
+	size_t k;
 
 	if (t->exited.head < 0) {
-		/* Prefer the oldest live entry that is not a game process. */
 		i = t->live.head;
-		for (k = 0; k < 16 && i >= 0; k++, i = t->nodes[i].lnext)
-			if (!(t->nodes[i].flags & PROC_F_GAME))
-				break;
-		if (i < 0 || k == 16)
+		for (k = 0; k < t->st.live && i >= 0 && keep_last(&t->nodes[i]); k++) {
+			n = &t->nodes[i];
+			i = n->lnext;
+			list_remove(t, &t->live, n);
+			list_append(t, &t->live, n);
+		}
+		if (i < 0 || k == t->st.live)
 			i = t->live.head;
 		if (i < 0)
 			return NULL; /* cannot happen with capacity >= 1 */
-		mark_exited(t, &t->nodes[i], now, true);
+		n = &t->nodes[i];
+		if (keep_last(n))
+			t->st.evicted_kept++;
+		mark_exited(t, n, now, true);
 		t->st.evicted_live++;
 	} else
 		t->st.evicted_exited++;
@@ -435,8 +455,12 @@ static void set_exec_info(struct proctree *t, struct proc_node *n, const struct 
 	if (x->parent_start_boot_ns)
 		n->parent_start_boot_ns = x->parent_start_boot_ns;
 	n->flags |= PROC_F_EXEC_KNOWN;
+	if (x->exe_flags & (RG_EXE_TRUNC | RG_EXE_FOREIGN))
+		n->flags |= PROC_F_EXE_UNTRUSTED;
+	else
+		n->flags &= ~PROC_F_EXE_UNTRUSTED;
 	/* A new image: hash and game membership must be recomputed by the owner. */
-	n->flags &= ~(PROC_F_HASHED | PROC_F_EXE_STATTED);
+	n->flags &= ~(PROC_F_HASHED | PROC_F_HASH_PENDING | PROC_F_EXE_STATTED);
 	str_unref(&t->shas, n->sha256);
 	n->sha256 = empty_str;
 }
@@ -454,7 +478,8 @@ static void inherit(struct proctree *t, struct proc_node *n, const struct proc_n
 	n->exe_ino = p->exe_ino;
 	n->exe_dev = p->exe_dev;
 	n->game = p->game;
-	n->flags |= p->flags & (PROC_F_EXEC_KNOWN | PROC_F_GAME | PROC_F_HASHED);
+	n->flags |= p->flags & (PROC_F_EXEC_KNOWN | PROC_F_GAME | PROC_F_HASHED |
+				 PROC_F_EXE_UNTRUSTED);
 	if (!n->comm[0])
 		memcpy(n->comm, p->comm, sizeof(n->comm));
 	if (!n->uid)

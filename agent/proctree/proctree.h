@@ -6,9 +6,11 @@
  *
  * A process is keyed by (pid, start_boot_ns), so a reused pid is a new entry and the old one is
  * marked exited. Entries live in one array allocated up front (capacity fixed at creation, default
- * PROCTREE_DEFAULT_CAPACITY): when it is full the oldest exited entry is recycled, and only if none
- * is exited the oldest live non-game entry (counted in evicted_live). Nothing on the update path
- * allocates. Parents are found by key, not by pointer, so an evicted parent just ends the chain.
+ * PROCTREE_DEFAULT_CAPACITY): when it is full the oldest exited entry is recycled; only if none
+ * is exited, the oldest live entry that neither used RDMA nor runs a game (PROC_F_HAS_RDMA,
+ * PROC_F_GAME: state no event repeats), and only if every live entry is one of those, the oldest
+ * of them. Every live eviction is counted (evicted_live; evicted_kept for the RDMA and game ones)
+ * for the owner to report as lost state. Nothing on the update path allocates. Parents are found by key, not by pointer, so an evicted parent just ends the chain.
  *
  * Memory: an entry is 160 bytes; its exe, args and sha256 are interned strings (one copy for all
  * the entries with the same exe, argv or hash), kept in pools allocated with the table: 2 x
@@ -44,6 +46,10 @@ enum {
 	PROC_F_GAME_COUNTED = 1u << 8, /* the engine counts it in its game's session */
 	PROC_F_EXE_STATTED = 1u << 9,  /* the engine looked up exe_ino/exe_dev itself */
 	PROC_F_GAME_PUSHED = 1u << 10, /* enforcement gave its pid to the kernel's games */
+	/* exe is a truncated tail, or seen from another root or mount namespace than init's
+	 * (RG_EXE_TRUNC, RG_EXE_FOREIGN): a path the user shapes, matched by no pattern */
+	PROC_F_EXE_UNTRUSTED = 1u << 11,
+	PROC_F_HASH_PENDING = 1u << 12, /* its sha256 is being computed (engine/hasher.h) */
 };
 
 struct proc_node {
@@ -82,6 +88,7 @@ struct proctree_stats {
 	uint64_t created;
 	uint64_t evicted_exited; /* recycled exited entries */
 	uint64_t evicted_live;	 /* live entries dropped because the tree was full */
+	uint64_t evicted_kept;	 /* of those, entries that used RDMA or ran a game */
 	uint64_t pid_reused;	 /* a new (pid, start) replaced a live entry with that pid */
 };
 
@@ -114,7 +121,7 @@ struct proc_node *proctree_parent(const struct proctree *t, const struct proc_no
 size_t proctree_ancestors(const struct proctree *t, const struct proc_node *n,
 			  struct proc_node **out, size_t max);
 
-/* Calls fn for every live entry (oldest first). */
+/* Calls fn for every live entry (oldest first, but RDMA and game entries a full tree kept). */
 void proctree_foreach_live(struct proctree *t, void (*fn)(struct proc_node *n, void *ud), void *ud);
 void proctree_get_stats(const struct proctree *t, struct proctree_stats *ret);
 /* Sets n->sha256 to (an interned copy of) the hex digest, "" for none. Never allocates. */

@@ -15,7 +15,7 @@
 
 /* The record layouts are part of the BPF <-> agent contract: pin their sizes. */
 _Static_assert(sizeof(struct rg_rec_hdr) == 56, "rg_rec_hdr");
-_Static_assert(sizeof(struct rg_rec_exec) == 56 + 32 + 3 * 256, "rg_rec_exec");
+_Static_assert(sizeof(struct rg_rec_exec) == 56 + 40 + 3 * 256, "rg_rec_exec");
 _Static_assert(sizeof(struct rg_rec_fork) == 64, "rg_rec_fork");
 _Static_assert(sizeof(struct rg_rec_exit) == 64, "rg_rec_exit");
 _Static_assert(sizeof(struct rg_rec_open) == 56 + 64 + 256, "rg_rec_open");
@@ -257,6 +257,13 @@ static int conv_exec(const struct rg_rec_exec *r, const struct convert_ctx *ctx,
 		event_set_str(x->exe, sizeof(x->exe), r->exe, sizeof(r->exe));
 	else
 		event_set_str(x->exe, sizeof(x->exe), r->filename, sizeof(r->filename));
+	/* Only the tail of a longer path (or execve's own argument): a path the user shapes. */
+	if ((r->h.flags & RG_RECF_TRUNC) || !r->exe[0]) {
+		x->exe_flags |= RG_EXE_TRUNC;
+		ev->flags |= RG_EVF_TRUNC;
+	}
+	if (r->exe_flags & RG_REC_EXE_FOREIGN)
+		x->exe_flags |= RG_EXE_FOREIGN;
 	/* argv: NUL-separated; control bytes inside arguments become '?'. */
 	for (uint32_t i = 0; i < n && i < sizeof(x->args); i++) {
 		unsigned char c = (unsigned char)r->args[i];

@@ -194,6 +194,10 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 	s->cfg = *cfg;
 	s->epfd = s->uevent_fd = s->timer_fd = -1;
 	s->tick_ns = 1000000000ull / (uint64_t)clock_ticks_per_sec();
+	r = hostns_read(&s->hostns);
+	if (r < 0)
+		log_warning_errno(r, "Cannot read init's root and mount namespace: execs in a chroot or "
+				     "another mount namespace are not told apart: %m");
 	records_init(s);
 	s->flows = calloc(MAX_FLOWS, sizeof(*s->flows));
 	if (!s->flows) {

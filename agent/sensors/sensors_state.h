@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "bpf/events.h"
+#include "common/hostns.h"
 #include "common/macro.h"
 #include "convert.h"
 #include "plan.h"
@@ -141,6 +142,8 @@ struct rg_sensors {
 	int cb_error;
 	/* AGENT_SENSOR events raised outside sensors_poll(), delivered at the next one. */
 	struct rg_event queued[16];
+	/* init's root and mount namespace (common/hostns.h); zero: unknown */
+	struct hostns hostns;
 	size_t nqueued;
 	/* self.c */
 	struct self_obj self[MAX_SELF_OBJS];
@@ -163,6 +166,9 @@ struct rg_sensors {
 		(void)kernel_inode_ctime_offsets((uint32_t *)&(rodata)->rg_ctime_sec_off,          \
 						 (uint32_t *)&(rodata)->rg_ctime_nsec_off);        \
 		(rodata)->rg_have_loop = kernel_has_bpf_loop();                                    \
+		(rodata)->rg_host_root_ino = (s)->hostns.root_ino;                                 \
+		(rodata)->rg_host_root_dev = (s)->hostns.root_kdev;                                \
+		(rodata)->rg_host_mnt_ns = (s)->hostns.mnt_ns;                                     \
 	} while (0)
 
 /* deliver.c */

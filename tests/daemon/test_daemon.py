@@ -19,7 +19,8 @@ new process, so each run raises RDMA-004, RDMA-005 and RDMA-009 anew.
             directory: what the first daemon produced (its file output) arrives exactly once,
             in order, before the second daemon's own alerts
   reload    SIGHUP with a valid policy changes behaviour (the driver becomes allowlisted and
-            stops raising alerts) and raises AGENT-003; SIGHUP with a broken policy keeps the
+            stops raising alerts, but not when exec'd in a mount namespace of its own or
+            through a path longer than the sensors keep) and raises AGENT-003; SIGHUP with a broken policy keeps the
             old one in force and raises AGENT-003 naming file:line:column; SIGUSR1 reopens the
             file output after a rename (logrotate)
 
@@ -105,11 +106,11 @@ class Daemon:
             return f.read()[-4000:]
 
 
-def drive(n=1):
-    """Runs the driver n times; returns their pids."""
+def drive(n=1, cmd=None):
+    """Runs the driver n times (as cmd, its verbs scenario by default); returns their pids."""
     pids = []
     for _ in range(n):
-        p = subprocess.run([DRIVER, "verbs"], capture_output=True, text=True, timeout=60)
+        p = subprocess.run(cmd or [DRIVER, "verbs"], capture_output=True, text=True, timeout=60)
         check(p.returncode == 0, "rg-host-driver verbs: %s" % p.stderr)
         facts = dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
         pids.append(int(facts["pid"]))
@@ -334,6 +335,26 @@ def scenario_reload(d):
     wait_for(lambda: [a for a in read_jsonl(filed) if rid(a) == "AGENT-003"],
              30, "AGENT-003 for the reload", 0.2)
     p2 = drive(1)
+    # Paths the user shapes (issue 25 item 4): the very file allowlisted, but exec'd in a mount
+    # namespace of its own (as a user namespace's bind mounts would show any path), or through
+    # a hard link whose path is longer than the sensors keep, so only its tail, the allowlisted
+    # path, arrives. Neither is allowed.
+    shaped = drive(1, ["unshare", "--mount", "--propagation", "private", DRIVER, "verbs"])
+    real = os.path.realpath(DRIVER)
+    long_dir = os.path.join(os.path.dirname(real), "x" * 250) + os.path.dirname(real)
+    os.makedirs(long_dir, exist_ok=True)
+    link = os.path.join(long_dir, os.path.basename(real))
+    if os.path.exists(link):
+        os.unlink(link)
+    os.link(real, link)
+    try:
+        shaped += drive(1, [link, "verbs"])
+    finally:
+        os.unlink(link)
+    wait_for(lambda: {a["process"]["pid"] for a in alerts(shaped)
+                      if rid(a) == "RDMA-004"} == set(shaped),
+             30, "RDMA-004 for the driver exec'd in its own mount namespace and through a long "
+             "path", 0.2)
     # A broken policy: the previous one stays in force.
     write_policy(policy, '{"role": "managed",\n  "allow": [{"exe": 42}]}\n')
     dm.proc.send_signal(signal.SIGHUP)

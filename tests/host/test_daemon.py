@@ -134,6 +134,112 @@ def recorded_run():
           and opens[0]["rdma"]["node"] == "uverbs", "device_open of uverbs0")
 
 
+def hash_stall():
+    """Issue 25 item 5: with a sha256 in the policy every exec'd binary is hashed. A 240 MiB padded
+    binary run 120 times (its mtime changed each time, so no cache answers; about 0.1 s of
+    hashing each) while 400 short processes and the driver run: hashing happens off the event
+    thread, so the 128 KiB ring buffer does not overflow, every exec and the driver's reg_mr are
+    recorded, nothing is lost."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pol = os.path.join(tmp, "policy.json")
+        with open(pol, "w") as f:
+            json.dump({"games": [{"name": "G", "sha256": "0" * 64}]}, f)
+        os.chmod(pol, 0o600)
+        big = os.path.join(tmp, "padded-sleep")
+        with open("/bin/sleep", "rb") as src, open(big, "wb") as dst:
+            dst.write(src.read())
+        os.truncate(big, 240 << 20)  # sparse: ELF ignores what follows, sha256 reads it all
+        os.chmod(big, 0o755)
+        record = os.path.join(tmp, "events.jsonl")
+        ready = os.path.join(tmp, "ready")
+        d = subprocess.Popen([RG, "daemon", "--sensor", "tracepoint", "--policy", pol,
+                              "--record", record, "--ready-file", ready, "--no-inventory",
+                              "--ring-buffer", "128K", "--ring-wakeups", "always",
+                              "--status-socket", "", "--output", "file:" + os.path.join(tmp, "a")],
+                             stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(ready) and time.monotonic() < deadline and d.poll() is None:
+            time.sleep(0.1)
+        check(os.path.exists(ready), "hash stall: the daemon is ready")
+        sleepers = []
+        for i in range(120):
+            os.utime(big, ns=(10**18 + i, 10**18 + i))
+            sleepers.append(subprocess.Popen([big, "30"]))
+        for _ in range(400):
+            subprocess.run(["/bin/true"], check=True)
+        drv = subprocess.run([DRIVER, "verbs"], capture_output=True, text=True, timeout=60)
+        check(drv.returncode == 0, "hash stall: the driver ran")
+        pid = int(dict(line.split("=", 1) for line in drv.stdout.splitlines() if "=" in line)["pid"])
+        time.sleep(2)  # the daemon polls every second at least
+        for p in sleepers:
+            p.kill()
+            p.wait()
+        d.send_signal(signal.SIGTERM)
+        try:
+            rc = d.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            d.kill()
+            rc = d.wait()
+        check(rc == 0, f"hash stall: SIGTERM stops the daemon with 0 (got {rc})")
+        with open(record) as f:
+            events = [json.loads(line) for line in f]
+    lost = [e for e in events if e["event"]["action"] == "agent_lost"]
+    check(not lost, f"hash stall: no record lost ({[e['agent'] for e in lost]})")
+    execs = [e for e in events if e["event"]["action"] == "exec"
+             and e["process"].get("executable") == big]
+    check(len(execs) == 120, f"hash stall: all 120 execs of the padded binary recorded ({len(execs)})")
+    reg = [e for e in events if e.get("process", {}).get("pid") == pid
+           and e["event"]["action"] == "verbs" and e["rdma"].get("op") == "reg_mr"]
+    check(len(reg) >= 1, "hash stall: the driver's reg_mr behind them is recorded")
+
+
+def proctree_loss():
+    """Issue 25 item 7: a process tree of 64 entries (--proc-capacity) with 100 more live
+    processes than it holds: every live process given up is reported as lost state (agent_lost,
+    agent.what proctree, AGENT-001), the reports adding up to the status's evicted_live."""
+    with tempfile.TemporaryDirectory() as tmp:
+        record = os.path.join(tmp, "events.jsonl")
+        out = os.path.join(tmp, "alerts.jsonl")
+        ready = os.path.join(tmp, "ready")
+        sock = os.path.join(tmp, "status.sock")
+        d = subprocess.Popen([RG, "daemon", "--sensor", "tracepoint", "--record", record,
+                              "--ready-file", ready, "--no-inventory", "--proc-capacity", "64",
+                              "--status-socket", sock, "--output", "file:" + out],
+                             stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(ready) and time.monotonic() < deadline and d.poll() is None:
+            time.sleep(0.1)
+        check(os.path.exists(ready), "proctree: the daemon is ready")
+        sleepers = [subprocess.Popen(["sleep", "60"]) for _ in range(100)]
+        time.sleep(2.5)  # reported within a second of the eviction
+        st = subprocess.run([RG, "status", "--socket", sock], capture_output=True, text=True,
+                            timeout=30)
+        check(st.returncode == 0, f"proctree: status answers ({st.stderr.strip()})")
+        pt = json.loads(st.stdout)["proctree"] if st.returncode == 0 else {}
+        for p in sleepers:
+            p.kill()
+            p.wait()
+        d.send_signal(signal.SIGTERM)
+        try:
+            rc = d.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            d.kill()
+            rc = d.wait()
+        check(rc == 0, f"proctree: SIGTERM stops the daemon with 0 (got {rc})")
+        with open(record) as f:
+            events = [json.loads(line) for line in f]
+        with open(out) as f:
+            alerts = [json.loads(line) for line in f if line.strip()]
+    check(pt.get("capacity") == 64 and pt.get("evicted_live", 0) >= 100,
+          f"proctree: 100 more live processes than entries were given up ({pt})")
+    lost = [e["agent"] for e in events if e["event"]["action"] == "agent_lost"
+            and e["agent"]["what"] == "proctree"]
+    check(lost and sum(a["count"] for a in lost) == lost[-1]["count2"] >= pt.get("evicted_live", 0),
+          f"proctree: every live eviction reported, up to the stop ({lost[-3:]})")
+    check(any(a.get("rule", {}).get("id") == "AGENT-001" and a.get("agent", {}).get("what") == "proctree"
+              for a in alerts), "proctree: AGENT-001 says so")
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: the daemon attaches BPF programs and needs root")
@@ -141,6 +247,8 @@ def main():
     dry_run()
     bad_usage()
     recorded_run()
+    hash_stall()
+    proctree_loss()
     return summary()
 
 

@@ -875,6 +875,48 @@ START_TEST(test_allowlist_unpinnable)
 }
 END_TEST
 
+/*
+ * Issue 25 item 7: a process that used RDMA keeps its state through a tree full of newer live
+ * processes, so that its later read of the game's memory still raises RDMA-008's condition.
+ */
+START_TEST(test_rdma_state_survives_full_tree)
+{
+	static const char rule[] =
+		"{\"id\": \"R8\", \"name\": \"r8\", \"severity\": \"critical\", \"aggregate\": false,"
+		" \"condition\": \"event.action == memory_access and target.process.is_game and "
+		"lineage(process.has_rdma)\"}";
+	struct engine_config cfg = base_cfg();
+	struct rg_engine *e;
+	struct engine_stats st;
+	struct rg_event ev;
+	uint32_t pid;
+
+	cfg.proc_capacity = 64;
+	e = engine_from(game_policy, rule, &cfg);
+	ev = ev_exec(RG_EV_EXEC, 900, 1, "/opt/arena/arena", T0);
+	feed(e, &ev);
+	ev = ev_exec(RG_EV_EXEC, 901, 1, "/tmp/bridge", T0);
+	feed(e, &ev);
+	ev = ev_reg_mr(901, "rxe0", T0 + 1);
+	feed(e, &ev);
+	for (pid = 2000; pid < 2200; pid++) {
+		ev = ev_exec(RG_EV_EXEC, pid, 1, "/usr/bin/sleep", T0 + 2);
+		feed(e, &ev);
+	}
+	ev = ev_proc(RG_EV_MEMORY_ACCESS, 901, T0 + 3);
+	ev.u.mem.op = RG_MEM_PROCESS_VM_READV;
+	ev.u.mem.target_pid = 900;
+	ev.u.mem.target_start_boot_ns = 900 * SEC;
+	feed(e, &ev);
+	ck_assert_uint_eq(count_rule("R8"), 1);
+	engine_get_stats(e, &st);
+	ck_assert_uint_eq(st.proc.evicted_live, 202 - 64);
+	ck_assert_uint_eq(st.proc.evicted_kept, 0);
+	clear_alerts();
+	engine_free(e);
+}
+END_TEST
+
 START_TEST(test_overrides)
 {
 	static const char rules[] =
@@ -1272,6 +1314,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(core, test_reload_types);
 	tcase_add_test(core, test_stats);
 	tcase_add_test(limits, test_aggregation_full);
+	tcase_add_test(limits, test_rdma_state_survives_full_tree);
 	tcase_add_test(limits, test_no_allocation);
 	tcase_add_test(limits, test_no_allocation_alerts);
 	tcase_add_test(errors, test_check_and_load_config);

@@ -242,12 +242,14 @@ START_TEST(test_resolve_inodes)
 		 "{\"allow\": [{\"exe\": \"%s\"}, {\"exe\": \"%s*\"}, {\"exe\": \"%s/missing\"}]}",
 		 path, path, tmpdir);
 	p = parse_ok(text);
-	ck_assert_int_eq(policy_resolve_inodes(p, NULL), 1);
+	ck_assert_int_eq(policy_resolve_inodes(p, NULL), 2);
 	ck_assert(p->allow[0].pinned);
-	ck_assert_uint_eq(p->allow[0].ino, st.st_ino);
-	ck_assert_uint_eq(p->allow[0].dev, st.st_dev);
-	ck_assert(!p->allow[1].pinned); /* a pattern */
-	ck_assert(!p->allow[2].pinned); /* no such file */
+	ck_assert_uint_eq(p->allow[0].exe_files.n, 1);
+	ck_assert(glob_files_has(&p->allow[0].exe_files, st.st_ino, st.st_dev));
+	/* a pattern: pinned to the files it names now */
+	ck_assert(p->allow[1].pinned);
+	ck_assert(glob_files_has(&p->allow[1].exe_files, st.st_ino, st.st_dev));
+	ck_assert(!p->allow[2].pinned && p->allow[2].pin_failed); /* no such file */
 	/* Below a root: the same file seen through its directory as "/" */
 	ck_assert_int_eq(policy_resolve_inodes(p, tmpdir), 0);
 	policy_free(p);

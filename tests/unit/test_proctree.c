@@ -250,6 +250,61 @@ START_TEST(test_eviction)
 }
 END_TEST
 
+/*
+ * Issue 25 item 7: a tree full of live processes gives up the ones whose state no later event
+ * repeats (RDMA use, a game) last, whatever their age, and counts each live eviction.
+ */
+START_TEST(test_eviction_keeps_rdma_and_games)
+{
+	struct proctree *t;
+	struct proctree_stats st;
+	struct proc_node *n;
+	struct rg_event ev;
+	uint32_t pid;
+
+	ck_assert_int_eq(proctree_new(64, &t), 0);
+	for (pid = 100; pid < 164; pid++) {
+		ev = mk_exec(RG_EV_EXEC, pid, pid * SEC, 1, 0, "/bin/x", pid);
+		n = proctree_update(t, &ev);
+		ck_assert_ptr_nonnull(n);
+		if (pid == 100 || pid == 140)
+			n->flags |= PROC_F_HAS_RDMA;
+		if (pid == 120)
+			n->flags |= PROC_F_GAME;
+	}
+	/* Twice the capacity of new live processes, none exiting. */
+	for (pid = 1000; pid < 1128; pid++) {
+		ev = mk_exec(RG_EV_EXEC, pid, pid * SEC, 1, 0, "/bin/y", pid);
+		ck_assert_ptr_nonnull(proctree_update(t, &ev));
+	}
+	for (pid = 100; pid <= 140; pid += 20) {
+		n = proctree_find(t, PROC_KEY(pid, pid * SEC));
+		ck_assert_msg(n && proc_node_live(n), "pid %u was evicted", pid);
+	}
+	ck_assert_ptr_null(proctree_find(t, PROC_KEY(101, 0)));
+	proctree_get_stats(t, &st);
+	ck_assert_uint_eq(st.evicted_live, 128);
+	ck_assert_uint_eq(st.evicted_kept, 0);
+	ck_assert_uint_eq(st.live, 64);
+
+	/* Nothing but RDMA entries left to give up: the oldest goes, and is counted as such. */
+	proctree_free(t);
+	ck_assert_int_eq(proctree_new(8, &t), 0);
+	for (pid = 100; pid < 108; pid++) {
+		ev = mk_exec(RG_EV_EXEC, pid, pid * SEC, 1, 0, "/bin/x", pid);
+		proctree_update(t, &ev)->flags |= PROC_F_HAS_RDMA;
+	}
+	ev = mk_exec(RG_EV_EXEC, 200, 200 * SEC, 1, 0, "/bin/y", 300);
+	ck_assert_ptr_nonnull(proctree_update(t, &ev));
+	ck_assert_ptr_null(proctree_find(t, PROC_KEY(100, 0)));
+	ck_assert_ptr_nonnull(proctree_find(t, PROC_KEY(101, 0)));
+	proctree_get_stats(t, &st);
+	ck_assert_uint_eq(st.evicted_live, 1);
+	ck_assert_uint_eq(st.evicted_kept, 1);
+	proctree_free(t);
+}
+END_TEST
+
 /* Many more processes than the capacity: memory stays fixed, lookups stay right. */
 START_TEST(test_churn)
 {
@@ -432,6 +487,7 @@ static Suite *proctree_suite(void)
 	tcase_add_test(core, test_stub_adopted);
 	tcase_add_test(core, test_seed_after_exec);
 	tcase_add_test(limits, test_eviction);
+	tcase_add_test(limits, test_eviction_keeps_rdma_and_games);
 	tcase_add_test(limits, test_churn);
 	tcase_add_test(limits, test_depth_and_cycle);
 	tcase_add_test(limits, test_strings_shared_and_recycled);

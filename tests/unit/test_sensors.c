@@ -525,6 +525,25 @@ START_TEST(test_convert_exec)
 			 sizeof(args) - 2);
 	ck_assert_uint_eq(ev.u.exec.exe_dev, makedev(8, 1));
 	ck_assert_uint_eq(ev.flags, 0);
+	ck_assert_uint_eq(ev.u.exec.exe_flags, 0);
+
+	/* Cut argv is not a cut path; a cut path (its tail) is flagged for the engine. */
+	r.args_size = 100000;
+	ck_assert_int_eq(record_to_event(&r, sizeof(r), &test_ctx, &ev), 1);
+	ck_assert_uint_eq(ev.flags, RG_EVF_TRUNC);
+	ck_assert_uint_eq(ev.u.exec.exe_flags, 0);
+	r.args_size = r.args_len;
+	r.h.flags = RG_RECF_TRUNC;
+	strcpy(r.exe, "/opt/tools/cheat");
+	ck_assert_int_eq(record_to_event(&r, sizeof(r), &test_ctx, &ev), 1);
+	ck_assert_str_eq(ev.u.exec.exe, "/opt/tools/cheat");
+	ck_assert_uint_eq(ev.u.exec.exe_flags, RG_EXE_TRUNC);
+	/* No exe_file: execve's own argument stands in, never trusted as a path */
+	r.h.flags = 0;
+	r.exe[0] = 0;
+	strcpy(r.filename, "/opt/tools/cheat");
+	ck_assert_int_eq(record_to_event(&r, sizeof(r), &test_ctx, &ev), 1);
+	ck_assert_uint_eq(ev.u.exec.exe_flags, RG_EXE_TRUNC);
 }
 END_TEST
 

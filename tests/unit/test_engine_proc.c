@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The engine's view of a process's executable (agent/engine/engine_proc.c): which paths an allow,
+ * parent or game pattern may match at all (issue 25 item 4: truncated tails, chroots and other
+ * mount namespaces as the sensors and the inventory flag them, files a glob did not name at load),
+ * and its sha256 (item 5: off the event thread, cached by ctime).
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "engine/engine.h"
+#include "inventory/procs.h"
+
+#define SEC  1000000000ull
+#define T0   (1767225600ull * SEC) /* 2026-01-01T00:00:00Z */
+#define BOOT (T0 - 1000 * SEC)
+
+static size_t n_alerts;
+
+static int collect(const struct rg_alert *a, void *ud)
+{
+	(void)a;
+	(void)ud;
+	n_alerts++;
+	return 0;
+}
+
+static const char allowed_rule[] =
+	"{\"id\": \"ALLOWED\", \"name\": \"allowed?\", \"severity\": \"low\","
+	" \"condition\": \"event.action in (verbs, rdma_cm, device_open) and not process.allowed\","
+	" \"aggregate\": false}";
+
+static struct rg_engine *engine_for(const char *pol, bool pin, bool live)
+{
+	struct engine_config cfg = {.hostname = "h", .boot_id = "b", .boot_realtime_ns = BOOT,
+				    .hash_live = live};
+	struct rg_policy *p;
+	struct rg_ruleset *rs;
+	struct rg_engine *e;
+	struct rg_error err;
+	char buf[1200];
+
+	ck_assert_msg(policy_parse("p.json", pol, strlen(pol), &p, &err) == 0, "%s",
+		      rg_error_format(&err, buf, sizeof(buf)));
+	if (pin)
+		ck_assert_int_ge(policy_resolve_inodes(p, NULL), 1);
+	ck_assert_int_eq(ruleset_new(&rs), 0);
+	ck_assert_int_eq(rules_parse(rs, "r.json", allowed_rule, strlen(allowed_rule), &err), 0);
+	ck_assert_int_eq(engine_new(p, rs, &cfg, &e, &err), 0);
+	return e;
+}
+
+static struct rg_event ev_exec(uint32_t pid, uint32_t ppid, const char *exe, uint64_t ino,
+			       uint64_t dev)
+{
+	struct rg_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = RG_EV_EXEC;
+	ev.ts = T0;
+	ev.proc.pid = ev.proc.tid = pid;
+	ev.proc.ppid = ppid;
+	ev.proc.uid = 1000;
+	ev.proc.start_boot_ns = pid * SEC;
+	ev.u.exec.parent_start_boot_ns = ppid * SEC;
+	ev.u.exec.exe_ino = ino;
+	ev.u.exec.exe_dev = dev;
+	strcpy(ev.u.exec.exe, exe);
+	return ev;
+}
+
+/* Feeds the exec, then a device_open of the same process: whether it alerts (not allowed). */
+static bool open_alerts(struct rg_engine *e, struct rg_event *exec)
+{
+	struct rg_event ev = *exec;
+	size_t before;
+
+	ck_assert_int_eq(engine_process(e, exec, collect, NULL), 0);
+	memset(&ev.u, 0, sizeof(ev.u));
+	ev.type = RG_EV_DEVICE_OPEN;
+	before = n_alerts;
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+	return n_alerts > before;
+}
+
+/*
+ * A path the sensors cut to its tail (~/<240 chars>/opt/tools/cheat arrives as
+ * /opt/tools/cheat, flagged) matches no allow, parent or game pattern; the same path whole does.
+ */
+START_TEST(test_truncated_path)
+{
+	static const char pol[] =
+		"{\"games\": [{\"name\": \"Arena\", \"exe\": \"/opt/arena/*\"}],"
+		" \"allow\": [{\"exe\": \"/opt/tools/*\"},"
+		"  {\"exe\": \"/usr/bin/probe\", \"parent\": \"/usr/sbin/cron\"}]}";
+	struct rg_engine *e = engine_for(pol, false, false);
+	struct engine_stats st;
+	struct rg_event ev;
+
+	ev = ev_exec(100, 1, "/opt/tools/cheat", 0, 0);
+	ck_assert(!open_alerts(e, &ev));
+	ev = ev_exec(101, 1, "/opt/tools/cheat", 0, 0);
+	ev.u.exec.exe_flags = RG_EXE_TRUNC;
+	ck_assert(open_alerts(e, &ev));
+	/* its fork inherits the image, and the flag */
+	ev = ev_exec(102, 101, "", 0, 0);
+	ev.type = RG_EV_FORK;
+	ev.u.fork.parent_start_boot_ns = 101 * SEC;
+	ck_assert(open_alerts(e, &ev));
+
+	/* parent */
+	ev = ev_exec(200, 1, "/usr/sbin/cron", 0, 0);
+	ev.u.exec.exe_flags = RG_EXE_TRUNC;
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+	ev = ev_exec(201, 200, "/usr/bin/probe", 0, 0);
+	ck_assert(open_alerts(e, &ev));
+	ev = ev_exec(202, 1, "/usr/sbin/cron", 0, 0);
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+	ev = ev_exec(203, 202, "/usr/bin/probe", 0, 0);
+	ck_assert(!open_alerts(e, &ev));
+
+	/* game */
+	ev = ev_exec(300, 1, "/opt/arena/bin/arena", 0, 0);
+	ev.u.exec.exe_flags = RG_EXE_TRUNC;
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+	engine_get_stats(e, &st);
+	ck_assert_uint_eq(st.games_running, 0);
+	ev = ev_exec(301, 1, "/opt/arena/bin/arena", 0, 0);
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+	engine_get_stats(e, &st);
+	ck_assert_uint_eq(st.games_running, 1);
+	engine_free(e);
+}
+END_TEST
+
+/* Waits until pid runs path (until then /proc/PID/exe is ours). */
+static pid_t wait_exe(pid_t pid, const char *path)
+{
+	for (int i = 0; i < 10000; i++) {
+		char buf[512];
+		char link[64];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+		n = readlink(link, buf, sizeof(buf) - 1);
+		if (n > 0) {
+			buf[n] = 0;
+			if (strcmp(buf, path) == 0)
+				return pid;
+		}
+		usleep(1000);
+	}
+	ck_abort_msg("%s did not start", path);
+	return -1;
+}
+
+static pid_t spawn_exe(const char *path)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		execl(path, path, "1000", (char *)NULL);
+		_exit(127);
+	}
+	return wait_exe(pid, path);
+}
+
+static void reap(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+}
+
+static void file_sha(const char *path, char out[65])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(sha256_fd(fd, 1ull << 30, out), 0);
+	close(fd);
+}
+
+/* A copy of sleep(1) in a directory of its own: path written to buf. */
+static void copy_sleep(char *dir, char *path, size_t size)
+{
+	char cmd[600];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, size, "%s/tool", dir);
+	snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s", path);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* A child that moves to a mount namespace of its own, then runs path. */
+static pid_t spawn_in_own_mntns(const char *path)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* as root; as a user, inside a user namespace of its own */
+		if (unshare(CLONE_NEWNS) < 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			_exit(1);
+		execl(path, path, "1000", (char *)NULL);
+		_exit(127);
+	}
+	return wait_exe(pid, path);
+}
+
+/* What the inventory seeds the engine with for pid: its PROCESS_PRESENT event. */
+static struct rg_event seed_event(pid_t pid)
+{
+	struct rg_root root = {.fd = -1};
+	struct proc_info pi;
+	struct rg_event ev;
+
+	ck_assert_int_eq(root_init(&root, NULL), 0);
+	ck_assert_int_eq(procs_read_one(&root, (uint32_t)pid, 0, &pi), 0);
+	proc_info_to_event(&pi, &ev);
+	proc_info_done(&pi);
+	root_done(&root);
+	ev.ts = T0;
+	return ev;
+}
+
+/*
+ * A glob allow entry matches only the files it named when the policy loaded: a file at a
+ * matching path with another inode does not. And a process whose root or mount namespace is not
+ * init's (a chroot, a user namespace's bind mounts can show any path) matches no pattern: a copy
+ * of sleep(1) the glob names, seeded by the inventory, is allowed; the same file run in a mount
+ * namespace of its own is not, and an exec the sensors flag so is not either.
+ */
+START_TEST(test_glob_pinned_and_namespaces)
+{
+	char dir[] = "/tmp/rg-glob-XXXXXX", path[256], pol[600];
+	struct rg_engine *e;
+	struct rg_event ev;
+	struct stat st;
+	pid_t pid;
+
+	copy_sleep(dir, path, sizeof(path));
+	ck_assert_int_eq(stat(path, &st), 0);
+	snprintf(pol, sizeof(pol), "{\"allow\": [{\"exe\": \"%s/to*\"}]}", dir);
+	e = engine_for(pol, true, false);
+
+	/* the file the glob named, run in init's namespace (or ours, without the right to look at
+	 * init's), as the inventory seeds it */
+	pid = spawn_exe(path);
+	ev = seed_event(pid);
+	ck_assert_str_eq(ev.u.exec.exe, path);
+	ck_assert_uint_eq(ev.u.exec.exe_flags, 0);
+	ck_assert(!open_alerts(e, &ev));
+	reap(pid);
+	/* a file at a matching path that was not there at load: another inode */
+	ev = ev_exec(77777, 1, path, st.st_ino + 1, st.st_dev);
+	ck_assert(open_alerts(e, &ev));
+	/* the right file, but exec'd in a chroot or another mount namespace (the sensors' flag) */
+	ev = ev_exec(77778, 1, path, st.st_ino, st.st_dev);
+	ck_assert(!open_alerts(e, &ev));
+	ev = ev_exec(77779, 1, path, st.st_ino, st.st_dev);
+	ev.u.exec.exe_flags = RG_EXE_FOREIGN;
+	ck_assert(open_alerts(e, &ev));
+	/* the same file run in a mount namespace of its own, as the inventory seeds it */
+	pid = spawn_in_own_mntns(path);
+	ev = seed_event(pid);
+	ck_assert_str_eq(ev.u.exec.exe, path);
+	ck_assert_uint_eq(ev.u.exec.exe_ino, st.st_ino);
+	ck_assert_uint_eq(ev.u.exec.exe_flags, RG_EXE_FOREIGN);
+	ck_assert(open_alerts(e, &ev));
+	reap(pid);
+	engine_free(e);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/*
+ * Issue 25 item 5: the hash cache is keyed on ctime. A tool allowed by sha256 is changed in place
+ * (same size) and its mtime set back, as a user can: the next run is hashed again and no longer
+ * allowed (the old cache, keyed on mtime, kept the old hash).
+ */
+START_TEST(test_hash_cache_ctime)
+{
+	char dir[] = "/tmp/rg-hash-XXXXXX", path[256], sha[65], pol[600];
+	struct rg_engine *e;
+	struct rg_event ev;
+	struct stat st;
+	struct timespec times[2];
+	pid_t pid;
+	int fd;
+	unsigned char c;
+
+	copy_sleep(dir, path, sizeof(path));
+	file_sha(path, sha);
+	snprintf(pol, sizeof(pol), "{\"allow\": [{\"exe\": \"%s\", \"sha256\": \"%s\"}]}", path,
+		 sha);
+	e = engine_for(pol, true, true);
+	pid = spawn_exe(path);
+	ev = seed_event(pid);
+	ck_assert(!open_alerts(e, &ev));
+	reap(pid);
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, &c, 1, st.st_size - 1), 1);
+	c ^= 0xff;
+	ck_assert_int_eq(pwrite(fd, &c, 1, st.st_size - 1), 1);
+	close(fd);
+	times[0] = st.st_atim;
+	times[1] = st.st_mtim;
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+
+	pid = spawn_exe(path);
+	ev = seed_event(pid);
+	ck_assert(open_alerts(e, &ev));
+	reap(pid);
+	engine_free(e);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/*
+ * Hashing off the event thread: a game named by sha256 is recognised once the worker has read
+ * its file (engine_hash_fd() readable, engine_hash_done()), not on the thread that feeds events.
+ */
+START_TEST(test_hash_async_game)
+{
+	char dir[] = "/tmp/rg-hash-XXXXXX", path[256], sha[65], pol[600];
+	struct engine_config cfg = {.hostname = "h", .boot_id = "b", .boot_realtime_ns = BOOT,
+				    .hash_live = true, .hash_async = true};
+	struct rg_policy *p;
+	struct rg_ruleset *rs;
+	struct rg_engine *e;
+	struct rg_error err;
+	struct engine_stats st;
+	struct pollfd pfd;
+	struct rg_event ev;
+	pid_t pid;
+
+	copy_sleep(dir, path, sizeof(path));
+	file_sha(path, sha);
+	snprintf(pol, sizeof(pol), "{\"games\": [{\"name\": \"G\", \"sha256\": \"%s\"}]}", sha);
+	ck_assert_int_eq(policy_parse("p.json", pol, strlen(pol), &p, &err), 0);
+	ck_assert_int_eq(ruleset_new(&rs), 0);
+	ck_assert_int_eq(rules_parse(rs, "r.json", allowed_rule, strlen(allowed_rule), &err), 0);
+	ck_assert_int_eq(engine_new(p, rs, &cfg, &e, &err), 0);
+	ck_assert_int_ge(engine_hash_fd(e), 0);
+
+	pid = spawn_exe(path);
+	ev = seed_event(pid);
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+	engine_get_stats(e, &st);
+	ck_assert_uint_eq(st.hash.queued, 1);
+	ck_assert_uint_eq(st.games_running, 0);
+	/* its next event asks again: still one request */
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+	pfd.fd = engine_hash_fd(e);
+	pfd.events = POLLIN;
+	ck_assert_int_eq(poll(&pfd, 1, 60000), 1);
+	engine_hash_done(e);
+	engine_get_stats(e, &st);
+	ck_assert_uint_eq(st.hash.queued, 1);
+	ck_assert_uint_eq(st.hash.hashed, 1);
+	ck_assert_uint_eq(st.games_running, 1);
+	reap(pid);
+	engine_free(e);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+static Suite *engine_proc_suite(void)
+{
+	Suite *s = suite_create("engine-proc");
+	TCase *core = tcase_create("core");
+
+	tcase_add_test(core, test_truncated_path);
+	tcase_add_test(core, test_glob_pinned_and_namespaces);
+	tcase_add_test(core, test_hash_cache_ctime);
+	tcase_add_test(core, test_hash_async_game);
+	suite_add_tcase(s, core);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(engine_proc_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
