@@ -115,9 +115,10 @@ static const char *const sock_op_names[RG_SOCK_OP__MAX] = {
 };
 
 static const char *const sock_family_names[RG_SOCK_FAMILY__MAX] = {
-	[RG_SOCK_FAMILY_OTHER] = "other",
+	[RG_SOCK_FAMILY_NONE] = "none",
 	[RG_SOCK_FAMILY_RDS] = "rds",
 	[RG_SOCK_FAMILY_SMC] = "smc",
+	[RG_SOCK_FAMILY_OTHER] = "other",
 };
 
 static const char *const rds_transport_names[RG_RDS_TRANS__MAX] = {

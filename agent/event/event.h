@@ -162,9 +162,10 @@ enum rg_sock_op {
 };
 
 enum rg_sock_family {
-	RG_SOCK_FAMILY_OTHER = 0, /* a SOL_RDS option on a socket of another family */
+	RG_SOCK_FAMILY_NONE = 0,
 	RG_SOCK_FAMILY_RDS,
-	RG_SOCK_FAMILY_SMC, /* AF_SMC, or AF_INET/AF_INET6 with IPPROTO_SMC */
+	RG_SOCK_FAMILY_SMC,   /* AF_SMC, or AF_INET/AF_INET6 with IPPROTO_SMC */
+	RG_SOCK_FAMILY_OTHER, /* a SOL_RDS option on a socket of another family */
 	RG_SOCK_FAMILY__MAX,
 };
 
