@@ -37,6 +37,36 @@ static __always_inline bool rdma_family(__u32 family, __u32 protocol)
 		protocol == RG_ABI_IPPROTO_SMC);
 }
 
+/*
+ * An SMC socket that fell back to TCP (no RoCE path to the peer, or the peer declined) hands its
+ * file over to its internal TCP socket (smc_switch_to_fallback(): file->private_data becomes the
+ * clcsock), so its connect() and accept() return on a TCP socket. That socket points back at
+ * its SMC socket: sk_user_data = the smc_sock | SK_USER_DATA_NOCOPY (smc_fback_replace_callbacks(),
+ * since 5.17), whose struct sock comes first. Any other owner of a NOCOPY sk_user_data would
+ * have to hold AF_SMC at skc_family's place to be taken for one.
+ */
+#define SK_USER_DATA_NOCOPY   1ull
+#define SK_USER_DATA_PTRMASK  (~7ull) /* NOCOPY, BPF, PSOCK */
+
+static __always_inline bool smc_fallback(struct sock *sk, struct sock_id *id)
+{
+	__u64 ud = (__u64)BPF_CORE_READ(sk, sk_user_data);
+	struct sock *smc;
+	__u32 family, protocol;
+
+	if ((id->family != RG_ABI_AF_INET && id->family != RG_ABI_AF_INET6) ||
+	    !(ud & SK_USER_DATA_NOCOPY))
+		return false;
+	smc = (struct sock *)(ud & SK_USER_DATA_PTRMASK);
+	family = BPF_CORE_READ(smc, __sk_common.skc_family);
+	protocol = BPF_CORE_READ(smc, sk_protocol);
+	if (!rdma_family(family, protocol))
+		return false;
+	id->family = family;
+	id->protocol = protocol;
+	return true;
+}
+
 /* The socket at fd of the current task, if it is an RDS or SMC socket. */
 static __always_inline bool rdma_sock_at(int fd, struct sock_id *id)
 {
@@ -57,7 +87,9 @@ static __always_inline bool rdma_sock_at(int fd, struct sock_id *id)
 	id->family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	id->protocol = BPF_CORE_READ(sk, sk_protocol);
 	id->type = (__u16)BPF_CORE_READ(sock, type);
-	return rdma_family(id->family, id->protocol);
+	if (rdma_family(id->family, id->protocol))
+		return true;
+	return smc_fallback(sk, id);
 }
 
 static __always_inline struct rg_rec_sock *sock_begin(__u32 call, int fd, long ret,
@@ -198,7 +230,11 @@ static __always_inline void on_addr(__u32 call, struct pt_regs *regs, long ret, 
 	rg_submit(r);
 }
 
-/* accept(), accept4(): the new socket, and the peer's address where the caller asked for it. */
+/*
+ * accept(), accept4(): the new socket, and the peer's address where the caller asked for it. A
+ * connection an SMC listener accepted in fallback hands the new file straight to its TCP socket,
+ * with no way back (smc_accept_dequeue()): the listener says what it is.
+ */
 static __always_inline void on_accept(struct pt_regs *regs, long ret, __u16 hook)
 {
 	__u64 uaddr = PT_REGS_PARM2_CORE_SYSCALL(regs), ulen = PT_REGS_PARM3_CORE_SYSCALL(regs);
@@ -206,7 +242,10 @@ static __always_inline void on_accept(struct pt_regs *regs, long ret, __u16 hook
 	struct rg_rec_sock *r;
 	int len = 0;
 
-	if (ret < 0 || !rdma_sock_at((int)ret, &id))
+	if (ret < 0)
+		return;
+	if (!rdma_sock_at((int)ret, &id) &&
+	    !rdma_sock_at((int)PT_REGS_PARM1_CORE_SYSCALL(regs), &id))
 		return;
 	r = sock_begin(RG_SOCK_ACCEPT, (int)ret, ret, &id, hook);
 	if (!r)
