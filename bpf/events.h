@@ -265,7 +265,8 @@ struct rg_rec_netlink {
 #define RG_SOCK_CONNECT	   3
 #define RG_SOCK_ACCEPT	   4 /* accept() and accept4(): fd is the new socket */
 #define RG_SOCK_SETSOCKOPT 5
-#define RG_SOCK_SENDMSG	   6
+#define RG_SOCK_SENDMSG	   6 /* also each message of a sendmmsg() */
+#define RG_SOCK_SENDMMSG   7 /* BPF only: the programs' switch; records say RG_SOCK_SENDMSG */
 
 #define RG_REC_SOCKADDR 32  /* sockaddr_in6 is 28 bytes */
 #define RG_REC_SOCKDATA 256 /* setsockopt: optval; sendmsg: the control messages */

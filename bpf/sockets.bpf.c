@@ -6,9 +6,9 @@
  * RDS_CMSG_RDMA_* / RDS_CMSG_ATOMIC_* control messages of sendmsg(); SMC-R (AF_SMC, or AF_INET/6
  * with IPPROTO_SMC) runs TCP-like streams over RoCE. Reported: the creation of such a socket,
  * its bind, connect and accept (the addresses), every SOL_RDS option (the option's bytes, and
- * for RDS_GET_MR* the cookie the kernel wrote), and each sendmsg() on an RDS socket that carries
- * control messages (its destination and the control bytes). Userspace decodes
- * (agent/sensors/decode_sock.c).
+ * for RDS_GET_MR* the cookie the kernel wrote), and each message of a sendmsg() or sendmmsg() on
+ * an RDS socket that carries control messages (its destination and the control bytes).
+ * Userspace decodes (agent/sensors/decode_sock.c).
  *
  * Every program runs at the syscall's return and reads the arguments from the syscall's saved
  * registers, as self.bpf.c does: fexit or kretprobe on the syscall's entry function
@@ -189,30 +189,66 @@ static __always_inline void on_setsockopt(struct pt_regs *regs, long ret, __u16 
 	rg_submit(r);
 }
 
-/* sendmsg() on an RDS socket with control messages: msg_name and the control bytes. */
-static __always_inline void on_sendmsg(struct pt_regs *regs, long ret, __u16 hook)
+/* One message of sendmsg() or sendmmsg() on an RDS socket, if it has control messages: its
+ * msg_name and the control bytes. */
+static __always_inline void emit_msg(int fd, const struct sock_id *id, __u64 umsg, long ret,
+				     __u16 hook)
 {
-	int fd = (int)PT_REGS_PARM1_CORE_SYSCALL(regs);
-	__u64 umsg = PT_REGS_PARM2_CORE_SYSCALL(regs);
 	struct user_msghdr m;
-	struct sock_id id = {};
 	struct rg_rec_sock *r;
 
-	if (!rdma_sock_at(fd, &id) || id.family != RG_ABI_AF_RDS)
-		return;
 	if (bpf_probe_read_user(&m, sizeof(m), (void *)umsg)) {
 		count(RG_CNT_USER_FAULT);
 		return;
 	}
 	if (!m.msg_control || !m.msg_controllen)
 		return; /* plain data: no RDMA without a control message */
-	r = sock_begin(RG_SOCK_SENDMSG, fd, ret, &id, hook);
+	r = sock_begin(RG_SOCK_SENDMSG, fd, ret, id, hook);
 	if (!r)
 		return;
 	r->optlen = m.msg_controllen > 0xffffffffull ? 0xffffffffu : (__u32)m.msg_controllen;
 	sock_addr(r, (__u64)m.msg_name, m.msg_namelen < 0 ? 0 : (__u64)m.msg_namelen);
 	sock_data(r, (__u64)m.msg_control, m.msg_controllen);
 	rg_submit(r);
+}
+
+static __always_inline void on_sendmsg(struct pt_regs *regs, long ret, __u16 hook)
+{
+	int fd = (int)PT_REGS_PARM1_CORE_SYSCALL(regs);
+	struct sock_id id = {};
+
+	if (rdma_sock_at(fd, &id) && id.family == RG_ABI_AF_RDS)
+		emit_msg(fd, &id, PT_REGS_PARM2_CORE_SYSCALL(regs), ret, hook);
+}
+
+/*
+ * sendmmsg(): each message the kernel sent (ret of them), or the first when it failed, with
+ * that message's byte count (msg_len) or the error; the first RG_SENDMMSG_MAX of them (a blind
+ * spot past that, in the security model).
+ */
+#define RG_SENDMMSG_MAX 4
+
+static __always_inline void on_sendmmsg(struct pt_regs *regs, long ret, __u16 hook)
+{
+	int fd = (int)PT_REGS_PARM1_CORE_SYSCALL(regs);
+	__u64 vec = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	__u32 vlen = (__u32)PT_REGS_PARM3_CORE_SYSCALL(regs), len;
+	struct sock_id id = {};
+
+	if (!rdma_sock_at(fd, &id) || id.family != RG_ABI_AF_RDS)
+		return;
+	for (__u32 i = 0; i < RG_SENDMMSG_MAX; i++) {
+		__u64 msg = vec + (__u64)i * sizeof(struct mmsghdr);
+
+		if (i >= vlen || (ret >= 0 && i >= (__u64)ret) || (ret < 0 && i > 0))
+			break;
+		len = 0;
+		if (ret >= 0 && bpf_probe_read_user(&len, sizeof(len),
+						    (void *)(msg + offsetof(struct mmsghdr,
+									    msg_len))))
+			count(RG_CNT_USER_FAULT);
+		emit_msg(fd, &id, msg, ret < 0 ? ret : (long)len, hook);
+	}
 }
 
 static __always_inline void on_addr(__u32 call, struct pt_regs *regs, long ret, __u16 hook)
@@ -296,6 +332,9 @@ static __always_inline int sock_ret(__u32 call, long ret, __u16 hook)
 	case RG_SOCK_SENDMSG:
 		on_sendmsg(regs, ret, hook);
 		break;
+	case RG_SOCK_SENDMMSG:
+		on_sendmmsg(regs, ret, hook);
+		break;
 	}
 	return 0;
 }
@@ -328,3 +367,4 @@ SOCK_HOOKS(accept, RG_SOCK_ACCEPT)
 SOCK_HOOKS(accept4, RG_SOCK_ACCEPT)
 SOCK_HOOKS(setsockopt, RG_SOCK_SETSOCKOPT)
 SOCK_HOOKS(sendmsg, RG_SOCK_SENDMSG)
+SOCK_HOOKS(sendmmsg, RG_SOCK_SENDMMSG)

@@ -30,7 +30,7 @@ const char *const flavor_names[] = {
 #define SOCK_PROGS(p)                                                                              \
 	{                                                                                          \
 		#p "socket", #p "bind", #p "connect", #p "accept", #p "accept4", #p "setsockopt",  \
-		    #p "sendmsg"                                                                   \
+		    #p "sendmsg", #p "sendmmsg"                                                    \
 	}
 
 const struct hook_def hook_defs[HP__MAX] = {

@@ -191,8 +191,44 @@ static int rds(const char *ip, int port)
 		say_ret("rdma_write_recv", r);
 		ok &= r == 4;
 	}
-	/* what reached b's region: a's 0xa5 bytes, put there by the RDMA write */
-	printf("region_byte=%u\n", region[0]);
+	{
+		/* the same through sendmmsg(), into the region's second page */
+		struct rds_iovec liov = {.addr = (uintptr_t)local, .bytes = 4096};
+		struct rds_rdma_args ra = {.cookie = cookie,
+					   .remote_vec = {.addr = 4096, .bytes = 4096},
+					   .local_vec_addr = (uintptr_t)&liov,
+					   .nr_local = 1,
+					   .flags = RDS_RDMA_READWRITE};
+		union {
+			char buf[CMSG_SPACE(sizeof(ra))];
+			struct cmsghdr align;
+		} ctl;
+		char payload[4] = "mms";
+		struct iovec iov = {.iov_base = payload, .iov_len = sizeof(payload)};
+		struct mmsghdr mm = {.msg_hdr = {.msg_name = &b_addr,
+						 .msg_namelen = sizeof(b_addr),
+						 .msg_iov = &iov,
+						 .msg_iovlen = 1,
+						 .msg_control = ctl.buf,
+						 .msg_controllen = sizeof(ctl.buf)}};
+		struct cmsghdr *c;
+
+		memset(&ctl, 0, sizeof(ctl));
+		c = CMSG_FIRSTHDR(&mm.msg_hdr);
+		c->cmsg_level = SOL_RDS;
+		c->cmsg_type = RDS_CMSG_RDMA_ARGS;
+		c->cmsg_len = CMSG_LEN(sizeof(ra));
+		memcpy(CMSG_DATA(c), &ra, sizeof(ra));
+		r = sendmmsg(a, &mm, 1, 0);
+		say_ret("rdma_write_mmsg", r);
+		ok &= r == 1;
+		printf("rdma_write_mmsg_len=%u\n", mm.msg_len);
+		r = recv_timeout(b);
+		say_ret("rdma_write_mmsg_recv", r);
+		ok &= r == 4;
+	}
+	/* what reached b's region: a's 0xa5 bytes, put there by the RDMA writes */
+	printf("region_byte=%u\nregion_byte2=%u\n", region[0], region[4096]);
 	{
 		struct rds_free_mr_args fr = {.cookie = cookie};
 

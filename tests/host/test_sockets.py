@@ -31,7 +31,7 @@ def plan():
     check(hook.get("active") == "tracepoint", f"hook point sockets on tracepoints: {hook}")
     check(hook.get("programs") == [f"tracepoint/syscalls/sys_exit_{s}" for s in
                                    ("socket", "bind", "connect", "accept", "accept4",
-                                    "setsockopt", "sendmsg")],
+                                    "setsockopt", "sendmsg", "sendmmsg")],
           f"its programs: {hook.get('programs')}")
 
 

@@ -6,7 +6,8 @@
 # IB, bind), a first message (it brings the IB connection up, over rxe0 to itself), RDS_GET_MR
 # (Debian's 6.1 refuses it with EOPNOTSUPP on every fast-registration device: the attempt is
 # what is seen), an 8 KiB region exposed with RDS_CMSG_RDMA_MAP on a send, a real RDMA write
-# into it named by the cookie the kernel wrote (its bytes checked in the region), RDS_FREE_MR.
+# into it named by the cookie the kernel wrote, and one more by sendmmsg() (their bytes checked
+# in the region), RDS_FREE_MR.
 # SMC (the module autoloaded by socket(AF_SMC)): a listener, a client's connect, the accept;
 # with rxe0 and no PNET table or SMC-Rv2 setup the connection falls back to TCP, and the kernel
 # then hands the sockets' files to their TCP sockets, which the sensors follow back. Each
@@ -71,6 +72,7 @@ COOKIE=$(f rds cookie)
 [ "$COOKIE" != 0 ] || fail "RDS_CMSG_RDMA_MAP wrote no cookie"
 # the write ran on rxe0: b's region holds a's 0xa5 bytes
 assert_eq "$(f rds region_byte)" 165 "the region's first byte after the RDMA write"
+assert_eq "$(f rds region_byte2)" 165 "the region's second page after the RDMA write by sendmmsg()"
 
 for d in best kp tp; do
 	case $d in best) fl=fentry ;; kp) fl=kprobe ;; tp) fl=tracepoint ;; esac
@@ -100,9 +102,13 @@ for d in best kp tp; do
 		\"rdma.mr.cookie\": $COOKIE, \"rdma.remote.addr\": {\"?\": false},
 		\"rdma.remote.length\": 4096,
 		\"rdma.rds.flags\": \"0x0001\", $(ret rds rdma_write)}" --count 1
+	want "{$R, \"rdma.op\": \"rdma_write\", \"rdma.fd\": $(f rds a_fd), \"rdma.rds.cmsgs\": 1,
+		\"rdma.peer.address\": \"$LAB_ADDR\", \"rdma.peer.port\": 18601,
+		\"rdma.mr.cookie\": $COOKIE, \"rdma.remote.addr\": 4096, \"rdma.remote.length\": 4096,
+		$(ret rds rdma_write_mmsg_len)}" --count 1
 	want "{$R, \"rdma.op\": \"free_mr\", \"rdma.fd\": $(f rds b_fd), \"rdma.mr.cookie\": $COOKIE,
 		$(ret rds free_mr)}" --count 1
-	want "{\"event.action\": \"rdma_socket\", \"process.pid\": $RPID}" --count 10
+	want "{\"event.action\": \"rdma_socket\", \"process.pid\": $RPID}" --count 11
 	want "{$S, \"rdma.op\": \"socket\", \"rdma.fd\": $(f smc listen_fd), \"rdma.socket.type\": 1}" --count 1
 	want "{$S, \"rdma.op\": \"socket\", \"rdma.fd\": $(f smc client_fd)}" --count 1
 	want "{$S, \"rdma.op\": \"bind\", \"rdma.local.address\": \"$LAB_ADDR\",
@@ -118,8 +124,13 @@ for d in best kp tp; do
 	# attempt), the RDMA_MAP is its repeat (aggregate by device and family)
 	want "{\"rule.id\": \"RDMA-005\", \"process.pid\": $RPID, \"rdma.op\": \"get_mr\",
 		\"rdma.mr.length\": 4096, \"severity\": \"high\"}" --count 1
+	# RDMA-009: the first RDMA write at once, the one by sendmmsg() its repeat (same peer), the
+	# SMC accept the connect's (same peer address), both reported when the daemon stops
 	want "{\"rule.id\": \"RDMA-009\", \"process.pid\": $RPID, \"rdma.op\": \"rdma_write\",
-		\"rdma.peer.address\": \"$LAB_ADDR\", \"rdma.peer.port\": 18601}" --count 1
+		\"rdma.peer.address\": \"$LAB_ADDR\", \"rdma.peer.port\": 18601,
+		\"rdma.remote.addr\": {\"?\": false}}" --count 1
+	want "{\"rule.id\": \"RDMA-009\", \"process.pid\": $RPID, \"rdma.op\": \"rdma_write\",
+		\"rdma.remote.addr\": 4096}" --count 1
 	want "{\"rule.id\": \"RDMA-009\", \"process.pid\": $SPID, \"rdma.op\": \"connect\",
 		\"rdma.peer.port\": 18700}" --count 1
 	want "{\"rule.id\": \"RDMA-009\", \"process.pid\": $SPID, \"rdma.op\": \"accept\",
