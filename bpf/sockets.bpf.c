@@ -45,8 +45,8 @@ static __always_inline bool rdma_family(__u32 family, __u32 protocol)
  * since 5.17), whose struct sock comes first. Any other owner of a NOCOPY sk_user_data would
  * have to hold AF_SMC at skc_family's place to be taken for one.
  */
-#define SK_USER_DATA_NOCOPY   1ull
-#define SK_USER_DATA_PTRMASK  (~7ull) /* NOCOPY, BPF, PSOCK */
+#define SK_USER_DATA_NOCOPY  1ull
+#define SK_USER_DATA_PTRMASK (~7ull) /* NOCOPY, BPF, PSOCK */
 
 static __always_inline bool smc_fallback(struct sock *sk, struct sock_id *id)
 {
@@ -243,9 +243,9 @@ static __always_inline void on_sendmmsg(struct pt_regs *regs, long ret, __u16 ho
 		if (i >= vlen || (ret >= 0 && i >= (__u64)ret) || (ret < 0 && i > 0))
 			break;
 		len = 0;
-		if (ret >= 0 && bpf_probe_read_user(&len, sizeof(len),
-						    (void *)(msg + offsetof(struct mmsghdr,
-									    msg_len))))
+		if (ret >= 0 &&
+		    bpf_probe_read_user(&len, sizeof(len),
+					(void *)(msg + offsetof(struct mmsghdr, msg_len))))
 			count(RG_CNT_USER_FAULT);
 		emit_msg(fd, &id, msg, ret < 0 ? ret : (long)len, hook);
 	}
@@ -342,7 +342,7 @@ static __always_inline int sock_ret(__u32 call, long ret, __u16 hook)
 /* One program per syscall and flavour; the names are the plan's (agent/sensors/plan.c). */
 #define SOCK_HOOKS(sys, call)                                                                      \
 	SEC("fexit/" RG_SYSCALL_FN(#sys))                                                          \
-	int BPF_PROG(fx_sys_##sys, const struct pt_regs *unused, long ret)                        \
+	int BPF_PROG(fx_sys_##sys, const struct pt_regs *unused, long ret)                         \
 	{                                                                                          \
 		return sock_ret(call, ret, RG_HOOK_FENTRY);                                        \
 	}                                                                                          \

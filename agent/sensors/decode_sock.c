@@ -55,8 +55,8 @@ static uint32_t family_of(uint32_t family, uint32_t protocol)
 {
 	if (family == AF_RDS)
 		return RG_SOCK_FAMILY_RDS;
-	if (family == AF_SMC || ((family == AF_INET || family == AF_INET6) &&
-				 protocol == RG_ABI_IPPROTO_SMC))
+	if (family == AF_SMC ||
+	    ((family == AF_INET || family == AF_INET6) && protocol == RG_ABI_IPPROTO_SMC))
 		return RG_SOCK_FAMILY_SMC;
 	return RG_SOCK_FAMILY_OTHER;
 }
@@ -93,11 +93,11 @@ static int decode_option(const struct rg_rec_sock *r, const uint8_t *d, size_t n
 			break;
 		}
 		memcpy(&t, d, sizeof(t));
-		s->transport = t == RDS_TRANS_IB      ? RG_RDS_TRANS_IB
-			       : t == RDS_TRANS_IWARP ? RG_RDS_TRANS_IWARP
-			       : t == RDS_TRANS_TCP   ? RG_RDS_TRANS_TCP
+		s->transport = t == RDS_TRANS_IB	      ? RG_RDS_TRANS_IB
+			       : t == RDS_TRANS_IWARP	      ? RG_RDS_TRANS_IWARP
+			       : t == RDS_TRANS_TCP	      ? RG_RDS_TRANS_TCP
 			       : t == (int32_t)RDS_TRANS_NONE ? RG_RDS_TRANS_UNSET
-						      : RG_RDS_TRANS_OTHER;
+							      : RG_RDS_TRANS_OTHER;
 		break;
 	case RDS_GET_MR:
 		s->op = RG_SOCK_OP_GET_MR;
@@ -114,8 +114,7 @@ static int decode_option(const struct rg_rec_sock *r, const uint8_t *d, size_t n
 			ev->flags |= RG_EVF_TRUNC;
 			break;
 		}
-		ev->flags |=
-		    decode_sockaddr(d, sizeof(struct __kernel_sockaddr_storage), &s->peer);
+		ev->flags |= decode_sockaddr(d, sizeof(struct __kernel_sockaddr_storage), &s->peer);
 		mr_args(d + offsetof(struct rds_get_mr_for_dest_args, vec), s);
 		s->cookie = r->cookie;
 		break;
@@ -138,7 +137,7 @@ static int decode_option(const struct rg_rec_sock *r, const uint8_t *d, size_t n
 /* Which operation a sendmsg() stands for when it carries several: the one that exposes or moves
  * the most (a region mapped with the send, then writes, atomics, reads, a named region). */
 static const uint8_t op_rank[RG_SOCK_OP__MAX] = {
-    [RG_SOCK_OP_RDMA_MAP] = 5,	  [RG_SOCK_OP_RDMA_WRITE] = 4, [RG_SOCK_OP_RDMA_ATOMIC] = 3,
+    [RG_SOCK_OP_RDMA_MAP] = 5,	[RG_SOCK_OP_RDMA_WRITE] = 4, [RG_SOCK_OP_RDMA_ATOMIC] = 3,
     [RG_SOCK_OP_RDMA_READ] = 2, [RG_SOCK_OP_RDMA_DEST] = 1,
 };
 
@@ -205,21 +204,23 @@ static int decode_cmsgs(const uint8_t *d, size_t n, bool cut, struct rg_event *e
 				switch (op) {
 				case RG_SOCK_OP_RDMA_WRITE:
 				case RG_SOCK_OP_RDMA_READ:
-					s->cookie = get64(p + offsetof(struct rds_rdma_args, cookie));
-					s->remote_addr =
-					    get64(p + offsetof(struct rds_rdma_args, remote_vec.addr));
-					s->remote_length =
-					    get64(p + offsetof(struct rds_rdma_args, remote_vec.bytes));
-					s->rdma_flags =
-					    (uint32_t)get64(p + offsetof(struct rds_rdma_args, flags));
+					s->cookie =
+					    get64(p + offsetof(struct rds_rdma_args, cookie));
+					s->remote_addr = get64(
+					    p + offsetof(struct rds_rdma_args, remote_vec.addr));
+					s->remote_length = get64(
+					    p + offsetof(struct rds_rdma_args, remote_vec.bytes));
+					s->rdma_flags = (uint32_t)get64(
+					    p + offsetof(struct rds_rdma_args, flags));
 					break;
 				case RG_SOCK_OP_RDMA_ATOMIC:
-					s->cookie = get64(p + offsetof(struct rds_atomic_args, cookie));
-					s->remote_addr =
-					    get64(p + offsetof(struct rds_atomic_args, remote_addr));
+					s->cookie =
+					    get64(p + offsetof(struct rds_atomic_args, cookie));
+					s->remote_addr = get64(
+					    p + offsetof(struct rds_atomic_args, remote_addr));
 					s->remote_length = sizeof(uint64_t);
-					s->rdma_flags =
-					    (uint32_t)get64(p + offsetof(struct rds_atomic_args, flags));
+					s->rdma_flags = (uint32_t)get64(
+					    p + offsetof(struct rds_atomic_args, flags));
 					break;
 				case RG_SOCK_OP_RDMA_MAP:
 					s->cookie = 0;
@@ -237,7 +238,7 @@ static int decode_cmsgs(const uint8_t *d, size_t n, bool cut, struct rg_event *e
 			break;
 		off += (size_t)clen;
 		continue;
-short_arg:
+	short_arg:
 		ev->flags |= RG_EVF_MALFORMED;
 		break;
 	}

@@ -83,8 +83,7 @@ static long recv_timeout(int fd)
 }
 
 /* sendmsg() from fd to dst with one control message and a 4-byte payload. */
-static long send_cmsg(int fd, const struct sockaddr_in *dst, int type, const void *arg,
-		      size_t len)
+static long send_cmsg(int fd, const struct sockaddr_in *dst, int type, const void *arg, size_t len)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(struct rds_rdma_args))];
