@@ -77,6 +77,7 @@ enum rg_rec_type {
 	RG_REC_MODULE, /* a kernel module was loaded (module:module_load), or refused (enforce) */
 	RG_REC_BPF,    /* another process changed one of the agent's own BPF maps or links */
 	RG_REC_NETLINK, /* an RDMA netlink message (rdma link add) refused by enforcement */
+	RG_REC_SOCK,	/* a syscall on an RDMA socket (AF_RDS, AF_SMC), or a SOL_RDS option */
 	RG_REC__MAX,
 };
 
@@ -244,6 +245,53 @@ struct rg_rec_netlink {
 	__u32 len;     /* bytes valid in data */
 	__u32 msg_len; /* the message's nlmsg_len */
 	__u8 data[RG_REC_NLMSG];
+};
+
+/*
+ * Kernel RDMA behind a socket (bpf/sockets.bpf.c): AF_RDS (rds_rdma registers user memory for
+ * remote access and runs RDMA reads and writes for the caller) and SMC-R (AF_SMC, or AF_INET/6
+ * with IPPROTO_SMC: TCP-like streams over RoCE). One record per syscall, taken at its return:
+ * the arguments' raw bytes, decoded in userspace (agent/sensors/decode_sock.c).
+ */
+#define RG_ABI_AF_INET	     2
+#define RG_ABI_AF_INET6	     10
+#define RG_ABI_AF_RDS	     21
+#define RG_ABI_AF_SMC	     43
+#define RG_ABI_IPPROTO_SMC   256
+#define RG_ABI_SOL_RDS	     276
+#define RG_ABI_RDS_GET_MR    2
+#define RG_ABI_RDS_GET_MR_FOR_DEST 7
+#define RG_ABI_RDS_GET_MR_COOKIE_OFF 16		/* rds_get_mr_args.cookie_addr */
+#define RG_ABI_RDS_GET_MR_FOR_DEST_COOKIE_OFF 144 /* rds_get_mr_for_dest_args.cookie_addr */
+
+/* rg_rec_sock.call: the syscall */
+#define RG_SOCK_SOCKET	   1
+#define RG_SOCK_BIND	   2
+#define RG_SOCK_CONNECT	   3
+#define RG_SOCK_ACCEPT	   4 /* accept() and accept4(): fd is the new socket */
+#define RG_SOCK_SETSOCKOPT 5
+#define RG_SOCK_SENDMSG	   6 /* also each message of a sendmmsg() */
+#define RG_SOCK_SENDMMSG   7 /* BPF only: the programs' switch; records say RG_SOCK_SENDMSG */
+
+#define RG_REC_SOCKADDR 32  /* sockaddr_in6 is 28 bytes */
+#define RG_REC_SOCKDATA 256 /* setsockopt: optval; sendmsg: the control messages */
+
+struct rg_rec_sock {
+	struct rg_rec_hdr h;
+	__u32 call; /* RG_SOCK_* */
+	__s32 fd;   /* the socket (accept: the new one; socket(): its return value) */
+	__s64 ret;
+	__u32 family;	/* socket(): the argument; else the socket's own (sk_family) */
+	__u32 type;	/* socket(): the argument; else sock->type */
+	__u32 protocol; /* socket(): the argument; else sk_protocol */
+	__u32 level;	/* setsockopt */
+	__u32 optname;	/* setsockopt */
+	__u32 optlen;	/* setsockopt: as given; sendmsg: msg_controllen as given */
+	__u32 addr_len; /* bytes valid in addr (bind, connect, accept, sendmsg's msg_name) */
+	__u32 data_len; /* bytes valid in data */
+	__u64 cookie;	/* setsockopt RDS_GET_MR*: the MR cookie the kernel wrote, when it succeeded */
+	__u8 addr[RG_REC_SOCKADDR];
+	__u8 data[RG_REC_SOCKDATA];
 };
 
 /*

@@ -136,17 +136,17 @@ uint32_t enforce_ops_mask(const struct rg_policy_allow *a)
 
 	if (!a->has_ops)
 		return RG_ENF_OP_ALL;
-	if (a->op_types & (1u << RG_EV_DEVICE_OPEN))
+	if (a->op_types & RG_EV_BIT(RG_EV_DEVICE_OPEN))
 		m |= RG_ENF_OP_OPEN;
-	if (a->op_types & (1u << RG_EV_VERBS))
+	if (a->op_types & RG_EV_BIT(RG_EV_VERBS))
 		m |= RG_ENF_OP_ALL_VERBS;
-	if (a->op_types & (1u << RG_EV_RDMA_CM))
+	if (a->op_types & RG_EV_BIT(RG_EV_RDMA_CM))
 		m |= RG_ENF_OP_ALL_CM;
-	if (a->op_types & (1u << RG_EV_LIBRARY_LOAD))
+	if (a->op_types & RG_EV_BIT(RG_EV_LIBRARY_LOAD))
 		m |= RG_ENF_OP_LIBRARY;
-	if (a->op_types & (1u << RG_EV_MODULE_LOAD))
+	if (a->op_types & RG_EV_BIT(RG_EV_MODULE_LOAD))
 		m |= RG_ENF_OP_MODULE;
-	if (a->op_types & (1u << RG_EV_DEVICE_ADD))
+	if (a->op_types & RG_EV_BIT(RG_EV_DEVICE_ADD))
 		m |= RG_ENF_OP_LINK;
 	if (a->op_verbs & (1u << RG_OP_REG_MR))
 		m |= RG_ENF_OP_REG_MR;

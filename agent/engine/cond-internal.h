@@ -48,11 +48,11 @@ struct field_ref {
 	uint8_t df; /* DF_* or DF_NONE for an event field */
 	bool node;
 	const struct event_field *by_type[RG_EV__MAX];
-	uint32_t type_mask; /* event types that have it (all for derived fields) */
+	uint64_t type_mask; /* event types that have it (all for derived fields) */
 };
 
-_Static_assert(RG_EV__MAX < 32, "event type masks are 32-bit");
-#define ALL_TYPES (((uint32_t)1 << RG_EV__MAX) - 2) /* every type but NONE */
+_Static_assert(RG_EV__MAX < 64, "event type masks are 64-bit");
+#define ALL_TYPES (RG_EV_BIT(RG_EV__MAX) - 2) /* every type but NONE */
 
 /* Compiled form. */
 
@@ -100,7 +100,7 @@ struct cnode {
 	uint16_t field, field2; /* field2 = NO_FIELD unless comparing two fields */
 	uint16_t k, nk;		/* constants */
 	bool by_type;		/* event.action == / in: true exactly for the types in mask */
-	uint32_t mask;
+	uint64_t mask;
 	uint64_t bits; /* N_IN on flags (VK_BITS): the constants' bits together */
 };
 

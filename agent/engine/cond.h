@@ -101,7 +101,7 @@ int cond_compile(const char *text, size_t len, struct cond **ret, size_t *err_of
 void cond_free(struct cond *c);
 bool cond_eval(const struct cond *c, struct cond_ctx *ctx);
 /* Bit t set: the condition can be true for events of type t (bit 0: none). */
-uint32_t cond_type_mask(const struct cond *c);
+uint64_t cond_type_mask(const struct cond *c);
 const char *cond_text(const struct cond *c);
 
 /*

@@ -238,7 +238,7 @@ static bool eval(const struct cond *c, uint16_t i, struct cond_ctx *ctx)
 
 bool cond_eval(const struct cond *c, struct cond_ctx *ctx)
 {
-	if (ctx->ev->type >= RG_EV__MAX || !(c->nodes[c->root].mask & (1u << ctx->ev->type)))
+	if (ctx->ev->type >= RG_EV__MAX || !(c->nodes[c->root].mask & RG_EV_BIT(ctx->ev->type)))
 		return false;
 	return eval(c, c->root, ctx);
 }

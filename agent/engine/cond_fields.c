@@ -176,7 +176,7 @@ int cond_field_resolve(const char *name, struct field_ref *f, char *errbuf, size
 		if (k == VK_BITS)
 			f->flags_kind = (uint8_t)ef->kind;
 		f->by_type[t] = ef;
-		f->type_mask |= 1u << t;
+		f->type_mask |= RG_EV_BIT(t);
 	}
 	if (!f->kind) {
 		snprintf(errbuf, errlen, "unknown field '%s'", name);

@@ -21,7 +21,7 @@ const char *cond_text(const struct cond *c)
 	return c->text;
 }
 
-uint32_t cond_type_mask(const struct cond *c)
+uint64_t cond_type_mask(const struct cond *c)
 {
 	return c->nodes[c->root].mask;
 }
@@ -245,11 +245,11 @@ static int parse_const(struct cparser *p, const struct field_ref *f, int op, uin
 static int parse_or(struct cparser *p, uint16_t *ret);
 
 /* The event type an event.action constant names (the same for every type). */
-static uint32_t action_bit(const struct kval *k)
+static uint64_t action_bit(const struct kval *k)
 {
 	int v = k->per_type[RG_EV_EXEC];
 
-	return v > 0 && v < RG_EV__MAX ? 1u << v : 0;
+	return v > 0 && v < RG_EV__MAX ? RG_EV_BIT(v) : 0;
 }
 
 static bool op_allowed(int op, uint8_t kind)
@@ -340,7 +340,7 @@ static int parse_predicate(struct cparser *p, uint16_t *ret)
 			if (p->c->ks[first + j].kind == VK_BITS)
 				p->c->nodes[n].bits |= (uint64_t)p->c->ks[first + j].i;
 		if (strcmp(p->c->fields[fi].name, "event.action") == 0) {
-			uint32_t m = 0;
+			uint64_t m = 0;
 			uint16_t j;
 			for (j = 0; j < count; j++)
 				m |= action_bit(&p->c->ks[first + j]);

@@ -153,6 +153,11 @@ static bool is_rdma_activity(const struct rg_event *ev)
 	case RG_EV_RDMA_CM:
 	case RG_EV_LIBRARY_LOAD:
 		return true;
+	case RG_EV_RDMA_SOCKET:
+		/* an RDS or SMC socket: kernel RDMA on the process's behalf (a SOL_RDS option
+		 * on another socket is refused by the kernel, and FAILED above) */
+		return ev->u.sock.family == RG_SOCK_FAMILY_RDS ||
+		       ev->u.sock.family == RG_SOCK_FAMILY_SMC;
 	case RG_EV_QP_PRESENT:
 		return !ev->u.qp.kernel;
 	case RG_EV_MR_PRESENT:

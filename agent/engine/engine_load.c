@@ -112,7 +112,7 @@ int engine_erules_build(const struct rg_policy *policy, const struct rg_ruleset 
 	for (t = 0; t < RG_EV__MAX; t++) {
 		start[t] = n;
 		for (i = 0; i < rules->n; i++)
-			if (er[i].enabled && (cond_type_mask(rules->rules[i].cond) & (1u << t)))
+			if (er[i].enabled && (cond_type_mask(rules->rules[i].cond) & RG_EV_BIT(t)))
 				idx[n++] = (uint32_t)i;
 	}
 	start[RG_EV__MAX] = n;

@@ -195,7 +195,7 @@ static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, st
 		}
 	}
 	if (a->has_ops) {
-		bool ok = a->op_types & (1u << ev->type);
+		bool ok = a->op_types & RG_EV_BIT(ev->type);
 		if (ev->type == RG_EV_VERBS && ev->u.verbs.op < 32)
 			ok = ok || (a->op_verbs & (1u << ev->u.verbs.op));
 		if (ev->type == RG_EV_RDMA_CM && ev->u.cm.op < 32)

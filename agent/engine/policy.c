@@ -286,7 +286,7 @@ static int parse_allow(const struct jdoc *doc, struct json_object *o, size_t pos
 			return r;
 		}
 		if (t > 0 && t < RG_EV__MAX)
-			a->op_types |= 1u << t;
+			a->op_types |= RG_EV_BIT(t);
 		if (vo >= 0)
 			a->op_verbs |= 1u << vo;
 		if (co >= 0)

@@ -62,7 +62,7 @@ struct rg_policy_allow {
 	char **devices;	    /* RDMA device names, none: any */
 	size_t n_devices;
 	bool has_ops;	    /* restricted to operations: */
-	uint32_t op_types;  /* bit per event type (event.action) */
+	uint64_t op_types;  /* bit per event type (event.action) */
 	uint32_t op_verbs;  /* bit per enum rg_verbs_op */
 	uint32_t op_cm;	    /* bit per enum rg_cm_op */
 	uint64_t expires_ns; /* wall clock; 0: never */

@@ -39,6 +39,7 @@ static const char *const event_type_names[RG_EV__MAX] = {
 	[RG_EV_IOMMU_POSTURE] = "iommu_posture",
 	[RG_EV_THUNDERBOLT] = "thunderbolt_device",
 	[RG_EV_HW_BASELINE] = "hw_baseline",
+	[RG_EV_RDMA_SOCKET] = "rdma_socket",
 };
 
 static const char *const provider_names[RG_PROV__MAX] = {
@@ -99,6 +100,35 @@ static const char *const cm_op_names[RG_CM__MAX] = {
 	[RG_CM_LISTEN] = "listen",
 	[RG_CM_ACCEPT] = "accept",
 	[RG_CM_DISCONNECT] = "disconnect",
+};
+
+static const char *const sock_op_names[RG_SOCK_OP__MAX] = {
+	[RG_SOCK_OP_OTHER] = "other",
+	[RG_SOCK_OP_SOCKET] = "socket",
+	[RG_SOCK_OP_BIND] = "bind",
+	[RG_SOCK_OP_CONNECT] = "connect",
+	[RG_SOCK_OP_ACCEPT] = "accept",
+	[RG_SOCK_OP_SET_TRANSPORT] = "set_transport",
+	[RG_SOCK_OP_GET_MR] = "get_mr",
+	[RG_SOCK_OP_GET_MR_FOR_DEST] = "get_mr_for_dest",
+	[RG_SOCK_OP_FREE_MR] = "free_mr",
+	[RG_SOCK_OP_RDMA_MAP] = "rdma_map",
+	[RG_SOCK_OP_RDMA_WRITE] = "rdma_write",
+	[RG_SOCK_OP_RDMA_READ] = "rdma_read",
+	[RG_SOCK_OP_RDMA_ATOMIC] = "rdma_atomic",
+	[RG_SOCK_OP_RDMA_DEST] = "rdma_dest",
+};
+
+static const char *const sock_family_names[RG_SOCK_FAMILY__MAX] = {
+	[RG_SOCK_FAMILY_NONE] = "none",
+	[RG_SOCK_FAMILY_RDS] = "rds",
+	[RG_SOCK_FAMILY_SMC] = "smc",
+	[RG_SOCK_FAMILY_OTHER] = "other",
+};
+
+static const char *const rds_transport_names[RG_RDS_TRANS__MAX] = {
+	[RG_RDS_TRANS_NONE] = "none",	[RG_RDS_TRANS_IB] = "ib",	[RG_RDS_TRANS_IWARP] = "iwarp",
+	[RG_RDS_TRANS_TCP] = "tcp",	[RG_RDS_TRANS_UNSET] = "unset", [RG_RDS_TRANS_OTHER] = "other",
 };
 
 static const char *const mem_op_names[RG_MEM__MAX] = {
@@ -187,6 +217,9 @@ NAME_TABLE(via, via_names)
 NAME_TABLE(verbs_op, verbs_op_names)
 NAME_TABLE(cm_op, cm_op_names)
 NAME_TABLE(mem_op, mem_op_names)
+NAME_TABLE(sock_op, sock_op_names)
+NAME_TABLE(sock_family, sock_family_names)
+NAME_TABLE(rds_transport, rds_transport_names)
 NAME_TABLE(node_kind, node_kind_names)
 NAME_TABLE(lib_kind, lib_kind_names)
 NAME_TABLE(transport, transport_names)
@@ -340,6 +373,10 @@ bool event_peer(const struct rg_event *ev, struct rg_addr *peer, struct rg_addr 
 	case RG_EV_ROCE_TRAFFIC:
 		*peer = ev->u.roce.peer;
 		*local = ev->u.roce.local;
+		break;
+	case RG_EV_RDMA_SOCKET:
+		*peer = ev->u.sock.peer;
+		*local = ev->u.sock.local;
 		break;
 	default:
 		return false;

@@ -61,8 +61,15 @@ enum rg_event_type {
 	RG_EV_IOMMU_POSTURE,  /* u.iommu: IOMMU and Thunderbolt posture; a group's type changed */
 	RG_EV_THUNDERBOLT,    /* u.tb: a Thunderbolt device added, authorised or removed */
 	RG_EV_HW_BASELINE,    /* a function added, removed or changed against the seat baseline */
+	/* RDMA use by a process, through a socket: AF_RDS, AF_SMC (numbered after the others so that
+	 * the older numbers stay) */
+	RG_EV_RDMA_SOCKET,
 	RG_EV__MAX,
 };
+
+/* A set of event types, a bit each (rules' and allowlists' event.action). */
+#define RG_EV_BIT(t) ((uint64_t)1 << (t))
+_Static_assert(RG_EV__MAX <= 64, "event type sets are 64-bit");
 
 enum rg_provider {
 	RG_PROV_NONE = 0,
@@ -143,6 +150,44 @@ enum rg_mem_op {
 	RG_MEM_PTRACE_SEIZE,
 	RG_MEM_PROC_MEM_OPEN,
 	RG_MEM__MAX,
+};
+
+/* What an RDMA socket event is (rdma_socket). */
+enum rg_sock_op {
+	RG_SOCK_OP_OTHER = 0,	   /* another SOL_RDS option */
+	RG_SOCK_OP_SOCKET,	   /* socket(AF_RDS | AF_SMC, ...), or AF_INET/6 with IPPROTO_SMC */
+	RG_SOCK_OP_BIND,	   /* the local address (RDS: picks the transport's device) */
+	RG_SOCK_OP_CONNECT,	   /* the peer */
+	RG_SOCK_OP_ACCEPT,	   /* the new socket and its peer */
+	RG_SOCK_OP_SET_TRANSPORT,  /* setsockopt SO_RDS_TRANSPORT */
+	RG_SOCK_OP_GET_MR,	   /* setsockopt RDS_GET_MR: memory exposed for remote access */
+	RG_SOCK_OP_GET_MR_FOR_DEST, /* setsockopt RDS_GET_MR_FOR_DEST: the same, for one peer */
+	RG_SOCK_OP_FREE_MR,	   /* setsockopt RDS_FREE_MR */
+	RG_SOCK_OP_RDMA_MAP,	   /* sendmsg RDS_CMSG_RDMA_MAP: a region registered with the send */
+	RG_SOCK_OP_RDMA_WRITE,	   /* sendmsg RDS_CMSG_RDMA_ARGS with RDS_RDMA_READWRITE */
+	RG_SOCK_OP_RDMA_READ,	   /* sendmsg RDS_CMSG_RDMA_ARGS without it */
+	RG_SOCK_OP_RDMA_ATOMIC,	   /* sendmsg RDS_CMSG_ATOMIC_* / RDS_CMSG_MASKED_ATOMIC_* */
+	RG_SOCK_OP_RDMA_DEST,	   /* sendmsg RDS_CMSG_RDMA_DEST: names a region for the peer */
+	RG_SOCK_OP__MAX,
+};
+
+enum rg_sock_family {
+	RG_SOCK_FAMILY_NONE = 0,
+	RG_SOCK_FAMILY_RDS,
+	RG_SOCK_FAMILY_SMC,   /* AF_SMC, or AF_INET/AF_INET6 with IPPROTO_SMC */
+	RG_SOCK_FAMILY_OTHER, /* a SOL_RDS option on a socket of another family */
+	RG_SOCK_FAMILY__MAX,
+};
+
+/* SO_RDS_TRANSPORT values (linux/rds.h RDS_TRANS_*), +1: 0 is "not set here". */
+enum rg_rds_transport {
+	RG_RDS_TRANS_NONE = 0,
+	RG_RDS_TRANS_IB,
+	RG_RDS_TRANS_IWARP,
+	RG_RDS_TRANS_TCP,
+	RG_RDS_TRANS_UNSET, /* RDS_TRANS_NONE (~0): back to the default choice at bind */
+	RG_RDS_TRANS_OTHER,
+	RG_RDS_TRANS__MAX,
 };
 
 /* The /dev/infiniband node kinds. */
@@ -287,6 +332,28 @@ struct rg_ev_rdma_cm {
 	uint32_t backlog;
 	struct rg_addr src;
 	struct rg_addr dst;
+};
+
+struct rg_ev_sock { /* RDMA_SOCKET */
+	uint32_t op;	    /* enum rg_sock_op */
+	uint32_t family;    /* enum rg_sock_family */
+	int32_t fd;
+	int32_t ret;	    /* 0 or -errno; RG_EVF_FAILED set when < 0 */
+	uint32_t type;	    /* SOCK_SEQPACKET 5 (RDS), SOCK_STREAM 1 (SMC) */
+	uint32_t protocol;  /* socket(): SMCPROTO_SMC 0, SMCPROTO_SMC6 1, IPPROTO_SMC 256 */
+	uint32_t option;    /* setsockopt: the SOL_RDS option */
+	uint32_t transport; /* enum rg_rds_transport (set_transport) */
+	uint32_t mr_access; /* RG_ACCESS_*: what rds_rdma registers a region with */
+	uint32_t rdma_flags; /* RDS_RDMA_* of the RDMA or MR arguments */
+	uint32_t cmsgs;	    /* sendmsg: RDMA and atomic control messages in it */
+	uint32_t pad;
+	uint64_t mr_addr;   /* the local region (GET_MR*, RDMA_MAP) */
+	uint64_t mr_length;
+	uint64_t cookie;    /* the region's cookie: written by the kernel (GET_MR*), or named */
+	uint64_t remote_addr; /* RDMA ops: the peer's region */
+	uint64_t remote_length;
+	struct rg_addr local;
+	struct rg_addr peer;
 };
 
 struct rg_ev_library {
@@ -469,6 +536,7 @@ struct rg_event {
 		struct rg_ev_device_open open;
 		struct rg_ev_verbs verbs;
 		struct rg_ev_rdma_cm cm;
+		struct rg_ev_sock sock;
 		struct rg_ev_library lib;
 		struct rg_ev_memory mem;
 		struct rg_ev_roce roce;
@@ -502,6 +570,12 @@ const char *lib_kind_to_string(unsigned k);
 int lib_kind_from_string(const char *s);
 const char *transport_to_string(unsigned t);
 int transport_from_string(const char *s);
+const char *sock_op_to_string(unsigned op);
+int sock_op_from_string(const char *s);
+const char *sock_family_to_string(unsigned f);
+int sock_family_from_string(const char *s);
+const char *rds_transport_to_string(unsigned t);
+int rds_transport_from_string(const char *s);
 const char *qp_type_to_string(unsigned t); /* "rc", "uc", "ud", "raw_packet", ...; NULL unknown */
 int qp_type_from_string(const char *s);
 const char *qp_state_to_string(unsigned s); /* "reset", "init", "rtr", "rts", ... */

@@ -133,6 +133,40 @@ static const struct event_field cm_fields[] = {
 	F("destination.port", EFK_PORT, u.cm.dst),
 };
 
+static int sock_has_transport(const struct rg_event *ev)
+{
+	return ev->u.sock.op == RG_SOCK_OP_SET_TRANSPORT;
+}
+
+static const struct event_field sock_fields[] = {
+	FE("rdma.op", u.sock.op, sock_op),
+	FE("rdma.socket.family", u.sock.family, sock_family),
+	F("rdma.fd", EFK_I32, u.sock.fd),
+	{.name = "rdma.ret", .kind = EFK_I32, .offset = EV(u.sock.ret), .present = has_ret},
+	F("rdma.socket.type", EFK_U32, u.sock.type),
+	F("rdma.socket.protocol", EFK_U32, u.sock.protocol),
+	F("rdma.socket.option", EFK_U32, u.sock.option),
+	{.name = "rdma.socket.transport", .kind = EFK_ENUM, .offset = EV(u.sock.transport),
+	 .size = 4, .to_str = rds_transport_to_string, .from_str = rds_transport_from_string,
+	 .present = sock_has_transport},
+	F("rdma.mr.addr", EFK_U64, u.sock.mr_addr),
+	F("rdma.mr.length", EFK_U64, u.sock.mr_length),
+	F("rdma.mr.access", EFK_ACCESS, u.sock.mr_access),
+	F("rdma.mr.cookie", EFK_U64, u.sock.cookie),
+	F("rdma.rds.flags", EFK_HEX32, u.sock.rdma_flags),
+	F("rdma.rds.cmsgs", EFK_U32, u.sock.cmsgs),
+	F("rdma.remote.addr", EFK_U64, u.sock.remote_addr),
+	F("rdma.remote.length", EFK_U64, u.sock.remote_length),
+	F("rdma.local.address", EFK_ADDR, u.sock.local),
+	F("rdma.local.port", EFK_PORT, u.sock.local),
+	F("rdma.peer.address", EFK_ADDR, u.sock.peer),
+	F("rdma.peer.port", EFK_PORT, u.sock.peer),
+	F("source.ip", EFK_ADDR, u.sock.local),
+	F("source.port", EFK_PORT, u.sock.local),
+	F("destination.ip", EFK_ADDR, u.sock.peer),
+	F("destination.port", EFK_PORT, u.sock.peer),
+};
+
 static const struct event_field lib_fields[] = {
 	F("dll.path", EFK_STR, u.lib.path),
 	FE("rdma.library", u.lib.lib_kind, lib_kind),
@@ -356,6 +390,7 @@ static const struct field_list type_fields[RG_EV__MAX] = {
 	[RG_EV_IOMMU_POSTURE] = FL(iommu_fields),
 	[RG_EV_THUNDERBOLT] = FL(tb_fields),
 	[RG_EV_HW_BASELINE] = FL(baseline_fields),
+	[RG_EV_RDMA_SOCKET] = FL(sock_fields),
 };
 
 size_t event_fields_common(const struct event_field **ret)

@@ -12,6 +12,7 @@
 #include "common/util.h"
 #include "convert.h"
 #include "decode.h"
+#include "decode_sock.h"
 
 /* The record layouts are part of the BPF <-> agent contract: pin their sizes. */
 _Static_assert(sizeof(struct rg_rec_hdr) == 56, "rg_rec_hdr");
@@ -27,6 +28,7 @@ _Static_assert(sizeof(struct rg_rec_ucall) == 56 + 8 + 64, "rg_rec_ucall");
 _Static_assert(sizeof(struct rg_rec_module) == 56 + 56, "rg_rec_module");
 _Static_assert(sizeof(struct rg_rec_bpf) == 56 + 24 + 256, "rg_rec_bpf");
 _Static_assert(sizeof(struct rg_rec_netlink) == 56 + 8 + RG_REC_NLMSG, "rg_rec_netlink");
+_Static_assert(sizeof(struct rg_rec_sock) == 56 + 56 + RG_REC_SOCKADDR + RG_REC_SOCKDATA, "rg_rec_sock");
 _Static_assert(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_NEWLINK) == (5 << 10) + 3,
 	       "enforce.bpf.c matches rdma link add by this type");
 _Static_assert(sizeof(struct rg_fd_key) == 8 && sizeof(struct rg_fd_val) == 24, "fd map");
@@ -630,6 +632,11 @@ int record_to_event(const void *rec, size_t size, const struct convert_ctx *ctx,
 	case RG_REC_NETLINK:
 		NEED(struct rg_rec_netlink);
 		return conv_netlink(rec, ctx, ev);
+	case RG_REC_SOCK:
+		NEED(struct rg_rec_sock);
+		ev->type = RG_EV_RDMA_SOCKET;
+		fill_proc(h, ctx, ev);
+		return decode_sock(rec, size, ev);
 	default:
 		return -EBADMSG;
 	}

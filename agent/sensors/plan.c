@@ -27,6 +27,12 @@ const char *const flavor_names[] = {
 		    "tp_exit_pvm_writev", "tp_enter_ptrace", "tp_exit_ptrace"                      \
 	}
 
+#define SOCK_PROGS(p)                                                                              \
+	{                                                                                          \
+		#p "socket", #p "bind", #p "connect", #p "accept", #p "accept4", #p "setsockopt",  \
+		    #p "sendmsg", #p "sendmmsg"                                                    \
+	}
+
 const struct hook_def hook_defs[HP__MAX] = {
     [HP_PROCESS] = {"process",
 		    {{FL_TRACEPOINT, {"tp_sched_exec", "rawtp_sched_fork", "tp_sched_exit"}}}},
@@ -82,6 +88,11 @@ const struct hook_def hook_defs[HP__MAX] = {
 		 {{FL_FENTRY, {"fx_sys_bpf"}, RG_SYSCALL_FN("bpf")},
 		  {FL_KPROBE, {"krp_sys_bpf"}, RG_SYSCALL_FN("bpf")},
 		  {FL_TRACEPOINT, {"tp_enter_bpf", "tp_exit_bpf"}}}},
+    /* AF_RDS and AF_SMC sockets (sockets.bpf.c): the same programs at every syscall's return */
+    [HP_SOCKETS] = {"sockets",
+		    {{FL_FENTRY, SOCK_PROGS(fx_sys_), RG_SYSCALL_FN("socket")},
+		     {FL_KPROBE, SOCK_PROGS(krp_sys_), RG_SYSCALL_FN("socket")},
+		     {FL_TRACEPOINT, SOCK_PROGS(tp_exit_)}}},
 };
 
 static const char *const mode_names[SENSORS__MAX] = {

@@ -54,6 +54,7 @@ enum {
 	HP_DEVICES,
 	HP_ROCE,
 	HP_SELF,
+	HP_SOCKETS,
 	HP__MAX,
 };
 

@@ -174,6 +174,33 @@ FACTS = {
         a("RDMA-005", "critical", 600, rdma__mr__access=["remote_atomic"]),
         a("RDMA-006", "critical", 600, rdma__op="reg_mr"),
     ],
+    # kernel RDMA through sockets (AF_RDS, AF_SMC): rdsbridge's RDS_GET_MR before the game
+    # (high) and its RDS_CMSG_RDMA_MAP while Arena runs (critical, a repeat of the same object:
+    # rds); its process_vm_readv of Arena (RDMA-008: has_rdma from the RDS socket alone); its
+    # RDMA write to 192.0.2.2 (RDMA-009, RDMA-006 and the rdma_map repeat); smcpeer's SMC connect
+    # and accept (RDMA-009 each, RDMA-006 with the accept as a repeat of 2); tryrds's refused
+    # socket(AF_RDS) (RDMA-006: an attempt) but no RDMA-005 for its SOL_RDS option on a UDP
+    # socket and no RDMA-008 (a refused socket is no RDMA use); the game's own RDS socket
+    "RDMA-005-sockets": [
+        a("RDMA-005", "high", 700, rdma__op="get_mr", rdma__mr__length=8192,
+          rdma__socket__family="rds",
+          message="rdsbridge (700) registered a 8192-byte memory region with access "
+                  "local_write,remote_write,remote_read on rds"),
+        a("RDMA-005", "critical", 700, rdma__op="rdma_map", rdma__mr__length=65536),
+        a("RDMA-008", "critical", 700, memory__op="process_vm_readv",
+          target__process__pid=710),
+        a("RDMA-006", "critical", 700, rdma__op="rdma_write"),
+        a("RDMA-006", "critical", 700, rdma__op="rdma_map"),
+        a("RDMA-009", "critical", 700, rdma__op="rdma_write", rdma__peer__address="192.0.2.2",
+          rdma__peer__port=18601),
+        a("RDMA-006", "critical", 720, rdma__op="socket", rdma__socket__family="smc"),
+        a("RDMA-006", "critical", 720, count=2, rdma__op="accept"),
+        a("RDMA-009", "critical", 720, rdma__op="connect", rdma__peer__address="192.0.2.2",
+          rdma__peer__port=5000),
+        a("RDMA-009", "critical", 720, rdma__op="accept", rdma__peer__address="192.0.2.3"),
+        a("RDMA-006", "critical", 730, rdma__op="socket", rdma__ret=-97),
+        a("RDMA-007", "critical", 710, event__action="rdma_socket", rdma__op="socket"),
+    ],
     # helper's rdma_cm and verbs while Arena runs; not ibv_devinfo; nothing after Arena exits
     "RDMA-006": [
         a("RDMA-006", "critical", 701, event__action="rdma_cm",

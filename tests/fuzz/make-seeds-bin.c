@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include <linux/bpf.h>
+#include <linux/rds.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
@@ -336,6 +337,55 @@ static void hdr(struct rg_rec_hdr *h, unsigned type, uint32_t pid, const char *c
 	strncpy(h->comm, comm, sizeof(h->comm) - 1);
 }
 
+/* RDS and SMC socket records: an RDS_GET_MR, and a sendmsg with RDMA_ARGS + RDMA_MAP. */
+static void sock_records(void)
+{
+	static struct rg_rec_sock so;
+	struct rds_get_mr_args mr = {.vec = {.addr = 0x7f0000001000ull, .bytes = 8192},
+				     .cookie_addr = 0x7ffc00000000ull};
+	struct rds_rdma_args ra = {.cookie = 0x100000001ull,
+				   .remote_vec = {.addr = 4096, .bytes = 4096},
+				   .nr_local = 1,
+				   .flags = RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME};
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(18601)};
+	struct cmsghdr c;
+	size_t off = 0;
+
+	memset(&so, 0, sizeof(so));
+	hdr(&so.h, RG_REC_SOCK, 103, "rdsbridge");
+	so.call = RG_SOCK_SETSOCKOPT;
+	so.fd = 3;
+	so.family = AF_RDS;
+	so.type = SOCK_SEQPACKET;
+	so.level = SOL_RDS;
+	so.optname = RDS_GET_MR;
+	so.optlen = sizeof(mr);
+	memcpy(so.data, &mr, sizeof(mr));
+	so.data_len = sizeof(mr);
+	so.cookie = 0x100000001ull;
+	put("record", "sock-get-mr", &so, sizeof(so), NULL, 0);
+
+	memset(so.data, 0, sizeof(so.data));
+	so.call = RG_SOCK_SENDMSG;
+	so.level = so.optname = 0;
+	so.cookie = 0;
+	inet_pton(AF_INET, "192.0.2.2", &sin.sin_addr);
+	memcpy(so.addr, &sin, sizeof(sin));
+	so.addr_len = sizeof(sin);
+	c = (struct cmsghdr){.cmsg_len = CMSG_LEN(sizeof(ra)), .cmsg_level = SOL_RDS,
+			     .cmsg_type = RDS_CMSG_RDMA_ARGS};
+	memcpy(so.data, &c, sizeof(c));
+	memcpy(so.data + sizeof(c), &ra, sizeof(ra));
+	off = CMSG_SPACE(sizeof(ra));
+	c = (struct cmsghdr){.cmsg_len = CMSG_LEN(sizeof(mr)), .cmsg_level = SOL_RDS,
+			     .cmsg_type = RDS_CMSG_RDMA_MAP};
+	memcpy(so.data + off, &c, sizeof(c));
+	memcpy(so.data + off + sizeof(c), &mr, sizeof(mr));
+	off += CMSG_SPACE(sizeof(mr));
+	so.data_len = so.optlen = (uint32_t)off;
+	put("record", "sock-sendmsg-rdma", &so, sizeof(so), NULL, 0);
+}
+
 static void records(void)
 {
 	static const char args[] = "ib_write_bw\0-d\0rxe0\0--size=65536";
@@ -494,6 +544,7 @@ static void records(void)
 	bpf.ret = -95;
 	strcpy(bpf.exe, "/usr/sbin/bpftool");
 	put("record", "bpf-link-detach", &bpf, sizeof(bpf), NULL, 0);
+	sock_records();
 }
 
 static void uevents(void)

@@ -327,7 +327,8 @@ START_TEST(test_precedence_and_mask)
 						     (1u << RG_EV_MODULE_LOAD));
 	cond_free(c);
 	ck_assert_int_eq(cond_compile("rdma.mr.length > 0", 18, &c, &off, err, sizeof(err)), 0);
-	ck_assert_uint_eq(cond_type_mask(c), (1u << RG_EV_VERBS) | (1u << RG_EV_MR_PRESENT));
+	ck_assert_uint_eq(cond_type_mask(c), (1u << RG_EV_VERBS) | (1u << RG_EV_MR_PRESENT) |
+						     (1u << RG_EV_RDMA_SOCKET));
 	ck_assert_str_eq(cond_text(c), "rdma.mr.length > 0");
 	cond_free(c);
 	ck_assert_int_eq(cond_compile("not event.action == exec", 24, &c, &off, err, sizeof(err)),
