@@ -19,6 +19,7 @@
 #define ROCE_V2_PORT  4791
 #define TC_ACT_UNSPEC (-1)
 #define TC_ACT_SHOT   2
+#define TC_ACT_STOLEN 4
 
 static __always_inline void map_v4(__u8 *dst, __u32 addr)
 {
@@ -54,7 +55,18 @@ static __always_inline bool must_drop(const __u8 peer[16], __u8 l4proto)
 	return true;
 }
 
-/* Counts an RDMA packet in its flow; TC_ACT_SHOT when it must be dropped. */
+static __always_inline int drop_action(bool ingress)
+{
+	return ingress ? TC_ACT_SHOT : TC_ACT_STOLEN;
+}
+
+/*
+ * Counts an RDMA packet in its flow, and drops it when it must be. On egress a drop is
+ * TC_ACT_STOLEN, not TC_ACT_SHOT: SHOT makes the transmit fail (NET_XMIT_DROP), and rdma_rxe
+ * answers a failed transmit with -EAGAIN and sends the packet again at once, for ever (a kernel
+ * QP1's CM request spun at 90k packets a second in the VM lab). STOLEN discards it as sent; the
+ * transport's own timeouts then end the connection attempt.
+ */
 static __always_inline int count_packet(struct __sk_buff *skb, bool ingress)
 {
 	struct rg_flow_key k = {};
@@ -109,11 +121,11 @@ static __always_inline int count_packet(struct __sk_buff *skb, bool ingress)
 		bpf_map_update_elem(&roce_flows, &k, &zero, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&roce_flows, &k);
 		if (!v) /* the drop does not depend on the flow table */
-			return drop ? TC_ACT_SHOT : TC_ACT_UNSPEC;
+			return drop ? drop_action(ingress) : TC_ACT_UNSPEC;
 	}
 	if (drop) {
 		__sync_fetch_and_add(&v->packets_dropped, 1);
-		return TC_ACT_SHOT;
+		return drop_action(ingress);
 	}
 	if (ingress) {
 		__sync_fetch_and_add(&v->packets_in, 1);
