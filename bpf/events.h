@@ -354,8 +354,33 @@ struct rg_flow_key {
 };
 
 struct rg_flow_val {
-	__u64 packets_in;
+	__u64 packets_in; /* passed */
 	__u64 bytes_in;
 	__u64 packets_out;
 	__u64 bytes_out;
+	__u64 packets_dropped; /* both ways: the peer is no seat and no server (below) */
+};
+
+/*
+ * Dropping RoCE v2 and iWARP traffic of peers outside the fleet (docs/enforcement.md). Map
+ * "fleet_nets" (LPM trie): the policy's seats and servers, IPv4 as IPv4-mapped IPv6 (prefix + 96);
+ * the value is the generation that put the entry there (the agent adds a policy's entries under
+ * a new generation, then deletes the older ones: a reload never leaves a managed peer out).
+ */
+struct rg_fleet_key {
+	__u32 prefixlen;
+	__u8 addr[16];
+};
+
+/* Map "tc_cfg", one entry: drop is 1 while enforcement is in force and the policy has a fleet. */
+struct rg_tc_cfg {
+	__u32 drop;
+	__u32 pad;
+};
+
+/* Per-CPU map "tc_drops": packets dropped, by reason. */
+enum rg_tc_drop_reason {
+	RG_TC_DROP_ROCE_V2 = 0, /* UDP to port 4791 */
+	RG_TC_DROP_IWARP,	/* TCP on a port in iwarp_ports */
+	RG_TC_DROP__MAX,
 };

@@ -176,6 +176,30 @@ struct {
 	__type(value, __u8);
 } iwarp_ports __weak SEC(".maps");
 
+/* The policy's fleet, seats and servers (events.h): a RoCE/iWARP peer outside it is dropped
+ * while tc_cfg says so. 8192: the policy's 4096 seats and 4096 servers. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 8192);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct rg_fleet_key);
+	__type(value, __u32);
+} fleet_nets __weak SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rg_tc_cfg);
+} tc_cfg __weak SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RG_TC_DROP__MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} tc_drops __weak SEC(".maps");
+
 /* The agent's own maps and links (self.bpf.c): a bpf() command by another process that changes
  * one is reported. Filled by the agent after load. */
 struct {

@@ -43,6 +43,8 @@ struct daemon {
 	uint64_t record_errors;
 	uint64_t events_by[RG_EV__MAX][RG_PROV__MAX]; /* event.action x event.provider */
 	uint64_t enforce_denied, enforce_killed;     /* events the kernel refused, processes killed */
+	bool tc_dropping;   /* the TC programs drop RDMA traffic of peers outside the fleet */
+	bool tc_drop_warned; /* said once that they cannot */
 	struct metrics_http *metrics;		      /* NULL: no /metrics endpoint */
 	uint64_t reloads_ok, reloads_rejected;
 	uint64_t reconcile_runs, reconcile_new, reconcile_errors;
@@ -87,3 +89,4 @@ void daemon_stop_signal(struct daemon *d, const struct signalfd_siginfo *si);
 int daemon_enforce_prepare(struct daemon *d, struct daemon_config *cfg);
 int daemon_enforce_start(struct daemon *d);
 void daemon_enforce_after_reload(struct daemon *d);
+void daemon_enforce_sync_tc(struct daemon *d);

@@ -332,6 +332,7 @@ static void on_tick(struct daemon *d)
 			 d->cfg->pin_dir ? d->cfg->pin_dir : ENFORCE_PIN_DIR);
 		/* its own agent.what: AGENT-002 aggregates by it, and this must not wait */
 		daemon_agent_event(d, RG_EV_AGENT_SENSOR, false, "enforce_pins", text, 0, 0);
+		daemon_enforce_sync_tc(d); /* and the TC drop with it */
 	}
 	if (now >= d->next_reconcile_ns) {
 		daemon_reconcile(d);

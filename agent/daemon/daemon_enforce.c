@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The daemon's side of enforcement: whether it is wanted (command line or policy), preparing it
- * before the sensors (they share its pins), starting or taking it over, and a reload's policy.
+ * before the sensors (they share its pins), starting or taking it over, a reload's policy, and
+ * the TC programs' drop of RDMA traffic with peers outside the fleet (docs/enforcement.md).
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,6 +15,7 @@
 #include "common/util.h"
 #include "enforce/enforce.h"
 #include "engine/engine.h"
+#include "engine/policy.h"
 #include "sensors/sensors.h"
 #include "daemon-internal.h"
 
@@ -21,6 +23,41 @@
 static bool enforce_wanted(const struct daemon *d)
 {
 	return d->cfg->enforce || engine_policy(d->engine)->enforce;
+}
+
+/*
+ * The TC programs drop RoCE v2/iWARP traffic with a peer that is no seat and no server while
+ * enforcement is in force and the policy has a fleet; otherwise they only count. After start,
+ * reload and `enforce --off`.
+ */
+void daemon_enforce_sync_tc(struct daemon *d)
+{
+	const struct rg_policy *p = engine_policy(d->engine);
+	bool drop = enforce_started(d->enf) && p->has_fleet;
+	int r;
+
+	if (!d->sensors)
+		return;
+	sensors_fleet_begin(d->sensors);
+	for (size_t i = 0; drop && i < p->n_fleet_servers; i++)
+		sensors_fleet_add(d->sensors, p->fleet_servers[i].addr, p->fleet_servers[i].prefix);
+	for (size_t i = 0; drop && i < p->n_fleet_seats; i++)
+		sensors_fleet_add(d->sensors, p->fleet_seats[i].addr, p->fleet_seats[i].prefix);
+	r = sensors_fleet_commit(d->sensors, drop);
+	if (r == -EOPNOTSUPP && !d->tc_drop_warned) {
+		d->tc_drop_warned = true;
+		log_warning("RDMA traffic with peers outside the fleet is not dropped: the RoCE "
+			    "counters (TC) are not attached.");
+		daemon_agent_event(d, RG_EV_AGENT_SENSOR, false, "enforce_tc",
+				   "RDMA traffic with peers outside the fleet is not dropped: the "
+				   "TC programs are not attached",
+				   0, 0);
+	} else if (r == 0 && drop != d->tc_dropping) {
+		log_info("RoCE v2/iWARP traffic with peers outside the fleet (%zu seat and %zu "
+			 "server ranges) is %s.",
+			 p->n_fleet_seats, p->n_fleet_servers, drop ? "dropped" : "no longer dropped");
+	}
+	d->tc_dropping = sensors_fleet_dropping(d->sensors);
 }
 
 /* Before the sensors: pins of an earlier daemon are shared with them. */
@@ -59,6 +96,7 @@ int daemon_enforce_start(struct daemon *d)
 	r = enforce_start(d->enf, d->sensors, engine_policy(d->engine), d->engine);
 	if (r < 0)
 		return r;
+	daemon_enforce_sync_tc(d);
 	if (!sensors_lsm_active(d->sensors)) {
 		struct json_object *feat = NULL, *lsms = NULL;
 
@@ -98,4 +136,5 @@ void daemon_enforce_after_reload(struct daemon *d)
 	}
 	if (r < 0)
 		log_error_errno(r, "Failed to apply the new policy to enforcement: %m");
+	daemon_enforce_sync_tc(d);
 }

@@ -280,6 +280,23 @@ static void metrics_bpf(struct daemon *d, FILE *f)
 	(void)sensors_prog_stats(d->sensors, prog_sample, &p);
 }
 
+/* The TC programs' drop of RDMA traffic with peers outside the fleet (docs/enforcement.md). */
+static void metrics_tc_drops(struct daemon *d, FILE *f)
+{
+	uint64_t n[SENSORS_TC_DROP_REASONS] = {0};
+
+	if (!d->sensors || sensors_tc_drops(d->sensors, n) < 0)
+		memset(n, 0, sizeof(n));
+	family(f, "rdmaguard_rdma_peer_drop_active", "gauge",
+	       "1 while the TC programs drop RoCE v2/iWARP traffic with peers outside the fleet.");
+	sample(f, "rdmaguard_rdma_peer_drop_active", d->tc_dropping, NULL);
+	family(f, "rdmaguard_rdma_dropped_packets_total", "counter",
+	       "RoCE v2 (UDP 4791) and iWARP (TCP) packets with a peer outside the fleet dropped, "
+	       "by protocol.");
+	sample(f, "rdmaguard_rdma_dropped_packets_total", n[0], "protocol", "roce_v2", NULL);
+	sample(f, "rdmaguard_rdma_dropped_packets_total", n[1], "protocol", "iwarp", NULL);
+}
+
 static void metrics_state(struct daemon *d, FILE *f)
 {
 	const struct rg_policy *p = engine_policy(d->engine);
@@ -299,6 +316,7 @@ static void metrics_state(struct daemon *d, FILE *f)
 	       NULL);
 	sample(f, "rdmaguard_enforcement_actions_total", d->enforce_killed, "action", "killed",
 	       NULL);
+	metrics_tc_drops(d, f);
 	family(f, "rdmaguard_policy_generation", "gauge",
 	       "The policy in force: 1 at start, one more for each accepted reload.");
 	sample(f, "rdmaguard_policy_generation", 1 + d->reloads_ok, NULL);

@@ -377,7 +377,8 @@ struct rg_ev_memory {
 struct rg_ev_roce {
 	struct rg_addr peer;
 	struct rg_addr local;
-	uint64_t packets_in, bytes_in, packets_out, bytes_out;
+	uint64_t packets_in, bytes_in, packets_out, bytes_out; /* passed */
+	uint64_t packets_dropped; /* both ways, by enforcement: the peer is outside the fleet */
 	uint32_t protocol; /* 17 (UDP 4791, RoCE v2) or 6 (TCP, iWARP) */
 	uint32_t pad;
 	char ifname[RG_IFNAME_LEN];

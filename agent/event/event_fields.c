@@ -192,6 +192,7 @@ static const struct event_field roce_fields[] = {
 	F("rdma.traffic.bytes_in", EFK_U64, u.roce.bytes_in),
 	F("rdma.traffic.packets_out", EFK_U64, u.roce.packets_out),
 	F("rdma.traffic.bytes_out", EFK_U64, u.roce.bytes_out),
+	F("rdma.traffic.packets_dropped", EFK_U64, u.roce.packets_dropped),
 	F("network.iana_number", EFK_U32, u.roce.protocol),
 	F("rdma.netdev", EFK_STR, u.roce.ifname),
 };

@@ -32,7 +32,8 @@ _Static_assert(sizeof(struct rg_rec_sock) == 56 + 56 + RG_REC_SOCKADDR + RG_REC_
 _Static_assert(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_NEWLINK) == (5 << 10) + 3,
 	       "enforce.bpf.c matches rdma link add by this type");
 _Static_assert(sizeof(struct rg_fd_key) == 8 && sizeof(struct rg_fd_val) == 24, "fd map");
-_Static_assert(sizeof(struct rg_flow_key) == 40 && sizeof(struct rg_flow_val) == 32, "flows");
+_Static_assert(sizeof(struct rg_flow_key) == 40 && sizeof(struct rg_flow_val) == 40, "flows");
+_Static_assert(sizeof(struct rg_fleet_key) == 20 && sizeof(struct rg_tc_cfg) == 8, "fleet");
 _Static_assert(RG_REC_RESP_MAX <= RG_REC_BLOB, "response fits the blob");
 _Static_assert(RG_REC_COMM == RG_COMM_LEN, "comm");
 _Static_assert(RG_MEM_PROCESS_VM_READV == 1 && RG_MEM_PROCESS_VM_WRITEV == 2 &&

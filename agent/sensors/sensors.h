@@ -166,6 +166,23 @@ void sensors_unwatch_link(struct rg_sensors *s, struct bpf_link *link);
 uint32_t sensors_watch_map(struct rg_sensors *s, int fd, const char *name);
 void sensors_unwatch_map(struct rg_sensors *s, uint32_t id);
 
+/*
+ * Dropping RoCE v2 and iWARP traffic of peers outside the fleet, in the TC programs (bpf/roce.bpf.c,
+ * docs/enforcement.md): begin, add each seat and server range (IPv4 as IPv4-mapped IPv6, its
+ * prefix + 96), commit with drop on or off. The ranges of the previous fleet stay until commit,
+ * so a reload never drops a peer that both fleets have. commit: 0; -EOPNOTSUPP when drop is asked
+ * but the TC programs are not in the plan (--no-roce); another -errno (logged) when the fleet
+ * could not be loaded whole: then nothing is dropped.
+ */
+void sensors_fleet_begin(struct rg_sensors *s);
+void sensors_fleet_add(struct rg_sensors *s, const uint8_t addr[16], unsigned prefix);
+int sensors_fleet_commit(struct rg_sensors *s, bool drop);
+/* The TC programs drop now (drop committed, and the programs are in the plan). */
+bool sensors_fleet_dropping(const struct rg_sensors *s);
+/* Packets dropped since start, summed over CPUs, by reason: RoCE v2 (UDP 4791), iWARP (TCP). */
+#define SENSORS_TC_DROP_REASONS 2
+int sensors_tc_drops(struct rg_sensors *s, uint64_t out[SENSORS_TC_DROP_REASONS]);
+
 /* Inserts (pid, fd) into the RDMA fd map as an RDMA node of that kind (RG_NODE_*). 0 or -errno. */
 int sensors_remember_fd(struct rg_sensors *s, pid_t pid, int fd, unsigned node_kind);
 

@@ -10,6 +10,7 @@
  *   devices.c   device and module uevents
  *   records.c   ring buffer records -> events (convert.c), the rdma_cm id table
  *   tc.c        RoCE/iWARP counters: TC attach, verify, scan, harvest
+ *   tc_fleet.c  the TC programs' drop: the fleet's map, on/off, the drop counters
  *   uprobes.c   the libibverbs uprobes
  *   links.c     attach/detach per the plan, the module object (ib_uverbs, rdma_ucm)
  *   seed.c      RDMA fds of running processes, from /proc
@@ -117,6 +118,11 @@ struct rg_sensors {
 	size_t ntc;
 	struct flow_ent *flows;
 	size_t nflows;
+	/* tc_fleet.c: the fleet's generation in fleet_nets, whether the programs drop */
+	uint32_t fleet_gen;
+	size_t fleet_n;
+	int fleet_err;
+	bool fleet_drop;
 	/* loop.c */
 	struct ring_buffer *rb;
 	struct ringwake wake; /* when rb's records wake the reader */

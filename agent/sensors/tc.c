@@ -4,7 +4,7 @@
  * and egress of the netdevs that carry an RDMA device (sysfs.c) and of --roce-if; attached at
  * start and as devices come, checked every second (a filter removed or replaced by another
  * process is reported and put back), detached at close; and the per-peer traffic reports, the
- * deltas of map roce_flows every roce_interval_s.
+ * deltas of map roce_flows every roce_interval_s (the drop itself: tc_fleet.c).
  */
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -220,8 +220,9 @@ void roce_harvest(struct rg_sensors *s)
 		delta.bytes_in = v.bytes_in - fe->v.bytes_in;
 		delta.packets_out = v.packets_out - fe->v.packets_out;
 		delta.bytes_out = v.bytes_out - fe->v.bytes_out;
+		delta.packets_dropped = v.packets_dropped - fe->v.packets_dropped;
 		fe->v = v;
-		if (!delta.packets_in && !delta.packets_out)
+		if (!delta.packets_in && !delta.packets_out && !delta.packets_dropped)
 			continue;
 		ev.type = RG_EV_ROCE_TRAFFIC;
 		ev.provider = RG_PROV_SENSOR;
@@ -232,6 +233,7 @@ void roce_harvest(struct rg_sensors *s)
 		ev.u.roce.bytes_in = delta.bytes_in;
 		ev.u.roce.packets_out = delta.packets_out;
 		ev.u.roce.bytes_out = delta.bytes_out;
+		ev.u.roce.packets_dropped = delta.packets_dropped;
 		ev.u.roce.protocol = k.proto;
 		if (!if_indextoname(k.ifindex, ev.u.roce.ifname))
 			ev.u.roce.ifname[0] = 0;

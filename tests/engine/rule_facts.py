@@ -256,4 +256,18 @@ FACTS = {
         a("RDMA-004", "high", 530, file__path="/dev/infiniband/uverbs0"),
         a("RDMA-006", "critical", 530, event__action="device_open"),
     ],
+    # RDMA-012.policy.json: seats 10.0.0.0/24, server 10.0.9.5. Medium, raised one step for the
+    # unknown peer (high); high while Arena runs, raised to critical. The seat's and the
+    # server's traffic (nothing dropped) alert nothing; 192.0.2.77's second drop is a repeat.
+    "RDMA-012": [
+        a("RDMA-012", "high", None, destination__ip="192.0.2.77",
+          rdmaguard__peer__class="unknown", rdma__traffic__packets_dropped=12,
+          message="RDMA traffic with unmanaged peer 192.0.2.77 dropped on eth0: 12 packets"),
+        a("RDMA-012", "high", None, destination__ip="192.0.2.78", network__iana_number=6,
+          rdmaguard__peer__class="unknown", rdma__traffic__packets_dropped=3),
+        a("RDMA-012", "critical", None, destination__ip="192.0.2.79",
+          rdmaguard__peer__class="unknown", rdma__traffic__packets_dropped=7),
+        a("RDMA-012", "high", None, destination__ip="192.0.2.77",
+          rdma__traffic__packets_dropped=30, labels__seat="B-12"),
+    ],
 }

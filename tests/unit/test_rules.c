@@ -65,7 +65,7 @@ START_TEST(test_default_rules)
 					  "RDMA-001",
 					  "RDMA-002",  "RDMA-003",  "RDMA-004",	 "RDMA-005",
 					  "RDMA-006",  "RDMA-007",  "RDMA-008",	 "RDMA-009",
-					  "RDMA-010",  "RDMA-011"};
+					  "RDMA-010",  "RDMA-011",  "RDMA-012"};
 	const char *root = getenv("RG_SOURCE_ROOT");
 	struct rg_ruleset *set;
 	struct rg_error err;

@@ -84,5 +84,44 @@ alerts k --match "{\"rule.id\": \"RDMA-004\", \"action\": \"killed\", \"rule.act
 	--match "{\"action\": \"killed\", \"process.pid\": $pid_allowed}" --absent \
 	--match '{"action": "denied"}' --absent
 
+# The TC drop (issue 27), on the same daemon. rxe0's dummy0 cannot carry it: a NOARP device
+# resolves every neighbour to its own MAC, and rxe then loops the packets back inside itself. So:
+# rxe1 on a veth whose other end, in a namespace, has a seat's address (198.51.100.50) and a
+# box's (198.51.100.77), and a reload that gives the policy a fleet, seats 198.51.100.0/26, and
+# allowlists rping. rping connects over rxe1 to each: its rdma_cm REQs are rxe's own RoCE v2
+# packets (UDP 4791) through rgv0's TC egress. To the seat they pass (counted out, none
+# dropped); to the box every one is dropped, counted and alerted (RDMA-012, the box as
+# destination.ip, class unknown).
+ip netns add rgbox
+ip link add rgv0 type veth peer name rgv1 netns rgbox
+ip addr add 198.51.100.1/24 dev rgv0
+ip link set rgv0 up
+ip -n rgbox addr add 198.51.100.50/24 dev rgv1
+ip -n rgbox addr add 198.51.100.77/24 dev rgv1
+ip -n rgbox link set rgv1 up
+rxe_up rxe1 rgv0
+wait_for -m "the RoCE counters on rgv0" grep -q "RoCE counters attached to rgv0" "$OUT/k.log"
+enf_policy "{\"role\": \"managed\", \"enforce\": true, \"enforce_scope\": \"always\",
+	\"rules\": {\"RDMA-004\": {\"action\": \"kill\"}, \"RDMA-009\": {\"action\": \"kill\"}},
+	\"allow\": [{\"exe\": \"$TMPDIR/allowed/rg-lab-probe\"}, {\"exe\": \"/usr/bin/rping\"}],
+	\"fleet\": {\"seats\": [\"198.51.100.0/26\"]}}"
+kill -HUP "$(bg_pid k)"
+wait_for -m "the reload's drop" grep -q "peers outside the fleet (1 seat and 0 server ranges) is dropped" \
+	"$OUT/k.log"
+for peer in 198.51.100.50 198.51.100.77; do
+	timeout 8 rping -c -a "$peer" -C 1 -v >"$OUT/rping-$peer.log" 2>&1 || true
+done
+wait_for -m "the box's drops reported" alerts k --match '{"rule.id": "RDMA-012",
+	"destination.ip": "198.51.100.77", "rdmaguard.peer.class": "unknown", "rdma.netdev": "rgv0"}' --min 1
+R='"event.action": "roce_traffic", "rdma.netdev": "rgv0", "rdma.peer.address"'
+expect_json "$OUT/k-events.jsonl" \
+	--match "{$R: \"198.51.100.50\", \"rdma.traffic.packets_out\": {\">=\": 1}}" --min 1 \
+	--match "{$R: \"198.51.100.50\", \"rdma.traffic.packets_dropped\": {\"?\": true}}" --absent \
+	--match "{$R: \"198.51.100.77\", \"rdma.traffic.packets_dropped\": {\">=\": 1}}" --min 1 \
+	--match "{$R: \"198.51.100.77\", \"rdma.traffic.packets_out\": {\"?\": true}}" --absent
+alerts k --match '{"rule.id": "RDMA-012", "destination.ip": "198.51.100.50"}' --absent
+rxe_down rxe1
+ip netns del rgbox
+
 enf_stop k
 "$RG" enforce --off >/dev/null
