@@ -8,9 +8,10 @@ index template (ECS mapping) of rdmaguard's alerts and notices, from what knows 
   - docs/reference/event-fields.md (generated from the event field table, checked by the
     reference-docs test): the event's fields an alert carries (rdma.*, memory.*, pci.*, ...),
     with the table's type;
-  - IDENTITY below: the seat identity and network names of issue 27 (host.*, agent.version,
-    labels.seat, destination.*, related.ip) and the heartbeat's hardware fields, until those are
-    in the two sources above.
+  - IDENTITY below: the seat identity and network names of docs/seat.md (host.*, agent.*,
+    labels.seat, destination.*, source.*, related.ip, rdmaguard.*) and the heartbeat's hardware
+    fields (hw.fingerprint, pci.dsn[]), where the two sources above do not have them; addresses
+    are ip whatever the alert schema says (it types them as strings).
 
 Where both sources type a field, the event table wins (it knows 64-bit integers: unsigned_long).
 tests/fleet/test_index_template.py regenerates it (no difference allowed) and checks it against
@@ -30,13 +31,17 @@ DATE = {"type": "date", "format": "strict_date_optional_time"}
 
 IDENTITY = {
     "host.name": KEYWORD, "host.id": KEYWORD, "host.ip": IP, "host.mac": KEYWORD,
-    "host.os.type": KEYWORD, "host.os.family": KEYWORD, "host.os.name": KEYWORD,
-    "host.os.version": KEYWORD, "host.os.kernel": KEYWORD, "host.os.platform": KEYWORD,
-    "agent.version": KEYWORD, "agent.type": KEYWORD, "agent.policy_hash": KEYWORD,
+    "host.architecture": KEYWORD, "host.os.type": KEYWORD, "host.os.family": KEYWORD,
+    "host.os.name": KEYWORD, "host.os.version": KEYWORD, "host.os.full": KEYWORD,
+    "host.os.kernel": KEYWORD, "host.os.platform": KEYWORD,
+    "agent.version": KEYWORD, "agent.type": KEYWORD, "rdmaguard.policy.sha256": KEYWORD,
     "labels.seat": KEYWORD, "destination.ip": IP, "destination.port": {"type": "long"},
-    "destination.class": KEYWORD, "related.ip": IP, "event.dataset": KEYWORD,
+    "source.ip": IP, "source.port": {"type": "long"}, "related.ip": IP,
+    "rdmaguard.peer.class": KEYWORD, "rdmaguard.peer.name": KEYWORD, "event.dataset": KEYWORD,
     "hw.fingerprint": KEYWORD, "pci.dsn": KEYWORD,
 }
+# ECS types the alert schema cannot say (it types addresses as strings).
+ECS_IP = ("host.ip", "related.ip", "destination.ip", "source.ip")
 # Free text: searchable by words as well.
 TEXT = {"message", "rule.description"}
 
@@ -113,6 +118,8 @@ def build():
     fields.update(event_table())
     for k, v in IDENTITY.items():
         fields.setdefault(k, dict(v))
+    for k in ECS_IP:
+        fields[k] = dict(IP)
     for k in TEXT:
         fields[k] = {"type": "match_only_text"}
     props = {}

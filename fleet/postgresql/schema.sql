@@ -6,8 +6,9 @@
 --
 --   psql -v ON_ERROR_STOP=1 -d rdmaguard -f schema.sql -f views.sql
 --
--- Field names are the agent's ECS names: host.name, host.id, host.ip[], host.mac[], host.os.*,
--- agent.version, labels.seat, destination.ip/port, related.ip[], rdma.peer.address. The seat's
+-- Field names are the agent's ECS names (docs/seat.md): host.name, host.id, host.ip[], host.mac[],
+-- host.os.*, agent.version, labels.seat, destination.ip/port, source.ip, related.ip[],
+-- rdma.peer.address/gid. The seat's
 -- hardware fingerprint digest and its PCI Device Serial Numbers come in heartbeats as
 -- hw.fingerprint and pci.dsn[] (host.hardware.fingerprint / host.hardware.pci_dsn[] are read too):
 -- rdmaguard.ingest() is the one place that knows where each key field is.
@@ -25,7 +26,8 @@ CREATE TABLE IF NOT EXISTS alerts (
 	rule_id text NOT NULL,
 	severity text NOT NULL,
 	severity_rank smallint NOT NULL,   -- info 0 .. critical 4
-	peer_ips inet[] NOT NULL DEFAULT '{}', -- destination.ip, related.ip[], rdma.peer.address
+	peer_ips inet[] NOT NULL DEFAULT '{}', -- destination.ip, related.ip[], rdma.peer.*, less
+					       -- host.ip[] and source.ip (this seat's own)
 	process_name text,
 	message text,
 	sender_ip inet,                    -- where the collector received it from (fromhost-ip)
@@ -150,7 +152,9 @@ BEGIN
 			       json_inets(d #> '{rdma,peer,address}') || json_inets(d #> '{rdma,peer,gid}');
 			-- The seat's own addresses are no peers (related.ip lists both ends).
 			ips := ARRAY(SELECT DISTINCT x FROM unnest(ips) x
-				     WHERE NOT x = ANY (json_inets(d #> '{host,ip}')) ORDER BY x);
+				     WHERE NOT x = ANY (json_inets(d #> '{host,ip}') ||
+							json_inets(d #> '{source,ip}'))
+				     ORDER BY x);
 			INSERT INTO alerts (event_id, ts, seat, host_id, rule_id, severity, severity_rank,
 					    peer_ips, process_name, message, sender_ip, doc)
 			VALUES ((d #>> '{event,id}')::uuid, (d ->> '@timestamp')::timestamptz, seat,

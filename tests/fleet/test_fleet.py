@@ -185,15 +185,24 @@ PEERS = {"B-12": ("10.0.0.77", "10.0.0.78"), "B-13": ("10.0.0.11", "10.0.0.12")}
 
 
 def heartbeat(seat, ts):
+    """A heartbeat notice with the identity the daemon writes (docs/seat.md) and the hardware
+    fields the hw branch will add (hw.fingerprint, pci.dsn[])."""
     ip, fp, dsns = SEATS[seat]
+    name = "lan-" + seat.lower()
     return {"@timestamp": ts, "event": {"id": str(uuid.uuid4()), "kind": "metric",
                                         "action": "agent_heartbeat",
                                         "dataset": "rdmaguard.agent"},
             "severity": "info", "message": "heartbeat", "rule": {"id": "heartbeat"},
-            "host": {"name": seat.lower() + ".hall", "hostname": seat.lower() + ".hall",
-                     "id": uuid.uuid5(uuid.NAMESPACE_DNS, seat).hex, "ip": [ip, "fe80::1"],
-                     "mac": ["02-00-00-00-00-%02x" % int(ip.split(".")[-1])]},
-            "labels": {"seat": seat}, "agent": {"version": "0.1.0"},
+            "host": {"name": name, "hostname": name,
+                     "id": uuid.uuid5(uuid.NAMESPACE_DNS, seat).hex,
+                     "ip": [ip, "fd00::%x" % int(ip.split(".")[-1])],
+                     "mac": ["02-00-00-00-00-%02X" % int(ip.split(".")[-1])],
+                     "architecture": "x86_64",
+                     "os": {"type": "linux", "family": "debian", "platform": "debian",
+                            "name": "Debian GNU/Linux", "version": "12",
+                            "kernel": "6.1.0-13-amd64"}},
+            "labels": {"seat": seat}, "agent": {"type": "rdmaguard", "version": "0.1.0"},
+            "rdmaguard": {"policy": {"sha256": "9b1f" + "0" * 60}},
             "hw": {"fingerprint": fp}, "pci": {"dsn": dsns}}
 
 
@@ -272,6 +281,9 @@ def scenario(d):
             check(g["seat"] == want[g["id"]][0] and g["doc"] == want[g["id"]][1],
                   "alert %s stored as %r" % (g["id"], g))
         check(pg.scalar("SELECT count(*) FROM rdmaguard.rejects") == "0", "rejects")
+        # The agent's ECS peer fields are what the store reads (docs/seat.md).
+        n_dest = sum(1 for al in alerts.values() for a in al if a.get("destination", {}).get("ip"))
+        check(n_dest == 6, "%d alerts with destination.ip, expected 6" % n_dest)
 
         at = "(SELECT max(received_at) FROM rdmaguard.agent_events)"
         silent = pg.rows("SELECT seat FROM rdmaguard.silent_seats('1 second', %s)" % at)
