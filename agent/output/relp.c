@@ -252,8 +252,8 @@ static int relp_send_one(struct relp *rl, const char *data, uint32_t len,
 			memcpy(rl->held, data, len);
 			rl->held_len = len;
 			rl->held_rec = rec;
-			rl->has_held = true;
 		}
+		rl->has_held = true; /* also when the held record itself failed again */
 		/* SESSION_CLOSED: the server's "serverclose" hint (a collector stopping), which
 		 * librelp takes as a broken session without calling the error callback. */
 		if (r != RELP_RET_SESSION_BROKEN && r != RELP_RET_SESSION_CLOSED &&
