@@ -8,6 +8,10 @@
                 empty, nothing dropped. The same stream through syslog+tcp:// to imtcp is run
                 first and its duplicates printed: the at-least-once figure RELP removes.
 
+  relp-down     the collector down when the sender starts (no session yet: its connects fail),
+                the sender killed -9 with 30 alerts spooled, a new one adds 20: once the
+                collector is up, exactly the 50, in order.
+
 Deliberate breaks that turn it red (both seen red): free the client on a broken session instead
 of relpCltReconnect() and rewind the spool (relp.c, relp_send_one(); 32 duplicates), take
 librelp's RELP_RET_SESSION_CLOSED (rsyslog's "serverclose") as a fatal error (the same); drop
@@ -74,7 +78,37 @@ def scenario_relp_restart(d):
           "relp %d lines, %d distinct" % (tcp_lines, n, tcp_lines - n, len(recs), len(set(ids))))
 
 
-SCENARIOS = {"relp-restart": scenario_relp_restart}
+def scenario_relp_down(d):
+    """The collector is down when the sender starts (its first connects fail: no session yet),
+    and the sender is killed -9 with the spool full; a new sender with the same spool delivers
+    everything once the collector is up: exactly once, in order."""
+    rs = RelpRsyslog(d)
+    spec = "relp://127.0.0.1:%d" % rs.port
+    state = os.path.join(d, "state")
+    drv = t.Driver(d, [spec], state, name="driver1")
+    sent = [t.make_alert(i, t.SEVERITIES[i % 5]) for i in range(50)]
+    for a in sent[:30]:
+        drv.submit(a)
+    t.wait_for(lambda: (lambda s: s["spool_records"] == 30 and s["connect_failures"] >= 2)(
+        drv.stats()), 30, "30 alerts spooled and the connects failing")
+    drv.kill9()
+    drv = t.Driver(d, [spec], state, name="driver2")
+    for a in sent[30:]:
+        drv.submit(a)
+    t.wait_for(lambda: drv.stats()["spool_records"] == 50, 30, "50 alerts in the spool")
+    rs.start()
+    t.wait_all_received(rs, sent, 30)
+    t.wait_for(lambda: (lambda s: s["spool_records"] == 0 and s["delivered"] == 50)(
+        drv.stats()), 30, "the spool to drain")
+    t.check(drv.close() == 0, "driver exit status")
+    ids = t.uuids_of(rs.received())
+    t.check(ids == [a["event"]["id"] for a in sent],
+            "%d lines, %d distinct, in order: %s" % (len(ids), len(set(ids)),
+                                                      ids == sorted(ids, key=ids.index)))
+    rs.stop()
+
+
+SCENARIOS = {"relp-restart": scenario_relp_restart, "relp-down": scenario_relp_down}
 
 
 def main():
