@@ -46,8 +46,8 @@
 #include "sink.h"
 #include "spool.h"
 
-#define RELP_WINDOW	  32   /* messages librelp may have unanswered */
-#define RELP_SEND_ROUNDS  256  /* messages per loop iteration, between spooling rounds */
+#define RELP_WINDOW	 32  /* messages librelp may have unanswered */
+#define RELP_SEND_ROUNDS 256 /* messages per loop iteration, between spooling rounds */
 
 struct relp_pending {
 	uint64_t seq;
@@ -58,7 +58,7 @@ struct relp {
 	struct net *n;
 	relpEngine_t *engine;
 	relpClt_t *clt;
-	bool session; /* clt has a session (relpCltConnect() succeeded): reconnect keeps it */
+	bool session;	 /* clt has a session (relpCltConnect() succeeded): reconnect keeps it */
 	unsigned errors; /* error callbacks since the client was made */
 	char last_error[200];
 
@@ -196,10 +196,13 @@ static void relp_connect(struct relp *rl, uint64_t now)
 	if (rl->session)
 		r = relpCltReconnect(rl->clt);
 	else {
+		int family = AF_UNSPEC;
+
+		if (sp->host_is_ip)
+			family = strchr(sp->host, ':') ? AF_INET6 : AF_INET;
 		snprintf(port, sizeof(port), "%u", sp->port);
-		r = relpCltConnect(rl->clt, sp->host_is_ip && strchr(sp->host, ':') ? AF_INET6
-							: sp->host_is_ip ? AF_INET : AF_UNSPEC,
-				   (unsigned char *)port, (unsigned char *)sp->host);
+		r = relpCltConnect(rl->clt, family, (unsigned char *)port,
+				   (unsigned char *)sp->host);
 		if (r == RELP_RET_OK)
 			rl->session = true;
 	}
@@ -242,8 +245,8 @@ static void relp_broken(struct relp *rl, uint64_t now)
 }
 
 /* Hands one message to librelp. 0, or -EPIPE when the session broke (the record is held). */
-static int relp_send_one(struct relp *rl, const char *data, uint32_t len,
-			 struct relp_pending rec, uint64_t now)
+static int relp_send_one(struct relp *rl, const char *data, uint32_t len, struct relp_pending rec,
+			 uint64_t now)
 {
 	relpRetVal r = relpCltSendSyslog(rl->clt, (unsigned char *)data, len);
 
