@@ -143,9 +143,9 @@ class Collector:
         with open(os.path.join(SRC, "fleet", "rsyslog", "rdmaguard-central.conf")) as f:
             conf = f.read()
         subs = [('input(type="imrelp" port="2514"', 'input(type="imrelp" port="%d"' % self.port),
-                ('server="/var/run/postgresql" port="5432" db="rdmaguard"',
+                ('server="127.0.0.1" port="5432" db="rdmaguard"',
                  'server="%s" port="%d" db="fleet"' % (pg.dir, pg.port)),
-                ('uid="rsyslog" pwd=""', 'uid="rg" pwd=""')]
+                ('uid="rsyslog" pwd="SET-ME"', 'uid="rg" pwd=""')]
         for a, b in subs:
             check(conf.count(a) == 1, "the shipped configuration has no %r" % a)
             conf = conf.replace(a, b)
