@@ -556,7 +556,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 		goto out;
 	/* Only network outputs keep state (their spools). */
 	for (size_t i = 0; i < nspecs; i++)
-		if (specs[i].type == OUTPUT_SYSLOG_TCP || specs[i].type == OUTPUT_SYSLOG_TLS) {
+		if (output_type_is_network(specs[i].type)) {
 			r = mkdir_parents(cfg.state_dir, 0700);
 			if (r < 0) {
 				log_error_errno(r, "Failed to create the state directory %s: %m",

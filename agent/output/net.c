@@ -29,7 +29,7 @@
 #include "spool.h"
 #include "spooldir.h"
 
-static int ns_to_timeout(uint64_t deadline, uint64_t now)
+int net_ns_to_timeout(uint64_t deadline, uint64_t now)
 {
 	uint64_t ms;
 
@@ -39,7 +39,7 @@ static int ns_to_timeout(uint64_t deadline, uint64_t now)
 	return ms > INT32_MAX ? INT32_MAX : (int)ms;
 }
 
-static void timeout_min(int *t, int v)
+void net_timeout_min(int *t, int v)
 {
 	if (v >= 0 && (*t < 0 || v < *t))
 		*t = v;
@@ -97,7 +97,7 @@ static int net_format(struct net *n, const struct output_rec *rec, size_t *ret_l
 	return 0;
 }
 
-static void take_spool_losses(struct net *n)
+void net_take_spool_losses(struct net *n)
 {
 	uint64_t d[SPOOL_QUEUES];
 	struct output *out = n->out;
@@ -163,10 +163,10 @@ static void net_spool_batch(struct net *n, uint64_t now, bool stop)
 	}
 	if (any)
 		n->need_sync = true;
-	take_spool_losses(n);
+	net_take_spool_losses(n);
 }
 
-static void publish(struct net *n)
+void net_publish(struct net *n)
 {
 	struct spool_stats st;
 	bool settled;
@@ -181,54 +181,94 @@ static void publish(struct net *n)
 	n->gen_valid = false;
 }
 
+bool net_spool_step(struct net *n, uint64_t now)
+{
+	struct output *out = n->out;
+	bool stop = false;
+	unsigned rounds;
+	int r;
+
+	if (n->batch_n == 0) {
+		n->batch_n = output_take(out, n->batch, OUTPUT_BATCH_MAX, &n->batch_emptied,
+					 &n->batch_gen, &stop);
+	} else {
+		pthread_mutex_lock(&out->lock);
+		stop = out->stop;
+		pthread_mutex_unlock(&out->lock);
+	}
+	/* Group commit: spool what the queue holds (up to NET_SPOOL_ROUNDS batches), then
+	 * one fdatasync for all of it. */
+	for (rounds = 0; n->batch_n > 0 && (now >= n->spool_retry_ns || stop); rounds++) {
+		net_spool_batch(n, now, stop);
+		if (n->batch_n > 0 || n->batch_emptied || rounds + 1 == NET_SPOOL_ROUNDS)
+			break;
+		n->batch_n = output_take(out, n->batch, OUTPUT_BATCH_MAX, &n->batch_emptied,
+					 &n->batch_gen, &stop);
+	}
+	if (n->need_sync) {
+		r = spool_sync(n->spool);
+		if (r < 0) {
+			set_spool_error(n, "failed to sync the spool: %s", strerror(-r));
+			n->spool_retry_ns = now + ms_to_ns(NET_SPOOL_RETRY_MS);
+		} else {
+			n->need_sync = false;
+			n->cursor_dirty = false;
+		}
+	}
+	/* Everything taken up to batch_gen is durable: flush may count it done. */
+	if (n->batch_n == 0 && n->batch_emptied && !n->need_sync)
+		n->gen_valid = true;
+	if (stop && n->batch_n == 0 && n->batch_emptied) {
+		net_publish(n);
+		return true;
+	}
+	return false;
+}
+
+void net_cursor_sync(struct net *n, uint64_t now)
+{
+	int r;
+
+	if (!n->cursor_dirty || now < n->cursor_sync_ns)
+		return;
+	r = spool_sync(n->spool);
+	if (r < 0)
+		set_spool_error(n, "failed to sync the spool: %s", strerror(-r));
+	n->cursor_dirty = false;
+	n->cursor_sync_ns = now + ms_to_ns(NET_CURSOR_SYNC_MS);
+}
+
+int net_spool_timeout(struct net *n, uint64_t now)
+{
+	int timeout = -1;
+
+	net_timeout_min(&timeout, output_loss_tick(n->out, now));
+	if (n->batch_n > 0)
+		net_timeout_min(&timeout, net_ns_to_timeout(n->spool_retry_ns, now));
+	if (n->need_sync)
+		net_timeout_min(&timeout, net_ns_to_timeout(n->spool_retry_ns, now));
+	if (n->cursor_dirty)
+		net_timeout_min(&timeout, net_ns_to_timeout(n->cursor_sync_ns, now));
+	if (n->batch_n == 0 && !n->batch_emptied)
+		timeout = 0; /* more in the queue */
+	return timeout;
+}
+
 static void *net_thread(void *arg)
 {
 	struct output *out = arg;
 	struct net *n = out->sink_state;
-	bool stop = false;
 
-	take_spool_losses(n); /* unreported drops of an earlier run */
+	net_take_spool_losses(n); /* unreported drops of an earlier run */
 	for (;;) {
 		uint64_t now = now_monotonic_ns();
 		struct pollfd p[2];
-		int timeout = -1, np, r;
+		int timeout, np, r;
 		unsigned rounds;
 		char msg[200];
 
-		if (n->batch_n == 0) {
-			n->batch_n = output_take(out, n->batch, OUTPUT_BATCH_MAX, &n->batch_emptied,
-						 &n->batch_gen, &stop);
-		} else {
-			pthread_mutex_lock(&out->lock);
-			stop = out->stop;
-			pthread_mutex_unlock(&out->lock);
-		}
-		/* Group commit: spool what the queue holds (up to NET_SPOOL_ROUNDS batches), then
-		 * one fdatasync for all of it. */
-		for (rounds = 0; n->batch_n > 0 && (now >= n->spool_retry_ns || stop); rounds++) {
-			net_spool_batch(n, now, stop);
-			if (n->batch_n > 0 || n->batch_emptied || rounds + 1 == NET_SPOOL_ROUNDS)
-				break;
-			n->batch_n = output_take(out, n->batch, OUTPUT_BATCH_MAX, &n->batch_emptied,
-						 &n->batch_gen, &stop);
-		}
-		if (n->need_sync) {
-			r = spool_sync(n->spool);
-			if (r < 0) {
-				set_spool_error(n, "failed to sync the spool: %s", strerror(-r));
-				n->spool_retry_ns = now + ms_to_ns(NET_SPOOL_RETRY_MS);
-			} else {
-				n->need_sync = false;
-				n->cursor_dirty = false;
-			}
-		}
-		/* Everything taken up to batch_gen is durable: flush may count it done. */
-		if (n->batch_n == 0 && n->batch_emptied && !n->need_sync)
-			n->gen_valid = true;
-		if (stop && n->batch_n == 0 && n->batch_emptied) {
-			publish(n);
+		if (net_spool_step(n, now))
 			break;
-		}
 
 		switch (n->state) {
 		case NET_IDLE:
@@ -271,36 +311,24 @@ static void *net_thread(void *arg)
 		}
 		if (n->state == NET_CONNECTED)
 			net_confirm(n, now);
-		if (n->cursor_dirty && now >= n->cursor_sync_ns) {
-			r = spool_sync(n->spool);
-			if (r < 0)
-				set_spool_error(n, "failed to sync the spool: %s", strerror(-r));
-			n->cursor_dirty = false;
-			n->cursor_sync_ns = now + ms_to_ns(NET_CURSOR_SYNC_MS);
-		}
-		publish(n);
+		net_cursor_sync(n, now);
+		net_publish(n);
 
 		/* Sleep until something happens or a deadline. */
-		timeout_min(&timeout, output_loss_tick(out, now));
-		if (n->batch_n > 0)
-			timeout_min(&timeout, ns_to_timeout(n->spool_retry_ns, now));
-		if (n->need_sync)
-			timeout_min(&timeout, ns_to_timeout(n->spool_retry_ns, now));
-		if (n->cursor_dirty)
-			timeout_min(&timeout, ns_to_timeout(n->cursor_sync_ns, now));
+		timeout = net_spool_timeout(n, now);
 		p[0] = (struct pollfd){.fd = out->wake_fd, .events = POLLIN};
 		np = 1;
 		switch (n->state) {
 		case NET_IDLE:
-			timeout_min(&timeout, ns_to_timeout(n->next_attempt_ns, now));
+			net_timeout_min(&timeout, net_ns_to_timeout(n->next_attempt_ns, now));
 			break;
 		case NET_CONNECTING:
 			p[np++] = (struct pollfd){.fd = n->fd, .events = POLLOUT};
-			timeout_min(&timeout, ns_to_timeout(n->deadline_ns, now));
+			net_timeout_min(&timeout, net_ns_to_timeout(n->deadline_ns, now));
 			break;
 		case NET_HANDSHAKE:
 			p[np++] = (struct pollfd){.fd = n->fd, .events = n->want ? n->want : POLLIN};
-			timeout_min(&timeout, ns_to_timeout(n->deadline_ns, now));
+			net_timeout_min(&timeout, net_ns_to_timeout(n->deadline_ns, now));
 			break;
 		case NET_CONNECTED:
 			p[np++] = (struct pollfd){
@@ -310,16 +338,14 @@ static void *net_thread(void *arg)
 								   : 0),
 			};
 			if (n->inf_acked < n->inf_marked)
-				timeout_min(&timeout, NET_ACK_TICK_MS);
+				net_timeout_min(&timeout, NET_ACK_TICK_MS);
 			else if (n->inf_acked > 0)
-				timeout_min(&timeout,
-					    ns_to_timeout(inf_at(n, 0)->acked_ns +
+				net_timeout_min(&timeout,
+					    net_ns_to_timeout(inf_at(n, 0)->acked_ns +
 								  ms_to_ns(cfg_of(n)->confirm_ms),
 							  now));
 			break;
 		}
-		if (n->batch_n == 0 && !n->batch_emptied)
-			timeout = 0; /* more in the queue */
 		if (n->state == NET_CONNECTED && n->sb_start == n->sb_end &&
 		    n->inf_count < NET_INFLIGHT_MAX && n->inf_bytes < NET_INFLIGHT_BYTES &&
 		    spool_unsent(n->spool) > 0)
@@ -352,9 +378,7 @@ static void *net_thread(void *arg)
 	return NULL;
 }
 
-static void net_free(void *state);
-
-static int net_new(struct output *out, void **ret)
+int net_state_new(struct output *out, struct net **ret)
 {
 	const struct outputs_config *c = &out->shared->cfg;
 	struct spool_stats st;
@@ -379,11 +403,6 @@ static int net_new(struct output *out, void **ret)
 	}
 	if (getrandom(&n->rng, sizeof(n->rng), GRND_NONBLOCK) != sizeof(n->rng) || !n->rng)
 		n->rng = now_monotonic_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
-	if (out->spec.type == OUTPUT_SYSLOG_TLS) {
-		r = net_tls_ctx_new(&out->spec, &n->ctx);
-		if (r < 0)
-			goto fail;
-	}
 	r = output_spool_open(out, &n->spool);
 	if (r < 0)
 		goto fail;
@@ -397,13 +416,36 @@ static int net_new(struct output *out, void **ret)
 	*ret = n;
 	return 0;
 fail:
-	net_free(n);
+	net_state_free(n);
 	return r;
+}
+
+static int net_new(struct output *out, void **ret)
+{
+	struct net *n;
+	int r;
+
+	r = net_state_new(out, &n);
+	if (r < 0)
+		return r;
+	if (out->spec.type == OUTPUT_SYSLOG_TLS) {
+		r = net_tls_ctx_new(&out->spec, &n->ctx);
+		if (r < 0) {
+			net_state_free(n);
+			return r;
+		}
+	}
+	*ret = n;
+	return 0;
 }
 
 static void net_free(void *state)
 {
-	struct net *n = state;
+	net_state_free(state);
+}
+
+void net_state_free(struct net *n)
+{
 
 	if (!n)
 		return;

@@ -2,7 +2,8 @@
 /*
  * Shared by the three parts of the syslog sink: net.c (the thread: queue -> spool, the poll
  * loop), net_conn.c (connecting, TLS, reading, losing the connection) and net_send.c (spool ->
- * send buffer -> socket, the in-flight window and its confirmation).
+ * send buffer -> socket, the in-flight window and its confirmation). The RELP sink (relp.c)
+ * shares the first half: its records go through the same queue -> spool steps of net.c.
  */
 #pragma once
 
@@ -99,6 +100,26 @@ static inline struct inflight *inf_at(struct net *n, size_t i)
 {
 	return &n->inf[(n->inf_head + i) % NET_INFLIGHT_MAX];
 }
+
+/* net.c: the queue -> spool half, shared with relp.c */
+/* Sets up the state of a spooled output (buffers, the spool); logs. */
+int net_state_new(struct output *out, struct net **ret);
+void net_state_free(struct net *n);
+/* Takes from the queue, spools (group commit) and syncs; true once stopping with nothing left
+ * (the last progress published). */
+bool net_spool_step(struct net *n, uint64_t now);
+/* Persists the spool cursor at most every NET_CURSOR_SYNC_MS once records were confirmed. */
+void net_cursor_sync(struct net *n, uint64_t now);
+/* The poll timeout the spooling half needs (-1: none). */
+int net_spool_timeout(struct net *n, uint64_t now);
+/* Counters and flush progress for the lifecycle. */
+void net_publish(struct net *n);
+/* Moves the drops the spool counted and nobody reported yet (also from an earlier run) into the
+ * output's loss counters. */
+void net_take_spool_losses(struct net *n);
+int net_ns_to_timeout(uint64_t deadline, uint64_t now);
+/* *t = the smaller of the two, -1 meaning none */
+void net_timeout_min(int *t, int v);
 
 /* net_conn.c */
 /* Records the error for the stats; logs it when it differs from *last (a collector that stays

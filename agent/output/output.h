@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Alert outputs: stdout, file:PATH (JSON lines), syslog+tcp:// and syslog+tls:// (RFC 5424 with
- * octet-counted framing, RFC 6587 3.4.1; TLS per RFC 5425).
+ * octet-counted framing, RFC 6587 3.4.1; TLS per RFC 5425), relp:// (RFC 5424 messages over RELP,
+ * rsyslog's acknowledged protocol, through librelp: relp.c).
  *
  * Threading: outputs_submit(), outputs_reopen(), outputs_flush(), outputs_dispatch(),
  * outputs_stats() and outputs_free() are called from the daemon's main thread. Each output runs
@@ -20,7 +21,9 @@
  * delivered once every byte of it was acknowledged by the collector's TCP stack (SIOCOUTQ) and
  * the connection was still healthy confirm_ms later. Until then it stays in the spool, and a
  * connection that fails before that makes the whole unconfirmed window be sent again on the next
- * connection: at-least-once delivery, duplicates (same event.id) rather than loss.
+ * connection: at-least-once delivery, duplicates (same event.id) rather than loss. RELP has an
+ * application acknowledgement: a relp:// record is delivered once the collector acknowledged it,
+ * and across a collector restart only what it did not acknowledge is sent again (relp.c).
  */
 #pragma once
 
@@ -38,7 +41,14 @@ enum output_type {
 	OUTPUT_FILE,
 	OUTPUT_SYSLOG_TCP,
 	OUTPUT_SYSLOG_TLS,
+	OUTPUT_RELP,
 };
+
+/* The outputs that go through an on-disk spool and a connection (a spool per output). */
+static inline bool output_type_is_network(enum output_type t)
+{
+	return t == OUTPUT_SYSLOG_TCP || t == OUTPUT_SYSLOG_TLS || t == OUTPUT_RELP;
+}
 
 #define OUTPUT_HOST_MAX 256   /* a DNS name is at most 253 characters */
 #define OUTPUT_NAME_MAX 4200  /* "syslog+tls://" + host + ":" + port, or "file:" + path */
@@ -50,7 +60,7 @@ struct output_spec {
 	char path[PATH_MAX];	    /* file: the path as given */
 	char host[OUTPUT_HOST_MAX]; /* syslog: DNS name or IP literal (IPv6 without brackets) */
 	bool host_is_ip;
-	uint16_t port;		    /* syslog: default 514 (tcp), 6514 (tls) */
+	uint16_t port;		    /* syslog: default 514 (tcp), 6514 (tls), 2514 (relp) */
 	int facility;		    /* syslog: ?facility=, or -1 for the config's default */
 	bool bom;		    /* syslog: ?bom=1 sends MSG as BOM + UTF-8 (RFC 5424 MSG-UTF8) */
 	char ca[PATH_MAX];	    /* tls: ?ca=FILE, or "" for the system's trust store */
@@ -60,7 +70,8 @@ struct output_spec {
 
 /*
  * Parses stdout | file:PATH | syslog+tcp://HOST[:PORT][?facility=F&bom=1] |
- * syslog+tls://HOST[:PORT][?ca=FILE&cert=FILE&key=FILE&facility=F&bom=1]. HOST is a DNS name, an
+ * syslog+tls://HOST[:PORT][?ca=FILE&cert=FILE&key=FILE&facility=F&bom=1] |
+ * relp://HOST[:PORT][?facility=F&bom=1]. HOST is a DNS name, an
  * IPv4 address or a bracketed IPv6 address; parameter values may be percent-encoded. On error,
  * returns -EINVAL and writes a message naming the spec to err ("output \"...\": what is wrong").
  */

@@ -2,8 +2,8 @@
 /*
  * The sink interface: what the lifecycle (output.c) calls to set up, run and free the thread of
  * one output, and what each sink implements (file.c: stdout and file:PATH; net.c: syslog over
- * TCP and TLS). A sink takes its records from the output's queue (queue.h); the lifecycle knows
- * a sink only through this struct.
+ * TCP and TLS; relp.c: RELP). A sink takes its records from the output's queue (queue.h); the
+ * lifecycle knows a sink only through this struct.
  */
 #pragma once
 
@@ -29,3 +29,4 @@ struct output_sink {
 
 extern const struct output_sink output_file_sink; /* stdout, file:PATH */
 extern const struct output_sink output_net_sink;  /* syslog+tcp://, syslog+tls:// */
+extern const struct output_sink output_relp_sink; /* relp:// (relp.c) */

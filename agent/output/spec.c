@@ -51,6 +51,8 @@ const char *output_type_to_string(enum output_type t)
 		return "syslog+tcp";
 	case OUTPUT_SYSLOG_TLS:
 		return "syslog+tls";
+	case OUTPUT_RELP:
+		return "relp";
 	}
 	return "?";
 }
@@ -267,7 +269,7 @@ static int parse_syslog(const char *spec, const char *rest, struct output_spec *
 					  (int)MIN(plen, (size_t)16), port_start);
 		o->port = (uint16_t)v;
 	} else
-		o->port = o->type == OUTPUT_SYSLOG_TLS ? 6514 : 514;
+		o->port = o->type == OUTPUT_SYSLOG_TLS ? 6514 : o->type == OUTPUT_RELP ? 2514 : 514;
 	if (query) {
 		int r = parse_params(spec, query, o, err, errlen);
 		if (r < 0)
@@ -320,13 +322,17 @@ int output_spec_parse(const char *spec, struct output_spec *ret, char *err, size
 		o->type = OUTPUT_SYSLOG_TLS;
 		return parse_syslog(spec, spec + strlen("syslog+tls://"), o, err, errlen);
 	}
+	if (startswith(spec, "relp://")) {
+		o->type = OUTPUT_RELP;
+		return parse_syslog(spec, spec + strlen("relp://"), o, err, errlen);
+	}
 	if (startswith(spec, "syslog://") || startswith(spec, "syslog+udp://"))
 		return spec_error(err, errlen, spec,
 				  "syslog needs a transport: syslog+tcp:// or syslog+tls:// "
 				  "(UDP would lose alerts)");
 	return spec_error(err, errlen, spec,
-			  "unknown output (expected stdout, file:PATH, syslog+tcp://HOST:PORT or "
-			  "syslog+tls://HOST:PORT?ca=FILE)");
+			  "unknown output (expected stdout, file:PATH, syslog+tcp://HOST:PORT, "
+			  "syslog+tls://HOST:PORT?ca=FILE or relp://HOST:PORT)");
 }
 
 int output_spec_check(const char *spec, char *err, size_t errlen)

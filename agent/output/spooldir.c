@@ -62,7 +62,8 @@ static void spool_name(const struct output_spec *sp, char *buf, size_t size)
 	if (o > SPOOL_HOST_SHOWN)
 		snprintf(host + SPOOL_HOST_SHOWN, sizeof(host) - SPOOL_HOST_SHOWN, "_%08lx",
 			 crc32(0L, (const Bytef *)sp->host, (uInt)strlen(sp->host)));
-	snprintf(buf, size, "%s-%s-%u", sp->type == OUTPUT_SYSLOG_TLS ? "tls" : "tcp", host,
+	snprintf(buf, size, "%s-%s-%u",
+		 sp->type == OUTPUT_SYSLOG_TLS ? "tls" : sp->type == OUTPUT_RELP ? "relp" : "tcp", host,
 		 sp->port);
 }
 
@@ -108,8 +109,7 @@ void output_spool_dir_warn_orphans(int dfd, const char *state_dir,
 		if (de->d_name[0] == '.')
 			continue;
 		for (i = 0; i < n; i++) {
-			if (specs[i].type != OUTPUT_SYSLOG_TCP &&
-			    specs[i].type != OUTPUT_SYSLOG_TLS)
+			if (!output_type_is_network(specs[i].type))
 				continue;
 			spool_name(&specs[i], name, sizeof(name));
 			if (strcmp(name, de->d_name) == 0)

@@ -109,7 +109,8 @@ def output_specs():
              "syslog+tcp://10.0.0.1", "syslog+tcp://siem.example.org:1514?facility=local3&bom=1",
              "syslog+tls://[2001:db8::7]:6514?ca=/etc/rdmaguard/ca.pem&cert=/c.pem&key=/k.pem",
              "syslog+tls://h?ca=%2Fetc%2Fca%20x.pem&facility=4",
-             "syslog+tcp://h:99999", "syslog+udp://h", "syslog+tcp://[::1", "file:"]
+             "syslog+tcp://h:99999", "syslog+udp://h", "syslog+tcp://[::1", "file:",
+             "relp://collector.lan:2514?facility=local0", "relp://[::1]"]
     for i, s in enumerate(specs):
         put("output_spec", f"spec-{i}", s)
 

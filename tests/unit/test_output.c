@@ -258,6 +258,15 @@ START_TEST(test_spec_valid)
 	ck_assert_uint_eq(s.port, 514);
 	ck_assert_int_eq(output_spec_parse("syslog+tls://siem", &s, err, sizeof(err)), 0);
 	ck_assert_uint_eq(s.port, 6514);
+	ck_assert_int_eq(output_spec_parse("relp://siem", &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(s.type, OUTPUT_RELP);
+	ck_assert_uint_eq(s.port, 2514);
+	ck_assert_str_eq(s.name, "relp://siem:2514");
+	ck_assert(output_type_is_network(s.type));
+	ck_assert_int_eq(output_spec_parse("relp://[::1]:20514?facility=local0", &s, err,
+					   sizeof(err)), 0);
+	ck_assert_str_eq(s.name, "relp://[::1]:20514");
+	ck_assert_int_eq(s.facility, 16);
 	ck_assert_str_eq(s.ca, "");
 
 	ck_assert_int_eq(output_spec_parse("syslog+tls://[::1]:6514?ca=/etc/a%20b.pem&cert=/c.pem&"
@@ -299,8 +308,11 @@ START_TEST(test_spec_errors)
 
 	spec_err("", "output \"\": empty output");
 	spec_err("bogus", "output \"bogus\": unknown output (expected stdout, file:PATH, "
-			  "syslog+tcp://HOST:PORT or syslog+tls://HOST:PORT?ca=FILE)");
+			  "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE or relp://HOST:PORT)");
 	spec_err("file:", "output \"file:\": missing path after \"file:\"");
+	spec_err("relp://h?ca=/x", "output \"relp://h?ca=/x\": parameter \"ca\" is only valid for "
+				   "syslog+tls");
+	spec_err("relp://", "output \"relp://\": missing host");
 	spec_err("file:/var/log/", "output \"file:/var/log/\": path names a directory");
 	spec_err("syslog://h:514", "output \"syslog://h:514\": syslog needs a transport: "
 				   "syslog+tcp:// or syslog+tls:// (UDP would lose alerts)");
@@ -351,14 +363,14 @@ START_TEST(test_spec_errors)
 	spec_err("syslog+tcp://h:1?&", "output \"syslog+tcp://h:1?&\": empty parameter");
 	spec_err("syslog+tcp://h:1?bom=1&", "output \"syslog+tcp://h:1?bom=1&\": empty parameter");
 	spec_err("std\x01out", "output \"std?out\": unknown output (expected stdout, file:PATH, "
-			       "syslog+tcp://HOST:PORT or syslog+tls://HOST:PORT?ca=FILE)");
+			       "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE or relp://HOST:PORT)");
 
 	/* A long spec is quoted cut, with "...". */
 	memset(long_spec, 'x', sizeof(long_spec) - 1);
 	long_spec[sizeof(long_spec) - 1] = 0;
 	snprintf(expect, sizeof(expect),
 		 "output \"%.200s...\": unknown output (expected stdout, file:PATH, "
-		 "syslog+tcp://HOST:PORT or syslog+tls://HOST:PORT?ca=FILE)",
+		 "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE or relp://HOST:PORT)",
 		 long_spec);
 	spec_err(long_spec, expect);
 }

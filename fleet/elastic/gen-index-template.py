@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Writes fleet/elastic/rdmaguard-index-template.json: the Elasticsearch/OpenSearch composable
+index template (ECS mapping) of rdmaguard's alerts and notices, from what knows every field:
+
+  - rules/schema/alert.schema.json: the alert's own fields (event.*, rule.*, severity, message,
+    count, action, host, process, tags, threat, ...), types and formats;
+  - docs/reference/event-fields.md (generated from the event field table, checked by the
+    reference-docs test): the event's fields an alert carries (rdma.*, memory.*, pci.*, ...),
+    with the table's type;
+  - IDENTITY below: the seat identity and network names of docs/seat.md (host.*, agent.*,
+    labels.seat, destination.*, source.*, related.ip, rdmaguard.*) and the heartbeat's hardware
+    fields (hw.fingerprint, pci.dsn[]), where the two sources above do not have them; addresses
+    are ip whatever the alert schema says (it types them as strings).
+
+Where both sources type a field, the event table wins (it knows 64-bit integers: unsigned_long).
+tests/fleet/test_index_template.py regenerates it (no difference allowed) and checks it against
+every field of the alerts the rule fixtures produce. python3 stdlib only.
+Usage: gen-index-template.py [OUT]"""
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "fleet", "elastic", "rdmaguard-index-template.json")
+
+KEYWORD = {"type": "keyword", "ignore_above": 1024}
+IP = {"type": "ip", "ignore_malformed": True}
+DATE = {"type": "date", "format": "strict_date_optional_time"}
+
+IDENTITY = {
+    "host.name": KEYWORD, "host.id": KEYWORD, "host.ip": IP, "host.mac": KEYWORD,
+    "host.architecture": KEYWORD, "host.os.type": KEYWORD, "host.os.family": KEYWORD,
+    "host.os.name": KEYWORD, "host.os.version": KEYWORD, "host.os.full": KEYWORD,
+    "host.os.kernel": KEYWORD, "host.os.platform": KEYWORD,
+    "agent.version": KEYWORD, "agent.type": KEYWORD, "rdmaguard.policy.sha256": KEYWORD,
+    "labels.seat": KEYWORD, "destination.ip": IP, "destination.port": {"type": "long"},
+    "source.ip": IP, "source.port": {"type": "long"}, "related.ip": IP,
+    "rdmaguard.peer.class": KEYWORD, "rdmaguard.peer.name": KEYWORD, "event.dataset": KEYWORD,
+    "hw.fingerprint": KEYWORD, "pci.dsn": KEYWORD,
+}
+# ECS types the alert schema cannot say (it types addresses as strings).
+ECS_IP = ("host.ip", "related.ip", "destination.ip", "source.ip")
+# Free text: searchable by words as well.
+TEXT = {"message", "rule.description"}
+
+
+def event_table_type(t):
+    """The mapping of a type column of docs/reference/event-fields.md."""
+    t = t.strip()
+    if t.startswith("integer (64 bits)"):
+        return {"type": "unsigned_long"}
+    if t.startswith("integer"):
+        return {"type": "long"}
+    if "RFC 3339" in t:
+        return dict(DATE)
+    if "IPv4 or IPv6 address" in t or "GID as IPv6" in t or "dotted quad" in t:
+        return dict(IP)
+    if t.startswith("`true`"):
+        return {"type": "boolean"}
+    if t.startswith(("name", "text", "list of")):
+        return dict(KEYWORD)
+    raise ValueError("event-fields.md: unknown type %r" % t)
+
+
+def event_table():
+    fields = {}
+    with open(os.path.join(ROOT, "docs", "reference", "event-fields.md"), encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"^\| `([^`]+)` \| ([^|]+) \|", line)
+            if m:
+                fields[m.group(1)] = event_table_type(m.group(2))
+    return fields
+
+
+def schema_fields():
+    with open(os.path.join(ROOT, "rules", "schema", "alert.schema.json"), encoding="utf-8") as f:
+        schema = json.load(f)
+    defs = schema.get("$defs", {})
+    fields = {}
+
+    def resolve(s):
+        while "$ref" in s:
+            ref = defs[s["$ref"].split("/")[-1]]
+            s = dict(ref, **{k: v for k, v in s.items() if k != "$ref"})
+        return s
+
+    def leaf(s):
+        t = s.get("type")
+        if s.get("format") == "date-time" or s.get("pattern", "").startswith("^[0-9]{4}-"):
+            return dict(DATE)
+        if t == "integer":
+            return {"type": "long"}
+        if t == "number":
+            return {"type": "double"}
+        if t == "boolean" or s.get("const") is True:
+            return {"type": "boolean"}
+        return dict(KEYWORD)
+
+    def walk(prefix, s):
+        s = resolve(s)
+        if s.get("type") == "array" and "items" in s:
+            walk(prefix, s["items"])
+            return
+        if s.get("type") == "object" or "properties" in s:
+            for k, v in s.get("properties", {}).items():
+                walk(prefix + "." + k if prefix else k, v)
+            return
+        fields[prefix] = leaf(s)
+
+    walk("", schema)
+    return fields
+
+
+def build():
+    fields = schema_fields()
+    fields.update(event_table())
+    for k, v in IDENTITY.items():
+        fields.setdefault(k, dict(v))
+    for k in ECS_IP:
+        fields[k] = dict(IP)
+    for k in TEXT:
+        fields[k] = {"type": "match_only_text"}
+    props = {}
+    for name in sorted(fields):
+        parts = name.split(".")
+        node = props
+        for p in parts[:-1]:
+            node = node.setdefault(p, {"properties": {}})
+            if "properties" not in node:
+                raise ValueError("%s is both a field and an object" % name)
+            node = node["properties"]
+        if parts[-1] in node:
+            raise ValueError("%s is both a field and an object" % name)
+        node[parts[-1]] = fields[name]
+    return {
+        "index_patterns": ["rdmaguard-*"],
+        "priority": 200,
+        "_meta": {"description": "rdmaguard alerts and notices (ECS); generated by "
+                                 "fleet/elastic/gen-index-template.py, do not edit"},
+        "template": {
+            "settings": {"index": {"mapping": {"total_fields": {"limit": 2000}}}},
+            "mappings": {
+                # A field the template does not know yet is still indexed, as a keyword.
+                "dynamic_templates": [{"strings_as_keyword": {
+                    "match_mapping_type": "string", "mapping": dict(KEYWORD)}}],
+                "properties": props,
+            },
+        },
+    }
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else OUT
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(build(), f, indent=1, sort_keys=True)
+        f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
