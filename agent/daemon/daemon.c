@@ -28,6 +28,7 @@
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/rules.h"
+#include "hw/hw_runtime.h"
 #include "event/event_json.h"
 #include "inventory/inventory.h"
 #include "inventory/nldev.h"
@@ -325,6 +326,7 @@ static void on_tick(struct daemon *d)
 		/* its own agent.what: AGENT-002 aggregates by it, and this must not wait */
 		daemon_agent_event(d, RG_EV_AGENT_SENSOR, false, "enforce_pins", text, 0, 0);
 	}
+	daemon_hw_tick(d, false);
 	if (now >= d->next_reconcile_ns) {
 		daemon_reconcile(d);
 		d->next_reconcile_ns = now + (uint64_t)d->cfg->reconcile_s * 1000000000ull;
@@ -370,6 +372,8 @@ static int run_loop(struct daemon *d)
 				serve_status(d);
 			else if (fd == outputs_get_fd(d->outputs))
 				(void)outputs_dispatch(d->outputs);
+			else
+				daemon_hw_dispatch(d, fd);
 		}
 		/* The sensors' own timers (RoCE counters) need service even when idle. */
 		r = sensors_poll(d->sensors, 0, daemon_event, d);
@@ -388,6 +392,7 @@ static void daemon_done(struct daemon *d)
 			   "it.",
 			   d->cfg->pin_dir ? d->cfg->pin_dir : ENFORCE_PIN_DIR);
 	enforce_close(d->enf);
+	hw_runtime_free(d->hw);
 	if (d->sensors)
 		sensors_close(d->sensors);
 	if (d->outputs)
@@ -589,6 +594,8 @@ int daemon_run(const struct daemon_config *cfg_in)
 		goto out;
 	}
 	d.hooks = sensors_describe(d.sensors);
+	/* The hardware layer's uevents and kernel log: what changes from now on waits in them. */
+	(void)daemon_hw_open(&d);
 	daemon_hooks_summary(d.hooks, summary, sizeof(summary));
 
 	r = startup_inventory(&d);
@@ -618,7 +625,9 @@ int daemon_run(const struct daemon_config *cfg_in)
 	if (d.epfd < 0 || d.timerfd < 0 || timerfd_settime(d.timerfd, 0, &its, NULL) < 0 ||
 	    epoll_add(d.epfd, d.sigfd) < 0 || epoll_add(d.epfd, d.timerfd) < 0 ||
 	    epoll_add(d.epfd, sensors_fd(d.sensors)) < 0 ||
-	    epoll_add(d.epfd, outputs_get_fd(d.outputs)) < 0) {
+	    epoll_add(d.epfd, outputs_get_fd(d.outputs)) < 0 ||
+	    (hw_runtime_uevent_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_uevent_fd(d.hw)) < 0) ||
+	    (hw_runtime_kmsg_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_kmsg_fd(d.hw)) < 0)) {
 		log_error_errno(-errno, "Failed to set up the event loop: %m");
 		goto out;
 	}
@@ -664,6 +673,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 
 	notify_stopping();
 	(void)sensors_poll(d.sensors, 0, daemon_event, &d);
+	daemon_hw_tick(&d, true);
 	(void)engine_flush(d.engine, daemon_alert, &d);
 	daemon_agent_event(&d, RG_EV_AGENT_STOP, true, "signal", "stopped", 0, 0);
 	daemon_notice(&d, "agent_stop", "event", "rdmaguard stopping", json_object_new_object());

@@ -15,7 +15,8 @@ usage: tests/vm/lab.sh [--lsm] [--machine M] [--build DIR] [--results DIR] [--ti
 
   SCENARIO       a name under tests/vm/scenarios/ (NAME.sh), or the path of a scenario script;
                  all run in one boot, in order
-  --all          every scenario under tests/vm/scenarios/, sorted by name
+  --all          every scenario under tests/vm/scenarios/ for this machine (a scenario's
+                 "# lab-machine: M" line; none: pc), sorted by name
   --lsm          boot with lsm=lockdown,capability,landlock,yama,apparmor,bpf
   --machine M    pc (default: qemu's i440fx), q35-iommu (q35, emulated Intel IOMMU, intel_iommu=on,
                  qemu's edu DMA card in root port rp1, an empty root port rp2 for hot-adding, QMP
@@ -107,9 +108,18 @@ boot_timeout=${RG_LAB_BOOT_TIMEOUT:-300}
 scenario_timeout=${RG_LAB_SCENARIO_TIMEOUT:-300}
 [[ $scenario_timeout =~ ^[1-9][0-9]*$ ]] ||
 	die "RG_LAB_SCENARIO_TIMEOUT: not a number: $scenario_timeout"
+# A scenario's machine: its "# lab-machine: NAME" line (first 30 lines), else pc. --all takes the
+# scenarios of the machine booted; one named for another machine is an error.
+scenario_machine()
+{
+	local m
+	m=$(sed -n '1,30{s/^# lab-machine: *\([^ ]*\).*/\1/p}' "$1" | head -n 1)
+	echo "${m:-pc}"
+}
 if [ "$all" = 1 ]; then
 	for f in "$VMDIR"/scenarios/*.sh; do
 		[ -e "$f" ] || continue
+		[ "$(scenario_machine "$f")" = "$machine" ] || continue
 		f=${f##*/}
 		scenarios+=("${f%.sh}")
 	done
@@ -135,6 +145,8 @@ for i in "${!scenarios[@]}"; do
 	[[ $s =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]] || die "bad scenario name: $s"
 	[ -f "$f" ] || die "no such scenario: $s (no $f)"
 	[ -z "${seen[$s]:-}" ] || die "scenario listed twice: $s"
+	[ "$(scenario_machine "$f")" = "$machine" ] ||
+		die "scenario $s is for --machine $(scenario_machine "$f"), not $machine"
 	seen[$s]=1
 	scenarios[i]=$s
 	files+=("$f")

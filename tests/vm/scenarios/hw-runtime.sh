@@ -1,0 +1,87 @@
+#!/bin/bash
+# The hardware layer at runtime (docs/hardware-runtime.md), on the q35 machine with qemu's
+# emulated Intel IOMMU (lab.sh --machine q35-iommu; meson's vm-lab-hw): the daemon runs while
+# qemu's edu card (1234:11e8, a DMA engine no driver claims) at 0000:01:00.0
+#   - reads unmapped IOVA 0x1000, then copies a page through itself (rg-edu-dma): the IOMMU
+#     refuses all three accesses and the kernel logs a DMAR fault for each: dma_fault events for
+#     01:00.0 that count exactly 3 faults, the first one at once with its address and reason;
+#   - a DMAR line forged into /dev/kmsg by root (facility LOG_USER) is no evidence: no event;
+#   - is removed and rescanned (sysfs): pci_change remove, then add, with its IDs;
+#   - a second edu is hot-added into root port rp2 through QMP (device_add) and taken out again
+#     (device_del): pci_change add and remove for 0000:02:00.0.
+# lab-machine: q35-iommu
+# lab-rxe: none
+# lab-timeout: 420
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
+. "$RG_SRC/tests/vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR/.. source=sensors.sh
+. "$RG_SRC/tests/vm/sensors.sh"
+
+[ -x "$RG" ] || fail "no agent at $RG: build first"
+EDU_DMA=$RG_BUILD/tests/vm/rg-edu-dma
+[ -x "$EDU_DMA" ] || fail "no $EDU_DMA: build first"
+EDU=0000:01:00.0
+HOT=0000:02:00.0
+[ "$(cat /sys/bus/pci/devices/$EDU/vendor 2>/dev/null)" = 0x1234 ] ||
+	fail "no edu card at $EDU: run with lab.sh --machine q35-iommu"
+[ -d /sys/class/iommu/dmar0 ] || fail "no dmar0: the IOMMU is not on (intel_iommu=on?)"
+
+start_daemon tracepoint
+
+n_events()
+{
+	expect_json -q "$EV" --match "$1" --get event.sequence 2>/dev/null | wc -l
+}
+have_events()
+{
+	[ "$(n_events "$1")" -ge "$2" ]
+}
+
+# --- DMA faults ----------------------------------------------------------------------------
+"$EDU_DMA" "$EDU" read 0x1000
+wait_for -t 30 -m "the first dma_fault of $EDU" have_events \
+	"{\"event.action\": \"dma_fault\", \"pci.address\": \"$EDU\"}" 1
+"$EDU_DMA" "$EDU" copy && fail "the copy went through the IOMMU"
+# forged by root: the kernel stores it with facility LOG_USER, whatever the prefix says
+echo '<3>DMAR: [DMA Read NO_PASID] Request device [07:00.0] fault addr 0xf0f0000 [fault reason 0x06] PTE Read access is not set' >/dev/kmsg
+echo '<0>DMAR: [DMA Read NO_PASID] Request device [07:00.0] fault addr 0xf0f0000 [fault reason 0x06] PTE Read access is not set' >/dev/kmsg
+dmesg | grep 'DMAR: \[' >"$OUT/dmar.log" || true
+assert_eq "$(grep -c 'Request device \[01:00.0\]' "$OUT/dmar.log")" 3 "DMAR fault lines for 01:00.0"
+
+# --- remove and rescan -----------------------------------------------------------------------
+echo 1 >/sys/bus/pci/devices/$EDU/remove
+wait_for -t 30 -m "pci_change remove of $EDU" have_events \
+	"{\"event.action\": \"pci_change\", \"pci.change\": \"remove\", \"pci.address\": \"$EDU\"}" 1
+echo 1 >/sys/bus/pci/rescan
+wait_for -t 30 -m "pci_change add of $EDU" have_events \
+	"{\"event.action\": \"pci_change\", \"pci.change\": \"add\", \"pci.address\": \"$EDU\"}" 1
+
+# --- hotplug through QMP ---------------------------------------------------------------------
+qmp device_add '{"driver": "edu", "bus": "rp2", "id": "hot1"}'
+wait_for -t 30 -m "pci_change add of $HOT" have_events \
+	"{\"event.action\": \"pci_change\", \"pci.change\": \"add\", \"pci.address\": \"$HOT\"}" 1
+qmp device_del '{"id": "hot1"}'
+wait_for -t 60 -m "pci_change remove of $HOT" have_events \
+	"{\"event.action\": \"pci_change\", \"pci.change\": \"remove\", \"pci.address\": \"$HOT\"}" 1
+
+stop_daemon
+
+# --- what was recorded, exactly --------------------------------------------------------------
+edu_ids='"pci.vendor_id": "0x1234", "pci.device_id": "0x11e8", "pci.class": "0xff00"'
+expect_json "$EV" \
+	--match "{\"event.action\": \"dma_fault\", \"pci.address\": \"$EDU\", \"dma.fault.count\": 1,
+		  \"dma.fault.address\": 4096,
+		  \"dma.fault.reason\": \"~^DMA Read: \\\\[fault reason 0x06\\\\] PTE Read access is not set; 1 line at 0x1000\$\"}" \
+	--count 1 \
+	--match '{"event.action": "dma_fault", "pci.address": "0000:07:00.0"}' --absent \
+	--match "{\"event.action\": \"pci_change\", \"pci.change\": \"remove\", \"pci.address\": \"$EDU\", $edu_ids}" --count 1 \
+	--match "{\"event.action\": \"pci_change\", \"pci.change\": \"add\", \"pci.address\": \"$EDU\", $edu_ids}" --count 1 \
+	--match "{\"event.action\": \"pci_change\", \"pci.change\": \"add\", \"pci.address\": \"$HOT\", $edu_ids}" --count 1 \
+	--match "{\"event.action\": \"pci_change\", \"pci.change\": \"remove\", \"pci.address\": \"$HOT\", $edu_ids}" --count 1 \
+	--match '{"event.action": "pci_change", "pci.address": "~^0000:00:"}' --absent
+# every fault line counted once over the burst's events (the first at once, the rest at its end)
+total=$(expect_json -q "$EV" --match "{\"event.action\": \"dma_fault\", \"pci.address\": \"$EDU\"}" \
+	--get dma.fault.count | awk '{ s += $1 } END { print s + 0 }')
+assert_eq "$total" 3 "DMA faults of $EDU counted over the dma_fault events"
+log "ok: 3 DMA faults, remove/rescan and QMP hotplug seen; the forged line ignored"
