@@ -74,6 +74,7 @@ void daemon_stop_signal(struct daemon *d, const struct signalfd_siginfo *si);
 int daemon_hw_open(struct daemon *d);
 void daemon_hw_dispatch(struct daemon *d, int fd);
 void daemon_hw_tick(struct daemon *d, bool flush);
+struct json_object *daemon_hw_stats(struct daemon *d); /* `status`: "hardware" */
 
 /* daemon_enforce.c */
 int daemon_enforce_prepare(struct daemon *d, struct daemon_config *cfg);

@@ -37,3 +37,31 @@ void daemon_hw_tick(struct daemon *d, bool flush)
 {
 	hw_runtime_tick(d->hw, flush, engine_policy(d->engine), emit, d);
 }
+
+struct json_object *daemon_hw_stats(struct daemon *d)
+{
+	struct json_object *o = json_object_new_object();
+	struct hw_runtime_stats st;
+
+	hw_runtime_stats(d->hw, &st);
+#define U(k, v) json_object_object_add(o, k, json_object_new_uint64(v))
+	U("uevents", st.uevents);
+	U("pci_events", st.pci_events);
+	U("thunderbolt_events", st.tb_events);
+	U("kmsg_records", st.kmsg_records);
+	U("kmsg_gaps", st.kmsg_gaps);
+	U("kmsg_not_kernel", st.kmsg_user);
+	U("kmsg_unparsable", st.kmsg_bad);
+	U("dma_fault_lines", st.fault_lines);
+	U("aer_lines", st.aer_lines);
+	U("link_lines", st.link_lines);
+	U("fault_reports", st.fault_reports);
+	U("fault_lines_dropped", st.fault_dropped);
+	U("describe_errors", st.describe_errors);
+#undef U
+	json_object_object_add(o, "uevent_socket",
+			       json_object_new_boolean(hw_runtime_uevent_fd(d->hw) >= 0));
+	json_object_object_add(o, "kernel_log",
+			       json_object_new_boolean(hw_runtime_kmsg_fd(d->hw) >= 0));
+	return o;
+}

@@ -43,9 +43,12 @@ have_events()
 wait_for -t 30 -m "the first dma_fault of $EDU" have_events \
 	"{\"event.action\": \"dma_fault\", \"pci.address\": \"$EDU\"}" 1
 "$EDU_DMA" "$EDU" copy && fail "the copy went through the IOMMU"
+skipped=$(hw_status_get daemon kmsg_not_kernel)
 # forged by root: the kernel stores it with facility LOG_USER, whatever the prefix says
 echo '<3>DMAR: [DMA Read NO_PASID] Request device [07:00.0] fault addr 0xf0f0000 [fault reason 0x06] PTE Read access is not set' >/dev/kmsg
 echo '<0>DMAR: [DMA Read NO_PASID] Request device [07:00.0] fault addr 0xf0f0000 [fault reason 0x06] PTE Read access is not set' >/dev/kmsg
+# read, and skipped as not the kernel's
+wait_for -t 30 -m "the daemon past the forged lines" hw_status_ge daemon kmsg_not_kernel $((skipped + 2))
 dmesg | grep 'DMAR: \[' >"$OUT/dmar.log" || true
 assert_eq "$(grep -c 'Request device \[01:00.0\]' "$OUT/dmar.log")" 3 "DMAR fault lines for 01:00.0"
 
