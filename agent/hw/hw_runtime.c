@@ -24,7 +24,6 @@ struct hw_runtime {
 	struct hw_bursts bursts;
 	struct hw_runtime_stats st;
 	/* for the burst callback */
-	const struct rg_policy *policy;
 	hw_runtime_emit emit;
 	void *ud;
 };
@@ -82,14 +81,14 @@ int hw_runtime_kmsg_fd(const struct hw_runtime *rt)
 /* The function's fingerprint into ev (type, provider set); from what the uevent says when the
  * function cannot be examined (gone already: a remove, or a race). */
 static void describe(struct hw_runtime *rt, const char *addr, const struct hw_uevent *u,
-		     unsigned type, const struct rg_policy *policy, struct rg_event *ev)
+		     unsigned type, struct rg_event *ev)
 {
 	struct hw_fn *fn = calloc(1, sizeof(*fn));
 	uint64_t now = now_realtime_ns();
 	int r = fn ? hw_describe(&rt->root, addr, fn) : -ENOMEM;
 
 	if (r >= 0) {
-		hw_fn_to_event(fn, type, RG_PROV_NETLINK, policy, now, ev);
+		hw_fn_to_event(fn, type, RG_PROV_NETLINK, now, ev);
 		free(fn);
 		return;
 	}
@@ -160,8 +159,7 @@ static void thunderbolt_event(struct hw_runtime *rt, const struct hw_uevent *u,
 	tb_read(rt, domain, "security", tb->security, sizeof(tb->security));
 }
 
-void hw_runtime_uevents(struct hw_runtime *rt, const struct rg_policy *policy,
-			hw_runtime_emit emit, void *ud)
+void hw_runtime_uevents(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
 {
 	if (!rt || rt->uevent_fd < 0)
 		return;
@@ -192,7 +190,7 @@ void hw_runtime_uevents(struct hw_runtime *rt, const struct rg_policy *policy,
 			(void)emit(&ev, ud);
 			continue;
 		}
-		describe(rt, u.slot, &u, RG_EV_PCI_CHANGE, policy, &ev);
+		describe(rt, u.slot, &u, RG_EV_PCI_CHANGE, &ev);
 		switch (u.action) {
 		case HW_UEV_ADD:
 			ev.u.pci.change = RG_HW_ADD;
@@ -222,23 +220,20 @@ static void burst_report(const struct hw_burst_report *rep, void *data)
 
 	rt->st.fault_reports++;
 	/* a burst's first line is reported while the function is still there to be described */
-	describe(rt, rep->addr, NULL, RG_EV_DMA_FAULT, rt->policy, &ev);
+	describe(rt, rep->addr, NULL, RG_EV_DMA_FAULT, &ev);
 	ev.u.pci.count = (uint32_t)(rep->count > UINT32_MAX ? UINT32_MAX : rep->count);
 	ev.u.pci.fault_addr = rep->n_addrs ? rep->addrs[0] : 0;
 	hw_burst_describe(rep, ev.u.pci.text, sizeof(ev.u.pci.text));
 	(void)rt->emit(&ev, rt->ud);
 }
 
-static void set_cb(struct hw_runtime *rt, const struct rg_policy *policy, hw_runtime_emit emit,
-		   void *ud)
+static void set_cb(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
 {
-	rt->policy = policy;
 	rt->emit = emit;
 	rt->ud = ud;
 }
 
-void hw_runtime_kmsg(struct hw_runtime *rt, const struct rg_policy *policy, hw_runtime_emit emit,
-		     void *ud)
+void hw_runtime_kmsg(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
 {
 	struct kmsg_record *rec;
 
@@ -247,7 +242,7 @@ void hw_runtime_kmsg(struct hw_runtime *rt, const struct rg_policy *policy, hw_r
 	rec = malloc(sizeof(*rec));
 	if (!rec)
 		return;
-	set_cb(rt, policy, emit, ud);
+	set_cb(rt, emit, ud);
 	for (int budget = 0; budget < 1024; budget++) {
 		struct hw_kline l;
 		int r = kmsg_read(&rt->kmsg, rec);
@@ -278,12 +273,11 @@ void hw_runtime_kmsg(struct hw_runtime *rt, const struct rg_policy *policy, hw_r
 	free(rec);
 }
 
-void hw_runtime_tick(struct hw_runtime *rt, bool flush, const struct rg_policy *policy,
-		     hw_runtime_emit emit, void *ud)
+void hw_runtime_tick(struct hw_runtime *rt, bool flush, hw_runtime_emit emit, void *ud)
 {
 	if (!rt)
 		return;
-	set_cb(rt, policy, emit, ud);
+	set_cb(rt, emit, ud);
 	hw_bursts_tick(&rt->bursts, now_monotonic_ns(), flush, burst_report, rt);
 }
 

@@ -14,7 +14,6 @@
 
 #include "event/event.h"
 
-struct rg_policy;
 struct hw_runtime;
 
 typedef int (*hw_runtime_emit)(const struct rg_event *ev, void *ud);
@@ -36,14 +35,11 @@ void hw_runtime_free(struct hw_runtime *rt);
 int hw_runtime_uevent_fd(const struct hw_runtime *rt); /* -1: none */
 int hw_runtime_kmsg_fd(const struct hw_runtime *rt);   /* -1: none */
 
-/* What the fds hold now, as events through emit. policy (may be NULL) gives pci.allowed. */
-void hw_runtime_uevents(struct hw_runtime *rt, const struct rg_policy *policy,
-			hw_runtime_emit emit, void *ud);
-void hw_runtime_kmsg(struct hw_runtime *rt, const struct rg_policy *policy, hw_runtime_emit emit,
-		     void *ud);
+/* What the fds hold now, as events through emit (pci.allowed is the engine's to derive). */
+void hw_runtime_uevents(struct hw_runtime *rt, hw_runtime_emit emit, void *ud);
+void hw_runtime_kmsg(struct hw_runtime *rt, hw_runtime_emit emit, void *ud);
 
 /* Once a second: the bursts whose window ended are reported; flush reports all (at stop). */
-void hw_runtime_tick(struct hw_runtime *rt, bool flush, const struct rg_policy *policy,
-		     hw_runtime_emit emit, void *ud);
+void hw_runtime_tick(struct hw_runtime *rt, bool flush, hw_runtime_emit emit, void *ud);
 
 void hw_runtime_stats(const struct hw_runtime *rt, struct hw_runtime_stats *ret);
