@@ -265,7 +265,7 @@ void hw_runtime_kmsg(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
 		default:
 			/* a slot's link: the uevents that follow carry the evidence */
 			rt->st.link_lines++;
-			log_info("PCI slot %s: %s", l.addr, l.reason);
+			log_debug("PCI slot %s: %s", l.addr, l.reason);
 			continue;
 		}
 		hw_bursts_add(&rt->bursts, &l, now_monotonic_ns(), burst_report, rt);
