@@ -83,7 +83,14 @@ expect_json "$EV" \
 	--match "{$denied, \"pci.address\": \"$HOT\", \"pci.vendor_id\": \"0x1234\",
 		  \"pci.change\": \"remove\", \"pci.enforcement\": \"done: removed from the bus\"}" --count 1 \
 	--match "{\"event.flags\": [\"denied\"], \"pci.address\": \"~^0000:00:\"}" --absent
-expect_json "$ALERTS" --match '{"pci.address": "~^0000:00:"}' --absent
+expect_json "$ALERTS" \
+	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$EDU\",
+		  \"message\": \"Hardware enforcement on PCI function $EDU (1234:11e8  ): done: bus mastering cleared\"}" --count 1 \
+	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$HOT\",
+		  \"message\": \"Hardware enforcement on PCI function $HOT (1234:11e8  ): done: removed from the bus\"}" --count 1 \
+	--match "{\"rule.id\": \"DMA-005\", \"pci.address\": \"$HOT\"}" --count 1 \
+	--match '{"rule.id": "RDMA-011"}' --absent \
+	--match '{"pci.address": "~^0000:00:"}' --absent
 own_after=$(for d in /sys/bus/pci/devices/0000:00:*; do echo "${d##*/} $(cat "$d/config" | od -An -tx1 -j4 -N2)"; done)
 assert_eq "$own_after" "$own_devices" "the machine's own functions and their command registers"
 

@@ -3,7 +3,8 @@
 # intel_iommu=off (lab.sh --machine q35-noiommu; meson's vm-lab-hw-off). The edu card's DMA now
 # reaches memory: rg-edu-dma copies a page of its own through the card into another and they
 # are equal; the kernel logs no DMAR fault and the daemon records no dma_fault, however long it
-# watches. Only the posture tells.
+# watches. Only the posture tells (DMA-004), and the card's presence: bus-mastering, no driver, no
+# translation (DMA-003).
 # lab-machine: q35-noiommu
 # lab-rxe: none
 # lab-timeout: 300
@@ -21,8 +22,10 @@ EDU=0000:01:00.0
 grep -qw intel_iommu=off /proc/cmdline || fail "not booted with intel_iommu=off"
 [ -z "$(ls /sys/class/iommu/)" ] || fail "an IOMMU is active: $(ls /sys/class/iommu/)"
 
-start_daemon tracepoint
+# the card's first DMA before the daemon starts: it is found bus-mastering with no driver and no
+# IOMMU between it and memory
 "$EDU_DMA" "$EDU" read 0x1000
+start_daemon tracepoint
 "$EDU_DMA" "$EDU" copy || fail "the copy through the card did not reach memory"
 # The kernel log is read in order: once the daemon has read (and skipped) this line of ours,
 # it has read everything the kernel logged during the DMA.
@@ -34,5 +37,14 @@ stop_daemon
 if dmesg | grep 'DMAR: \['; then
 	fail "the kernel logged a DMA fault with the IOMMU off"
 fi
-expect_json "$EV" --match '{"event.action": "dma_fault"}' --absent
+expect_json "$EV" --match '{"event.action": "dma_fault"}' --absent \
+	--match '{"event.action": "iommu_posture", "iommu.weakened": 1, "iommu.cmdline": "intel_iommu=off"}' --count 1
+# the posture (DMA-004) and the card's presence (DMA-003: untranslated DMA, no driver) are all
+# there is to see; the machine's own functions raise nothing
+expect_json "$ALERTS" \
+	--match '{"rule.id": "DMA-004", "message": "~^IOMMU protection weakened \\(command line: intel_iommu=off"}' --count 1 \
+	--match "{\"rule.id\": \"DMA-003\", \"pci.address\": \"$EDU\"}" --count 1 \
+	--match '{"rule.id": "DMA-006"}' --absent \
+	--match '{"pci.address": "~^0000:00:"}' --absent \
+	--match '{"rule.id": "~^DMA-"}' --count 2
 log "ok: the card's DMA reached memory and nothing reported it"
