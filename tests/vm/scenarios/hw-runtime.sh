@@ -6,7 +6,8 @@
 #     refuses all three accesses and the kernel logs a DMAR fault for each: dma_fault events for
 #     01:00.0 that count exactly 3 faults, the first one at once with its address and reason;
 #   - a DMAR line forged into /dev/kmsg by root (facility LOG_USER) is no evidence: no event;
-#   - is removed and rescanned (sysfs): pci_change remove, then add, with its IDs;
+#   - is removed and rescanned (sysfs): pci_change remove (within a second), then add, with its
+#     IDs; the SMBus controller's driver is unbound and bound again: pci_change unbind, bind;
 #   - a second edu is hot-added into root port rp2 through QMP (device_add) and taken out again
 #     (device_del): pci_change add and remove for 0000:02:00.0.
 # lab-machine: q35-iommu
@@ -38,15 +39,31 @@ have_events()
 	[ "$(n_events "$1")" -ge "$2" ]
 }
 
+# event_at MATCH: the wall-clock time of the first recorded event that matches (s.ns)
+event_at()
+{
+	date -d "$(expect_json -q "$EV" --match "$1" --get @timestamp | head -n 1)" +%s.%N
+}
+# within_1s T0 MATCH: that event was recorded less than a second after T0
+within_1s()
+{
+	local t
+	t=$(event_at "$2")
+	awk -v a="$1" -v b="$t" 'BEGIN { exit !(b - a < 1.0) }' ||
+		fail "$2 recorded $(awk -v a="$1" -v b="$t" 'BEGIN { print b - a }') s after the change"
+}
+
 # --- DMA faults ----------------------------------------------------------------------------
 dmar_lines()
 {
 	dmesg | grep -c 'DMAR: \[.*Request device \[01:00.0\]' || true
 }
 dmar_before=$(dmar_lines)
+t0=$(date +%s.%N)
 "$EDU_DMA" "$EDU" read 0x1000
 wait_for -t 30 -m "the first dma_fault of $EDU" have_events \
 	"{\"event.action\": \"dma_fault\", \"pci.address\": \"$EDU\"}" 1
+within_1s "$t0" "{\"event.action\": \"dma_fault\", \"pci.address\": \"$EDU\"}"
 "$EDU_DMA" "$EDU" copy && fail "the copy went through the IOMMU"
 skipped=$(hw_status_get daemon kmsg_not_kernel)
 # forged by root: the kernel stores it with facility LOG_USER, whatever the prefix says
@@ -58,12 +75,24 @@ dmesg | grep 'DMAR: \[' >"$OUT/dmar.log" || true
 assert_eq "$(($(dmar_lines) - dmar_before))" 3 "DMAR fault lines for 01:00.0 in this scenario"
 
 # --- remove and rescan -----------------------------------------------------------------------
+t0=$(date +%s.%N)
 echo 1 >/sys/bus/pci/devices/$EDU/remove
 wait_for -t 30 -m "pci_change remove of $EDU" have_events \
 	"{\"event.action\": \"pci_change\", \"pci.change\": \"remove\", \"pci.address\": \"$EDU\"}" 1
+within_1s "$t0" "{\"event.action\": \"pci_change\", \"pci.change\": \"remove\", \"pci.address\": \"$EDU\"}"
 echo 1 >/sys/bus/pci/rescan
 wait_for -t 30 -m "pci_change add of $EDU" have_events \
 	"{\"event.action\": \"pci_change\", \"pci.change\": \"add\", \"pci.address\": \"$EDU\"}" 1
+
+# --- unbind and bind: the SMBus controller's driver (harmless to the lab) -------------------
+SMB=0000:00:1f.3
+assert_eq "$(basename "$(readlink /sys/bus/pci/devices/$SMB/driver)")" i801_smbus "driver of $SMB"
+echo $SMB >/sys/bus/pci/drivers/i801_smbus/unbind
+wait_for -t 30 -m "pci_change unbind of $SMB" have_events \
+	"{\"event.action\": \"pci_change\", \"pci.change\": \"unbind\", \"pci.address\": \"$SMB\"}" 1
+echo $SMB >/sys/bus/pci/drivers/i801_smbus/bind
+wait_for -t 30 -m "pci_change bind of $SMB" have_events \
+	"{\"event.action\": \"pci_change\", \"pci.change\": \"bind\", \"pci.address\": \"$SMB\"}" 1
 
 # --- hotplug through QMP ---------------------------------------------------------------------
 qmp device_add '{"driver": "edu", "bus": "rp2", "id": "hot1"}'
@@ -92,7 +121,11 @@ expect_json "$EV" \
 	--match "{\"event.action\": \"pci_change\", \"pci.change\": \"add\", \"pci.address\": \"$HOT\", $edu_ids,
 		  \"pci.upstream.address\": \"0000:00:04.0\", \"pci.iommu.type\": \"DMA-FQ\"}" --count 1 \
 	--match "{\"event.action\": \"pci_change\", \"pci.change\": \"remove\", \"pci.address\": \"$HOT\", $edu_ids}" --count 1 \
-	--match '{"event.action": "pci_change", "pci.address": "~^0000:00:"}' --absent
+	--match "{\"event.action\": \"pci_change\", \"pci.change\": \"unbind\", \"pci.address\": \"$SMB\",
+		  \"pci.vendor_id\": \"0x8086\", \"pci.device_id\": \"0x2930\", \"pci.driver\": {\"?\": false}}" --count 1 \
+	--match "{\"event.action\": \"pci_change\", \"pci.change\": \"bind\", \"pci.address\": \"$SMB\",
+		  \"pci.vendor_id\": \"0x8086\", \"pci.driver\": \"i801_smbus\"}" --count 1 \
+	--match '{"event.action": "pci_change", "pci.address": "~^0000:00:"}' --count 2
 # the alerts: the faults (DMA-006, the first at once), the card's appearances (DMA-005), and
 # nothing about the machine's own devices
 expect_json "$ALERTS" \
