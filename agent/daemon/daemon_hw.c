@@ -121,6 +121,7 @@ struct json_object *daemon_hw_stats(struct daemon *d)
 	U("uevents", st.uevents);
 	U("pci_events", st.pci_events);
 	U("thunderbolt_events", st.tb_events);
+	U("uevent_overruns", st.uevent_overruns);
 	U("kmsg_records", st.kmsg_records);
 	U("kmsg_gaps", st.kmsg_gaps);
 	U("kmsg_not_kernel", st.kmsg_user);

@@ -169,7 +169,9 @@ void hw_runtime_uevents(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
 		int r = hw_uevent_receive(rt->uevent_fd, &u);
 
 		if (r == -ENOBUFS) {
-			log_warning("PCI uevent socket overrun: uevents were lost.");
+			/* counted in status; the next scan (reload, start) sees the bus as it is */
+			if (!rt->st.uevent_overruns++)
+				log_warning("PCI uevent socket overrun: uevents were lost.");
 			continue;
 		}
 		if (r < 0) {

@@ -19,7 +19,7 @@ struct hw_runtime;
 typedef int (*hw_runtime_emit)(const struct rg_event *ev, void *ud);
 
 struct hw_runtime_stats {
-	uint64_t uevents, pci_events, tb_events;
+	uint64_t uevents, pci_events, tb_events, uevent_overruns;
 	uint64_t kmsg_records, kmsg_gaps, kmsg_user, kmsg_bad;
 	uint64_t fault_lines, aer_lines, link_lines, fault_reports, fault_dropped;
 	uint64_t describe_errors; /* a function gone (or unreadable) before it was described */
