@@ -34,7 +34,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         record, ready, sock = (os.path.join(tmp, n) for n in ("events.jsonl", "ready", "sock"))
         d = subprocess.Popen([RG, "daemon", "--sensor", "tracepoint", "--no-inventory",
-                              "--record", record, "--ready-file", ready, "--status-socket", sock],
+                              "--record", record, "--ready-file", ready, "--status-socket", sock,
+                              "--output", "file:" + os.path.join(tmp, "alerts.jsonl")],
                              stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
         while not os.path.exists(ready) and time.monotonic() < deadline and d.poll() is None:
