@@ -9,6 +9,7 @@
 #include "common/exitcode.h"
 #include "common/log.h"
 #include "enforce/enforce.h"
+#include "hw/hw_enforce.h"
 
 static void usage(FILE *f)
 {
@@ -23,7 +24,8 @@ static void usage(FILE *f)
 	    "                    killed (default)\n"
 	    "  --off             remove the pins: enforcement is lifted (a running daemon lets go\n"
 	    "                    of it within a second and raises AGENT-002; a reload or restart\n"
-	    "                    whose policy asks for enforcement pins it again)\n"
+	    "                    whose policy asks for enforcement pins it again); undo hardware\n"
+	    "                    enforcement: rescan the PCI bus, set bus mastering again\n"
 	    "  --pin-dir DIR     the pin directory (default " ENFORCE_PIN_DIR ")\n"
 	    "  --format FMT      json (default) or text\n"
 	    "  -h, --help        this help\n\n"
@@ -94,6 +96,18 @@ int cmd_enforce(int argc, char **argv)
 		return cmd_usage_error("enforce", "unexpected argument '%s'", argv[optind]);
 
 	if (off) {
+		unsigned rescans = 0, masters = 0;
+		/* hardware enforcement's undo (hw/hw_enforce.h): its state file says what it did */
+		int h = hw_enforce_undo(NULL, &rescans, &masters);
+
+		if (h != -ENOENT)
+			printf("Hardware: PCI bus rescanned %u time(s), bus mastering set again on %u "
+			       "function(s).\n",
+			       rescans, masters);
+		if (h < 0 && h != -ENOENT) {
+			log_error_errno(h, "Failed to undo hardware enforcement: %m");
+			return RG_EXIT_ERROR;
+		}
 		r = enforce_unpin(pin_dir, &removed);
 		if (r == -ENOENT) {
 			printf("Nothing is pinned in %s: enforcement is not in force.\n", pin_dir);

@@ -19,6 +19,7 @@
 
 struct output_loss;
 struct metrics_http;
+struct hw_runtime;
 
 struct daemon {
 	const struct daemon_config *cfg;
@@ -28,6 +29,7 @@ struct daemon {
 	struct rg_outputs *outputs;
 	struct rg_sensors *sensors;
 	struct rg_enforce *enf;	   /* NULL: no enforcement */
+	struct hw_runtime *hw;	   /* uevents and kernel log of the hardware layer; NULL: none */
 	struct json_object *hooks; /* sensors_describe() at start */
 	int epfd, sigfd, timerfd, status_fd, pid_fd;
 	FILE *record;
@@ -84,6 +86,12 @@ void daemon_reconcile(struct daemon *d);
 
 /* daemon_tamper.c */
 void daemon_stop_signal(struct daemon *d, const struct signalfd_siginfo *si);
+
+/* daemon_hw.c */
+int daemon_hw_open(struct daemon *d);
+void daemon_hw_dispatch(struct daemon *d, int fd);
+void daemon_hw_tick(struct daemon *d, bool flush);
+struct json_object *daemon_hw_stats(struct daemon *d); /* `status`: "hardware" */
 
 /* daemon_enforce.c */
 int daemon_enforce_prepare(struct daemon *d, struct daemon_config *cfg);

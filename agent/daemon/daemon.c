@@ -28,6 +28,7 @@
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/rules.h"
+#include "hw/hw_runtime.h"
 #include "event/event_json.h"
 #include "inventory/inventory.h"
 #include "inventory/nldev.h"
@@ -334,6 +335,7 @@ static void on_tick(struct daemon *d)
 		daemon_agent_event(d, RG_EV_AGENT_SENSOR, false, "enforce_pins", text, 0, 0);
 		daemon_enforce_sync_tc(d); /* and the TC drop with it */
 	}
+	daemon_hw_tick(d, false);
 	if (now >= d->next_reconcile_ns) {
 		daemon_reconcile(d);
 		d->next_reconcile_ns = now + (uint64_t)d->cfg->reconcile_s * 1000000000ull;
@@ -393,6 +395,8 @@ static int run_loop(struct daemon *d)
 				engine_hash_done(d->engine);
 				enforce_push_games(d->enf, d->engine);
 			}
+			else
+				daemon_hw_dispatch(d, fd);
 		}
 		/* The sensors' own timers (RoCE counters) need service even when idle. */
 		r = sensors_poll(d->sensors, 0, daemon_event, d);
@@ -412,6 +416,7 @@ static void daemon_done(struct daemon *d)
 			   d->cfg->pin_dir ? d->cfg->pin_dir : ENFORCE_PIN_DIR);
 	enforce_close(d->enf);
 	metrics_http_stop(d->metrics);
+	hw_runtime_free(d->hw);
 	if (d->sensors)
 		sensors_close(d->sensors);
 	if (d->outputs)
@@ -621,6 +626,8 @@ int daemon_run(const struct daemon_config *cfg_in)
 		goto out;
 	}
 	d.hooks = sensors_describe(d.sensors);
+	/* The hardware layer's uevents and kernel log: what changes from now on waits in them. */
+	(void)daemon_hw_open(&d);
 	daemon_hooks_summary(d.hooks, summary, sizeof(summary));
 
 	r = startup_inventory(&d);
@@ -651,7 +658,9 @@ int daemon_run(const struct daemon_config *cfg_in)
 	    epoll_add(d.epfd, d.sigfd) < 0 || epoll_add(d.epfd, d.timerfd) < 0 ||
 	    epoll_add(d.epfd, sensors_fd(d.sensors)) < 0 ||
 	    epoll_add(d.epfd, outputs_get_fd(d.outputs)) < 0 ||
-	    epoll_add(d.epfd, engine_hash_fd(d.engine)) < 0) {
+	    epoll_add(d.epfd, engine_hash_fd(d.engine)) < 0 ||
+	    (hw_runtime_uevent_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_uevent_fd(d.hw)) < 0) ||
+	    (hw_runtime_kmsg_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_kmsg_fd(d.hw)) < 0)) {
 		log_error_errno(-errno, "Failed to set up the event loop: %m");
 		goto out;
 	}
@@ -709,6 +718,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 	notify_stopping();
 	(void)sensors_poll(d.sensors, 0, daemon_event, &d);
 	daemon_proctree_loss(&d);
+	daemon_hw_tick(&d, true);
 	(void)engine_flush(d.engine, daemon_alert, &d);
 	daemon_agent_event(&d, RG_EV_AGENT_STOP, true, "signal", "stopped", 0, 0);
 	daemon_notice(&d, "agent_stop", "event", "rdmaguard stopping", json_object_new_object());

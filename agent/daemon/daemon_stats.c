@@ -109,6 +109,8 @@ struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 	outputs_stats(d->outputs, o);
 	if (d->enf)
 		ADD(o, "enforce", enforce_describe(d->enf));
+	if (d->hw)
+		ADD(o, "hardware", daemon_hw_stats(d));
 
 	pt = json_object_new_object();
 	ADD(pt, "capacity", json_object_new_uint64(es.proc.capacity));

@@ -374,7 +374,7 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 					   "rules",	     "mr_max_bytes", "aggregate_window",
 					   "enforce",	     "enforce_scope", "outputs",
 					   "seat",	     "fleet",	      "hardware",
-					   "baseline",      NULL};
+					   "baseline",      "hardware_enforce", NULL};
 	struct json_object *root = jdoc_root(doc), *arr, *v;
 	struct rg_policy *p = NULL;
 	const char *s;
@@ -545,6 +545,23 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 		else {
 			r = jdoc_error(doc, jv_pos(doc, root, "enforce_scope", false), err,
 				       "unknown enforce_scope \"%s\" (always or while_game)", s);
+			goto fail;
+		}
+	}
+	r = jv_string(doc, root, "hardware_enforce", false, &s, err);
+	if (r < 0)
+		goto fail;
+	if (s) {
+		if (strcmp(s, "off") == 0)
+			p->hw_enforce = RG_HW_ENFORCE_OFF;
+		else if (strcmp(s, "remove") == 0)
+			p->hw_enforce = RG_HW_ENFORCE_REMOVE;
+		else if (strcmp(s, "bus_master") == 0)
+			p->hw_enforce = RG_HW_ENFORCE_BUS_MASTER;
+		else {
+			r = jdoc_error(doc, jv_pos(doc, root, "hardware_enforce", false), err,
+				       "unknown hardware_enforce \"%s\" (off, remove or bus_master)",
+				       s);
 			goto fail;
 		}
 	}

@@ -27,6 +27,14 @@ enum rg_role {
 	RG_ROLE_SERVER,	     /* RDMA is legitimate here; only game-related rules matter */
 };
 
+/* What hardware enforcement does to a PCI function the policy does not allow (docs/hardware-runtime.md):
+ * "hardware_enforce", acted on only while enforcement is on. */
+enum rg_hw_enforce {
+	RG_HW_ENFORCE_OFF = 0,	  /* report only (default) */
+	RG_HW_ENFORCE_REMOVE,	  /* remove it from the bus (sysfs remove) */
+	RG_HW_ENFORCE_BUS_MASTER, /* clear its bus-master bit */
+};
+
 enum rg_enforce_scope {
 	RG_ENFORCE_ALWAYS = 0,	 /* deny non-allowlisted RDMA at any time */
 	RG_ENFORCE_WHILE_GAME, /* only while a game session runs */
@@ -119,6 +127,7 @@ struct rg_policy {
 	uint64_t aggregate_window_ns; /* default window for repeats */
 	bool enforce;
 	int enforce_scope; /* enum rg_enforce_scope */
+	int hw_enforce;	   /* enum rg_hw_enforce */
 	struct rg_policy_hw *hardware; /* policy_hw.h: the hardware allowlist */
 	size_t n_hardware;
 	char *baseline;		/* the seat baseline file (agent/hw/baseline.h), NULL none */

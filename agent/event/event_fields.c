@@ -270,6 +270,7 @@ static const struct event_field pci_fields[] = {
 static const struct event_field pci_change_fields[] = {
 	PCI_FIELDS,
 	FE("pci.change", u.pci.change, hw_change),
+	F("pci.enforcement", EFK_STR, u.pci.text), /* what hardware enforcement did (denied) */
 };
 
 static const struct event_field dma_fault_fields[] = {

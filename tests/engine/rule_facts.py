@@ -128,6 +128,19 @@ FACTS = {
         a("DMA-008", "medium", None, pci__address="0000:02:00.0", baseline__change="removed"),
         a("DMA-008", "critical", None, pci__address="0000:07:00.0"),
     ],
+    # each action of hardware enforcement, saying which; not the plain add before it (DMA-005's);
+    # the removal while Arena runs: critical; a failure too
+    "DMA-009": [
+        a("DMA-009", "high", None, pci__address="0000:01:00.0",
+          pci__enforcement="done: bus mastering cleared",
+          message="Hardware enforcement on PCI function 0000:01:00.0 (1234:11e8 Red Hat, Inc. ): "
+                  "done: bus mastering cleared"),
+        a("DMA-005", "high", None, pci__address="0000:02:00.0"),
+        a("DMA-009", "critical", None, pci__address="0000:02:00.0",
+          pci__enforcement="done: removed from the bus"),
+        a("DMA-009", "critical", None, pci__address="0000:03:00.0",
+          pci__enforcement="failed: removed from the bus (Permission denied)"),
+    ],
     # mlx5_0 seen twice (the second a repeat), mlx5_1 added; the PCI function alone is nothing
     "RDMA-001": [
         a("RDMA-001", "medium", None, rdma__device="mlx5_0",

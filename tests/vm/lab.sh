@@ -10,12 +10,17 @@ set -euo pipefail
 usage()
 {
 	cat <<'EOF'
-usage: tests/vm/lab.sh [--lsm] [--build DIR] [--results DIR] [--timeout SEC] (--all | SCENARIO...)
+usage: tests/vm/lab.sh [--lsm] [--machine M] [--build DIR] [--results DIR] [--timeout SEC]
+                      (--all | SCENARIO...)
 
   SCENARIO       a name under tests/vm/scenarios/ (NAME.sh), or the path of a scenario script;
                  all run in one boot, in order
-  --all          every scenario under tests/vm/scenarios/, sorted by name
+  --all          every scenario under tests/vm/scenarios/ for this machine (a scenario's
+                 "# lab-machine: M" line; none: pc), sorted by name
   --lsm          boot with lsm=lockdown,capability,landlock,yama,apparmor,bpf
+  --machine M    pc (default: qemu's i440fx), q35-iommu (q35, emulated Intel IOMMU, intel_iommu=on,
+                 qemu's edu DMA card in root port rp1, an empty root port rp2 for hot-adding, QMP
+                 relayed to the guest), q35-noiommu (the same with intel_iommu=off)
   --build DIR    meson build dir (default $RG_BUILD or <source>/build); scenarios get
                  RG=DIR/agent/rdmaguard
   --results DIR  where results go (default DIR/vm-results under the build dir):
@@ -25,7 +30,7 @@ usage: tests/vm/lab.sh [--lsm] [--build DIR] [--results DIR] [--timeout SEC] (--
 Environment: RG_LAB_BOOT_TIMEOUT (until the guest's runner starts, default 300 s),
 RG_LAB_SCENARIO_TIMEOUT (per scenario, default 300 s; a scenario's
 "# lab-timeout: SEC" line wins), RG_LAB_KVER (kernel version under /boot),
-RG_LAB_QEMU, RG_LAB_MEM (MiB, 2048), RG_LAB_SMP (2), RG_LAB_ACCEL (tcg,thread=single: one
+RG_LAB_MACHINE (as --machine), RG_LAB_QEMU, RG_LAB_MEM (MiB, 2048), RG_LAB_SMP (2), RG_LAB_ACCEL (tcg,thread=single: one
 host thread for every vCPU; tcg: a thread each), RG_LAB_CACHE,
 RG_LAB_APPEND (extra kernel command line), RG_LAB_ICOUNT (qemu -icount: e.g. shift=0,sleep=off,
 the guest's clock counts the instructions it executes; single-threaded TCG).
@@ -53,12 +58,18 @@ results=""
 wall=1500
 lsm=0
 all=0
+machine=${RG_LAB_MACHINE:-pc}
 scenarios=()
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--lsm) lsm=1 ;;
 	--all) all=1 ;;
+	--machine)
+		[ $# -ge 2 ] || die "--machine needs a name"
+		machine=$2
+		shift
+		;;
 	--build)
 		[ $# -ge 2 ] || die "--build needs a directory"
 		build=$2
@@ -88,14 +99,27 @@ while [ $# -gt 0 ]; do
 done
 
 [[ $wall =~ ^[1-9][0-9]*$ ]] || die "--timeout: not a number of seconds: $wall"
+case $machine in
+pc | q35-iommu | q35-noiommu) ;;
+*) die "--machine: pc, q35-iommu or q35-noiommu, not '$machine'" ;;
+esac
 boot_timeout=${RG_LAB_BOOT_TIMEOUT:-300}
 [[ $boot_timeout =~ ^[1-9][0-9]*$ ]] || die "RG_LAB_BOOT_TIMEOUT: not a number: $boot_timeout"
 scenario_timeout=${RG_LAB_SCENARIO_TIMEOUT:-300}
 [[ $scenario_timeout =~ ^[1-9][0-9]*$ ]] ||
 	die "RG_LAB_SCENARIO_TIMEOUT: not a number: $scenario_timeout"
+# A scenario's machine: its "# lab-machine: NAME" line (first 30 lines), else pc. --all takes the
+# scenarios of the machine booted; one named for another machine is an error.
+scenario_machine()
+{
+	local m
+	m=$(sed -n '1,30{s/^# lab-machine: *\([^ ]*\).*/\1/p}' "$1" | head -n 1)
+	echo "${m:-pc}"
+}
 if [ "$all" = 1 ]; then
 	for f in "$VMDIR"/scenarios/*.sh; do
 		[ -e "$f" ] || continue
+		[ "$(scenario_machine "$f")" = "$machine" ] || continue
 		f=${f##*/}
 		scenarios+=("${f%.sh}")
 	done
@@ -121,6 +145,8 @@ for i in "${!scenarios[@]}"; do
 	[[ $s =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]] || die "bad scenario name: $s"
 	[ -f "$f" ] || die "no such scenario: $s (no $f)"
 	[ -z "${seen[$s]:-}" ] || die "scenario listed twice: $s"
+	[ "$(scenario_machine "$f")" = "$machine" ] ||
+		die "scenario $s is for --machine $(scenario_machine "$f"), not $machine"
 	seen[$s]=1
 	scenarios[i]=$s
 	files+=("$f")
@@ -248,6 +274,7 @@ cp "$VMDIR/guest/runner.sh" "$lab/runner.sh"
 	printf 'RG_BUILD=%q\n' "$build"
 	printf 'RG=%q\n' "$build/agent/rdmaguard"
 	printf 'RG_LAB_LSM=%q\n' "$lsm"
+	printf 'RG_LAB_MACHINE=%q\n' "$machine"
 	printf 'RG_LAB_SCENARIO_TIMEOUT=%q\n' "$scenario_timeout"
 	printf 'RG_LAB_SCENARIOS=('
 	printf ' %q' "${scenarios[@]}"
@@ -259,6 +286,10 @@ cp "$VMDIR/guest/runner.sh" "$lab/runner.sh"
 
 append="console=ttyS0 panic=-1 ${RG_LAB_APPEND:-}"
 [ "$lsm" = 0 ] || append+=" lsm=lockdown,capability,landlock,yama,apparmor,bpf"
+case $machine in
+q35-iommu) append+=" intel_iommu=on" ;;
+q35-noiommu) append+=" intel_iommu=off" ;;
+esac
 
 # tcg,thread=single runs every vCPU in one host thread. With a thread per vCPU (MTTCG, qemu 7.2)
 # a vCPU can rarely keep running a stale translation of an int3 that another vCPU's text patch
@@ -273,6 +304,42 @@ qemu_args=(
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$results,mount_tag=labshare,security_model=none,multidevs=remap"
 )
+
+# The q35 machine of the hardware scenarios (docs/hardware-runtime.md): qemu's emulated VT-d
+# (created before the PCI devices it translates), the edu card, a DMA engine with no driver, at
+# 0000:01:00.0 behind root port rp1, and an empty root port rp2 where a scenario hot-adds one
+# through QMP. edu's dma_mask (28 bits by default) is widened so that it reaches all of the
+# guest's memory: the card, not the IOMMU, would otherwise clamp the addresses.
+qmp_dir=""
+if [ "$machine" != pc ]; then
+	qmp_dir=$(mktemp -d /tmp/rg-lab-qmp.XXXXXX)
+	mkdir -p "$lab/qmp"
+	qemu_args=(-machine q35 -device intel-iommu,intremap=off "${qemu_args[@]}"
+		-device pcie-root-port,id=rp1,chassis=1,slot=1
+		-device edu,bus=rp1,dma_mask=0xffffffffff
+		-device pcie-root-port,id=rp2,chassis=2,slot=2
+		-qmp "unix:$qmp_dir/qmp.sock,server=on,wait=off")
+fi
+
+# qmp_serve: relay the guest's QMP requests (RESULTS/_lab/qmp/ID.req) to qemu, answers in ID.rep.
+qmp_serve()
+{
+	local req id
+	[ -n "$qmp_dir" ] || return 0
+	for req in "$lab"/qmp/*.req; do
+		[ -e "$req" ] || return 0
+		id=${req##*/}
+		id=${id%.req}
+		[[ $id =~ ^[A-Za-z0-9_-]+$ ]] || {
+			rm -f "$req"
+			continue
+		}
+		/usr/bin/python3 "$VMDIR/qmp.py" "$qmp_dir/qmp.sock" "$req" "$lab/qmp/$id.rep" \
+			>>"$lab/qmp.log" 2>&1 || true
+		echo "$(elapsed) $(cat "$req") -> $(head -c 300 "$lab/qmp/$id.rep")" >>"$lab/qmp.log"
+		rm -f "$req"
+	done
+}
 
 # --- run it ----------------------------------------------------------------------------------
 qpid=""
@@ -290,7 +357,7 @@ stop_qemu()
 	wait "$qpid" 2>/dev/null || true
 	qpid=""
 }
-trap stop_qemu EXIT
+trap 'stop_qemu; [ -z "$qmp_dir" ] || rm -rf "$qmp_dir"' EXIT
 trap 'say "interrupted"; exit 2' INT TERM HUP
 
 t0=$EPOCHREALTIME
@@ -299,7 +366,7 @@ elapsed()
 	awk -v s="$t0" -v n="$EPOCHREALTIME" 'BEGIN { printf "%.1f", n - s }'
 }
 
-say "kernel $kver ($append), ${#scenarios[@]} scenario(s), results in $results"
+say "kernel $kver ($append), machine $machine, ${#scenarios[@]} scenario(s), results in $results"
 "$qemu" "${qemu_args[@]}" >"$lab/qemu.log" 2>&1 &
 qpid=$!
 
@@ -345,6 +412,7 @@ boot_deadline=$((SECONDS + boot_timeout))
 boot_late=0
 while kill -0 "$qpid" 2>/dev/null; do
 	progress
+	qmp_serve
 	if [ "$SECONDS" -ge "$deadline" ]; then
 		killed=1
 		break

@@ -314,3 +314,21 @@ rc_pair_connected()
 		--match "{\"pid\": $a, \"lqpn\": $qa, \"rqpn\": $qb, \"state\": $up}" --count 1 \
 		--match "{\"pid\": $b, \"lqpn\": $qb, \"rqpn\": $qa, \"state\": $up}" --count 1
 }
+
+# qmp COMMAND [ARGUMENTS_JSON]: a QMP command to the VM's own qemu, on the q35 machines
+# (lab.sh --machine q35-*): the request goes into the lab share, lab.sh relays it (tests/vm/qmp.py:
+# device_add, device_del, query-pci only) and writes qemu's answer back. Prints the answer (one
+# JSON object) and fails the scenario when qemu answered with an error.
+qmp()
+{
+	local dir=/run/lab/_lab/qmp id rep
+	[ -d "$dir" ] || fail "qmp: no QMP relay: run this scenario with lab.sh --machine q35-iommu"
+	id=$RG_LAB_SCENARIO-$$-$RANDOM$RANDOM
+	printf '{"execute": "%s", "arguments": %s}\n' "$1" "${2:-{\}}" >"$dir/$id.tmp"
+	mv "$dir/$id.tmp" "$dir/$id.req"
+	rep=$dir/$id.rep
+	wait_for -t 60 -m "qemu's answer to QMP $1" test -s "$rep"
+	cat "$rep"
+	grep -q '"return"' "$rep" || fail "QMP $1 $2: $(cat "$rep")"
+	rm -f "$rep"
+}

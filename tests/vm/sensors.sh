@@ -643,3 +643,21 @@ sensors_scenario()
 	[ "$1" = tracepoint ] || want_newfd
 	check_events
 }
+
+# hw_status_ge NAME KEY N: the daemon NAME's `status` says hardware.KEY >= N (for wait_for: the
+# kernel log is read in order, so a count of records past a marker means everything before it
+# was read).
+hw_status_ge()
+{
+	"$RG" status --socket "$TMPDIR/$1.sock" --format json >"$TMPDIR/$1.status.json" || return 1
+	expect_json -q "$TMPDIR/$1.status.json" --match "{\"hardware.$2\": {\">=\": $3}}"
+}
+
+# hw_status_get NAME KEY: the daemon NAME's hardware.KEY from `status`.
+hw_status_get()
+{
+	"$RG" status --socket "$TMPDIR/$1.sock" --format json >"$TMPDIR/$1.status.json" ||
+		fail "rdmaguard status of $1 failed"
+	expect_json -q "$TMPDIR/$1.status.json" --match "{\"hardware.$2\": {\">=\": 0}}" \
+		--get "hardware.$2"
+}

@@ -3,7 +3,8 @@
 # outlives the VM's wall-clock limit and one whose guest panics on a soft lockup are each reported
 # as such, leftovers are cleaned between scenarios, a kernel splat and a runner that fails after
 # the last scenario fail the run, and a lab that cannot run (or whose guest does not come up in
-# time) exits 2 with the reason. Needs what lab.sh needs.
+# time) exits 2 with the reason, as does an unknown machine or a scenario of another machine; the
+# QMP relay refuses what is not hotplug. Needs what lab.sh needs.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 results=$(mktemp -d)
@@ -75,6 +76,17 @@ check "soft lockup: the rest not run" has '^FAIL pass \(not run\)$'
 run no-such-scenario
 check "unknown scenario: exit 2" [ "$rc" = 2 ]
 check "unknown scenario: why" has 'no such scenario: no-such-scenario'
+run --machine q35-bogus "$S/pass.sh"
+check "unknown machine: exit 2" [ "$rc" = 2 ]
+check "unknown machine: why" has "machine: pc, q35-iommu or q35-noiommu, not 'q35-bogus'"
+run hw-runtime
+check "a scenario of another machine: exit 2" [ "$rc" = 2 ]
+check "a scenario of another machine: why" has 'scenario hw-runtime is for --machine q35-iommu, not pc'
+# the QMP relay passes only the hotplug commands, before it even connects
+echo '{"execute": "quit"}' >"$results/quit.req"
+check "QMP relay: quit refused" bash -c '! /usr/bin/python3 "$1/qmp.py" "$2/none.sock" "$2/quit.req" "$2/quit.rep"' \
+	_ "$here" "$results"
+check "QMP relay: the refusal answered" grep -q '"desc": "not relayed' "$results/quit.rep"
 RG_LAB_KVER=0.0-none run "$S/pass.sh"
 check "missing kernel: exit 2" [ "$rc" = 2 ]
 check "missing kernel: why" has 'cannot read /boot/vmlinuz-0.0-none'

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Hardware enforcement's actions and their undo (hw_enforce.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "dma_fault.h"
+#include "hw_enforce.h"
+
+#define PCI_COMMAND	   0x04
+#define PCI_COMMAND_MASTER 0x4
+#define STATE_MAX	   (64 * 1024)
+
+static const char *sysfs(const struct hw_enforce_paths *p)
+{
+	return p && p->sysfs ? p->sysfs : "/sys";
+}
+
+static const char *state(const struct hw_enforce_paths *p)
+{
+	return p && p->state ? p->state : HW_ENFORCE_STATE_FILE;
+}
+
+/* ROOT/bus/pci/devices/ADDR/FILE for a canonical address only */
+static int dev_path(const struct hw_enforce_paths *p, const char *addr, const char *file,
+		    char *buf, size_t size)
+{
+	char canon[16];
+
+	if (strlen(addr) != 12 || hw_parse_bdf(addr, canon) != 12 || strcmp(canon, addr) != 0)
+		return -EINVAL;
+	return snprintf_ok(buf, size, "%s/bus/pci/devices/%s/%s", sysfs(p), addr, file)
+		       ? 0
+		       : -ENAMETOOLONG;
+}
+
+static int write_one(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "1", 1) != 1)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int hw_enforce_remove(const struct hw_enforce_paths *p, const char *addr)
+{
+	char path[256];
+	int r = dev_path(p, addr, "remove", path, sizeof(path));
+
+	return r < 0 ? r : write_one(path);
+}
+
+static int set_master(const struct hw_enforce_paths *p, const char *addr, bool on, bool *was_set)
+{
+	char path[256];
+	uint16_t cmd, want;
+	int fd, r = dev_path(p, addr, "config", path, sizeof(path));
+
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &cmd, 2, PCI_COMMAND) != 2) {
+		r = -EIO;
+		goto out;
+	}
+	if (was_set)
+		*was_set = cmd & PCI_COMMAND_MASTER;
+	want = on ? (uint16_t)(cmd | PCI_COMMAND_MASTER) : (uint16_t)(cmd & ~PCI_COMMAND_MASTER);
+	if (want != cmd && pwrite(fd, &want, 2, PCI_COMMAND) != 2)
+		r = -errno;
+out:
+	close(fd);
+	return r;
+}
+
+int hw_enforce_clear_master(const struct hw_enforce_paths *p, const char *addr, bool *was_set)
+{
+	return set_master(p, addr, false, was_set);
+}
+
+int hw_enforce_note(const struct hw_enforce_paths *p, const char *what, const char *addr)
+{
+	char line[64], dir[256], *slash;
+	int fd, n, r = 0;
+
+	n = snprintf(line, sizeof(line), "%s %s\n", what, addr);
+	if (n < 0 || n >= (int)sizeof(line))
+		return -EINVAL;
+	if (strscpy_ok(dir, state(p), sizeof(dir)) && (slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = 0;
+		(void)mkdir(dir, 0700);
+	}
+	fd = open(state(p), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, (size_t)n) != n)
+		r = -EIO;
+	close(fd);
+	return r;
+}
+
+int hw_enforce_undo(const struct hw_enforce_paths *p, unsigned *n_rescan, unsigned *n_master)
+{
+	_cleanup_free_ char *buf = NULL;
+	unsigned rescans = 0, masters = 0;
+	bool removed = false;
+	char path[256];
+	size_t len;
+	int fd, r, first = 0;
+
+	fd = open(state(p), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	r = read_fd_bounded(fd, STATE_MAX, &buf, &len, NULL);
+	close(fd);
+	if (r < 0)
+		return r;
+	for (char *l = buf, *nl; l && *l; l = nl) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl++ = 0;
+		if (startswith(l, "remove "))
+			removed = true;
+	}
+	/* the rescan first: a removed function comes back with bus mastering off anyway */
+	if (removed) {
+		if (snprintf_ok(path, sizeof(path), "%s/bus/pci/rescan", sysfs(p)) &&
+		    (r = write_one(path)) < 0)
+			first = r;
+		else
+			rescans++;
+	}
+	for (char *l = buf; l < buf + len; l += strlen(l) + 1) {
+		if (!startswith(l, "bus_master "))
+			continue;
+		r = set_master(p, l + 11, true, NULL);
+		if (r == 0)
+			masters++;
+		else if (r != -ENOENT && !first)
+			first = r;
+	}
+	if (unlink(state(p)) < 0 && !first)
+		first = -errno;
+	if (n_rescan)
+		*n_rescan = rescans;
+	if (n_master)
+		*n_master = masters;
+	return first;
+}

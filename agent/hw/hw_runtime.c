@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Runtime hardware events (hw_runtime.h): uevents and kernel log lines to events.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "dma_fault.h"
+#include "hw/pci.h"
+#include "hw_runtime.h"
+#include "hw_uevent.h"
+#include "kmsg.h"
+
+struct hw_runtime {
+	int uevent_fd;
+	struct kmsg_reader kmsg;
+	struct rg_root root;
+	struct hw_bursts bursts;
+	struct hw_runtime_stats st;
+	/* for the burst callback */
+	hw_runtime_emit emit;
+	void *ud;
+};
+
+int hw_runtime_open(const char *kmsg_path, struct hw_runtime **ret)
+{
+	struct hw_runtime *rt = calloc(1, sizeof(*rt));
+	int r;
+
+	if (!rt)
+		return -ENOMEM;
+	rt->kmsg.fd = -1;
+	rt->root.fd = -1;
+	rt->uevent_fd = hw_uevent_open();
+	if (rt->uevent_fd < 0) {
+		log_warning_errno(rt->uevent_fd, "Failed to listen to PCI uevents: %m");
+		rt->uevent_fd = -1;
+	}
+	r = kmsg_open(&rt->kmsg, kmsg_path ? kmsg_path : "/dev/kmsg");
+	if (r < 0) {
+		log_warning_errno(r, "Failed to open the kernel log for DMA faults: %m");
+		rt->kmsg.fd = -1;
+	}
+	r = root_init(&rt->root, "/");
+	if (r < 0) {
+		hw_runtime_free(rt);
+		return r;
+	}
+	*ret = rt;
+	return 0;
+}
+
+void hw_runtime_free(struct hw_runtime *rt)
+{
+	if (!rt)
+		return;
+	if (rt->uevent_fd >= 0)
+		close(rt->uevent_fd);
+	kmsg_close(&rt->kmsg);
+	if (rt->root.fd >= 0)
+		root_done(&rt->root);
+	free(rt);
+}
+
+int hw_runtime_uevent_fd(const struct hw_runtime *rt)
+{
+	return rt ? rt->uevent_fd : -1;
+}
+
+int hw_runtime_kmsg_fd(const struct hw_runtime *rt)
+{
+	return rt ? rt->kmsg.fd : -1;
+}
+
+/* The function's fingerprint into ev (type, provider set); from what the uevent says when the
+ * function cannot be examined (gone already: a remove, or a race). */
+static void describe(struct hw_runtime *rt, const char *addr, const struct hw_uevent *u,
+		     unsigned type, struct rg_event *ev)
+{
+	struct hw_fn *fn = calloc(1, sizeof(*fn));
+	uint64_t now = now_realtime_ns();
+	int r = fn ? hw_describe(&rt->root, addr, fn) : -ENOMEM;
+
+	if (r >= 0) {
+		hw_fn_to_event(fn, type, RG_PROV_NETLINK, now, ev);
+		free(fn);
+		return;
+	}
+	free(fn);
+	if (!u || u->action != HW_UEV_REMOVE)
+		rt->st.describe_errors++;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = (uint16_t)type;
+	ev->provider = RG_PROV_NETLINK;
+	ev->ts = now;
+	strscpy_ok(ev->u.pci.addr, addr, sizeof(ev->u.pci.addr));
+	if (u) {
+		ev->u.pci.vendor = u->vendor;
+		ev->u.pci.device = u->device;
+		ev->u.pci.class_code = u->class_code;
+		ev->u.pci.subsys_vendor = u->subsys_vendor;
+		ev->u.pci.subsys_device = u->subsys_device;
+		strscpy_ok(ev->u.pci.driver, u->driver, sizeof(ev->u.pci.driver));
+		ev->u.pci.has_driver = u->driver[0] != 0;
+	}
+}
+
+static void tb_read(struct hw_runtime *rt, const char *name, const char *attr, char *buf,
+		    size_t size)
+{
+	char path[160];
+
+	buf[0] = 0;
+	if (!snprintf_ok(path, sizeof(path), "/sys/bus/thunderbolt/devices/%s/%s", name, attr) ||
+	    root_read_line(&rt->root, path, buf, size) < 0)
+		buf[0] = 0;
+}
+
+static void thunderbolt_event(struct hw_runtime *rt, const struct hw_uevent *u,
+			      struct rg_event *ev)
+{
+	struct rg_ev_tb *tb = &ev->u.tb;
+	char buf[64], domain[24];
+	uint32_t v;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = RG_EV_THUNDERBOLT;
+	ev->provider = RG_PROV_NETLINK;
+	ev->ts = now_realtime_ns();
+	strscpy_ok(tb->name, u->tb_name, sizeof(tb->name));
+	tb->change = u->action == HW_UEV_ADD	    ? RG_HW_ADD
+		     : u->action == HW_UEV_REMOVE ? RG_HW_REMOVE
+		     : u->authorized > 0	    ? RG_HW_AUTHORIZE
+						    : RG_HW_NONE;
+	tb->authorized = u->authorized > 0 ? (uint32_t)u->authorized : 0;
+	if (u->action == HW_UEV_REMOVE)
+		return;
+	tb_read(rt, u->tb_name, "vendor", buf, sizeof(buf));
+	if (safe_atou32(buf, 16, &v) == 0 || (startswith(buf, "0x") && safe_atou32(buf + 2, 16, &v) == 0))
+		tb->vendor = v;
+	tb_read(rt, u->tb_name, "device", buf, sizeof(buf));
+	if (safe_atou32(buf, 16, &v) == 0 || (startswith(buf, "0x") && safe_atou32(buf + 2, 16, &v) == 0))
+		tb->device = v;
+	tb_read(rt, u->tb_name, "vendor_name", tb->vendor_name, sizeof(tb->vendor_name));
+	tb_read(rt, u->tb_name, "device_name", tb->device_name, sizeof(tb->device_name));
+	if (u->authorized < 0) {
+		tb_read(rt, u->tb_name, "authorized", buf, sizeof(buf));
+		if (safe_atou32(buf, 10, &v) == 0)
+			tb->authorized = v;
+	}
+	/* the domain's security level: "0-1" is in domain0 */
+	snprintf(domain, sizeof(domain), "domain%.*s", (int)strcspn(u->tb_name, "-"), u->tb_name);
+	tb_read(rt, domain, "security", tb->security, sizeof(tb->security));
+}
+
+void hw_runtime_uevents(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
+{
+	if (!rt || rt->uevent_fd < 0)
+		return;
+	for (int budget = 0; budget < 256; budget++) {
+		struct hw_uevent u;
+		struct rg_event ev;
+		int r = hw_uevent_receive(rt->uevent_fd, &u);
+
+		if (r == -ENOBUFS) {
+			/* counted in status; the next scan (reload, start) sees the bus as it is */
+			if (!rt->st.uevent_overruns++)
+				log_warning("PCI uevent socket overrun: uevents were lost.");
+			continue;
+		}
+		if (r < 0) {
+			log_warning_errno(r, "Failed to receive a uevent: %m");
+			return;
+		}
+		if (r == 0) {
+			int avail = 0;
+
+			if (ioctl(rt->uevent_fd, FIONREAD, &avail) < 0 || avail <= 0)
+				return;
+			continue;
+		}
+		rt->st.uevents++;
+		if (u.thunderbolt) {
+			thunderbolt_event(rt, &u, &ev);
+			rt->st.tb_events++;
+			(void)emit(&ev, ud);
+			continue;
+		}
+		describe(rt, u.slot, &u, RG_EV_PCI_CHANGE, &ev);
+		switch (u.action) {
+		case HW_UEV_ADD:
+			ev.u.pci.change = RG_HW_ADD;
+			break;
+		case HW_UEV_REMOVE:
+			ev.u.pci.change = RG_HW_REMOVE;
+			break;
+		case HW_UEV_BIND:
+			ev.u.pci.change = RG_HW_BIND;
+			break;
+		case HW_UEV_UNBIND:
+			ev.u.pci.change = RG_HW_UNBIND;
+			break;
+		default:
+			ev.u.pci.change = RG_HW_NONE;
+			break;
+		}
+		rt->st.pci_events++;
+		(void)emit(&ev, ud);
+	}
+}
+
+static void burst_report(const struct hw_burst_report *rep, void *data)
+{
+	struct hw_runtime *rt = data;
+	struct rg_event ev;
+
+	rt->st.fault_reports++;
+	/* a burst's first line is reported while the function is still there to be described */
+	describe(rt, rep->addr, NULL, RG_EV_DMA_FAULT, &ev);
+	ev.u.pci.count = (uint32_t)(rep->count > UINT32_MAX ? UINT32_MAX : rep->count);
+	ev.u.pci.fault_addr = rep->n_addrs ? rep->addrs[0] : 0;
+	hw_burst_describe(rep, ev.u.pci.text, sizeof(ev.u.pci.text));
+	(void)rt->emit(&ev, rt->ud);
+}
+
+static void set_cb(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
+{
+	rt->emit = emit;
+	rt->ud = ud;
+}
+
+void hw_runtime_kmsg(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
+{
+	struct kmsg_record *rec;
+
+	if (!rt || rt->kmsg.fd < 0)
+		return;
+	rec = malloc(sizeof(*rec));
+	if (!rec)
+		return;
+	set_cb(rt, emit, ud);
+	for (int budget = 0; budget < 1024; budget++) {
+		struct hw_kline l;
+		int r = kmsg_read(&rt->kmsg, rec);
+
+		if (r < 0) {
+			log_warning_errno(r, "Failed to read the kernel log: %m");
+			break;
+		}
+		if (r == 0)
+			break;
+		if (!hw_kline_parse(rec, &l))
+			continue;
+		switch (l.kind) {
+		case HW_KLINE_DMA_FAULT:
+			rt->st.fault_lines++;
+			break;
+		case HW_KLINE_AER:
+			rt->st.aer_lines++;
+			break;
+		default:
+			/* a slot's link: the uevents that follow carry the evidence */
+			rt->st.link_lines++;
+			log_debug("PCI slot %s: %s", l.addr, l.reason);
+			continue;
+		}
+		hw_bursts_add(&rt->bursts, &l, now_monotonic_ns(), burst_report, rt);
+	}
+	free(rec);
+}
+
+void hw_runtime_tick(struct hw_runtime *rt, bool flush, hw_runtime_emit emit, void *ud)
+{
+	if (!rt)
+		return;
+	set_cb(rt, emit, ud);
+	hw_bursts_tick(&rt->bursts, now_monotonic_ns(), flush, burst_report, rt);
+}
+
+void hw_runtime_stats(const struct hw_runtime *rt, struct hw_runtime_stats *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (!rt)
+		return;
+	*ret = rt->st;
+	ret->kmsg_records = rt->kmsg.records;
+	ret->kmsg_gaps = rt->kmsg.lost_gaps;
+	ret->kmsg_user = rt->kmsg.user;
+	ret->kmsg_bad = rt->kmsg.bad;
+	ret->fault_dropped = rt->bursts.dropped;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The hardware layer at runtime (docs/hardware-runtime.md): what the daemon watches between
+ * scans. PCI and Thunderbolt uevents (hw_uevent.h) become pci_change and thunderbolt_device
+ * events carrying the function's full fingerprint (hw_describe(), pci.h); the kernel's DMA
+ * fault and AER lines (kmsg.h, dma_fault.h) become dma_fault events, one at once per burst and
+ * one with the count when the burst ends. Events go to a callback: this module knows nothing of
+ * the daemon.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event/event.h"
+
+struct hw_runtime;
+
+typedef int (*hw_runtime_emit)(const struct rg_event *ev, void *ud);
+
+struct hw_runtime_stats {
+	uint64_t uevents, pci_events, tb_events, uevent_overruns;
+	uint64_t kmsg_records, kmsg_gaps, kmsg_user, kmsg_bad;
+	uint64_t fault_lines, aer_lines, link_lines, fault_reports, fault_dropped;
+	uint64_t describe_errors; /* a function gone (or unreadable) before it was described */
+};
+
+/*
+ * Opens the uevent socket and /dev/kmsg (kmsg_path; NULL: /dev/kmsg). Either may fail alone
+ * (logged; its fd is then -1). 0 or -ENOMEM.
+ */
+int hw_runtime_open(const char *kmsg_path, struct hw_runtime **ret);
+void hw_runtime_free(struct hw_runtime *rt);
+
+int hw_runtime_uevent_fd(const struct hw_runtime *rt); /* -1: none */
+int hw_runtime_kmsg_fd(const struct hw_runtime *rt);   /* -1: none */
+
+/* What the fds hold now, as events through emit (pci.allowed is the engine's to derive). */
+void hw_runtime_uevents(struct hw_runtime *rt, hw_runtime_emit emit, void *ud);
+void hw_runtime_kmsg(struct hw_runtime *rt, hw_runtime_emit emit, void *ud);
+
+/* Once a second: the bursts whose window ended are reported; flush reports all (at stop). */
+void hw_runtime_tick(struct hw_runtime *rt, bool flush, hw_runtime_emit emit, void *ud);
+
+void hw_runtime_stats(const struct hw_runtime *rt, struct hw_runtime_stats *ret);

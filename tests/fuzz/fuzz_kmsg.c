@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kmsg_parse() and hw_kline_parse(): a /dev/kmsg record as read() returns it, then the kernel's
+ * DMA fault, AER and link lines of the hardware layer (agent/hw/kmsg.h, dma_fault.h), and the
+ * burst aggregation over them. Input: the record, in an exact-size allocation. Properties: the
+ * record's strings are terminated and free of control bytes; a parsed line names a canonical
+ * function address ("SSSS:BB:DD.F"), a known kind and source; bursts never report more lines
+ * than were added, and a burst's description fits its buffer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "hw/dma_fault.h"
+#include "hw/kmsg.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fuzz_quiet();
+	return 0;
+}
+
+static uint64_t reported;
+
+static void count(const struct hw_burst_report *rep, void *ud)
+{
+	char text[96];
+
+	reported += rep->count;
+	FUZZ_ASSERT(rep->n_addrs <= HW_BURST_ADDRS, "addresses");
+	hw_burst_describe(rep, text, sizeof(text));
+	FUZZ_ASSERT(memchr(text, 0, sizeof(text)), "description");
+}
+
+static void check_str(const char *s, size_t size, const char *what)
+{
+	const char *end = memchr(s, 0, size);
+
+	FUZZ_ASSERT(end, "%s not terminated", what);
+	for (; s < end; s++)
+		FUZZ_ASSERT((unsigned char)*s >= 0x20 && *s != 0x7f, "control byte in %s", what);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct hw_bursts b;
+	char *buf = malloc(size ? size : 1);
+	struct kmsg_record rec;
+	struct hw_kline l;
+
+	if (!buf)
+		abort();
+	if (size)
+		memcpy(buf, data, size);
+	memset(&rec, 0x55, sizeof(rec));
+	if (kmsg_parse(buf, size, &rec) == 0) {
+		check_str(rec.text, sizeof(rec.text), "text");
+		check_str(rec.subsystem, sizeof(rec.subsystem), "subsystem");
+		check_str(rec.device, sizeof(rec.device), "device");
+		if (hw_kline_parse(&rec, &l)) {
+			char again[16];
+
+			FUZZ_ASSERT(l.kind > HW_KLINE_NONE && l.kind < HW_KLINE__MAX, "kind");
+			FUZZ_ASSERT(strlen(l.addr) == 12 && hw_parse_bdf(l.addr, again) == 12 &&
+					strcmp(again, l.addr) == 0,
+				    "address %s", l.addr);
+			FUZZ_ASSERT(l.source[0] && memchr(l.source, 0, sizeof(l.source)), "source");
+			FUZZ_ASSERT(memchr(l.reason, 0, sizeof(l.reason)), "reason");
+			memset(&b, 0, sizeof(b));
+			reported = 0;
+			for (unsigned i = 0; i < 3; i++)
+				hw_bursts_add(&b, &l, i, count, NULL);
+			hw_bursts_tick(&b, 1, true, count, NULL);
+			FUZZ_ASSERT(reported == 3 && b.lines == 3, "lines %llu", (unsigned long long)reported);
+		}
+	}
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,106 @@
+#!/bin/bash
+# Hardware enforcement (docs/hardware-runtime.md) on the q35 machine (lab.sh --machine
+# q35-iommu): the daemon with --enforce and a policy whose hardware allowlist does not cover
+# qemu's edu card.
+#   - "hardware_enforce": "bus_master": the card at 0000:01:00.0 reads unmapped memory, the IOMMU
+#     refuses it, and the daemon clears the card's bus-master bit: a pci_change event flagged
+#     denied says so; the card's next DMA never leaves it (no fault logged);
+#   - reloaded with "remove": a card hot-added into rp2 (QMP) is removed from the bus at once;
+#   - `rdmaguard enforce --off` (daemon stopped) rescans the bus, the card is back, and the bit
+#     it cleared is set again. The machine's own devices are never touched.
+# lab-machine: q35-iommu
+# lab-rxe: none
+# lab-timeout: 420
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
+. "$RG_SRC/tests/vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR/.. source=sensors.sh
+. "$RG_SRC/tests/vm/sensors.sh"
+
+[ -x "$RG" ] || fail "no agent at $RG: build first"
+EDU_DMA=$RG_BUILD/tests/vm/rg-edu-dma
+EDU=0000:01:00.0
+HOT=0000:02:00.0
+[ "$(cat /sys/bus/pci/devices/$EDU/vendor 2>/dev/null)" = 0x1234 ] ||
+	fail "no edu card at $EDU: run with lab.sh --machine q35-iommu"
+rm -f /run/rdmaguard/hw-enforced
+
+policy=$TMPDIR/policy.json
+write_policy()
+{
+	printf '{"role": "managed", "enforce": true, "hardware_enforce": "%s",
+  "hardware": [{"id": "1af4:*", "comment": "virtio, the lab'"'"'s own"}]}\n' "$1" >"$policy.tmp"
+	chmod 600 "$policy.tmp"
+	mv "$policy.tmp" "$policy"
+}
+write_policy bus_master
+"$RG" policy check "$policy"
+mkdir -p "$OUT/daemon"
+EV=$OUT/daemon/events.jsonl
+ALERTS=$OUT/daemon/alerts.jsonl
+bg daemon "$RG" daemon --enforce --policy "$policy" --sensor tracepoint --rules "$RG_SRC/rules" \
+	--record "$EV" --output "file:$ALERTS" --ready-file "$OUT/daemon/ready" \
+	--status-socket "$TMPDIR/daemon.sock"
+daemon_ready daemon
+own_devices=$(for d in /sys/bus/pci/devices/0000:00:*; do echo "${d##*/} $(cat "$d/config" | od -An -tx1 -j4 -N2)"; done)
+
+n_events()
+{
+	expect_json -q "$EV" --match "$1" --get event.sequence 2>/dev/null | wc -l
+}
+have_events()
+{
+	[ "$(n_events "$1")" -ge "$2" ]
+}
+denied='"event.action": "pci_change", "event.flags": ["denied"]'
+
+# --- bus mastering cleared after a refused DMA ------------------------------------------------
+"$EDU_DMA" "$EDU" read 0x1000
+wait_for -t 30 -m "enforcement on $EDU" have_events "{$denied, \"pci.address\": \"$EDU\"}" 1
+assert_eq "$("$EDU_DMA" "$EDU" master)" 0 "bus master bit of $EDU after enforcement"
+faults=$(dmesg | grep -c 'Request device \[01:00.0\]' || true)
+"$EDU_DMA" --no-master "$EDU" read 0x2000
+skipped=$(hw_status_get daemon kmsg_not_kernel)
+echo "rg-lab: hw-enforce DMA without bus mastering done" >/dev/kmsg
+wait_for -t 30 -m "the daemon past the marker" hw_status_ge daemon kmsg_not_kernel $((skipped + 1))
+assert_eq "$(dmesg | grep -c 'Request device \[01:00.0\]' || true)" "$faults" \
+	"DMAR faults after the bit was cleared (the card must not have issued its DMA)"
+
+# --- reload: remove -------------------------------------------------------------------------
+write_policy remove
+kill -HUP "$(bg_pid daemon)"
+wait_for -t 30 -m "the reload" have_events '{"event.action": "agent_policy", "agent.ok": 1}' 1
+qmp device_add '{"driver": "edu", "bus": "rp2", "id": "hot2"}'
+wait_for -t 30 -m "enforcement on $HOT" have_events "{$denied, \"pci.address\": \"$HOT\"}" 1
+wait_for -t 30 -m "$HOT removed" test ! -e /sys/bus/pci/devices/$HOT
+stop_daemon() { daemon_stop daemon; }
+stop_daemon
+
+# --- what was recorded and raised --------------------------------------------------------------
+expect_json "$EV" \
+	--match "{$denied, \"pci.address\": \"$EDU\", \"pci.vendor_id\": \"0x1234\",
+		  \"pci.enforcement\": \"done: bus mastering cleared\", \"pci.bus_master\": {\"?\": false}}" --count 1 \
+	--match "{$denied, \"pci.address\": \"$HOT\", \"pci.vendor_id\": \"0x1234\",
+		  \"pci.change\": \"remove\", \"pci.enforcement\": \"done: removed from the bus\"}" --count 1 \
+	--match "{\"event.flags\": [\"denied\"], \"pci.address\": \"~^0000:00:\"}" --absent
+expect_json "$ALERTS" \
+	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$EDU\",
+		  \"message\": \"Hardware enforcement on PCI function $EDU (1234:11e8  ): done: bus mastering cleared\"}" --count 1 \
+	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$HOT\",
+		  \"message\": \"Hardware enforcement on PCI function $HOT (1234:11e8  ): done: removed from the bus\"}" --count 1 \
+	--match "{\"rule.id\": \"DMA-005\", \"pci.address\": \"$HOT\"}" --count 1 \
+	--match '{"rule.id": "RDMA-011"}' --absent \
+	--match '{"pci.address": "~^0000:00:"}' --absent
+own_after=$(for d in /sys/bus/pci/devices/0000:00:*; do echo "${d##*/} $(cat "$d/config" | od -An -tx1 -j4 -N2)"; done)
+assert_eq "$own_after" "$own_devices" "the machine's own functions and their command registers"
+
+# --- enforce --off: rescan, bus mastering back -----------------------------------------------
+"$RG" enforce --off | tee "$OUT/off.log"
+grep -qx "Hardware: PCI bus rescanned 1 time(s), bus mastering set again on 1 function(s)." \
+	"$OUT/off.log" || fail "enforce --off did not undo the hardware enforcement"
+wait_for -t 30 -m "$HOT back after the rescan" test -e /sys/bus/pci/devices/$HOT
+assert_eq "$("$EDU_DMA" "$EDU" master)" 1 "bus master bit of $EDU after enforce --off"
+[ ! -e /run/rdmaguard/hw-enforced ] || fail "the state file is still there"
+qmp device_del '{"id": "hot2"}'
+wait_for -t 60 -m "$HOT unplugged" test ! -e /sys/bus/pci/devices/$HOT
+log "ok: bus mastering cleared, a hot-added card removed, both undone"
