@@ -4,9 +4,12 @@
  * /proc/PID/mem are seen by the open hooks in files.bpf.c). Tracepoint flavour: syscall entry and
  * exit (the return value is the byte count or the error). Below the syscalls, the kernel asks
  * security_ptrace_access_check() with PTRACE_MODE_ATTACH for all three: one hook that also sees
- * the target task.
+ * the target task, and the 32-bit calls (their ia32 numbers), which the tracepoints skip
+ * (bpf/compat.bpf.c reports them there).
  */
 #include "common.bpf.h"
+#include "compat_nr.h"
+#include "syscalls.bpf.h"
 
 #define PTRACE_ATTACH 16
 #define PTRACE_SEIZE  0x4206
@@ -56,6 +59,19 @@ static __always_inline void mem_exit(long ret)
 
 	if (pending_take(PK_MEM, &p))
 		emit_mem(p.op, (__u32)p.a0, ret, NULL, RG_HOOK_TRACEPOINT, 0);
+}
+
+/* The 32-bit calls (bpf/compat.bpf.c), while memory is on the tracepoints. */
+__noinline int rg_compat_mem_enter(__u32 op, __u32 target)
+{
+	mem_enter(op, target);
+	return 0;
+}
+
+__noinline int rg_compat_mem_exit(long ret)
+{
+	mem_exit(ret);
+	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_process_vm_readv")
@@ -111,18 +127,22 @@ static __always_inline void on_ptrace_check(struct task_struct *child, unsigned 
 {
 	struct pt_regs *regs;
 	long nr, req;
+	bool compat;
 	__u32 op;
 
 	if (!(mode & PTRACE_MODE_ATTACH) || is_self())
 		return;
 	regs = syscall_regs();
 	nr = SYSCALL_NR(regs);
-	if (nr == rg_nr_process_vm_readv && nr >= 0)
+	compat = in_compat_syscall_();
+	if (compat ? nr == RG_IA32_PROCESS_VM_READV : (nr == rg_nr_process_vm_readv && nr >= 0))
 		op = MEM_READV;
-	else if (nr == rg_nr_process_vm_writev && nr >= 0)
+	else if (compat ? nr == RG_IA32_PROCESS_VM_WRITEV
+			: (nr == rg_nr_process_vm_writev && nr >= 0))
 		op = MEM_WRITEV;
-	else if (nr == rg_nr_ptrace && nr >= 0) {
-		req = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	else if (compat ? nr == RG_IA32_PTRACE : (nr == rg_nr_ptrace && nr >= 0)) {
+		/* the request: the first argument, in bx for a 32-bit call */
+		req = compat ? COMPAT_ARG1(regs) : PT_REGS_PARM1_CORE_SYSCALL(regs);
 		if (req == PTRACE_ATTACH)
 			op = MEM_ATTACH;
 		else if (req == PTRACE_SEIZE)

@@ -159,6 +159,11 @@ void sensors_unwatch_link(struct rg_sensors *s, struct bpf_link *link);
 uint32_t sensors_watch_map(struct rg_sensors *s, int fd, const char *name);
 void sensors_unwatch_map(struct rg_sensors *s, uint32_t id);
 
+/* Enforcement's kill programs on the open exits that are attached now (RG_KILLTP_*,
+ * bpf/compat_nr.h): an open that the verdict kills, seen on such a syscall, is left to them to
+ * report. Set after attaching, cleared before detaching. */
+void sensors_set_enforce_kill_hooks(struct rg_sensors *s, uint32_t killtps);
+
 /* Inserts (pid, fd) into the RDMA fd map as an RDMA node of that kind (RG_NODE_*). 0 or -errno. */
 int sensors_remember_fd(struct rg_sensors *s, pid_t pid, int fd, unsigned node_kind);
 
