@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The ia32 system call numbers the 32-bit programs dispatch on (bpf/compat.bpf.c, and
+ * The ia32 system call numbers the 32-bit programs dispatch on (bpf/compat.bpf.h, and
  * enforcement's in bpf/enforce.bpf.c): the raw_syscalls tracepoints give a 32-bit call's number
  * from the ia32 table, not the x86-64 one. Checked against <asm/unistd_32.h> in
- * agent/sensors/compat.c.
+ * agent/sensors/compat.c. Also the agent's knobs about them (plain constants: included by the
+ * agent too).
  */
 #pragma once
 

@@ -595,19 +595,24 @@ int enf_tp_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 
 /*
  * 32-bit system calls (ia32, and int $0x80 from 64-bit code), which the syscalls:* tracepoints
- * skip: the raw_syscalls tracepoints see every call of the machine, so both return at once for
- * a 64-bit one (one load of thread_info.status). The ia32 open, openat, openat2 and creat at their
+ * skip: the raw_syscalls tracepoints see every call of the machine, so these return at once for
+ * a 64-bit one (one load of thread_info.status). One program a syscall, as the native ones: two
+ * inlined in one frame go past the 512-byte stack on 6.1. The ia32 open, openat, openat2 and creat at their
  * exit, ioctl and write at their entry; writev() and pwritev2(), whose 32-bit iovecs are not
  * read, and mmap are not killed (docs/enforcement.md).
  */
 SEC("tracepoint/raw_syscalls/sys_enter")
-int enf_tp_compat_enter(struct trace_event_raw_sys_enter *ctx)
+int enf_tp_compat_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 {
-	if (!in_compat_syscall_())
-		return 0;
-	if (ctx->id == RG_IA32_IOCTL)
+	if (ctx->id == RG_IA32_IOCTL && in_compat_syscall_())
 		enf_ioctl_enter((int)ctx->args[0], (__u32)ctx->args[1], (__u32)ctx->args[2]);
-	else if (ctx->id == RG_IA32_WRITE)
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int enf_tp_compat_enter_write(struct trace_event_raw_sys_enter *ctx)
+{
+	if (ctx->id == RG_IA32_WRITE && in_compat_syscall_())
 		enf_write_enter((int)ctx->args[0], (__u32)ctx->args[1], (__u32)ctx->args[2]);
 	return 0;
 }

@@ -9,7 +9,7 @@
  * every open(2)/openat(2)/openat2(2), and also io_uring's IORING_OP_OPENAT, open_by_handle_at(2),
  * dup(2)/fcntl(F_DUPFD) and an fd received by SCM_RIGHTS or pidfd_getfd(2), which never pass the
  * open syscalls. The tracepoint fallback sees the return of the open syscalls only: open(2),
- * openat(2), openat2(2), creat(2), and their 32-bit forms (bpf/compat.bpf.c).
+ * openat(2), openat2(2), creat(2), and their 32-bit forms (bpf/compat.bpf.h).
  *
  * An open that enforcement kills for is left out only where enforcement reports it itself:
  * enf_open_reported().
@@ -17,8 +17,7 @@
 #include "cmd.bpf.h"
 #define RG_ENF_DEFINE_FUNCS
 #include "enforce.bpf.h"
-#include "compat_nr.h"
-#include "syscalls.bpf.h"
+#include "compat.bpf.h"
 
 /* Enforcement's kill programs attached on the open exits (RG_KILLTP_*), set by the agent. */
 __u32 rg_enf_kill_tps;
@@ -168,10 +167,18 @@ int tp_exit_creat(struct trace_event_raw_sys_exit *ctx)
 	return 0;
 }
 
-/* The 32-bit open, openat, openat2 and creat (bpf/compat.bpf.c). */
-__noinline int rg_compat_open_ret(long ret)
+/* The 32-bit open, openat, openat2 and creat (bpf/compat.bpf.h: rg_compat_hooks). */
+SEC("tracepoint/raw_syscalls/sys_exit")
+int tp_compat_exit_open(struct trace_event_raw_sys_exit *ctx)
 {
-	on_open_ret(ret, RG_KILLTP_COMPAT_OPENS);
+	long id;
+
+	if (!(rg_compat_hooks & RG_COMPAT_OPEN) || !in_compat_syscall_())
+		return 0;
+	id = ctx->id;
+	if (id == RG_IA32_OPEN || id == RG_IA32_OPENAT || id == RG_IA32_OPENAT2 ||
+	    id == RG_IA32_CREAT)
+		on_open_ret(ctx->ret, RG_KILLTP_COMPAT_OPENS);
 	return 0;
 }
 
@@ -221,10 +228,33 @@ int tp_enter_mmap(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-/* The 32-bit mmap2 (offset in pages) and old mmap (bpf/compat.bpf.c). */
-__noinline int rg_compat_mmap(int fd, __u64 len, __u64 off, __u32 prot, __u64 flags)
+/* struct mmap_arg_struct32, the 32-bit old mmap's one argument */
+struct rg_mmap_arg32 {
+	__u32 addr, len, prot, flags, fd, offset;
+};
+
+/* The 32-bit mmap2 (offset in pages) and old mmap (bpf/compat.bpf.h). */
+SEC("tracepoint/raw_syscalls/sys_enter")
+int tp_compat_enter_mmap(struct trace_event_raw_sys_enter *ctx)
 {
-	mmap_enter(fd, len, off, prot, flags, true);
+	struct rg_mmap_arg32 a = {};
+	long id = ctx->id;
+
+	if ((id != RG_IA32_MMAP2 && id != RG_IA32_OLD_MMAP) ||
+	    !(rg_compat_hooks & RG_COMPAT_MMAP) || !in_compat_syscall_())
+		return 0;
+	if (id == RG_IA32_MMAP2) {
+		a.len = (__u32)ctx->args[1];
+		a.prot = (__u32)ctx->args[2];
+		a.flags = (__u32)ctx->args[3];
+		a.fd = (__u32)ctx->args[4];
+		a.offset = (__u32)ctx->args[5];
+	} else if (bpf_probe_read_user(&a, sizeof(a), (void *)(__u64)(__u32)ctx->args[0])) {
+		return 0;
+	}
+	/* mmap2's offset is in 4096-byte units, old mmap's in bytes */
+	mmap_enter((int)a.fd, a.len, id == RG_IA32_MMAP2 ? (__u64)a.offset << 12 : a.offset, a.prot,
+		   a.flags, true);
 	return 0;
 }
 

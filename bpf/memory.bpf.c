@@ -5,11 +5,10 @@
  * exit (the return value is the byte count or the error). Below the syscalls, the kernel asks
  * security_ptrace_access_check() with PTRACE_MODE_ATTACH for all three: one hook that also sees
  * the target task, and the 32-bit calls (their ia32 numbers), which the tracepoints skip
- * (bpf/compat.bpf.c reports them there).
+ * (tp_compat_*_mem report them there).
  */
 #include "common.bpf.h"
-#include "compat_nr.h"
-#include "syscalls.bpf.h"
+#include "compat.bpf.h"
 
 #define PTRACE_ATTACH 16
 #define PTRACE_SEIZE  0x4206
@@ -61,16 +60,45 @@ static __always_inline void mem_exit(long ret)
 		emit_mem(p.op, (__u32)p.a0, ret, NULL, RG_HOOK_TRACEPOINT, 0);
 }
 
-/* The 32-bit calls (bpf/compat.bpf.c), while memory is on the tracepoints. */
-__noinline int rg_compat_mem_enter(__u32 op, __u32 target)
+/* The 32-bit calls (bpf/compat.bpf.h), while memory is on the tracepoints. */
+SEC("tracepoint/raw_syscalls/sys_enter")
+int tp_compat_enter_mem(struct trace_event_raw_sys_enter *ctx)
 {
-	mem_enter(op, target);
+	/* both read at fixed offsets: a context access at a chosen offset is refused */
+	__u64 a0 = ctx->args[0], a1 = ctx->args[1];
+	long id = ctx->id;
+	__s32 req = (__s32)a0;
+	__u32 op;
+
+	if (id == RG_IA32_PROCESS_VM_READV)
+		op = MEM_READV;
+	else if (id == RG_IA32_PROCESS_VM_WRITEV)
+		op = MEM_WRITEV;
+	else if (id == RG_IA32_PTRACE && req == PTRACE_ATTACH)
+		op = MEM_ATTACH;
+	else if (id == RG_IA32_PTRACE && req == PTRACE_SEIZE)
+		op = MEM_SEIZE;
+	else
+		return 0;
+	if (!(rg_compat_hooks & RG_COMPAT_MEMORY) || !in_compat_syscall_())
+		return 0;
+	/* the target: the first argument of process_vm_*, ptrace's second */
+	barrier_var(a1);
+	mem_enter(op, (__u32)(id == RG_IA32_PTRACE ? a1 : a0));
 	return 0;
 }
 
-__noinline int rg_compat_mem_exit(long ret)
+SEC("tracepoint/raw_syscalls/sys_exit")
+int tp_compat_exit_mem(struct trace_event_raw_sys_exit *ctx)
 {
-	mem_exit(ret);
+	long id;
+
+	if (!(rg_compat_hooks & RG_COMPAT_MEMORY) || !in_compat_syscall_())
+		return 0;
+	id = ctx->id;
+	if (id == RG_IA32_PROCESS_VM_READV || id == RG_IA32_PROCESS_VM_WRITEV ||
+	    id == RG_IA32_PTRACE)
+		mem_exit(ctx->ret);
 	return 0;
 }
 

@@ -14,7 +14,7 @@
  */
 #include "cmd.bpf.h"
 #include "enforce.bpf.h"
-#include "syscalls.bpf.h"
+#include "compat.bpf.h"
 
 /* Which fds' write()s the syscall-level path reports (1 << RG_NODE_UVERBS_FD, 1 <<
  * RG_NODE_RDMA_CM_FD), set by the agent: those of the hook points on it. A hook point on its
@@ -336,28 +336,50 @@ int tp_exit_pwritev2(struct trace_event_raw_sys_exit *ctx)
 	return 0;
 }
 
-/* The 32-bit ioctl and write() (bpf/compat.bpf.c), while verbs is on the syscall level. */
-__noinline int rg_compat_ioctl_enter(int fd, __u64 cmd, __u64 arg)
+/* The 32-bit ioctl and write() (bpf/compat.bpf.h), while verbs or rdma_cm is on the syscall
+ * level; write() follows rg_sys_write_nodes as the native one does. A program each, as the native
+ * ones: two handlers inlined in one frame go past the 512-byte stack. */
+static __always_inline bool compat_verbs_call(long id, long want)
 {
-	sys_ioctl_enter(fd, cmd, arg);
+	return id == want && (rg_compat_hooks & RG_COMPAT_VERBS) && in_compat_syscall_();
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int tp_compat_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
+{
+	if (compat_verbs_call(ctx->id, RG_IA32_IOCTL))
+		sys_ioctl_enter((int)ctx->args[0], (__u32)ctx->args[1], (__u32)ctx->args[2]);
 	return 0;
 }
 
-__noinline int rg_compat_ioctl_exit(long ret)
+SEC("tracepoint/raw_syscalls/sys_exit")
+int tp_compat_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
 {
-	sys_ioctl_exit(ret, RG_HOOK_TRACEPOINT);
+	long ret = ctx->ret;
+
+	barrier_var(ret);
+	if (compat_verbs_call(ctx->id, RG_IA32_IOCTL))
+		sys_ioctl_exit(ret, RG_HOOK_TRACEPOINT);
 	return 0;
 }
 
-__noinline int rg_compat_write_enter(int fd, __u64 buf, __u64 cnt)
+SEC("tracepoint/raw_syscalls/sys_enter")
+int tp_compat_enter_write(struct trace_event_raw_sys_enter *ctx)
 {
-	sys_write_enter(fd, buf, cnt, RG_HOOK_TRACEPOINT);
+	if (compat_verbs_call(ctx->id, RG_IA32_WRITE))
+		sys_write_enter((int)ctx->args[0], (__u32)ctx->args[1], (__u32)ctx->args[2],
+				RG_HOOK_TRACEPOINT);
 	return 0;
 }
 
-__noinline int rg_compat_write_exit(long ret)
+SEC("tracepoint/raw_syscalls/sys_exit")
+int tp_compat_exit_write(struct trace_event_raw_sys_exit *ctx)
 {
-	sys_write_exit(ret, RG_HOOK_TRACEPOINT);
+	long ret = ctx->ret;
+
+	barrier_var(ret);
+	if (compat_verbs_call(ctx->id, RG_IA32_WRITE))
+		sys_write_exit(ret, RG_HOOK_TRACEPOINT);
 	return 0;
 }
 

@@ -93,7 +93,8 @@ static const struct prog_def {
     {"enf_tp_exit_creat", P_KILL, "syscalls/sys_exit_creat", RG_ENF_KILL_OPEN | KILL_GAME},
     /* 32-bit calls (the syscalls:* tracepoints skip them): every syscall runs these */
     {"enf_tp_compat_exit", P_KILL, "raw_syscalls/sys_exit", RG_ENF_KILL_OPEN | KILL_GAME},
-    {"enf_tp_compat_enter", P_KILL, "raw_syscalls/sys_enter", KILL_CMD},
+    {"enf_tp_compat_enter_ioctl", P_KILL, "raw_syscalls/sys_enter", KILL_CMD},
+    {"enf_tp_compat_enter_write", P_KILL, "raw_syscalls/sys_enter", KILL_CMD},
     {"enf_tp_enter_write", P_KILL, "syscalls/sys_enter_write", KILL_CMD},
     {"enf_tp_enter_writev", P_KILL, "syscalls/sys_enter_writev", KILL_CMD},
     {"enf_tp_enter_pwritev2", P_KILL, "syscalls/sys_enter_pwritev2", KILL_CMD},

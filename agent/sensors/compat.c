@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * 32-bit system calls: the ia32 numbers bpf/compat.bpf.c dispatches on, checked against the
- * kernel's table, and what the chosen flavours do not see of them (the sensor plan says so).
+ * 32-bit system calls: the ia32 numbers the tp_compat_* programs dispatch on (bpf/compat.bpf.h),
+ * checked against the kernel's table, and what the chosen flavours do not see of them (the sensor
+ * plan says so).
  * An ia32 process, or int $0x80 from 64-bit code, enters through the ia32 table: the syscalls:*
  * tracepoints skip those calls and the fentry flavour's __x64_sys_* functions are not called;
  * fd_install(), the ib_uverbs/rdma_ucm functions and security_* hooks see them like any other.

@@ -84,7 +84,11 @@ const struct hook_def hook_defs[HP__MAX] = {
 		  {FL_KPROBE, {"krp_sys_bpf"}, RG_SYSCALL_FN("bpf")},
 		  {FL_TRACEPOINT, {"tp_enter_bpf", "tp_exit_bpf"}}}},
     /* attached only while a hook point is on the syscall level (links.c) */
-    [HP_COMPAT] = {"compat32", {{FL_TRACEPOINT, {"tp_compat_enter", "tp_compat_exit"}}}},
+    [HP_COMPAT] = {"compat32",
+		   {{FL_TRACEPOINT,
+		     {"tp_compat_exit_open", "tp_compat_enter_mmap", "tp_compat_enter_ioctl",
+		      "tp_compat_exit_ioctl", "tp_compat_enter_write", "tp_compat_exit_write",
+		      "tp_compat_enter_mem", "tp_compat_exit_mem"}}}},
 };
 
 static const char *const mode_names[SENSORS__MAX] = {

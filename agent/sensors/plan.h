@@ -54,7 +54,7 @@ enum {
 	HP_DEVICES,
 	HP_ROCE,
 	HP_SELF,
-	HP_COMPAT, /* 32-bit calls of the hook points on the syscall level (bpf/compat.bpf.c) */
+	HP_COMPAT, /* 32-bit calls of the hook points on the syscall level (bpf/compat.bpf.h) */
 	HP__MAX,
 };
 

@@ -228,7 +228,7 @@ def run(tmp, pin_dir):
     check("enf_tp_exit_openat" in links and "enf_tp_exit_creat" in links
           and "enf_tp_compat_exit" in links and "enf_tp_enter_write" not in links
           and "enf_tp_enter_ioctl" not in links and "enf_tp_enter_mmap" not in links
-          and "enf_tp_compat_enter" not in links,
+          and "enf_tp_compat_enter_ioctl" not in links and "enf_tp_compat_enter_write" not in links,
           "with only RDMA-004 armed, only the open programs are attached (writes pay nothing)", links)
     # creat(2), and the 32-bit open: other entry points, the same kill, reported once
     rc, facts = run_driver(DRIVER, "creat")
@@ -284,7 +284,8 @@ def run(tmp, pin_dir):
           "RDMA-005 alerts with action killed and the MR's access", d.alerts())
     check(rule_alerts(d, "RDMA-004", "alert", pid), "its open is only alerted now (RDMA-004 alert)",
           d.alerts())
-    check("enf_tp_compat_enter" in links and "enf_tp_compat_exit" not in links,
+    check("enf_tp_compat_enter_ioctl" in links and "enf_tp_compat_enter_write" in links
+          and "enf_tp_compat_exit" not in links,
           "and the 32-bit ioctl and write program", links)
     if DRIVER32:
         rc, facts = run_driver(DRIVER32, "verbs")

@@ -468,7 +468,7 @@ START_TEST(test_verbs)
 END_TEST
 
 /* The same through the ia32 entry points: openat, write, ioctl and mmap2 of a 32-bit process,
- * which the syscalls:* tracepoints skip (bpf/compat.bpf.c). */
+ * which the syscalls:* tracepoints skip (bpf/compat.bpf.h). */
 START_TEST(test_verbs_32bit)
 {
 	const char *path = driver32_path();
