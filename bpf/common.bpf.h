@@ -43,6 +43,7 @@ const volatile __s32 rg_nr_mmap __weak = -1;
 const volatile __s32 rg_nr_open __weak = -1;
 const volatile __s32 rg_nr_openat __weak = -1;
 const volatile __s32 rg_nr_openat2 __weak = -1;
+const volatile __s32 rg_nr_creat __weak = -1;
 const volatile __s32 rg_nr_ptrace __weak = -1;
 const volatile __s32 rg_nr_process_vm_readv __weak = -1;
 const volatile __s32 rg_nr_process_vm_writev __weak = -1;
@@ -553,10 +554,15 @@ static __always_inline struct pt_regs *syscall_regs(void)
 
 #if defined(__TARGET_ARCH_x86)
 #define SYSCALL_NR(regs) ((long)(regs)->orig_ax)
+/* a 32-bit call's first argument (ebx), for in_compat_syscall_() */
+#define COMPAT_ARG1(regs) ((long)(__s32)BPF_CORE_READ(regs, bx))
 #elif defined(__TARGET_ARCH_arm64)
 #define SYSCALL_NR(regs) ((long)(regs)->syscallno)
 #else
 #define SYSCALL_NR(regs) (-1l)
+#endif
+#ifndef COMPAT_ARG1
+#define COMPAT_ARG1(regs) (-1l)
 #endif
 
 /* Argument n (1-based) of the current syscall if it is number nr, else def. */
@@ -568,6 +574,25 @@ static __always_inline struct pt_regs *syscall_regs(void)
 			_v = (long)PT_REGS_PARM##n##_SYSCALL(_regs);                               \
 		_v;                                                                                \
 	})
+
+/*
+ * Is the current system call a 32-bit one (ia32: a 32-bit process, or int $0x80 from a 64-bit
+ * one)? The kernel sets TS_COMPAT in thread_info.status at its entry and clears it on the way
+ * back to user space, so every hook inside the syscall sees it. Its number is then one of the
+ * ia32 table (bpf/compat_nr.h), and the syscalls:* tracepoints skip it altogether.
+ */
+#define RG_TS_COMPAT 0x0002
+
+static __always_inline bool in_compat_syscall_(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	if (bpf_core_field_exists(t->thread_info.status))
+		return (t->thread_info.status & RG_TS_COMPAT) != 0;
+#endif
+	return false;
+}
 
 #ifndef RG_ENFORCE_OBJECT
 /* Remembers an RDMA fd of the current process (and the process as an RDMA user). The module

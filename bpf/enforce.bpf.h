@@ -75,6 +75,42 @@ struct {
 	__type(value, struct rg_enf_state);
 } enf_state __weak SEC(".maps");
 
+/* What enforcement acted on and reported, per thread (enforce_abi.h: struct rg_enf_mark). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, RG_ENF_ACTED_MAX);
+	__type(key, __u32);
+	__type(value, struct rg_enf_mark);
+} enf_acted __weak SEC(".maps");
+
+/* Enforcement: it acted on this operation of the current thread (kind, on file), and reports it. */
+static __always_inline void enf_mark_set(__u32 kind, struct file *file)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct rg_enf_mark m = {
+	    .file = (__u64)file,
+	    .start_ns = bpf_get_current_task_btf()->start_time,
+	    .kind = kind,
+	};
+
+	if (file)
+		bpf_map_update_elem(&enf_acted, &tid, &m, BPF_ANY);
+}
+
+/* The sensors: did enforcement act on this operation (kind, on file) of the current thread and
+ * report it? Takes the mark: one operation, one mark. */
+static __always_inline bool enf_mark_take(__u32 kind, struct file *file)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct rg_enf_mark *m = bpf_map_lookup_elem(&enf_acted, &tid);
+
+	if (!m || !file || m->kind != kind || m->file != (__u64)file ||
+	    m->start_ns != bpf_get_current_task_btf()->start_time)
+		return false;
+	bpf_map_delete_elem(&enf_acted, &tid);
+	return true;
+}
+
 /* The inode's ctime, at the offsets the agent found in the kernel's BTF; false if unknown. */
 static __always_inline bool inode_ctime(struct inode *inode, __u64 *sec, __u32 *nsec)
 {
@@ -585,9 +621,14 @@ static __always_inline bool enf_takes_lib(void)
 	return (enf_verdict_lib() & (ENF_DENY | ENF_KILL)) != 0;
 }
 
-/* Whether a sensor's record of a command that returned ret is enforcement's to report: it
- * killed the process, or denied the command (which then failed with EPERM). */
-static __always_inline bool enf_reported(int act, long ret)
+/* Whether a sensor's record of a command on file that returned ret is enforcement's to report:
+ * it killed the process for that very command (its program, which ran first, at the syscall's
+ * entry or in the LSM hook, left a mark), or denied the command (which then failed with EPERM:
+ * the LSM hooks see every path to the driver). A kill predicted by the verdict alone is not
+ * enough: no kill program runs on a 32-bit call, io_uring or a path it does not hook. */
+static __always_inline bool enf_reported(int act, long ret, struct file *file)
 {
-	return (act & ENF_KILL) || ((act & ENF_DENY) && ret == -1 /* -EPERM */);
+	if ((act & ENF_DENY) && ret == -1 /* -EPERM */)
+		return true;
+	return (act & ENF_KILL) && enf_mark_take(RG_ENF_MARK_CMD, file);
 }

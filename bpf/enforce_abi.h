@@ -16,7 +16,7 @@
 #include <linux/types.h>
 #endif
 
-#define RG_ENF_ABI	     1 /* bumped when a map layout changes: pins of another ABI are replaced */
+#define RG_ENF_ABI	     2 /* bumped when a map layout changes: pins of another ABI are replaced */
 #define RG_ENF_POLICY_MAX    4096 /* entries of one generation: 1 config, allow exes, game files */
 #define RG_ENF_GAME_PIDS_MAX 8192
 #define RG_ENF_VARIANTS	     8 /* allow entries (or their splits) per executable */
@@ -132,3 +132,23 @@ struct rg_enf_state {
 /* enf_game_pids values */
 #define RG_ENF_GAME_KERNEL 1 /* the kernel added it (exec of a game file, fork): counted */
 #define RG_ENF_GAME_DAEMON 2 /* the daemon added it (a game matched by hash or seeded) */
+
+/*
+ * enf_acted (LRU hash, thread id -> mark): enforcement acted on an operation of this thread and
+ * reported it. Set by the enforcement program that kills; taken by the sensor that would report
+ * the same operation, which then leaves its own record out. A record is left out only on such a
+ * mark (or where enforcement's program runs on that very system call: bpf/enforce.bpf.h,
+ * enf_acted_take()), never on a verdict alone: an fd received over SCM_RIGHTS, from dup() or
+ * pidfd_getfd(), io_uring and 32-bit calls reach the driver past the kill programs.
+ */
+#define RG_ENF_ACTED_MAX 4096
+
+#define RG_ENF_MARK_OPEN 1 /* an RDMA node opened: the struct file */
+#define RG_ENF_MARK_CMD	 2 /* a verbs or rdma_cm command (ioctl, write, writev) on a file */
+
+struct rg_enf_mark {
+	__u64 file;	/* struct file * the operation was on */
+	__u64 start_ns; /* the thread's start time (a thread id reused is not the same thread) */
+	__u32 kind;	/* RG_ENF_MARK_* */
+	__u32 pad;
+};

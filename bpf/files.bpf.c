@@ -8,11 +8,63 @@
  * With fentry or kprobes the fd is seen where the kernel installs it in the table, fd_install():
  * every open(2)/openat(2)/openat2(2), and also io_uring's IORING_OP_OPENAT, open_by_handle_at(2),
  * dup(2)/fcntl(F_DUPFD) and an fd received by SCM_RIGHTS or pidfd_getfd(2), which never pass the
- * open syscalls. The tracepoint fallback sees the return of the three open syscalls only.
+ * open syscalls. The tracepoint fallback sees the return of the open syscalls only: open(2),
+ * openat(2), openat2(2), creat(2), and their 32-bit forms (bpf/compat.bpf.h).
+ *
+ * An open that enforcement kills for is left out only where enforcement reports it itself:
+ * enf_open_reported().
  */
 #include "cmd.bpf.h"
 #define RG_ENF_DEFINE_FUNCS
 #include "enforce.bpf.h"
+#include "compat.bpf.h"
+
+/* Enforcement's kill programs attached on the open exits (RG_KILLTP_*), set by the agent. */
+__u32 rg_enf_kill_tps;
+
+/* The RG_KILLTP_* program that runs at the exit of the current system call if it is an open (0 if
+ * it is not): below the syscalls (fd_install()), the registers say which one called. */
+static __always_inline __u32 killtp_of_current(void)
+{
+	long nr = SYSCALL_NR(syscall_regs());
+
+	if (in_compat_syscall_())
+		return nr == RG_IA32_OPEN || nr == RG_IA32_OPENAT || nr == RG_IA32_OPENAT2 ||
+			       nr == RG_IA32_CREAT
+			   ? RG_KILLTP_COMPAT_OPENS
+			   : 0;
+	if (nr < 0)
+		return 0;
+	if (nr == rg_nr_openat)
+		return RG_KILLTP_OPENAT;
+	if (nr == rg_nr_open)
+		return RG_KILLTP_OPEN;
+	if (nr == rg_nr_openat2)
+		return RG_KILLTP_OPENAT2;
+	if (nr == rg_nr_creat)
+		return RG_KILLTP_CREAT;
+	return 0;
+}
+
+/*
+ * Does enforcement report this open of an RDMA node itself (so that it is left out here)? Where
+ * it acted already (BPF LSM's file_open, a kill program that ran before this one) it left a mark;
+ * where its kill program on the exit of this very system call (killtp) is attached and runs
+ * after this one (the same tracepoint; fd_install() inside the syscall), the same verdict on the
+ * same maps kills and reports there. An fd from dup(), SCM_RIGHTS, pidfd_getfd(), io_uring or
+ * open_by_handle_at() passes no kill program: it is reported here, whatever the verdict.
+ */
+static __always_inline bool enf_open_reported(struct file *file, __u32 node, __u32 rdev,
+					      __u32 killtp)
+{
+	int act = enf_check_open(node, rdev);
+
+	if (!(act & ENF_KILL))
+		return false;
+	if (enf_mark_take(RG_ENF_MARK_OPEN, file))
+		return true;
+	return !(act & ENF_LSM) && killtp && (rg_enf_kill_tps & killtp);
+}
 
 #define MAP_ANONYMOUS 0x20
 
@@ -32,7 +84,8 @@ static __always_inline struct task_struct *proc_inode_task(struct inode *inode)
 }
 
 /* fd, an fd of this process, is (or is about to be) FILE (btf: a BTF pointer, a constant). */
-static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook, const bool btf)
+static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook, const bool btf,
+				      __u32 killtp)
 {
 	struct rg_rec_open *r;
 	struct inode *inode;
@@ -45,8 +98,7 @@ static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook, con
 		return;
 	if (what == RG_OPEN_RDMA)
 		remember_fd(current_tgid(), fd, file, node, rdev);
-	/* enforcement kills the process and reports the open itself */
-	if (what == RG_OPEN_RDMA && (enf_check_open(node, rdev) & ENF_KILL))
+	if (what == RG_OPEN_RDMA && enf_open_reported(file, node, rdev, killtp))
 		return;
 	r = RESERVE(struct rg_rec_open);
 	if (!r)
@@ -79,30 +131,54 @@ static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook, con
 }
 
 /* At the return of an open syscall the fd is in the table. */
-static __always_inline void on_open_ret(long ret)
+static __always_inline void on_open_ret(long ret, __u32 killtp)
 {
 	if (ret >= 0)
-		on_new_fd((int)ret, current_fd_file((int)ret), RG_HOOK_TRACEPOINT, false);
+		on_new_fd((int)ret, current_fd_file((int)ret), RG_HOOK_TRACEPOINT, false, killtp);
 }
 
 SEC("tracepoint/syscalls/sys_exit_openat")
 int tp_exit_openat(struct trace_event_raw_sys_exit *ctx)
 {
-	on_open_ret(ctx->ret);
+	on_open_ret(ctx->ret, RG_KILLTP_OPENAT);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_open")
 int tp_exit_open(struct trace_event_raw_sys_exit *ctx)
 {
-	on_open_ret(ctx->ret);
+	on_open_ret(ctx->ret, RG_KILLTP_OPEN);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_openat2")
 int tp_exit_openat2(struct trace_event_raw_sys_exit *ctx)
 {
-	on_open_ret(ctx->ret);
+	on_open_ret(ctx->ret, RG_KILLTP_OPENAT2);
+	return 0;
+}
+
+/* creat(2) is open(O_CREAT | O_WRONLY | O_TRUNC) by another number and tracepoint: a node that
+ * exists is opened, not created (a /proc/PID/mem too). */
+SEC("tracepoint/syscalls/sys_exit_creat")
+int tp_exit_creat(struct trace_event_raw_sys_exit *ctx)
+{
+	on_open_ret(ctx->ret, RG_KILLTP_CREAT);
+	return 0;
+}
+
+/* The 32-bit open, openat, openat2 and creat (bpf/compat.bpf.h: rg_compat_hooks). */
+SEC("tracepoint/raw_syscalls/sys_exit")
+int tp_compat_exit_open(struct trace_event_raw_sys_exit *ctx)
+{
+	long id;
+
+	if (!(rg_compat_hooks & RG_COMPAT_OPEN) || !in_compat_syscall_())
+		return 0;
+	id = ctx->id;
+	if (id == RG_IA32_OPEN || id == RG_IA32_OPENAT || id == RG_IA32_OPENAT2 ||
+	    id == RG_IA32_CREAT)
+		on_open_ret(ctx->ret, RG_KILLTP_COMPAT_OPENS);
 	return 0;
 }
 
@@ -111,37 +187,74 @@ int tp_exit_openat2(struct trace_event_raw_sys_exit *ctx)
 SEC("fentry/fd_install")
 int BPF_PROG(fe_fd_install, unsigned int fd, struct file *file)
 {
-	on_new_fd((int)fd, file, RG_HOOK_FENTRY, true);
+	on_new_fd((int)fd, file, RG_HOOK_FENTRY, true, killtp_of_current());
 	return 0;
 }
 
 SEC("kprobe/fd_install")
 int BPF_KPROBE(kp_fd_install, unsigned int fd, struct file *file)
 {
-	on_new_fd((int)fd, file, RG_HOOK_KPROBE, false);
+	on_new_fd((int)fd, file, RG_HOOK_KPROBE, false, killtp_of_current());
 	return 0;
+}
+
+/* compat: a 32-bit mmap, which no enforcement program sees where there is no BPF LSM (with it,
+ * the mmap_file hook sees every mmap and this flavour is not used) */
+static __always_inline void mmap_enter(int fd, __u64 len, __u64 off, __u32 prot, __u64 flags,
+				       bool compat)
+{
+	__u32 node, rdev;
+	struct file *file;
+
+	if (fd < 0 || (flags & MAP_ANONYMOUS) || is_self())
+		return;
+	if (lookup_rdma_fd(fd, &node, &rdev)) {
+		if (!enf_takes_mmap(rdev))
+			emit_mmap(fd, node, rdev, len, off, prot, RG_HOOK_TRACEPOINT);
+		return;
+	}
+	if (!(prot & PROT_EXEC))
+		return;
+	file = current_fd_file(fd);
+	if (file && is_rdma_lib(file) && (compat || !enf_takes_lib()))
+		emit_lib(file, prot, RG_HOOK_TRACEPOINT, 0);
 }
 
 SEC("tracepoint/syscalls/sys_enter_mmap")
 int tp_enter_mmap(struct trace_event_raw_sys_enter *ctx)
 {
-	int fd = (int)ctx->args[4];
-	__u32 prot = ctx->args[2], node, rdev;
-	struct file *file;
+	mmap_enter((int)ctx->args[4], ctx->args[1], ctx->args[5], (__u32)ctx->args[2],
+		   ctx->args[3], false);
+	return 0;
+}
 
-	if (fd < 0 || (ctx->args[3] & MAP_ANONYMOUS) || is_self())
+/* struct mmap_arg_struct32, the 32-bit old mmap's one argument */
+struct rg_mmap_arg32 {
+	__u32 addr, len, prot, flags, fd, offset;
+};
+
+/* The 32-bit mmap2 (offset in pages) and old mmap (bpf/compat.bpf.h). */
+SEC("tracepoint/raw_syscalls/sys_enter")
+int tp_compat_enter_mmap(struct trace_event_raw_sys_enter *ctx)
+{
+	struct rg_mmap_arg32 a = {};
+	long id = ctx->id;
+
+	if ((id != RG_IA32_MMAP2 && id != RG_IA32_OLD_MMAP) ||
+	    !(rg_compat_hooks & RG_COMPAT_MMAP) || !in_compat_syscall_())
 		return 0;
-	if (lookup_rdma_fd(fd, &node, &rdev)) {
-		if (!enf_takes_mmap(rdev))
-			emit_mmap(fd, node, rdev, ctx->args[1], ctx->args[5], prot,
-				  RG_HOOK_TRACEPOINT);
+	if (id == RG_IA32_MMAP2) {
+		a.len = (__u32)ctx->args[1];
+		a.prot = (__u32)ctx->args[2];
+		a.flags = (__u32)ctx->args[3];
+		a.fd = (__u32)ctx->args[4];
+		a.offset = (__u32)ctx->args[5];
+	} else if (bpf_probe_read_user(&a, sizeof(a), (void *)(__u64)(__u32)ctx->args[0])) {
 		return 0;
 	}
-	if (!(prot & PROT_EXEC))
-		return 0;
-	file = current_fd_file(fd);
-	if (file && is_rdma_lib(file) && !enf_takes_lib())
-		emit_lib(file, prot, RG_HOOK_TRACEPOINT, 0);
+	/* mmap2's offset is in 4096-byte units, old mmap's in bytes */
+	mmap_enter((int)a.fd, a.len, id == RG_IA32_MMAP2 ? (__u64)a.offset << 12 : a.offset, a.prot,
+		   a.flags, true);
 	return 0;
 }
 

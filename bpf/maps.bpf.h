@@ -87,6 +87,7 @@ struct pending {
 	__u32 rdev;
 	__u32 op; /* PK_MEM: the operation; PK_IOCTL/PK_WRITE: enforcement's verdict at entry */
 	__u32 pad;
+	__u64 file; /* PK_IOCTL/PK_WRITE/PK_WRITEV: the struct file, for enforcement's mark */
 };
 
 struct {

@@ -4,9 +4,11 @@
  * /proc/PID/mem are seen by the open hooks in files.bpf.c). Tracepoint flavour: syscall entry and
  * exit (the return value is the byte count or the error). Below the syscalls, the kernel asks
  * security_ptrace_access_check() with PTRACE_MODE_ATTACH for all three: one hook that also sees
- * the target task.
+ * the target task, and the 32-bit calls (their ia32 numbers), which the tracepoints skip
+ * (tp_compat_*_mem report them there).
  */
 #include "common.bpf.h"
+#include "compat.bpf.h"
 
 #define PTRACE_ATTACH 16
 #define PTRACE_SEIZE  0x4206
@@ -56,6 +58,48 @@ static __always_inline void mem_exit(long ret)
 
 	if (pending_take(PK_MEM, &p))
 		emit_mem(p.op, (__u32)p.a0, ret, NULL, RG_HOOK_TRACEPOINT, 0);
+}
+
+/* The 32-bit calls (bpf/compat.bpf.h), while memory is on the tracepoints. */
+SEC("tracepoint/raw_syscalls/sys_enter")
+int tp_compat_enter_mem(struct trace_event_raw_sys_enter *ctx)
+{
+	/* both read at fixed offsets: a context access at a chosen offset is refused */
+	__u64 a0 = ctx->args[0], a1 = ctx->args[1];
+	long id = ctx->id;
+	__s32 req = (__s32)a0;
+	__u32 op;
+
+	if (id == RG_IA32_PROCESS_VM_READV)
+		op = MEM_READV;
+	else if (id == RG_IA32_PROCESS_VM_WRITEV)
+		op = MEM_WRITEV;
+	else if (id == RG_IA32_PTRACE && req == PTRACE_ATTACH)
+		op = MEM_ATTACH;
+	else if (id == RG_IA32_PTRACE && req == PTRACE_SEIZE)
+		op = MEM_SEIZE;
+	else
+		return 0;
+	if (!(rg_compat_hooks & RG_COMPAT_MEMORY) || !in_compat_syscall_())
+		return 0;
+	/* the target: the first argument of process_vm_*, ptrace's second */
+	barrier_var(a1);
+	mem_enter(op, (__u32)(id == RG_IA32_PTRACE ? a1 : a0));
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int tp_compat_exit_mem(struct trace_event_raw_sys_exit *ctx)
+{
+	long id;
+
+	if (!(rg_compat_hooks & RG_COMPAT_MEMORY) || !in_compat_syscall_())
+		return 0;
+	id = ctx->id;
+	if (id == RG_IA32_PROCESS_VM_READV || id == RG_IA32_PROCESS_VM_WRITEV ||
+	    id == RG_IA32_PTRACE)
+		mem_exit(ctx->ret);
+	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_process_vm_readv")
@@ -111,18 +155,22 @@ static __always_inline void on_ptrace_check(struct task_struct *child, unsigned 
 {
 	struct pt_regs *regs;
 	long nr, req;
+	bool compat;
 	__u32 op;
 
 	if (!(mode & PTRACE_MODE_ATTACH) || is_self())
 		return;
 	regs = syscall_regs();
 	nr = SYSCALL_NR(regs);
-	if (nr == rg_nr_process_vm_readv && nr >= 0)
+	compat = in_compat_syscall_();
+	if (compat ? nr == RG_IA32_PROCESS_VM_READV : (nr == rg_nr_process_vm_readv && nr >= 0))
 		op = MEM_READV;
-	else if (nr == rg_nr_process_vm_writev && nr >= 0)
+	else if (compat ? nr == RG_IA32_PROCESS_VM_WRITEV
+			: (nr == rg_nr_process_vm_writev && nr >= 0))
 		op = MEM_WRITEV;
-	else if (nr == rg_nr_ptrace && nr >= 0) {
-		req = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	else if (compat ? nr == RG_IA32_PTRACE : (nr == rg_nr_ptrace && nr >= 0)) {
+		/* the request: the first argument, in bx for a 32-bit call */
+		req = compat ? COMPAT_ARG1(regs) : PT_REGS_PARM1_CORE_SYSCALL(regs);
 		if (req == PTRACE_ATTACH)
 			op = MEM_ATTACH;
 		else if (req == PTRACE_SEIZE)

@@ -46,8 +46,8 @@ int BPF_PROG(fx_uverbs_ioctl, struct file *filp, unsigned int cmd, unsigned long
 	if (cmd != RG_ABI_RDMA_VERBS_IOCTL || is_self())
 		return 0;
 	rdev = filp->f_inode->i_rdev;
-	/* killed by enforcement, which reports it */
-	if (enf_reported(enf_check_ioctl(rdev, arg), ret))
+	/* stopped by enforcement, which reports it */
+	if (enf_reported(enf_check_ioctl(rdev, arg), ret, filp))
 		return 0;
 	fd = cur_fd(rg_nr_ioctl, -1);
 	if (fd >= 0)
@@ -64,7 +64,7 @@ static __always_inline int fx_write(struct file *filp, const char *buf, size_t c
 	if (is_self())
 		return 0;
 	rdev = filp->f_inode->i_rdev;
-	if (enf_reported(enf_check_write(node, rdev, (__u64)buf, count_), ret))
+	if (enf_reported(enf_check_write(node, rdev, (__u64)buf, count_), ret, filp))
 		return 0;
 	handle_write(cur_fd(rg_nr_write, -1), node, (__u64)buf, count_, ret, rdev, RG_HOOK_FENTRY,
 		     0);

@@ -14,6 +14,7 @@
  */
 #include "cmd.bpf.h"
 #include "enforce.bpf.h"
+#include "compat.bpf.h"
 
 /* Which fds' write()s the syscall-level path reports (1 << RG_NODE_UVERBS_FD, 1 <<
  * RG_NODE_RDMA_CM_FD), set by the agent: those of the hook points on it. A hook point on its
@@ -33,6 +34,7 @@ static __always_inline void sys_ioctl_enter(int fd, __u64 cmd, __u64 arg)
 	/* Enforcement's verdict, asked here: the exit, which copies the command, is at the
 	 * verifier's limit on older kernels. */
 	file = current_fd_file(p.fd);
+	p.file = (__u64)file;
 	p.op = enf_check_ioctl(file ? BPF_CORE_READ(file, f_inode, i_rdev) : 0, p.a0);
 	pending_put(PK_IOCTL, &p);
 }
@@ -51,7 +53,7 @@ static __always_inline void sys_ioctl_exit(long ret, __u16 hook)
 		if (file && classify_file(file, &node, &rdev) == RG_OPEN_RDMA)
 			remember_fd(current_tgid(), p.fd, file, node, rdev);
 	}
-	if (enf_reported((int)p.op, ret))
+	if (enf_reported((int)p.op, ret, (struct file *)p.file))
 		return;
 	emit_ioctl(p.fd, p.a0, ret, rdev, hook);
 }
@@ -75,10 +77,11 @@ static __always_inline void sys_write_enter(int fd, __u64 buf, __u64 cnt, __u16 
 
 	if (!sys_write_fd(fd, &node, &rdev))
 		return;
-	if (node == RG_NODE_UVERBS_FD && is_post(buf, cnt, &cmd)) {
-		/* The data path: summarised here, its return value is not waited for. */
-		if (enf_check_write(node, rdev, buf, cnt) & (ENF_DENY | ENF_KILL))
-			return;
+	p.op = enf_check_write(node, rdev, buf, cnt);
+	if (node == RG_NODE_UVERBS_FD && !(p.op & (ENF_DENY | ENF_KILL)) &&
+	    is_post(buf, cnt, &cmd)) {
+		/* The data path: summarised here, its return value is not waited for. One that
+		 * enforcement may stop is decided at the exit, as any command. */
 		calls = post_aggregate(fd, cmd);
 		if (calls)
 			emit_write(fd, node, buf, cnt, 0, rdev, hook, calls, RG_RECF_NORET);
@@ -90,7 +93,7 @@ static __always_inline void sys_write_enter(int fd, __u64 buf, __u64 cnt, __u16 
 	p.a1 = cnt;
 	p.node = node;
 	p.rdev = rdev;
-	p.op = enf_check_write(node, rdev, buf, cnt);
+	p.file = (__u64)current_fd_file(fd);
 	pending_put(PK_WRITE, &p);
 }
 
@@ -100,7 +103,7 @@ static __always_inline void sys_write_exit(long ret, __u16 hook)
 
 	if (!pending_take(PK_WRITE, &p))
 		return;
-	if (enf_reported((int)p.op, ret))
+	if (enf_reported((int)p.op, ret, (struct file *)p.file))
 		return;
 	emit_write(p.fd, p.node, p.a0, p.a1, ret, p.rdev, hook, 1, 0);
 }
@@ -153,6 +156,7 @@ static __always_inline void sys_writev_enter(int fd, __u64 iov, __u64 cnt)
 	 * BPF LSM cannot read writev()'s commands, so there the sensors report them. */
 	act = enf_check_writev(node, rdev, iov, cnt, &buf, &len);
 	p.op = (act & ENF_LSM) ? 0 : act;
+	p.file = (__u64)current_fd_file(fd);
 	pending_put(PK_WRITEV, &p);
 }
 
@@ -163,7 +167,10 @@ static __always_inline void sys_writev_exit(long ret, __u16 hook)
 	struct iovec v;
 	__u64 done = 0;
 
-	if (!pending_take(PK_WRITEV, &p) || (p.op & ENF_KILL))
+	if (!pending_take(PK_WRITEV, &p))
+		return;
+	/* the kill program marked the writev it killed for (at its entry, before us) */
+	if ((p.op & ENF_KILL) && enf_mark_take(RG_ENF_MARK_CMD, (struct file *)p.file))
 		return;
 	c.fd = p.fd;
 	c.node = p.node;
@@ -329,6 +336,53 @@ int tp_exit_pwritev2(struct trace_event_raw_sys_exit *ctx)
 	return 0;
 }
 
+/* The 32-bit ioctl and write() (bpf/compat.bpf.h), while verbs or rdma_cm is on the syscall
+ * level; write() follows rg_sys_write_nodes as the native one does. A program each, as the native
+ * ones: two handlers inlined in one frame go past the 512-byte stack. */
+static __always_inline bool compat_verbs_call(long id, long want)
+{
+	return id == want && (rg_compat_hooks & RG_COMPAT_VERBS) && in_compat_syscall_();
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int tp_compat_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
+{
+	if (compat_verbs_call(ctx->id, RG_IA32_IOCTL))
+		sys_ioctl_enter((int)ctx->args[0], (__u32)ctx->args[1], (__u32)ctx->args[2]);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int tp_compat_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
+{
+	long ret = ctx->ret;
+
+	barrier_var(ret);
+	if (compat_verbs_call(ctx->id, RG_IA32_IOCTL))
+		sys_ioctl_exit(ret, RG_HOOK_TRACEPOINT);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int tp_compat_enter_write(struct trace_event_raw_sys_enter *ctx)
+{
+	if (compat_verbs_call(ctx->id, RG_IA32_WRITE))
+		sys_write_enter((int)ctx->args[0], (__u32)ctx->args[1], (__u32)ctx->args[2],
+				RG_HOOK_TRACEPOINT);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int tp_compat_exit_write(struct trace_event_raw_sys_exit *ctx)
+{
+	long ret = ctx->ret;
+
+	barrier_var(ret);
+	if (compat_verbs_call(ctx->id, RG_IA32_WRITE))
+		sys_write_exit(ret, RG_HOOK_TRACEPOINT);
+	return 0;
+}
+
 /* kprobe flavour: entry remembers, return emits. */
 static __always_inline int kprobe_cmd_entry(__u32 kind, struct file *filp, __u64 a0, __u64 a1,
 					    __u32 node, int fd)
@@ -343,6 +397,7 @@ static __always_inline int kprobe_cmd_entry(__u32 kind, struct file *filp, __u64
 	p.a1 = a1;
 	p.node = node;
 	p.rdev = BPF_CORE_READ(filp, f_inode, i_rdev);
+	p.file = (__u64)filp;
 	p.op =
 	    kind == PK_IOCTL ? enf_check_ioctl(p.rdev, a0) : enf_check_write(node, p.rdev, a0, a1);
 	if (fd >= 0)
@@ -365,7 +420,7 @@ int BPF_KRETPROBE(krp_uverbs_ioctl, long ret)
 {
 	struct pending p;
 
-	if (pending_take(PK_IOCTL, &p) && !enf_reported((int)p.op, ret))
+	if (pending_take(PK_IOCTL, &p) && !enf_reported((int)p.op, ret, (struct file *)p.file))
 		emit_ioctl(p.fd, p.a0, ret, p.rdev, RG_HOOK_KPROBE);
 	return 0;
 }
@@ -388,7 +443,7 @@ static __always_inline int kretprobe_write(long ret)
 {
 	struct pending p;
 
-	if (pending_take(PK_WRITE, &p) && !enf_reported((int)p.op, ret))
+	if (pending_take(PK_WRITE, &p) && !enf_reported((int)p.op, ret, (struct file *)p.file))
 		handle_write(p.fd, p.node, p.a0, p.a1, ret, p.rdev, RG_HOOK_KPROBE, 0);
 	return 0;
 }

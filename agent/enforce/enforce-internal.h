@@ -5,5 +5,5 @@
  */
 #pragma once
 
-#define ENFORCE_NMAPS 5
+#define ENFORCE_NMAPS 6
 extern const char *const enforce_map_names[ENFORCE_NMAPS];

@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bpf/compat_nr.h"
 #include "bpf/events.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -43,6 +44,7 @@ _Static_assert(sizeof(struct rg_enf_variant) == 112, "rg_enf_variant");
 _Static_assert(sizeof(struct rg_enf_config) == 32, "rg_enf_config");
 _Static_assert(sizeof(struct rg_enf_val) == 8 + RG_ENF_VARIANTS * 112, "rg_enf_val");
 _Static_assert(sizeof(struct rg_enf_state) == 24, "rg_enf_state");
+_Static_assert(sizeof(struct rg_enf_mark) == 24, "rg_enf_mark");
 _Static_assert(offsetof(struct ib_uverbs_reg_mr, access_flags) == 36, "REG_MR access @36");
 _Static_assert(offsetof(struct ib_uverbs_rereg_mr, flags) == 12, "REREG_MR flags @12");
 _Static_assert(offsetof(struct ib_uverbs_rereg_mr, access_flags) == 44, "REREG_MR access @44");
@@ -88,6 +90,11 @@ static const struct prog_def {
     {"enf_tp_exit_openat", P_KILL, "syscalls/sys_exit_openat", RG_ENF_KILL_OPEN | KILL_GAME},
     {"enf_tp_exit_open", P_KILL, "syscalls/sys_exit_open", RG_ENF_KILL_OPEN | KILL_GAME},
     {"enf_tp_exit_openat2", P_KILL, "syscalls/sys_exit_openat2", RG_ENF_KILL_OPEN | KILL_GAME},
+    {"enf_tp_exit_creat", P_KILL, "syscalls/sys_exit_creat", RG_ENF_KILL_OPEN | KILL_GAME},
+    /* 32-bit calls (the syscalls:* tracepoints skip them): every syscall runs these */
+    {"enf_tp_compat_exit", P_KILL, "raw_syscalls/sys_exit", RG_ENF_KILL_OPEN | KILL_GAME},
+    {"enf_tp_compat_enter_ioctl", P_KILL, "raw_syscalls/sys_enter", KILL_CMD},
+    {"enf_tp_compat_enter_write", P_KILL, "raw_syscalls/sys_enter", KILL_CMD},
     {"enf_tp_enter_write", P_KILL, "syscalls/sys_enter_write", KILL_CMD},
     {"enf_tp_enter_writev", P_KILL, "syscalls/sys_enter_writev", KILL_CMD},
     {"enf_tp_enter_pwritev2", P_KILL, "syscalls/sys_enter_pwritev2", KILL_CMD},
@@ -97,10 +104,15 @@ static const struct prog_def {
 #define NPROGS ARRAY_SIZE(prog_defs)
 
 const char *const enforce_map_names[ENFORCE_NMAPS] = {"enf_policy", "enf_game_pids", "enf_state",
-						     "events", "counters"};
+						     "events",	   "counters",	    "enf_acted"};
 #define map_names enforce_map_names
 #define NMAPS	  ENFORCE_NMAPS
-#define NSHARED	  3
+
+/* The maps the sensors share (they ask the same verdicts, and take enforcement's marks). */
+static bool map_shared(size_t i)
+{
+	return i <= 2 || i == 5;
+}
 
 struct rg_enforce {
 	char pin_dir[PATH_MAX];
@@ -311,11 +323,14 @@ bool enforce_started(const struct rg_enforce *e)
 
 void enforce_shared_maps(const struct rg_enforce *e, struct sensors_shared_map out[4])
 {
+	size_t n = 0;
+
 	for (size_t i = 0; i < 4; i++)
 		out[i] = (struct sensors_shared_map){.name = NULL, .fd = -1};
-	for (size_t i = 0; i < NSHARED; i++)
-		out[i] = (struct sensors_shared_map){.name = map_names[i],
-						     .fd = e ? e->pinned_fd[i] : -1};
+	for (size_t i = 0; i < NMAPS && n < 4; i++)
+		if (map_shared(i))
+			out[n++] = (struct sensors_shared_map){.name = map_names[i],
+							       .fd = e ? e->pinned_fd[i] : -1};
 }
 
 /* ---- pins ---- */
@@ -426,7 +441,7 @@ static int load_programs(struct rg_enforce *e, struct rg_sensors *s)
 		int fd = e->pinned_fd[i];
 
 		/* no (usable) pins: the sensors' own instances of the shared maps */
-		if (fd < 0 && i < NSHARED)
+		if (fd < 0 && map_shared(i))
 			fd = sensors_map_fd(s, map_names[i]);
 		if (fd < 0)
 			continue;
@@ -450,12 +465,54 @@ static int load_programs(struct rg_enforce *e, struct rg_sensors *s)
 	return 0;
 }
 
+/* The RG_KILLTP_* bit of an open-exit kill program, 0 for the others. */
+static uint32_t killtp_bit(size_t i)
+{
+	static const struct {
+		const char *name;
+		uint32_t bit;
+	} bits[] = {
+	    {"enf_tp_exit_open", RG_KILLTP_OPEN},     {"enf_tp_exit_openat", RG_KILLTP_OPENAT},
+	    {"enf_tp_exit_openat2", RG_KILLTP_OPENAT2}, {"enf_tp_exit_creat", RG_KILLTP_CREAT},
+	    {"enf_tp_compat_exit", RG_KILLTP_COMPAT_OPENS},
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(bits); k++)
+		if (strcmp(prog_defs[i].name, bits[k].name) == 0)
+			return bits[k].bit;
+	return 0;
+}
+
+/*
+ * Tells the sensors which open-exit kill programs are attached: where one runs on the same
+ * syscall as a sensor, the open it kills for is its to report, whichever runs first.
+ * before_sync: before links go, only the bits of those that stay (set again once attached).
+ */
+static void publish_kill_hooks(struct rg_enforce *e, bool before_sync)
+{
+	uint32_t m = 0;
+
+	for (size_t i = 0; i < NPROGS; i++)
+		if (e->links[i] && !e->lifted && (!before_sync || e->wanted[i]))
+			m |= killtp_bit(i);
+	sensors_set_enforce_kill_hooks(e->sensors, m);
+}
+
 /* Attaches what is wanted now (pinning each new link over an older one), drops the rest. */
 static int sync_links(struct rg_enforce *e)
 {
 	char path[PATH_MAX];
 	int r, failures = 0;
 
+	/* what goes is no longer counted on by the sensors, before it goes */
+	for (size_t i = 0; i < NPROGS; i++) {
+		const struct prog_def *d = &prog_defs[i];
+		struct bpf_program *p = prog_of(e, i);
+
+		e->wanted[i] =
+		    p && bpf_program__fd(p) >= 0 && (d->kind != P_KILL || (e->kill & d->kills));
+	}
+	publish_kill_hooks(e, true);
 	for (size_t i = 0; i < NPROGS; i++) {
 		const struct prog_def *d = &prog_defs[i];
 		struct bpf_program *p = prog_of(e, i);
@@ -493,6 +550,7 @@ static int sync_links(struct rg_enforce *e)
 		if (r < 0)
 			failures++;
 	}
+	publish_kill_hooks(e, false);
 	return failures ? -EIO : 0;
 }
 
@@ -776,6 +834,7 @@ int enforce_tick(struct rg_enforce *e, struct rg_engine *eng)
 		return 0;
 	if (snprintf_ok(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[0]) &&
 	    !exists(path)) {
+		sensors_set_enforce_kill_hooks(e->sensors, 0);
 		for (size_t i = 0; i < NPROGS; i++) {
 			sensors_unwatch_link(e->sensors, e->links[i]);
 			bpf_link__destroy(e->links[i]);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bpf/compat_nr.h"
 #include "common/log.h"
 #include "sensors_state.h"
 #include "sensors.skel.h"
@@ -124,13 +125,49 @@ void link_drop(struct rg_sensors *s, size_t i)
 	s->links[i] = s->links[--s->nlinks];
 }
 
+/* The hook points whose 32-bit calls the compat programs report (RG_COMPAT_*): those on the
+ * syscall level, which the ia32 entry points pass by. */
+static uint32_t compat_hooks(struct rg_sensors *s)
+{
+	const struct variant *v;
+	uint32_t m = 0;
+
+	v = variant_of(HP_OPEN, s->plan.hp[HP_OPEN].active);
+	if (v && v->flavor == FL_TRACEPOINT)
+		m |= RG_COMPAT_OPEN;
+	if (syscall_level(variant_of(HP_VERBS, s->plan.hp[HP_VERBS].active)) ||
+	    syscall_level(variant_of(HP_RDMA_CM, s->plan.hp[HP_RDMA_CM].active)))
+		m |= RG_COMPAT_VERBS;
+	v = variant_of(HP_MMAP, s->plan.hp[HP_MMAP].active);
+	if (v && v->flavor == FL_TRACEPOINT)
+		m |= RG_COMPAT_MMAP;
+	v = variant_of(HP_MEMORY, s->plan.hp[HP_MEMORY].active);
+	if (v && v->flavor == FL_TRACEPOINT)
+		m |= RG_COMPAT_MEMORY;
+	return m;
+}
+
 /* Attaches what the active variants need and detaches the rest. A hook point whose programs do
  * not attach falls back to its next loaded variant. */
 void sync_links(struct rg_sensors *s)
 {
+	uint32_t compat = 0;
+
 	for (unsigned hp = 0; hp < HP__MAX; hp++) {
 		struct hook_state *st = &s->plan.hp[hp];
 
+		/* last in the table: the others' flavours are settled. Every syscall of the
+		 * machine runs its programs, so only while one is on the syscall level. */
+		if (hp == HP_COMPAT) {
+			compat = compat_hooks(s);
+			st->active = compat && variant_ready(s, hp, variant_of(hp, st->want))
+					 ? st->want
+					 : -1;
+			if (st->want >= 0)
+				snprintf(st->note, sizeof(st->note), "%s",
+					 compat ? "for the hook points on the syscall level"
+						: "no hook point on the syscall level");
+		}
 		while (st->active >= 0) {
 			const struct variant *v = variant_of(hp, st->active);
 			int r = 0, next;
@@ -174,6 +211,14 @@ void sync_links(struct rg_sensors *s)
 		    (syscall_level(variant_of(HP_RDMA_CM, s->plan.hp[HP_RDMA_CM].active))
 			 ? 1u << RG_NODE_RDMA_CM_FD
 			 : 0);
+	if (s->skel->bss)
+		s->skel->bss->rg_compat_hooks = s->plan.hp[HP_COMPAT].active >= 0 ? compat : 0;
+}
+
+void sensors_set_enforce_kill_hooks(struct rg_sensors *s, uint32_t killtps)
+{
+	if (s && s->skel && s->skel->bss)
+		s->skel->bss->rg_enf_kill_tps = killtps;
 }
 
 /* ---- the module object (fentry on ib_uverbs/rdma_ucm) ---- */

@@ -12,6 +12,7 @@
 
 #include "bpf/events.h"
 #include "common/log.h"
+#include "compat.h"
 #include "plan.h"
 
 const char *const flavor_names[] = {
@@ -39,7 +40,7 @@ const struct hook_def hook_defs[HP__MAX] = {
     [HP_OPEN] = {"open",
 		 {{FL_FENTRY, {"fe_fd_install"}, "fd_install"},
 		  {FL_KPROBE, {"kp_fd_install"}, "fd_install"},
-		  {FL_TRACEPOINT, {"tp_exit_openat", "tp_exit_open", "tp_exit_openat2"}}}},
+		  {FL_TRACEPOINT, {"tp_exit_openat", "tp_exit_open", "tp_exit_openat2", "tp_exit_creat"}}}},
     [HP_VERBS] = {"verbs",
 		  {{FL_FENTRY,
 		    {"fx_uverbs_ioctl", "fx_uverbs_write", "fe_uverbs_mmap"},
@@ -93,6 +94,12 @@ const struct hook_def hook_defs[HP__MAX] = {
 		    {{FL_FENTRY, SOCK_PROGS(fx_sys_), RG_SYSCALL_FN("socket")},
 		     {FL_KPROBE, SOCK_PROGS(krp_sys_), RG_SYSCALL_FN("socket")},
 		     {FL_TRACEPOINT, SOCK_PROGS(tp_exit_)}}},
+    /* attached only while a hook point is on the syscall level (links.c) */
+    [HP_COMPAT] = {"compat32",
+		   {{FL_TRACEPOINT,
+		     {"tp_compat_exit_open", "tp_compat_enter_mmap", "tp_compat_enter_ioctl",
+		      "tp_compat_exit_ioctl", "tp_compat_enter_write", "tp_compat_exit_write",
+		      "tp_compat_enter_mem", "tp_compat_exit_mem"}}}},
 };
 
 static const char *const mode_names[SENSORS__MAX] = {
@@ -341,6 +348,8 @@ struct json_object *plan_describe(const struct sensors_config *cfg,
 		json_object_object_add(h, "programs", progs);
 		if (st->note[0])
 			json_object_object_add(h, "note", json_object_new_string(st->note));
+		if (hp == HP_COMPAT)
+			json_object_object_add(h, "not_seen", compat_not_seen(p));
 		if (extra)
 			extra(ud, hp, h);
 		json_object_object_add(hooks, hook_defs[hp].name, h);

@@ -55,6 +55,7 @@ enum {
 	HP_ROCE,
 	HP_SELF,
 	HP_SOCKETS,
+	HP_COMPAT, /* 32-bit calls of the hook points on the syscall level (bpf/compat.bpf.h) */
 	HP__MAX,
 };
 

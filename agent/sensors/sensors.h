@@ -182,6 +182,10 @@ bool sensors_fleet_dropping(const struct rg_sensors *s);
 /* Packets dropped since start, summed over CPUs, by reason: RoCE v2 (UDP 4791), iWARP (TCP). */
 #define SENSORS_TC_DROP_REASONS 2
 int sensors_tc_drops(struct rg_sensors *s, uint64_t out[SENSORS_TC_DROP_REASONS]);
+/* Enforcement's kill programs on the open exits that are attached now (RG_KILLTP_*,
+ * bpf/compat_nr.h): an open that the verdict kills, seen on such a syscall, is left to them to
+ * report. Set after attaching, cleared before detaching. */
+void sensors_set_enforce_kill_hooks(struct rg_sensors *s, uint32_t killtps);
 
 /* Inserts (pid, fd) into the RDMA fd map as an RDMA node of that kind (RG_NODE_*). 0 or -errno. */
 int sensors_remember_fd(struct rg_sensors *s, pid_t pid, int fd, unsigned node_kind);

@@ -156,6 +156,23 @@ struct rg_sensors {
 	size_t nself;
 };
 
+/* Syscalls an architecture may lack (arm64 has no open or creat): -1 there. */
+#ifdef SYS_open
+#define RG_SYS_OPEN SYS_open
+#else
+#define RG_SYS_OPEN (-1)
+#endif
+#ifdef SYS_creat
+#define RG_SYS_CREAT SYS_creat
+#else
+#define RG_SYS_CREAT (-1)
+#endif
+#ifdef SYS_openat2
+#define RG_SYS_OPENAT2 SYS_openat2
+#else
+#define RG_SYS_OPENAT2 (-1)
+#endif
+
 /* The knobs of either skeleton's rodata, set before load. */
 #define SET_KNOBS(rodata, s)                                                                       \
 	do {                                                                                       \
@@ -165,6 +182,9 @@ struct rg_sensors {
 		(rodata)->rg_nr_write = SYS_write;                                                 \
 		(rodata)->rg_nr_mmap = SYS_mmap;                                                   \
 		(rodata)->rg_nr_openat = SYS_openat;                                               \
+		(rodata)->rg_nr_open = RG_SYS_OPEN;                                                \
+		(rodata)->rg_nr_openat2 = RG_SYS_OPENAT2;                                          \
+		(rodata)->rg_nr_creat = RG_SYS_CREAT;                                              \
 		(rodata)->rg_nr_ptrace = SYS_ptrace;                                               \
 		(rodata)->rg_nr_process_vm_readv = SYS_process_vm_readv;                           \
 		(rodata)->rg_nr_process_vm_writev = SYS_process_vm_writev;                         \

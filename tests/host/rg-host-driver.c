@@ -9,8 +9,9 @@
  * creates them as regular files there (stand-ins: write() works, ioctl() fails with ENOTTY, the
  * sensors see the same path, fd and bytes as with the real device).
  *
- * Scenarios: verbs, cm, writev, proc, exit CODE, mem, lib, hold, heldfd NODE and newfd NODE (a
- * real node, for the VM lab).
+ * Scenarios: verbs, cm, writev, proc, exit CODE, mem, lib, hold, creat, heldfd NODE and newfd
+ * NODE (a real node, for the VM lab). meson also builds it for 32 bits (rg-host-driver32, gcc
+ * -m32): the same syscalls through the ia32 entry points.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -525,6 +526,47 @@ static int scenario_mem(void)
 	return 0;
 }
 
+/*
+ * creat(2), open's other entry (its own syscall number and tracepoint): of the stand-in uverbs0
+ * (which it makes; a real node that exists is opened, not created), then a legacy REG_MR with remote write through that
+ * fd, then of a child's /proc/PID/mem (whose O_TRUNC the kernel ignores).
+ */
+static int scenario_creat(void)
+{
+	static struct ib_uverbs_reg_mr_resp mr_resp = {.mr_handle = 0x77};
+	struct cmd_reg_mr reg;
+	char path[64];
+	pid_t victim;
+	int fd, memfd;
+
+	standin_dev();
+	say("pid=%d\n", getpid());
+	fd = creat("/dev/infiniband/uverbs0", 0666); /* makes the stand-in too */
+	if (fd < 0)
+		die("creat uverbs0");
+	say("fd=%d\n", fd);
+	reg_mr_cmd(&reg, &mr_resp, 0x4000, IB_UVERBS_ACCESS_REMOTE_WRITE);
+	wr(fd, &reg, sizeof(reg), "write reg_mr");
+	say("reg_mr=1\n");
+	victim = fork();
+	if (victim < 0)
+		die("fork");
+	if (victim == 0) {
+		for (;;)
+			pause();
+	}
+	say("victim=%d\n", victim);
+	snprintf(path, sizeof(path), "/proc/%d/mem", victim);
+	memfd = creat(path, 0600);
+	say("memfd=%d\nmemfd_errno=%d\n", memfd, memfd < 0 ? errno : 0);
+	if (memfd >= 0)
+		close(memfd);
+	close(fd);
+	kill(victim, SIGKILL);
+	waitpid(victim, NULL, 0);
+	return 0;
+}
+
 /* A provider next to libibverbs (rxe's if there is one), as libibverbs itself would load it. */
 static int find_provider(void *sym, char *out, size_t size)
 {
@@ -851,7 +893,7 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr,
 			"usage: rg-host-driver verbs|cm|writev|proc|exit CODE|mem|lib|hold|heldfd NODE|newfd "
-			"NODE\n");
+			"NODE|creat\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "verbs") == 0)
@@ -874,6 +916,8 @@ int main(int argc, char **argv)
 		return scenario_heldfd(argv[2]);
 	if (strcmp(argv[1], "newfd") == 0 && argc > 2)
 		return scenario_newfd(argv[2]);
+	if (strcmp(argv[1], "creat") == 0)
+		return scenario_creat();
 	fprintf(stderr, "rg-host-driver: unknown scenario %s\n", argv[1]);
 	return 2;
 }

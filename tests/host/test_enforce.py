@@ -12,7 +12,9 @@ game stand-in (a copy of sleep at the game's path) runs. The programs are pinned
 the daemon the driver is still killed, a restarted daemon takes the pins over and reports the
 kill it missed, `rdmaguard enforce --off` lifts enforcement (AGENT-002 says so), and a clean
 stop (SIGTERM) does not unpin. Last, the daemon as on a kernel without bpf_loop()
-(rg-daemon-noloop: the unrolled walk of the allow variants) kills and spares alike.
+(rg-daemon-noloop: the unrolled walk of the allow variants) kills and spares alike. creat() and
+the 32-bit build of the driver (rg-host-driver32: open, write through the ia32 entry points) are
+killed and reported once as well.
 
 Needs root (exit 77 otherwise). Environment: RG_RDMAGUARD, RG_HOST_DRIVER, RG_SOURCE_ROOT."""
 
@@ -31,6 +33,8 @@ from tap import check, summary  # noqa: E402
 
 RG = os.environ["RG_RDMAGUARD"]
 DRIVER = os.environ["RG_HOST_DRIVER"]
+# the 32-bit build (gcc -m32): none on x86-64 fails below; no ia32 table elsewhere
+DRIVER32 = os.environ.get("RG_HOST_DRIVER32") or None
 NOLOOP = os.environ.get("RG_DAEMON_NOLOOP")  # the daemon as without bpf_loop() (pre-5.17)
 RULES = os.path.join(os.environ.get("RG_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", "..")),
                      "rules")
@@ -161,6 +165,10 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: enforcement attaches BPF programs and pins them: needs root")
         return 77
+    if os.environ.get("RG_CPU_FAMILY", "x86_64") == "x86_64" and not DRIVER32:
+        print("FAIL: no 32-bit host driver: the compiler cannot link -m32 (install gcc-multilib, "
+              "as packaging/bootstrap.sh --deps does)")
+        return 1
     tmp = tempfile.mkdtemp(prefix="rg-enforce-")
     bpffs = os.path.join(tmp, "bpffs")
     os.mkdir(bpffs)
@@ -217,9 +225,31 @@ def run(tmp, pin_dir):
               "the alert names the process, the node and the rule (rule.action kill)", a)
     check(rule_alerts(d, "RDMA-011", "killed"), "RDMA-011 reports the kill", d.alerts())
     links = status(pin_dir)[1].get("links", [])
-    check("enf_tp_exit_openat" in links and "enf_tp_enter_write" not in links
-          and "enf_tp_enter_ioctl" not in links and "enf_tp_enter_mmap" not in links,
+    check("enf_tp_exit_openat" in links and "enf_tp_exit_creat" in links
+          and "enf_tp_compat_exit" in links and "enf_tp_enter_write" not in links
+          and "enf_tp_enter_ioctl" not in links and "enf_tp_enter_mmap" not in links
+          and "enf_tp_compat_enter_ioctl" not in links and "enf_tp_compat_enter_write" not in links,
           "with only RDMA-004 armed, only the open programs are attached (writes pay nothing)", links)
+    # creat(2), and the 32-bit open: other entry points, the same kill, reported once
+    rc, facts = run_driver(DRIVER, "creat")
+    pid = int(facts.get("pid", 0))
+    check(rc == -signal.SIGKILL and pid and "fd" not in facts,
+          f"the driver is SIGKILLed at its creat() of uverbs0 (rc {rc})", facts)
+    check(len(rule_alerts(d, "RDMA-004", "killed", pid)) == 1
+          and not [a for a in d.alerts() if a["rule"]["id"] == "RDMA-004"
+                   and a["process"]["pid"] == pid and a["action"] != "killed"],
+          "RDMA-004 alerts once, killed, for the creat()", d.alerts())
+    if DRIVER32:
+        rc, facts = run_driver(DRIVER32, "verbs")
+        check(rc == -signal.SIGKILL and "fd" not in facts,
+              f"the 32-bit driver is SIGKILLed at its open of uverbs0 (rc {rc})", facts)
+        k32 = d.find(lambda a: a["rule"]["id"] == "RDMA-004" and a["action"] == "killed"
+                     and a["process"].get("executable") == DRIVER32)
+        check(len(k32) == 1 and k32[0]["file"]["path"] == "/dev/infiniband/uverbs0"
+              and not [a for a in d.alerts() if a["rule"]["id"] == "RDMA-004"
+                       and a["process"].get("executable") == DRIVER32
+                       and a["action"] != "killed"],
+              "RDMA-004 alerts once, killed, for the 32-bit open", d.alerts())
     n_killed_alerts = len([a for a in d.alerts() if a["action"] == "killed"])
     rc, facts = run_driver(allowed, "verbs")
     check(rc == 0 and facts.get("reused_fd"), f"the allowlisted copy is not killed (rc {rc})", facts)
@@ -254,6 +284,22 @@ def run(tmp, pin_dir):
           "RDMA-005 alerts with action killed and the MR's access", d.alerts())
     check(rule_alerts(d, "RDMA-004", "alert", pid), "its open is only alerted now (RDMA-004 alert)",
           d.alerts())
+    check("enf_tp_compat_enter_ioctl" in links and "enf_tp_compat_enter_write" in links
+          and "enf_tp_compat_exit" not in links,
+          "and the 32-bit ioctl and write program", links)
+    if DRIVER32:
+        rc, facts = run_driver(DRIVER32, "verbs")
+        pid = int(facts.get("pid", 0))
+        check(rc == -signal.SIGKILL and pid and "invoke_ret" not in facts,
+              f"the 32-bit driver is SIGKILLed at its reg_mr with remote access (rc {rc})", facts)
+        mr = rule_alerts(d, "RDMA-005", "killed", pid)
+        check(len(mr) == 1 and mr[0]["rdma"]["op"] == "reg_mr"
+              and mr[0]["rdma"]["mr"]["access"] == ["local_write", "remote_write", "remote_read"]
+              and not [a for a in d.alerts() if a["rule"]["id"] == "RDMA-005"
+                       and a["process"]["pid"] == pid and a["action"] != "killed"],
+              "RDMA-005 alerts once, killed, for the 32-bit write()", d.alerts())
+        check(rule_alerts(d, "RDMA-004", "alert", pid), "and its 32-bit open is alerted",
+              d.alerts())
     # the same MR inside a writev(), after an empty iovec and before a DEALLOC_PD
     rc, facts = run_driver(DRIVER, "writev")
     pid = int(facts.get("pid", 0))

@@ -6,7 +6,16 @@
 # - rg-lab-probe cm-connect (RDMA-009 kill) is SIGKILLed at its CONNECT on a real rdma_cm fd,
 #   RDMA-009 alerts `killed` with its pid and the operation;
 # - an allowlisted copy of the probe opens uverbs0 and connects (the kernel answers EINVAL: the
-#   id has no route) and lives; the pinned programs count exactly the two kills.
+#   id has no route) and lives;
+# - rg-host-driver32 (gcc -m32) is SIGKILLed at its 32-bit openat of uverbs0 (the ia32 entry
+#   point, which the syscalls:* tracepoints skip) and RDMA-004 alerts `killed` once;
+# - rg-host-driver newfd, not allowlisted either, gets uverbs fds that no open syscall makes (an
+#   io_uring open, a dup, one received over SCM_RIGHTS by its child): the kill programs do not
+#   run there, so it lives, and each fd is recorded and alerted (RDMA-004, action alert), not
+#   left out as a kill that never came (issue 25);
+# - the pinned programs count exactly the three kills; no kill is reported twice.
+# The sensors run on fentry (fd_install(), ib_uverbs' functions): they see those fds, and a kill
+# program on the open exit runs after them (the tracepoint flavour is the host suite's).
 # The lab's kernel has BPF LSM, and the daemon decides between deny and kill from
 # /sys/kernel/security/lsm (its feature probe). So that both modes run in one boot, this daemon
 # runs in a mount namespace of its own where that file lists the active LSMs without "bpf", as
@@ -31,7 +40,7 @@ cp "$PROBE" "$TMPDIR/allowed/rg-lab-probe"
 enf_policy "{\"role\": \"managed\", \"enforce\": true, \"enforce_scope\": \"always\",
 	\"rules\": {\"RDMA-004\": {\"action\": \"kill\"}, \"RDMA-009\": {\"action\": \"kill\"}},
 	\"allow\": [{\"exe\": \"$TMPDIR/allowed/rg-lab-probe\"}]}"
-enf_start k --sensor tracepoint --no-inventory
+enf_start k --sensor fentry --no-inventory
 
 alerts k --match '{"event.action": "agent_start", "agent.enforce.mode": "kill"}' --count 1 \
 	--match '{"rule.id": "AGENT-002", "agent.what": "enforce",
@@ -66,12 +75,33 @@ grep -qx "connect_errno=EINVAL" "$OUT/allowed-cm.log" ||
 	fail "the allowlisted probe's connect: $(cat "$OUT/allowed-cm.log")"
 pid_allowed=$(sed -n 's/^pid=//p' "$OUT/allowed-open.log")
 
+# 32 bits: killed at the ia32 openat (enforcement's raw_syscalls exit program)
+DRIVER32=$RG_BUILD/tests/host/rg-host-driver32
+[ -x "$DRIVER32" ] || fail "no $DRIVER32: install gcc-multilib and build"
+"$PROBE" run -t 60 "$DRIVER32" heldfd "$uverbs" >"$OUT/driver32.log" 2>&1 ||
+	fail "rg-lab-probe run: $(cat "$OUT/driver32.log")"
+grep -qx "status=signal 9 (SIGKILL)" "$OUT/driver32.log" ||
+	fail "rg-host-driver32 was not killed at its open: $(cat "$OUT/driver32.log")"
+pid_32=$(sed -n 's/^child=//p' "$OUT/driver32.log")
+
+# fds that no open syscall makes: not killed (no BPF LSM), reported
+"$RG_BUILD/tests/host/rg-host-driver" newfd "$uverbs" >"$OUT/newfd.log" 2>&1 ||
+	fail "rg-host-driver newfd was stopped: $(cat "$OUT/newfd.log")"
+nf()
+{
+	sed -n "s/^$1=//p" "$OUT/newfd.log" | head -n 1
+}
+pid_nf=$(nf pid)
+child_nf=$(nf child)
+
 killed1=$(enf_count killed)
-assert_eq "$((killed1 - killed0))" 2 "kills counted by the pinned programs"
+assert_eq "$((killed1 - killed0))" 3 "kills counted by the pinned programs"
 _killed_all()
 {
 	alerts k --match "{\"rule.id\": \"RDMA-004\", \"action\": \"killed\", \"process.pid\": $pid_pp}" --min 1 &&
-		alerts k --match "{\"rule.id\": \"RDMA-009\", \"action\": \"killed\", \"process.pid\": $pid_cm}" --min 1
+		alerts k --match "{\"rule.id\": \"RDMA-009\", \"action\": \"killed\", \"process.pid\": $pid_cm}" --min 1 &&
+		alerts k --match "{\"rule.id\": \"RDMA-004\", \"action\": \"killed\", \"process.pid\": $pid_32}" --min 1 &&
+		alerts k --match "{\"rule.id\": \"RDMA-004\", \"process.pid\": $child_nf}" --min 1
 }
 wait_for -m "the kills' alerts" _killed_all
 alerts k --match "{\"rule.id\": \"RDMA-004\", \"action\": \"killed\", \"rule.action\": \"kill\",
@@ -82,7 +112,22 @@ alerts k --match "{\"rule.id\": \"RDMA-004\", \"action\": \"killed\", \"rule.act
 	--match "{\"rule.id\": \"RDMA-009\", \"action\": \"killed\", \"rule.action\": \"kill\",
 	\"process.pid\": $pid_cm, \"rdma.op\": \"connect\", \"event.flags\": [\"killed\"]}" --count 1 \
 	--match "{\"action\": \"killed\", \"process.pid\": $pid_allowed}" --absent \
-	--match '{"action": "denied"}' --absent
+	--match '{"action": "denied"}' --absent \
+	--match "{\"rule.id\": \"RDMA-004\", \"process.pid\": $pid_pp}" --count 1 \
+	--match "{\"rule.id\": \"RDMA-004\", \"action\": \"killed\", \"process.pid\": $pid_32,
+	\"file.path\": \"$uverbs\", \"process.executable\": \"$DRIVER32\"}" --count 1 \
+	--match "{\"rule.id\": \"RDMA-004\", \"process.pid\": $pid_32}" --count 1 \
+	--match "{\"rule.id\": \"RDMA-004\", \"action\": \"alert\", \"process.pid\": $pid_nf}" --count 1 \
+	--match "{\"rule.id\": \"RDMA-004\", \"action\": \"alert\", \"process.pid\": $child_nf}" --count 1 \
+	--match "{\"action\": \"killed\", \"process.pid\": {\"|\": [$pid_nf, $child_nf]}}" --absent
+# each of the three fds recorded, with its number
+expect_json "$OUT/k-events.jsonl" \
+	--match "{\"event.action\": \"device_open\", \"process.pid\": $pid_nf, \"rdma.fd\": $(nf uring_fd),
+	\"file.path\": \"$uverbs\", \"rdma.node\": \"uverbs\"}" --count 1 \
+	--match "{\"event.action\": \"device_open\", \"process.pid\": $pid_nf, \"rdma.fd\": $(nf dup_fd),
+	\"rdma.node\": \"uverbs\"}" --count 1 \
+	--match "{\"event.action\": \"device_open\", \"process.pid\": $child_nf,
+	\"rdma.fd\": $(nf recv_fd), \"rdma.node\": \"uverbs\"}" --count 1
 
 # The TC drop (issue 27), on the same daemon. rxe0's dummy0 cannot carry it: a NOARP device
 # resolves every neighbour to its own MAC, and rxe then loops the packets back inside itself. So:
