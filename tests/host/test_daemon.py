@@ -13,6 +13,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from tap import check, summary  # noqa: E402
+from usernode import open_as_user  # noqa: E402
 
 RG = os.environ["RG_RDMAGUARD"]
 DRIVER = os.environ["RG_HOST_DRIVER"]
@@ -83,6 +84,10 @@ def recorded_run():
         check(drv.returncode == 0, "the driver ran")
         facts = dict(line.split("=", 1) for line in drv.stdout.splitlines() if "=" in line)
         pid = int(facts["pid"])
+        # A user's regular file ~/infiniband/uverbs0 is not an RDMA node (it once was: any user
+        # could raise device_open alerts at will).
+        urc, upid, upath = open_as_user()
+        check(urc == 0 and upid, f"nobody opened {upath} (exit {urc})")
         time.sleep(1.5)  # the daemon polls every second at least
         d.send_signal(signal.SIGTERM)
         try:
@@ -132,6 +137,11 @@ def recorded_run():
     opens = [e for e in mine if e["event"]["action"] == "device_open"]
     check(len(opens) == 1 and opens[0]["file"]["path"] == "/dev/infiniband/uverbs0"
           and opens[0]["rdma"]["node"] == "uverbs", "device_open of uverbs0")
+    theirs = [e for e in events if e.get("process", {}).get("pid") == upid
+              and e["event"]["action"] not in ("fork", "exec", "exit")]
+    theirs += [e for e in events if e.get("file", {}).get("path") == upath]
+    check(upid and not theirs, "nothing but fork, exec and exit recorded for nobody's shell that "
+          "opened a regular file in a directory named infiniband", theirs)
 
 
 def main():
