@@ -68,6 +68,11 @@ void daemon_reconcile(struct daemon *d);
 /* daemon_tamper.c */
 void daemon_stop_signal(struct daemon *d, const struct signalfd_siginfo *si);
 
+/* daemon_privs.c: drop the capabilities no longer needed once started (keep_admin: CAP_SYS_ADMIN
+ * stays permitted, for daemon_privs_admin() around module program loads). 0 or -errno. */
+int daemon_privs_drop(bool keep_admin);
+void daemon_privs_admin(void *ud, bool raise);
+
 /* daemon_enforce.c */
 int daemon_enforce_prepare(struct daemon *d, struct daemon_config *cfg);
 int daemon_enforce_start(struct daemon *d);

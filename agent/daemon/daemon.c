@@ -557,6 +557,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 		goto out;
 	}
 	/* Sensors first: what happens during the inventory waits in their ring buffer. */
+	cfg.sensors.privileged = daemon_privs_admin;
 	r = sensors_open(&cfg.sensors, &d.sensors);
 	if (r < 0) {
 		log_error_errno(r, "Failed to attach the sensors: %m");
@@ -609,6 +610,10 @@ int daemon_run(const struct daemon_config *cfg_in)
 		if (epoll_add(d.epfd, d.status_fd) < 0)
 			goto out;
 	}
+
+	/* Loaded, attached, opened, bound: from here on only what the loop uses. */
+	if (daemon_privs_drop(sensors_wants_module_programs(d.sensors)) < 0)
+		goto out;
 
 	daemon_agent_event(&d, RG_EV_AGENT_START, true, "sensors", summary, 0, 0);
 	{
