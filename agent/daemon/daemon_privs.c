@@ -46,6 +46,7 @@ static bool has_cap_bpf(void)
 int daemon_privs_drop(bool keep_admin)
 {
 	bool bpf = has_cap_bpf(), bounds;
+	const char *admin = "";
 	int r;
 
 	capng_get_caps_process();
@@ -69,9 +70,13 @@ int daemon_privs_drop(bool keep_admin)
 	r = capng_apply(bounds ? CAPNG_SELECT_BOTH : CAPNG_SELECT_CAPS);
 	if (r < 0)
 		return log_error_errno(-EPERM, "Failed to drop capabilities (libcap-ng %d).", r);
+	if (!bpf)
+		admin = ", sys_admin";
+	else if (keep_admin)
+		admin = " (sys_admin permitted, for module programs)";
 	log_info("Capabilities dropped: kept bpf, perfmon, net_admin, sys_ptrace, "
 		 "dac_read_search%s.",
-		 !bpf ? ", sys_admin" : keep_admin ? " (sys_admin permitted, for module programs)" : "");
+		 admin);
 	return 0;
 }
 
