@@ -7,7 +7,7 @@
  *              an exec and an exit event each, and SPAWNS new entries in the process tree
  *   -n EVENTS  EVENTS verbs commands by write() on /dev/infiniband/uverbs0: this machine may have
  *              no RDMA device, so, as tests/host/rg-host-driver does, the program enters a private
- *              mount namespace with a tmpfs on /dev and a regular file standing in for the node
+ *              mount namespace with a tmpfs on /dev and a char device standing in for the node
  *              (the sensors see the same path, fd and bytes as with the real device); one
  *              device_open event, then one verbs event per write (DEALLOC_PD / DESTROY_CQ)
  *   -b BATCH, -p PAUSE_US  write BATCH commands, then sleep PAUSE_US (default 1000 and 2000:
@@ -104,7 +104,7 @@ static void storm(unsigned long n, unsigned long batch, unsigned long pause_us)
 	for (i = 0; i < n; i++) {
 		if (write(fd, &c[i & 1], sizeof(c[0])) != sizeof(c[0]))
 			die("write");
-		if (lseek(fd, 0, SEEK_SET) < 0) /* keep the stand-in file small */
+		if (lseek(fd, 0, SEEK_SET) < 0) /* a no-op on the stand-in device: kept for comparable runs */
 			die("lseek");
 		if (pause_us && batch && (i + 1) % batch == 0)
 			nanosleep(&ts, NULL);

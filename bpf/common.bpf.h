@@ -357,8 +357,11 @@ static __always_inline void read_dentry_fields(struct dentry *d, struct dentry *
 
 /*
  * What an open file is, for the sensors: an RDMA node (char major 231, the rdma_cm misc device, or
- * any file in a directory called "infiniband", which also covers dynamic uverbs majors and the
- * host tests' stand-ins), /proc/PID/mem, or nothing of interest (0). Every open file of the
+ * a character device in a directory called "infiniband", which also covers dynamic uverbs majors
+ * and the tests' stand-ins: only root makes a character device, as mknod needs CAP_MKNOD and the
+ * mounts of user namespaces are nodev; a regular file there is nothing, else any user could raise
+ * device_open alerts and, in kill mode, be killed for opening ~/infiniband/uverbs0),
+ * /proc/PID/mem, or nothing of interest (0). Every open file of the
  * machine passes here under fentry/kprobes (fd_install): a name is read only when its length is
  * the one looked for, so most files cost the loads of their inode's mode, device and superblock
  * magic and of their parent's name length (and no map lookup: the scratch is taken for a name).
@@ -405,7 +408,7 @@ static __always_inline __u32 classify_file_(struct file *file, __u32 *node, __u3
 		name = dentry_name(d);
 		return name && NAME_IS(name, "mem") ? RG_OPEN_PROC_MEM : 0;
 	}
-	if (KREAD(btf, parent, d_name.len) != sizeof("infiniband") - 1)
+	if (!S_ISCHR(f.mode) || KREAD(btf, parent, d_name.len) != sizeof("infiniband") - 1)
 		return 0;
 	name = dentry_name(parent);
 	if (!name || !NAME_IS(name, "infiniband"))

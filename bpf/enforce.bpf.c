@@ -508,8 +508,8 @@ int enf_tp_exit_creat(struct trace_event_raw_sys_exit *ctx)
 	return 0;
 }
 
-/* The RDMA node behind fd, for the syscall-entry kills (stand-ins in a directory "infiniband"
- * count: the host tests use them): its file, or NULL. */
+/* The RDMA node behind fd, for the syscall-entry kills (classify_file(): character devices only;
+ * the tests' stand-ins are character devices in a directory "infiniband"): its file, or NULL. */
 static __always_inline struct file *fd_node(int fd, __u32 *node, __u32 *rdev)
 {
 	struct file *file = fd >= 0 ? current_fd_file(fd) : NULL;

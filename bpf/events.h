@@ -142,8 +142,7 @@ struct rg_rec_exit {
 };
 
 /* rg_rec_open.what */
-#define RG_OPEN_RDMA 1 /* an RDMA node: char major 231, rdma_cm, or a file in a dir "infiniband"   \
-			*/
+#define RG_OPEN_RDMA 1 /* char major 231, rdma_cm, a char device in a dir "infiniband" */
 #define RG_OPEN_PROC_MEM 2 /* /proc/PID/mem */
 
 struct rg_rec_open {

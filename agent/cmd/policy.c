@@ -80,7 +80,7 @@ int cmd_policy(int argc, char **argv)
 	if (optind >= argc)
 		return cmd_usage_error("policy", "check needs at least one FILE");
 
-	r = rules_load_dir(rules_dir ? rules_dir : rules_default_dir(), &rules, &err);
+	r = rules_load_dir(rules_dir ? rules_dir : rules_default_dir(), check_owner, &rules, &err);
 	if (r < 0) {
 		fprintf(stderr, "%s\n", rg_error_format(&err, buf, sizeof(buf)));
 		return RG_EXIT_ERROR;

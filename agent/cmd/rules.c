@@ -71,7 +71,7 @@ static int do_list(const char *dir, bool json)
 	size_t i;
 	int r;
 
-	r = rules_load_dir(dir, &rules, &err);
+	r = rules_load_dir(dir, false, &rules, &err);
 	if (r < 0) {
 		fprintf(stderr, "%s\n", rg_error_format(&err, buf, sizeof(buf)));
 		return RG_EXIT_ERROR;
@@ -148,7 +148,7 @@ int cmd_rules(int argc, char **argv)
 		return cmd_usage_error("rules", "check needs at least one DIR");
 	for (i = optind + 1; i < argc; i++) {
 		struct rg_ruleset *rules;
-		int r = rules_load_dir(argv[i], &rules, &err);
+		int r = rules_load_dir(argv[i], false, &rules, &err);
 
 		if (r < 0) {
 			if (r == -ENOMEM)

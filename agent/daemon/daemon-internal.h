@@ -92,6 +92,10 @@ int daemon_hw_open(struct daemon *d);
 void daemon_hw_dispatch(struct daemon *d, int fd);
 void daemon_hw_tick(struct daemon *d, bool flush);
 struct json_object *daemon_hw_stats(struct daemon *d); /* `status`: "hardware" */
+/* daemon_privs.c: drop the capabilities no longer needed once started (keep_admin: CAP_SYS_ADMIN
+ * stays permitted, for daemon_privs_admin() around module program loads). 0 or -errno. */
+int daemon_privs_drop(bool keep_admin);
+void daemon_privs_admin(void *ud, bool raise);
 
 /* daemon_enforce.c */
 int daemon_enforce_prepare(struct daemon *d, struct daemon_config *cfg);

@@ -179,6 +179,7 @@ static void reload(struct daemon *d)
 static int open_record(struct daemon *d)
 {
 	const char *path = d->cfg->record_path;
+	struct stat st;
 	int fd;
 
 	if (!path)
@@ -190,9 +191,17 @@ static int open_record(struct daemon *d)
 		d->record = stdout;
 		return 0;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600);
-	if (fd < 0)
+	/* O_NONBLOCK: a FIFO put there must not block the daemon; only a regular file is taken. */
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK,
+		  0600);
+	if (fd < 0 && errno != ENXIO) /* ENXIO: a FIFO with no reader, or a socket */
 		return log_error_errno(-errno, "Failed to open the record file %s: %m", path);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		log_error("Failed to open the record file %s: not a regular file", path);
+		return -EINVAL;
+	}
 	d->record = fdopen(fd, "a");
 	if (!d->record) {
 		close(fd);
@@ -620,6 +629,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 		goto out;
 	}
 	/* Sensors first: what happens during the inventory waits in their ring buffer. */
+	cfg.sensors.privileged = daemon_privs_admin;
 	r = sensors_open(&cfg.sensors, &d.sensors);
 	if (r < 0) {
 		log_error_errno(r, "Failed to attach the sensors: %m");
@@ -688,6 +698,9 @@ int daemon_run(const struct daemon_config *cfg_in)
 			goto out;
 		log_info("Metrics at http://%s/metrics", cfg.metrics_listen);
 	}
+	/* Loaded, attached, opened, bound: from here on only what the loop uses. */
+	if (daemon_privs_drop(sensors_wants_module_programs(d.sensors)) < 0)
+		goto out;
 
 	daemon_agent_event(&d, RG_EV_AGENT_START, true, "sensors", summary, 0, 0);
 	{

@@ -51,7 +51,7 @@ int engine_load_config(const char *policy_path, bool check_owner, const char *ru
 		policy_free(p);
 		return r;
 	}
-	r = rules_load_dir(rules_dir ? rules_dir : rules_default_dir(), &rs, err);
+	r = rules_load_dir(rules_dir ? rules_dir : rules_default_dir(), check_owner, &rs, err);
 	if (r < 0) {
 		policy_free(p);
 		return r;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "jsondoc.h"
+#include "trust.h"
 #include "common/jsonlex.h"
 #include "common/util.h"
 
@@ -659,40 +660,18 @@ fail:
 	return r;
 }
 
-int jdoc_load(const char *path, bool check_owner, struct jdoc **ret, struct rg_error *err)
+int jdoc_loadat(int dirfd, const char *name, const char *path, bool check_owner, struct jdoc **ret,
+		struct rg_error *err)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
-	struct stat st;
 	bool trunc;
 	size_t len;
 	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		r = -errno;
-		rg_error_set(err, path, 0, 0, "cannot open: %s", strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		rg_error_set(err, path, 0, 0, "cannot stat: %s", strerror(-r));
-		return r;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rg_error_set(err, path, 0, 0, "not a regular file");
-		return -EINVAL;
-	}
-	if (check_owner && st.st_uid != 0) {
-		rg_error_set(err, path, 0, 0, "refused: owned by uid %u, not root",
-			     (unsigned)st.st_uid);
-		return -EPERM;
-	}
-	if (check_owner && (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		rg_error_set(err, path, 0, 0, "refused: writable by group or other (mode %04o)",
-			     (unsigned)(st.st_mode & 07777));
-		return -EPERM;
-	}
+	fd = trust_open_file(dirfd, name, path, check_owner, err);
+	if (fd < 0)
+		return fd;
 	r = read_fd_bounded(fd, JDOC_MAX_SIZE, &buf, &len, &trunc);
 	if (r < 0) {
 		rg_error_set(err, path, 0, 0, "cannot read: %s", strerror(-r));
@@ -703,6 +682,11 @@ int jdoc_load(const char *path, bool check_owner, struct jdoc **ret, struct rg_e
 		return -EFBIG;
 	}
 	return jdoc_parse(path, buf, len, ret, err);
+}
+
+int jdoc_load(const char *path, bool check_owner, struct jdoc **ret, struct rg_error *err)
+{
+	return jdoc_loadat(AT_FDCWD, path, path, check_owner, ret, err);
 }
 
 struct json_object *jdoc_root(const struct jdoc *doc)

@@ -42,9 +42,13 @@ int jdoc_parse(const char *file, const char *text, size_t len, struct jdoc **ret
 	       struct rg_error *err);
 /*
  * Reads and parses a file (at most JDOC_MAX_SIZE bytes, regular files only). With check_owner the
- * file must be owned by root and not writable by group or other (-EPERM otherwise).
+ * file and the directories above it must be owned by root and not writable by group or other
+ * (-EPERM otherwise; agent/engine/trust.h).
  */
 int jdoc_load(const char *path, bool check_owner, struct jdoc **ret, struct rg_error *err);
+/* The same for name below the directory dirfd; path names it in messages. */
+int jdoc_loadat(int dirfd, const char *name, const char *path, bool check_owner, struct jdoc **ret,
+		struct rg_error *err);
 void jdoc_free(struct jdoc *doc);
 
 struct json_object *jdoc_root(const struct jdoc *doc);

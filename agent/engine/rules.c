@@ -6,16 +6,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "cond.h"
 #include "cond_json.h"
 #include "jsonval.h"
 #include "rules.h"
+#include "trust.h"
 #include "common/util.h"
 
 /* A message template: literal text with {field} references ("{{" is a literal brace). */
@@ -596,18 +599,23 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int rules_load_dir(const char *dir, struct rg_ruleset **ret, struct rg_error *err)
+int rules_load_dir(const char *dir, bool check_owner, struct rg_ruleset **ret,
+		   struct rg_error *err)
 {
 	struct rg_ruleset *set = NULL;
 	char **names = NULL;
 	size_t n = 0, i;
 	struct dirent *de;
 	DIR *d;
-	int r = 0;
+	int r = 0, dfd;
 
-	d = opendir(dir);
+	dfd = trust_open_dir(dir, check_owner, err);
+	if (dfd < 0)
+		return dfd;
+	d = fdopendir(dfd);
 	if (!d) {
 		r = -errno;
+		close(dfd);
 		rg_error_set(err, dir, 0, 0, "cannot open rules directory: %s", strerror(-r));
 		return r;
 	}
@@ -648,7 +656,7 @@ int rules_load_dir(const char *dir, struct rg_ruleset **ret, struct rg_error *er
 			r = -ENOMEM;
 			goto out;
 		}
-		r = jdoc_load(path, false, &doc, err);
+		r = jdoc_loadat(dirfd(d), names[i], path, check_owner, &doc, err);
 		if (r < 0)
 			goto out;
 		r = rules_from_doc(set, doc, err);
@@ -668,11 +676,23 @@ out:
 	return r;
 }
 
+/*
+ * The source tree's rules/ only for a binary of the build tree that knows it (a build configured
+ * with -Duninstalled_rules=true, the default; packages turn it off, so that no source path is in
+ * the binary) and only while it runs from there: an installed copy never falls back, and says
+ * that the installed directory is missing instead.
+ */
 const char *rules_default_dir(void)
 {
-	struct stat st;
+#ifdef RG_SOURCE_RULESDIR
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
-	if (stat(RG_RULESDIR, &st) == 0 && S_ISDIR(st.st_mode))
-		return RG_RULESDIR;
-	return RG_SOURCE_RULESDIR;
+	if (n > 0 && (size_t)n < sizeof(exe) - 1) {
+		exe[n] = 0;
+		if (startswith(exe, RG_BUILD_ROOT "/"))
+			return RG_SOURCE_RULESDIR;
+	}
+#endif
+	return RG_RULESDIR;
 }

@@ -67,9 +67,11 @@ struct rg_ruleset {
 
 /*
  * Loads every *.json file of dir. Errors: -EINVAL with err at file:line:column (also for an empty
- * directory, a duplicate rule id, and a directory with more than RULES_MAX rules).
+ * directory, a duplicate rule id, and a directory with more than RULES_MAX rules). check_owner:
+ * the directory, each file and the directories above them pass the policy's checks (trust.h).
  */
-int rules_load_dir(const char *dir, struct rg_ruleset **ret, struct rg_error *err);
+int rules_load_dir(const char *dir, bool check_owner, struct rg_ruleset **ret,
+		   struct rg_error *err);
 /* Adds the rules of one file's text to set (for tests). */
 int rules_parse(struct rg_ruleset *set, const char *file, const char *text, size_t len,
 		struct rg_error *err);
@@ -77,7 +79,7 @@ int ruleset_new(struct rg_ruleset **ret);
 void ruleset_free(struct rg_ruleset *set);
 const struct rg_rule *ruleset_find(const struct rg_ruleset *set, const char *id);
 
-/* --rules default: the installed rules, or the source tree's when running from a build dir. */
+/* --rules default: the installed rules, or the source tree's for a binary run from its build dir. */
 const char *rules_default_dir(void);
 
 /* Renders the rule's message for an event. */

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -70,6 +71,7 @@ int sensors_seed_fds(struct rg_sensors *s, const char *proc_root)
 			continue;
 		while ((fe = readdir(fds)) && nfds++ < SEED_MAX_FDS) {
 			char target[256];
+			struct stat st;
 			ssize_t len;
 			int fd;
 
@@ -79,7 +81,10 @@ int sensors_seed_fds(struct rg_sensors *s, const char *proc_root)
 			if (len <= 0)
 				continue;
 			target[len] = 0;
-			if (!startswith(target, "/dev/infiniband/"))
+			/* A character device, as the BPF side requires (classify_file()): a
+			 * user's own /dev in a mount namespace holds only regular files. */
+			if (!startswith(target, "/dev/infiniband/") ||
+			    fstatat(dirfd(fds), fe->d_name, &st, 0) < 0 || !S_ISCHR(st.st_mode))
 				continue;
 			if (sensors_remember_fd(s, (pid_t)pid, fd, node_of_path(target)) == 0)
 				n++;

@@ -292,6 +292,64 @@ def rules_dirs(tmp):
     return out
 
 
+def trust_cases(tmp, good):
+    """Files and directories the root daemon must not trust, as the policy's own checks see them:
+    (name, kind, path, where, what); kind "rules" (a rules directory) or "policy" (a file)."""
+    out = []
+
+    def rules_dir(name, mode=0o755, parent=None):
+        d = os.path.join(parent or tmp, name)
+        os.mkdir(d)
+        os.chmod(d, mode)
+        write(d, "a.json", RULE % ("A", ""))
+        return d
+
+    d = rules_dir("trust-gw", 0o775)
+    out.append(("group-writable rules directory", "rules", d, d,
+                "refused: writable by group or other (mode 0775)"))
+    d = rules_dir("trust-ww", 0o1777)
+    out.append(("world-writable sticky rules directory", "rules", d, d,
+                "refused: writable by group or other (mode 1777)"))
+    d = rules_dir("trust-file")
+    bad = write(d, "b.json", RULE % ("B", ""), 0o666)
+    out.append(("world-writable rule file", "rules", d, bad,
+                "refused: writable by group or other (mode 0666)"))
+    loose = os.path.join(tmp, "trust-loose")
+    os.mkdir(loose)
+    os.chmod(loose, 0o777)
+    d = rules_dir("rules", parent=loose)
+    out.append(("rules directory in a world-writable directory", "rules", d, d,
+                f"refused: directory {loose} writable by group or other (mode 0777)"))
+    d = rules_dir("trust-link")
+    os.symlink(write(loose, "c.json", RULE % ("C", "")), os.path.join(d, "c.json"))
+    out.append(("symlink to a rule file in a world-writable directory", "rules", d,
+                os.path.join(d, "c.json"),
+                f"refused: directory {loose} writable by group or other (mode 0777)"))
+    d = rules_dir("trust-fifo")
+    os.mkfifo(os.path.join(d, "f.json"))
+    out.append(("FIFO rule file", "rules", d, os.path.join(d, "f.json"), "not a regular file"))
+    policy = write(loose, "policy.json", '{"role": "managed"}')
+    out.append(("policy in a world-writable directory", "policy", policy, policy,
+                f"refused: directory {loose} writable by group or other (mode 0777)"))
+    if os.geteuid() == 0:
+        d = rules_dir("trust-theirs")
+        os.chown(d, 65534, 65534)
+        out.append(("rules directory of another user", "rules", d, d,
+                    "refused: owned by uid 65534, not root"))
+        d = rules_dir("trust-theirfile")
+        bad = write(d, "b.json", RULE % ("B", ""))
+        os.chown(bad, 65534, 65534)
+        out.append(("rule file of another user", "rules", d, bad,
+                    "refused: owned by uid 65534, not root"))
+        theirs = os.path.join(tmp, "trust-theirdir")
+        os.mkdir(theirs)
+        os.chown(theirs, 65534, 65534)
+        policy = write(theirs, "policy.json", '{"role": "managed"}')
+        out.append(("policy in a directory of another user", "policy", policy, policy,
+                    f"refused: directory {theirs} owned by uid 65534, not root"))
+    return out
+
+
 def main():
     global RG, ROOT
     RG, ROOT = sys.argv[1], sys.argv[2]
@@ -375,6 +433,41 @@ def main():
                          msg.split(": ")[-1], exact=False)
             expect_error(f"daemon --rules: {name}", DAEMON + ["--rules", d], where,
                          msg.split(": ")[-1], exact=False)
+
+        # What the root daemon reads is checked as the policy is: the rules directory, each rule
+        # file, the directories above them. The linters (rules check, replay) read anything.
+        for name, kind, path, where, what in trust_cases(tmp, good):
+            if kind == "rules":
+                expect_error(f"policy check --rules: {name}",
+                             ["policy", "check", "--rules", path, good], where, what)
+                expect_error(f"audit --rules: {name}", ["audit", "--rules", path], where, what,
+                             exact=False)
+                expect_error(f"daemon --rules: {name}", DAEMON + ["--rules", path], where, what,
+                             exact=False)
+            else:
+                expect_error(f"policy check: {name}", ["policy", "check", "--rules", rules, path],
+                             where, what)
+                expect_error(f"daemon --policy: {name}",
+                             DAEMON + ["--policy", path, "--rules", rules], where, what,
+                             exact=False)
+        # A root-owned directory under a sticky one (/tmp) is trusted: nobody else can rename it.
+        sticky = os.path.join(tmp, "sticky")
+        os.mkdir(sticky)
+        os.chmod(sticky, 0o1777)
+        inner = os.path.join(sticky, "rg")
+        os.mkdir(inner)
+        policy = write(inner, "policy.json", '{"role": "managed"}')
+        res = run("policy", "check", "--rules", rules, policy)
+        ok = res is not None and res.returncode == 0
+        print(("ok   " if ok else "FAIL ") + "policy check: a root directory under a sticky one")
+        if not ok:
+            FAILURES.append(f"sticky parent: {res and res.stderr!r}")
+        # --record takes a regular file only: a FIFO once blocked the daemon for good.
+        fifo = os.path.join(tmp, "record.fifo")
+        os.mkfifo(fifo)
+        for name, path in [("FIFO", fifo), ("device", "/dev/null")]:
+            expect_error(f"daemon --record: {name}", DAEMON + ["--rules", rules, "--record", path],
+                         path, "not a regular file", exact=False)
 
     print(f"{CHECKED} checks, {len(FAILURES)} failures")
     return 1 if FAILURES or CHECKED == 0 else 0

@@ -267,7 +267,7 @@ int fuzz_archive_extract(const uint8_t *data, size_t size, int dirfd)
 
 /* The engine over the fixture events. */
 
-#define FIXTURE_DIR	   RG_SOURCE_RULESDIR "/../tests/fixtures/events"
+#define FIXTURE_DIR	   RG_FUZZ_RULESDIR "/../tests/fixtures/events"
 #define FIXTURE_MAX_EVENTS 1024
 
 static struct rg_event *fixture_events;
@@ -390,11 +390,11 @@ struct rg_ruleset *fuzz_shipped_rules(void)
 	size_t i;
 
 	if (!n_shipped) {
-		DIR *d = opendir(RG_SOURCE_RULESDIR);
+		DIR *d = opendir(RG_FUZZ_RULESDIR);
 		struct dirent *de;
 
 		if (!d) {
-			fprintf(stderr, "fuzz: cannot open %s: %m\n", RG_SOURCE_RULESDIR);
+			fprintf(stderr, "fuzz: cannot open %s: %m\n", RG_FUZZ_RULESDIR);
 			abort();
 		}
 		while ((de = readdir(d)) && n_shipped < SHIPPED_MAX) {
@@ -408,7 +408,7 @@ struct rg_ruleset *fuzz_shipped_rules(void)
 		for (i = 0; i < n_shipped; i++) {
 			char path[1024];
 
-			snprintf(path, sizeof(path), "%s/%s", RG_SOURCE_RULESDIR, shipped_name[i]);
+			snprintf(path, sizeof(path), "%s/%s", RG_FUZZ_RULESDIR, shipped_name[i]);
 			shipped_text[i] = read_all(path, NULL);
 		}
 	}

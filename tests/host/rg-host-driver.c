@@ -6,8 +6,9 @@
  *
  * The verbs and rdma_cm scenarios need /dev/infiniband/{uverbs0,rdma_cm}: this machine's kernel
  * has no InfiniBand, so the driver enters a private mount namespace, mounts a tmpfs on /dev and
- * creates them as regular files there (stand-ins: write() works, ioctl() fails with ENOTTY, the
- * sensors see the same path, fd and bytes as with the real device).
+ * makes them there as character devices with /dev/zero's number (stand-ins: write() works,
+ * ioctl() fails with ENOTTY, the sensors see the same path, fd and bytes as with the real
+ * device; tests/lib/standin-dev.h).
  *
  * Scenarios: verbs, cm, writev, proc, exit CODE, mem, lib, hold, creat, heldfd NODE and newfd
  * NODE (a real node, for the VM lab). meson also builds it for 32 bits (rg-host-driver32, gcc
@@ -64,13 +65,9 @@ static void die(const char *what)
 static void standin_dev(void)
 {
 	const char *what;
-	int fd;
 
 	if ((what = standin_dev_enter()))
 		die(what);
-	fd = open("/dev/null", O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
-	if (fd >= 0)
-		close(fd);
 }
 
 static void wr(int fd, const void *buf, size_t len, const char *what)
@@ -258,8 +255,6 @@ static int scenario_verbs(void)
 	(void)ioctl(fd, RDMA_VERBS_IOCTL, &ib);
 
 	/* 10: mmap of the uverbs fd */
-	if (ftruncate(fd, 8192) < 0)
-		die("ftruncate");
 	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		die("mmap uverbs0");

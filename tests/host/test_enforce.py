@@ -2,8 +2,8 @@
 """Enforcement on this machine's kernel (issue 7): BPF LSM is refused here, so the daemon says so
 (AGENT-002) and enforces rule actions `kill` from its syscall tracepoint programs.
 
-rg-host-driver opens the stand-in /dev/infiniband/uverbs0 (a regular file in a private mount
-namespace): it is SIGKILLed when the policy says kill, and the alert says `killed` with the
+rg-host-driver opens the stand-in /dev/infiniband/uverbs0 (a character device in a private mount
+namespace, tests/lib/standin-dev.h); a user's regular file ~/infiniband/uverbs0 is not killed: it is SIGKILLed when the policy says kill, and the alert says `killed` with the
 process and the rule; the same binary copied to the allowlisted path is not killed (identity is
 the executable's inode, not its name). An MR with remote access and an rdma_cm connect are killed
 the same way (reloads with SIGHUP). An allow entry with sha256 passes the file with that hash, not
@@ -30,6 +30,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from tap import check, summary  # noqa: E402
+from usernode import open_as_user  # noqa: E402
 
 RG = os.environ["RG_RDMAGUARD"]
 DRIVER = os.environ["RG_HOST_DRIVER"]
@@ -224,6 +225,12 @@ def run(tmp, pin_dir):
               and a["event"]["flags"] == ["killed"] and a["rule"]["action"] == "kill",
               "the alert names the process, the node and the rule (rule.action kill)", a)
     check(rule_alerts(d, "RDMA-011", "killed"), "RDMA-011 reports the kill", d.alerts())
+    # A user's regular file ~/infiniband/uverbs0 is no RDMA node: its opener lives, unreported.
+    urc, upid, upath = open_as_user()
+    check(urc == 0 and upid, f"nobody opening {upath} (a regular file) is not killed (rc {urc})")
+    time.sleep(1.5)
+    check(upid and not [a for a in d.alerts() if a.get("process", {}).get("pid") == upid],
+          "and no alert names it", d.alerts())
     links = status(pin_dir)[1].get("links", [])
     check("enf_tp_exit_openat" in links and "enf_tp_exit_creat" in links
           and "enf_tp_compat_exit" in links and "enf_tp_enter_write" not in links

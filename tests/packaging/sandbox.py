@@ -6,7 +6,7 @@ The test machines have no systemd as PID 1 (and `systemd-run` needs one), so thi
 unit's sandboxing directives the way systemd 252 does, from the unit file itself, so that the
 restrictions tested are the ones shipped:
 
-  mounts     ProtectSystem, ProtectHome, PrivateTmp, ReadWritePaths/ReadOnlyPaths/
+  mounts     ProtectSystem, ProtectHome, PrivateTmp, PrivateMounts, ReadWritePaths/ReadOnlyPaths/
              InaccessiblePaths, State/Logs/RuntimeDirectory (+Mode), ProtectKernelModules,
              ProtectKernelLogs, ProtectKernelTunables, ProtectControlGroups
   process    CapabilityBoundingSet, NoNewPrivileges, UMask, LimitMEMLOCK, OOMScoreAdjust, the
@@ -53,8 +53,9 @@ CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "C
         "CAP_PERFMON", "CAP_BPF", "CAP_CHECKPOINT_RESTORE"]
 
 # Directives applied here (see the module docstring).
+# PrivateMounts: the command runs in a private mount namespace anyway (Service.start()).
 SANDBOX = {"CapabilityBoundingSet", "NoNewPrivileges", "UMask", "LimitMEMLOCK", "OOMScoreAdjust",
-           "ProtectSystem", "ProtectHome", "PrivateTmp", "ReadWritePaths", "ReadOnlyPaths",
+           "ProtectSystem", "ProtectHome", "PrivateTmp", "PrivateMounts", "ReadWritePaths", "ReadOnlyPaths",
            "InaccessiblePaths", "StateDirectory", "StateDirectoryMode", "LogsDirectory",
            "LogsDirectoryMode", "RuntimeDirectory", "RuntimeDirectoryMode",
            "ProtectKernelModules", "ProtectKernelLogs", "ProtectKernelTunables",
@@ -242,11 +243,24 @@ def expand(names, groups, seen=None):
 def seccomp_plan(unit):
     """What to install, as data (built before the namespace, loaded just before exec)."""
     plan = {}
-    words = unit.words("SystemCallFilter")
-    if words:
-        groups = syscall_groups()
-        deny = words[0].startswith("~")
-        names = expand([w.lstrip("~") for w in words], groups)
+    # As systemd: the first assignment makes an allow list (or, with "~", a deny list); a later
+    # one of the other kind takes its names out of it again; an empty one resets.
+    deny, names = None, set()
+    values = unit.sections.get("Service", {}).get("SystemCallFilter", [])
+    groups = syscall_groups() if values else {}
+    for value in values:
+        if not value:
+            deny, names = None, set()
+            continue
+        neg = value.startswith("~")
+        these = expand(value.lstrip("~").split(), groups)
+        if deny is None:
+            deny = neg
+        if neg == deny:
+            names |= these
+        else:
+            names -= these
+    if deny is not None:
         err = unit.get("SystemCallErrorNumber")
         plan["filter"] = {"deny": deny, "names": sorted(names),
                           "errno": getattr(errno, err) if err else None}

@@ -410,6 +410,25 @@ def check_commands(root):
     r = chroot(root, "rdmaguard", "policy", "check", "/nonexistent.json")
     check(r.returncode == 2 and "/nonexistent.json" in r.stderr,
           "a missing policy: exit 2 naming it", r.stderr.strip())
+    # The installed binary knows no source tree: no path of this checkout or of the package's
+    # build in it, and without its rules directory it says so instead of looking elsewhere.
+    with open(os.path.join(root, "usr/sbin/rdmaguard"), "rb") as f:
+        binary = f.read()
+    # build-deb.sh builds in CACHE/deb/src/rdmaguard-VERSION (a copy of SRC).
+    baked = [p for p in {SRC, os.path.realpath(SRC), os.path.join(CACHE, "deb", "src")}
+             if p.encode() in binary]
+    check(not baked, "no source or build path in /usr/sbin/rdmaguard",
+          ", ".join(baked))
+    rules = os.path.join(root, "usr/share/rdmaguard/rules")
+    os.rename(rules, rules + ".away")
+    try:
+        r = chroot(root, "rdmaguard", "rules", "list")
+    finally:
+        os.rename(rules + ".away", rules)
+    check(r.returncode == 2 and r.stdout == "" and r.stderr ==
+          "/usr/share/rdmaguard/rules: cannot open rules directory: No such file or directory\n",
+          "without /usr/share/rdmaguard/rules, rules list fails naming it (no fallback)",
+          f"exit {r.returncode}: {r.stderr.strip()!r}")
 
 
 def check_unit(root):

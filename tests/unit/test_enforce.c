@@ -389,7 +389,7 @@ START_TEST(test_kill_mask)
 
 	ck_assert_ptr_nonnull(src);
 	snprintf(dir, sizeof(dir), "%s/rules", src);
-	ck_assert_int_eq(rules_load_dir(dir, &rs, &err), 0);
+	ck_assert_int_eq(rules_load_dir(dir, false, &rs, &err), 0);
 	p = parse("{\"rules\": {\"RDMA-004\": {\"action\": \"kill\"}, \"RDMA-006\": {\"action\": "
 		  "\"kill\"}, \"RDMA-007\": {\"action\": \"kill\", \"enabled\": false},"
 		  " \"RDMA-003\": {\"action\": \"kill\"}, \"RDMA-005\": {\"action\": \"deny\"}}}");

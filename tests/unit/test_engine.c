@@ -980,7 +980,7 @@ START_TEST(test_check_and_load_config)
 
 	snprintf(dir, sizeof(dir), "%s/rules", root);
 	ck_assert_int_eq(policy_parse("pol.json", pol, strlen(pol), &p, &err), 0);
-	ck_assert_int_eq(rules_load_dir(dir, &rs, &err), 0);
+	ck_assert_int_eq(rules_load_dir(dir, false, &rs, &err), 0);
 	ck_assert_int_eq(engine_check(p, rs, &err), -EINVAL);
 	ck_assert_str_eq(rg_error_format(&err, buf, sizeof(buf)),
 			 "pol.json:2:13: \"rules\" overrides unknown rule \"RDMA-099\"");

@@ -73,7 +73,7 @@ START_TEST(test_default_rules)
 
 	ck_assert_ptr_nonnull(root);
 	snprintf(dir, sizeof(dir), "%s/rules", root);
-	ck_assert_msg(rules_load_dir(dir, &set, &err) == 0, "%s",
+	ck_assert_msg(rules_load_dir(dir, false, &set, &err) == 0, "%s",
 		      rg_error_format(&err, buf, sizeof(buf)));
 	ck_assert_uint_eq(set->n, sizeof(ids) / sizeof(ids[0]));
 	for (size_t i = 0; i < set->n; i++) {
@@ -182,7 +182,7 @@ START_TEST(test_load_dir)
 	snprintf(sub, sizeof(sub), "%s/sub", tmpdir);
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	put("sub/c.json", "not json");
-	ck_assert_msg(rules_load_dir(tmpdir, &set, &err) == 0, "%s",
+	ck_assert_msg(rules_load_dir(tmpdir, false, &set, &err) == 0, "%s",
 		      rg_error_format(&err, buf, sizeof(buf)));
 	ck_assert_uint_eq(set->n, 3);
 	ck_assert_str_eq(set->rules[0].id, "A1");
@@ -192,7 +192,7 @@ START_TEST(test_load_dir)
 
 	/* The same id in two files: the second is the error, the first is named. */
 	put("x.json", "\n  " RULE("A2", ""));
-	ck_assert_int_eq(rules_load_dir(tmpdir, &set, &err), -EINVAL);
+	ck_assert_int_eq(rules_load_dir(tmpdir, false, &set, &err), -EINVAL);
 	snprintf(want, sizeof(want),
 		 "%s/x.json:2:10: duplicate rule id \"A2\" (first defined at %s/a.json:1:77)",
 		 tmpdir, tmpdir);
@@ -200,7 +200,7 @@ START_TEST(test_load_dir)
 
 	/* A broken file anywhere fails the whole set: no half-loaded rules. */
 	put("x.json", "{");
-	ck_assert_int_eq(rules_load_dir(tmpdir, &set, &err), -EINVAL);
+	ck_assert_int_eq(rules_load_dir(tmpdir, false, &set, &err), -EINVAL);
 	snprintf(want, sizeof(want), "%s/x.json:1:2: expected a string key, found end of file",
 		 tmpdir);
 	ck_assert_str_eq(rg_error_format(&err, buf, sizeof(buf)), want);
@@ -213,11 +213,11 @@ START_TEST(test_load_dir_errors)
 	struct rg_error err;
 	char buf[1200], want[1200], none[400];
 
-	ck_assert_int_eq(rules_load_dir(tmpdir, &set, &err), -EINVAL);
+	ck_assert_int_eq(rules_load_dir(tmpdir, false, &set, &err), -EINVAL);
 	snprintf(want, sizeof(want), "%s: no rules found (*.json files)", tmpdir);
 	ck_assert_str_eq(rg_error_format(&err, buf, sizeof(buf)), want);
 	snprintf(none, sizeof(none), "%s/none", tmpdir);
-	ck_assert_int_eq(rules_load_dir(none, &set, &err), -ENOENT);
+	ck_assert_int_eq(rules_load_dir(none, false, &set, &err), -ENOENT);
 	snprintf(want, sizeof(want), "%s: cannot open rules directory: No such file or directory",
 		 none);
 	ck_assert_str_eq(rg_error_format(&err, buf, sizeof(buf)), want);

@@ -20,14 +20,14 @@ modprobe -r rdma_ucm rdma_rxe rdma_cm ib_uverbs || fail "could not unload the RD
 [ ! -e /sys/module/ib_uverbs ] || fail "ib_uverbs is still loaded"
 
 start_daemon auto
-# uverbs and rdma_cm commands while the modules are absent (the driver's own /dev, regular files)
+# uverbs and rdma_cm commands while the modules are absent (the driver's own /dev, stand-in char devices)
 run_driver verbs
 run_driver cm
 run_driver writev
 
 # ib_uverbs first: verbs moves to fexit on it, rdma_cm stays on the write syscall, which now
 # leaves uverbs fds to ib_uverbs' hooks (they were reported twice): the stand-in's write()s, a
-# regular file that ib_uverbs never sees, are reported by neither, its rdma_cm ones still are
+# stand-in device (/dev/zero's number) that ib_uverbs never sees, are reported by neither, its rdma_cm ones still are
 modprobe -a rdma_rxe ib_uverbs
 _switched_verbs()
 {
