@@ -2,6 +2,7 @@
 /*
  * rdmaguard baseline save [--root DIR] FILE
  * rdmaguard baseline check [--no-owner-check] FILE...
+ * rdmaguard baseline digest [--root DIR]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,13 +17,15 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "hw/baseline.h"
+#include "hw/fingerprint.h"
 
 static void usage(FILE *f)
 {
 	fprintf(
 	    f,
 	    "Usage: rdmaguard baseline save [--root DIR] FILE\n"
-	    "       rdmaguard baseline check [--no-owner-check] FILE...\n\n"
+	    "       rdmaguard baseline check [--no-owner-check] FILE...\n"
+	    "       rdmaguard baseline digest [--root DIR]\n\n"
 	    "save writes this machine's hardware fingerprint (every PCI function: IDs, class,\n"
 	    "capability layout, serial number, BAR sizes, link capabilities, driver; never the\n"
 	    "registers that change while it runs) to FILE (- for stdout), for the policy's\n"
@@ -31,16 +34,17 @@ static void usage(FILE *f)
 	    "  --root DIR          examine the machine mounted at DIR\n\n"
 	    "check validates baseline files as audit and daemon load them, owner and mode\n"
 	    "included (--no-owner-check skips that). Errors: FILE:LINE:COLUMN: message.\n\n"
+	    "digest prints the sha256 of what save would write with the host name left empty:\n"
+	    "the hw.fingerprint of the daemon's heartbeats, the same on identical seats.\n\n"
 	    "Exit status: 0 success, 2 an error.\n");
 }
 
-static int save(const char *root_path, const char *file)
+/* The machine below root_path, and its host name (host: 256 bytes). 0 or RG_EXIT_ERROR. */
+static int scan(const char *root_path, struct hw_scan **ret, char *host)
 {
 	_cleanup_(hw_scan_freep) struct hw_scan *s = NULL;
 	struct rg_root root = {.fd = -1};
-	char host[256] = "", tmp[4200];
-	FILE *f;
-	int r, fd;
+	int r;
 
 	r = root_init(&root, root_path);
 	if (r < 0) {
@@ -48,8 +52,8 @@ static int save(const char *root_path, const char *file)
 		return RG_EXIT_ERROR;
 	}
 	r = hw_scan(&root, &s);
-	if (r >= 0 && (root_read_line(&root, "/proc/sys/kernel/hostname", host, sizeof(host)) < 0))
-		(void)root_read_line(&root, "/etc/hostname", host, sizeof(host));
+	if (r >= 0 && (root_read_line(&root, "/proc/sys/kernel/hostname", host, 256) < 0))
+		(void)root_read_line(&root, "/etc/hostname", host, 256);
 	root_done(&root);
 	if (r < 0) {
 		log_error_errno(r, "Failed to examine the PCI functions: %m");
@@ -60,6 +64,36 @@ static int save(const char *root_path, const char *file)
 			s->error[0] ? ": " : "", s->error);
 		return RG_EXIT_ERROR;
 	}
+	*ret = TAKE_PTR(s);
+	return 0;
+}
+
+static int digest(const char *root_path)
+{
+	_cleanup_(hw_scan_freep) struct hw_scan *s = NULL;
+	char host[256] = "", hex[65];
+	int r;
+
+	if (scan(root_path, &s, host))
+		return RG_EXIT_ERROR;
+	r = hw_print_digest(s, hex);
+	if (r < 0) {
+		log_error_errno(r, "Failed to compute the digest: %m");
+		return RG_EXIT_ERROR;
+	}
+	printf("%s\n", hex);
+	return fflush(stdout) ? RG_EXIT_ERROR : RG_EXIT_OK;
+}
+
+static int save(const char *root_path, const char *file)
+{
+	_cleanup_(hw_scan_freep) struct hw_scan *s = NULL;
+	char host[256] = "", tmp[4200];
+	FILE *f;
+	int r, fd;
+
+	if (scan(root_path, &s, host))
+		return RG_EXIT_ERROR;
 	if (strcmp(file, "-") == 0)
 		return hw_baseline_write(s, host, stdout) < 0 || fflush(stdout) ? RG_EXIT_ERROR
 										: RG_EXIT_OK;
@@ -125,13 +159,20 @@ int cmd_baseline(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return cmd_usage_error("baseline", "missing subcommand (save or check)");
+		return cmd_usage_error("baseline", "missing subcommand (save, check or digest)");
 	if (strcmp(argv[optind], "save") == 0) {
 		if (!check_owner)
 			return cmd_usage_error("baseline", "--no-owner-check is for check");
 		if (argc - optind != 2)
 			return cmd_usage_error("baseline", "save needs exactly one FILE");
 		return save(root_path, argv[optind + 1]);
+	}
+	if (strcmp(argv[optind], "digest") == 0) {
+		if (!check_owner)
+			return cmd_usage_error("baseline", "--no-owner-check is for check");
+		if (argc - optind != 1)
+			return cmd_usage_error("baseline", "digest takes no FILE");
+		return digest(root_path);
 	}
 	if (strcmp(argv[optind], "check") != 0)
 		return cmd_usage_error("baseline", "unknown subcommand '%s'", argv[optind]);

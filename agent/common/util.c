@@ -730,6 +730,17 @@ out:
 	return r;
 }
 
+int sha256_mem(const void *p, size_t n, char out[static 65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (EVP_Digest(p, n, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32)
+		return -EIO;
+	hex_encode(md, mdlen, out);
+	return 0;
+}
+
 long clock_ticks_per_sec(void)
 {
 	static long hz;

@@ -119,6 +119,8 @@ int uuid_v4(char buf[static 37]);
 
 /* SHA-256 of a file as 64 lowercase hex chars + NUL. At most max bytes are read (-EFBIG beyond). */
 int sha256_fd(int fd, uint64_t max, char out[static 65]);
+/* SHA-256 of n bytes as 64 lowercase hex chars + NUL. 0 or -EIO. */
+int sha256_mem(const void *p, size_t n, char out[static 65]);
 
 /* Kernel clock ticks per second for /proc/PID/stat start times. */
 long clock_ticks_per_sec(void);

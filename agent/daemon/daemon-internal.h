@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "event/alert.h"
 #include "event/event.h"
+#include "hw/fingerprint.h"
 #include "identity/identity.h"
 
 struct output_loss;
@@ -28,8 +29,10 @@ struct daemon {
 	struct rg_engine *engine;
 	struct rg_outputs *outputs;
 	struct rg_sensors *sensors;
-	struct rg_enforce *enf;	   /* NULL: no enforcement */
-	struct hw_runtime *hw;	   /* uevents and kernel log of the hardware layer; NULL: none */
+	struct rg_enforce *enf;	 /* NULL: no enforcement */
+	struct hw_runtime *hw;	 /* uevents and kernel log of the hardware layer; NULL: none */
+	struct hw_print hwprint; /* the seat's fingerprint digest and DSNs (heartbeat, status) */
+	bool hwprint_fresh;	 /* hwprint is the bus as it is: no PCI change since it was made */
 	struct json_object *hooks; /* sensors_describe() at start */
 	int epfd, sigfd, timerfd, status_fd, pid_fd;
 	FILE *record;
@@ -92,6 +95,12 @@ int daemon_hw_open(struct daemon *d);
 void daemon_hw_dispatch(struct daemon *d, int fd);
 void daemon_hw_tick(struct daemon *d, bool flush);
 struct json_object *daemon_hw_stats(struct daemon *d); /* `status`: "hardware" */
+/* The seat's fingerprint from a scan (the start-up inventory's; NULL: scan now). */
+void daemon_hw_print_update(struct daemon *d, const struct hw_scan *s);
+/* hw.fingerprint and pci.dsn[] into o (heartbeat, status), scanning again first when a PCI
+ * function changed since the last scan. */
+void daemon_hw_print_add(struct daemon *d, struct json_object *o);
+
 /* daemon_privs.c: drop the capabilities no longer needed once started (keep_admin: CAP_SYS_ADMIN
  * stays permitted, for daemon_privs_admin() around module program loads). 0 or -errno. */
 int daemon_privs_drop(bool keep_admin);

@@ -268,6 +268,8 @@ static int startup_inventory(struct daemon *d)
 	root_done(&root);
 	if (r < 0)
 		return r;
+	/* The fingerprint from the same scan (a scan of its own when there was none). */
+	daemon_hw_print_update(d, inv->hw);
 	r = inventory_foreach_event(inv, daemon_event, d);
 	if (r < 0)
 		return r;

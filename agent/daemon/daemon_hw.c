@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/policy_hw.h"
+#include "hw/fingerprint.h"
 #include "hw/hw_enforce.h"
 #include "hw/hw_runtime.h"
 #include "daemon-internal.h"
@@ -82,9 +83,62 @@ static int emit(const struct rg_event *ev, void *ud)
 {
 	struct daemon *d = ud;
 
+	/* Added, removed, bound or unbound: the fingerprint is scanned again when next sent, once
+	 * for a whole card's worth of uevents rather than once per uevent. */
+	if (ev->type == RG_EV_PCI_CHANGE)
+		d->hwprint_fresh = false;
 	(void)daemon_event(ev, d);
 	enforce_hw(d, ev);
 	return 0;
+}
+
+void daemon_hw_print_update(struct daemon *d, const struct hw_scan *s)
+{
+	_cleanup_(hw_scan_freep) struct hw_scan *own = NULL;
+	struct rg_root root = {.fd = -1};
+	uint64_t t0 = now_monotonic_ns();
+	int r;
+
+	if (!s) {
+		r = root_init(&root, "/");
+		if (r >= 0) {
+			r = hw_scan(&root, &own);
+			root_done(&root);
+		}
+		if (r < 0) {
+			log_warning_errno(r, "Failed to examine the PCI functions: %m");
+			return;
+		}
+		s = own;
+	}
+	r = hw_print_from_scan(s, &d->hwprint);
+	if (r < 0) {
+		log_warning_errno(r, "Failed to compute the hardware fingerprint: %m");
+		return;
+	}
+	d->hwprint_fresh = true;
+	log_debug("Hardware fingerprint %s (%u DSNs)%s in %llu us.",
+		  d->hwprint.valid ? d->hwprint.digest : "none", d->hwprint.n_dsns,
+		  own ? ", scanned" : "", (unsigned long long)((now_monotonic_ns() - t0) / 1000));
+}
+
+void daemon_hw_print_add(struct daemon *d, struct json_object *o)
+{
+	struct json_object *hw, *pci, *arr;
+
+	if (!d->hwprint_fresh)
+		daemon_hw_print_update(d, NULL);
+	if (!d->hwprint.valid)
+		return;
+	hw = json_object_new_object();
+	json_object_object_add(hw, "fingerprint", json_object_new_string(d->hwprint.digest));
+	json_object_object_add(o, "hw", hw);
+	pci = json_object_new_object();
+	arr = json_object_new_array();
+	for (unsigned i = 0; i < d->hwprint.n_dsns; i++)
+		json_object_array_add(arr, json_object_new_string(d->hwprint.dsn[i]));
+	json_object_object_add(pci, "dsn", arr);
+	json_object_object_add(o, "pci", pci);
 }
 
 int daemon_hw_open(struct daemon *d)

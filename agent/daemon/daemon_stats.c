@@ -204,7 +204,8 @@ void daemon_identity_refresh(struct daemon *d, bool force)
 	json_object_put(host);
 }
 
-/* host.*, labels.seat and rdmaguard.policy.sha256 into o (a notice, or the status). */
+/* host.*, labels.seat, rdmaguard.policy.sha256, hw.fingerprint and pci.dsn[] into o (a notice,
+ * or the status). */
 void daemon_identity_add(struct daemon *d, struct json_object *o)
 {
 	const struct rg_policy *p = engine_policy(d->engine);
@@ -227,8 +228,9 @@ void daemon_identity_add(struct daemon *d, struct json_object *o)
 		ADD(pol, "sha256", json_object_new_string(p->sha256));
 		ADD(rg, "policy", pol);
 	}
-	/* The hardware fingerprint digest and PCI DSNs join here when the hardware work (branch
-	 * hw) has landed: not yet in main (docs/seat.md). */
+	/* hw.fingerprint and pci.dsn[]: the names the fleet's ingest() reads
+	 * (fleet/postgresql/schema.sql). */
+	daemon_hw_print_add(d, o);
 }
 
 void daemon_proctree_loss(struct daemon *d)

@@ -11,6 +11,7 @@ DMA-003's.
 
 usage: test_hw_qemu.py RDMAGUARD FIXTURES
 """
+import hashlib
 import json
 import os
 import re
@@ -95,6 +96,11 @@ with tempfile.TemporaryDirectory() as tmp:
     bl = os.path.join(tmp, "seat.json")
     p = subprocess.run([RG, "baseline", "save", "--root", ROOT, bl], capture_output=True, text=True)
     check(p.returncode == 0 and p.stderr == f"{bl}: 14 PCI functions\n", f"baseline save {p.stderr!r}")
+    # digest: the heartbeats' hw.fingerprint, the sha256 of that file with the host left empty
+    text = re.sub(r'^(\{[^\n]*"host": )"[^"]*"', r'\1""', open(bl).read(), count=1)
+    p = subprocess.run([RG, "baseline", "digest", "--root", ROOT], capture_output=True, text=True)
+    check(p.returncode == 0 and p.stdout == hashlib.sha256(text.encode()).hexdigest() + "\n",
+          f"baseline digest {p.stdout!r} {p.stderr!r}")
     pol = os.path.join(tmp, "policy.json")
     with open(pol, "w") as f:
         json.dump({"baseline": "seat.json", "rules": {"DMA-003": {"enabled": False}}}, f)

@@ -8,11 +8,12 @@ user are replaced), and four seats speaking to it over relp:// at once:
   - the alerts: `rdmaguard replay` of the rule fixtures, one run per seat (--hostname B-12, ...),
     RDMA-009's peers rewritten to 10.0.0.77/78 (no seat) for B-12 and to A-01's and B-12's
     addresses for B-13, RDMA-005 for A-01;
-  - the heartbeats: the agent's heartbeats do not carry host.ip, the hardware fingerprint digest
-    or the PCI DSNs yet (the seat and hw branches add them), so heartbeats with those fields
-    (labels.seat, host.name, host.ip[], hw.fingerprint, pci.dsn[]) go through the same path
-    (the outputs module's relp:// output, tests/output/driver.c), C-01's a second before the
-    others'.
+  - the heartbeats: C-01's are a real daemon's (as root: `rdmaguard daemon` with "seat": "C-01",
+    --heartbeat 1, over relp://, stopped after its first heartbeat; its hw.fingerprint is this
+    machine's `rdmaguard baseline digest`, which A-01 and B-12 then report too); the others'
+    are written by the test with the same fields (labels.seat, host.name, host.ip[],
+    hw.fingerprint, pci.dsn[]) and sent through the outputs module's relp:// output
+    (tests/output/driver.c), a second after C-01's last.
 
 Then every view's answer is asserted exactly: silent_seats, rdma_peers (verdict strings),
 dsn_shared, fingerprint_outliers, timeline and match_timeline, each alert stored once (event.id),
@@ -27,6 +28,7 @@ RG_SOURCE_ROOT). Every process started is stopped at the end, also on failure.
 import json
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -206,6 +208,29 @@ def heartbeat(seat, ts):
             "hw": {"fingerprint": fp}, "pci": {"dsn": dsns}}
 
 
+def agent_seat(d, port, seat):
+    """A real daemon speaking as seat over relp:// until its first heartbeat is out; the
+    threshold keeps its alerts (this machine's) out of the store."""
+    pol = os.path.join(d, "policy-%s.json" % seat)
+    with open(pol, "w") as f:
+        json.dump({"seat": seat, "threshold": "critical"}, f)
+    os.chmod(pol, 0o644)
+    ready = os.path.join(d, "ready-" + seat)
+    log = open(os.path.join(d, "daemon-%s.log" % seat), "ab")
+    p = subprocess.Popen([RDMAGUARD, "daemon", "--sensor", "tracepoint", "--rules",
+                          os.path.join(SRC, "rules"), "--policy", pol, "--state-dir",
+                          os.path.join(d, "state-daemon-" + seat), "--ready-file", ready,
+                          "--status-socket", os.path.join(d, "status-%s.sock" % seat),
+                          "--no-inventory", "--reconcile", "3600", "--heartbeat", "1",
+                          "--output", "relp://127.0.0.1:%d" % port],
+                         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    CHILDREN.append(p)
+    log.close()
+    wait_for(lambda: check(p.poll() is None, "daemon %s exited" % seat) or os.path.exists(ready),
+             120, "the daemon to be ready", 0.1)
+    return p
+
+
 def send_heartbeats(d, port, seats, name):
     """Heartbeats through the outputs module's relp:// output (the driver), as a seat sends."""
     log = open(os.path.join(d, name + ".log"), "ab")
@@ -249,9 +274,36 @@ def scenario(d):
         rs = Collector(d, pg)
         rs.start()
 
-        send_heartbeats(d, rs.port, ["C-01"], "hb-early")
-        wait_for(lambda: pg.scalar("SELECT count(*) FROM rdmaguard.agent_events") == "1", 30,
-                 "C-01's heartbeat in PostgreSQL")
+        if os.geteuid() == 0:
+            fp = subprocess.run([RDMAGUARD, "baseline", "digest"], capture_output=True,
+                                text=True, timeout=30)
+            check(fp.returncode == 0, "baseline digest: %s" % fp.stderr)
+            fp = fp.stdout.strip()
+            for s in ("A-01", "B-12"):
+                SEATS[s] = (SEATS[s][0], fp, SEATS[s][2])
+            lspci = subprocess.run(["lspci", "-vvv"], capture_output=True, text=True,
+                                   timeout=30, check=True).stdout
+            SEATS["C-01"] = (SEATS["C-01"][0], fp, sorted(set(
+                m.lower() for m in re.findall(r"Device Serial Number ([0-9a-fA-F-]{23})",
+                                              lspci))))
+            dm = agent_seat(d, rs.port, "C-01")
+            wait_for(lambda: pg.scalar("SELECT count(*) FROM rdmaguard.agent_events WHERE "
+                                       "action = 'agent_heartbeat'") != "0", 30,
+                     "C-01's daemon's heartbeat in PostgreSQL")
+            dm.terminate()
+            check(dm.wait(60) == 0, "the daemon stops with 0")
+            wait_for(lambda: pg.scalar("SELECT count(*) FROM rdmaguard.agent_events WHERE "
+                                       "action = 'agent_stop'") == "1", 30, "its agent_stop")
+            got = pg.rows("SELECT DISTINCT seat, fingerprint, pci_dsns "
+                          "FROM rdmaguard.agent_events")
+            check(got == [{"seat": "C-01", "fingerprint": fp, "pci_dsns": SEATS["C-01"][2]}],
+                  "the daemon's notices: %r, want C-01 %s %s" % (got, fp, SEATS["C-01"][2]))
+            print("C-01 is a real daemon: hw.fingerprint %s" % fp)
+        else:  # no daemon without root: C-01's heartbeat is written as the others'
+            fp = "fp-std"
+            send_heartbeats(d, rs.port, ["C-01"], "hb-early")
+        n_c01 = int(wait_for(lambda: pg.scalar("SELECT count(*) FROM rdmaguard.agent_events"),
+                             30, "C-01's heartbeat in PostgreSQL"))
         time.sleep(1.2)  # C-01 falls silent: the others report more than a second later
         results = {}
         runs = [threading.Thread(target=replay_seat, args=(d, rs.port, s, fx, PEERS.get(s),
@@ -270,8 +322,8 @@ def scenario(d):
               "alerts per seat %r" % {s: len(a) for s, a in alerts.items()})
         total = sum(len(a) for a in alerts.values())
         wait_for(lambda: pg.scalar("SELECT count(*) FROM rdmaguard.alerts") == str(total) and
-                 pg.scalar("SELECT count(*) FROM rdmaguard.agent_events") == "4", 30,
-                 "%d alerts and 4 heartbeats in PostgreSQL" % total)
+                 pg.scalar("SELECT count(*) FROM rdmaguard.agent_events") == str(n_c01 + 3),
+                 30, "%d alerts and %d notices in PostgreSQL" % (total, n_c01 + 3))
 
         # Each alert once, whole, under its seat.
         got = pg.rows("SELECT seat, event_id::text AS id, doc FROM rdmaguard.alerts")
@@ -313,7 +365,7 @@ def scenario(d):
         check(dsn == [{"dsn": "de-ad-be-ef-00-00-00-01", "seats": ["B-12", "B-13"]}],
               "dsn_shared: %r" % dsn)
         odd = pg.rows("SELECT * FROM rdmaguard.fingerprint_outliers")
-        check(odd == [{"seat": "B-13", "fingerprint": "fp-odd", "fleet_fingerprint": "fp-std",
+        check(odd == [{"seat": "B-13", "fingerprint": "fp-odd", "fleet_fingerprint": fp,
                        "fleet_seats": 3, "seats_reporting": 4}], "fingerprint_outliers: %r" % odd)
 
         tl = pg.rows("SELECT ts, rule_id, peers FROM rdmaguard.timeline('B-12', "
@@ -339,7 +391,8 @@ def scenario(d):
               [{"hostname": "seat-x", "ip": "10.0.0.99"}], "rejects")
         # Retention: everything older than now goes, but the held match's alerts.
         pr = pg.rows("SELECT * FROM rdmaguard.purge('0 seconds', now() + interval '1 second')")
-        check(pr == [{"alerts": total - 6, "agent_events": 4, "rejects": 1}], "purge: %r" % pr)
+        check(pr == [{"alerts": total - 6, "agent_events": n_c01 + 3, "rejects": 1}],
+              "purge: %r" % pr)
         check(pg.scalar("SELECT count(*) FROM rdmaguard.alerts") == "6", "held alerts kept")
     finally:
         if rs and rs.proc and rs.proc.poll() is None:

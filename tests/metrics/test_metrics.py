@@ -17,7 +17,10 @@ and RDMA-009 (MODIFY_QP to RTR with that peer) from a new process, and the test 
     closed after 5 s;
   - every alert, the heartbeat and `rdmaguard status` carry the seat's identity, compared with
     what this test reads itself: /etc/machine-id, gethostname, uname, /etc/os-release,
-    `ip -j addr` / `ip -j link`, the sha256 of the policy file, labels.seat.
+    `ip -j addr` / `ip -j link`, the sha256 of the policy file, labels.seat;
+  - the heartbeat and `status` carry hw.fingerprint, the sha256 of `rdmaguard baseline save`'s
+    output with the host name left empty, and pci.dsn[], the DSNs `lspci -vvv` prints (none on
+    a machine without any: then the empty list).
 
 Exits 77 only when not root; a missing prometheus or promtool fails.
 """
@@ -155,6 +158,22 @@ def check_host(host, what):
                                                              host.get("mac"), ips, macs))
 
 
+def expected_hardware():
+    """hw.fingerprint and pci.dsn[] as this test finds them itself: the sha256 of what
+    `rdmaguard baseline save` writes, its host name left empty (docs/seat.md), and every Device
+    Serial Number lspci prints, sorted, once each."""
+    p = subprocess.run([td.RG, "baseline", "save", "-"], capture_output=True, text=True,
+                       timeout=30)
+    check(p.returncode == 0, "baseline save: %s" % p.stderr)
+    text, n = re.subn(r'^(\{[^\n]*"host": )"[^"]*"', r'\1""', p.stdout, count=1)
+    check(n == 1, "baseline save names a host: %r" % p.stdout[:120])
+    lspci = subprocess.run(["lspci", "-vvv"], capture_output=True, text=True, timeout=30,
+                           check=True).stdout
+    dsns = sorted(set(m.lower() for m in
+                      re.findall(r"Device Serial Number ([0-9a-fA-F-]{23})", lspci)))
+    return hashlib.sha256(text.encode()).hexdigest(), dsns
+
+
 def scenario_metrics(d):
     policy = os.path.join(d, "policy.json")
     td.write_policy(policy, POLICY)
@@ -240,10 +259,16 @@ def scenario_metrics(d):
                            if o.get("event", {}).get("action") == "agent_heartbeat"], 10,
                   "a heartbeat", 0.2)[-1]
     check_host(hb["host"], "heartbeat")
+    fp, dsns = expected_hardware()
+    check(hb.get("hw") == {"fingerprint": fp} and hb.get("pci") == {"dsn": dsns},
+          "heartbeat hw %s pci %s, want %s %s" % (hb.get("hw"), hb.get("pci"), fp, dsns))
+    print("hw.fingerprint %s, pci.dsn %s" % (fp, dsns))
     check(hb["labels"] == {"seat": "B-12"} and hb["rdmaguard"]["policy"]["sha256"] == policy_sha
           and hb["agent"]["version"] == ver[1], "heartbeat seat, policy, version")
     st = dm.status()
     check_host(st["host"], "status")
+    check(st.get("hw") == {"fingerprint": fp} and st.get("pci") == {"dsn": dsns},
+          "status hw %s pci %s" % (st.get("hw"), st.get("pci")))
     check(st["labels"] == {"seat": "B-12"} and st["metrics"]["listen"] == target and
           st["metrics"]["scrapes"] >= 3, "status: seat and metrics %s" % st.get("metrics"))
     prom.stop()

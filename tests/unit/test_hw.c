@@ -18,6 +18,7 @@
 
 #include "engine/policy.h"
 #include "hw/baseline.h"
+#include "hw/fingerprint.h"
 #include "hw/iommu.h"
 #include "hw/pci.h"
 #include "hw/pci_caps.h"
@@ -689,6 +690,124 @@ START_TEST(test_cmdline)
 }
 END_TEST
 
+/* ---- the fingerprint digest of heartbeats ---- */
+
+__attribute__((format(printf, 1, 2))) static void sh(const char *fmt, ...)
+{
+	char cmd[1200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	ck_assert_msg(system(cmd) == 0, "%s", cmd);
+}
+
+static struct hw_scan *scan_at(const char *dir)
+{
+	struct rg_root root;
+	struct hw_scan *s = NULL;
+
+	ck_assert_int_eq(root_init(&root, dir), 0);
+	ck_assert_int_eq(hw_scan(&root, &s), 0);
+	root_done(&root);
+	ck_assert_str_eq(s->error, "");
+	return s;
+}
+
+static void print_at(const char *dir, struct hw_print *p)
+{
+	_cleanup_(hw_scan_freep) struct hw_scan *s = scan_at(dir);
+
+	ck_assert_int_eq(hw_print_from_scan(s, p), 0);
+	ck_assert(p->valid);
+}
+
+/* q35's e1000e: its DSN (52-54-00-ff-ff-12-34-56, at 0x140) and its first BAR (128 KiB). */
+#define Q35_NIC "sys/devices/pci0000:00/0000:00:03.0/0000:01:00.0"
+
+START_TEST(test_fingerprint)
+{
+	const char *fix = getenv("RG_FIXTURES");
+	char a[300], b[300], path[600], hex[65], *text = NULL;
+	struct hw_print pa, pb;
+	size_t len = 0;
+	FILE *f;
+	int fd;
+
+	ck_assert_msg(fix != NULL, "RG_FIXTURES is not set (run through meson test)");
+	/* Two copies of one seat under other host names; the second's function links made in
+	 * reverse order. */
+	snprintf(a, sizeof(a), "%s/seat-a", scratch);
+	snprintf(b, sizeof(b), "%s/seat-b", scratch);
+	sh("cp -a '%s/roots/qemu-q35' '%s' && cp -a '%s/roots/qemu-q35' '%s'", fix, a, fix, b);
+	sh("mkdir -p '%s/etc' '%s/proc/sys/kernel' '%s/etc' '%s/proc/sys/kernel' && "
+	   "echo seat-a > '%s/etc/hostname' && echo seat-a > '%s/proc/sys/kernel/hostname' && "
+	   "echo seat-b > '%s/etc/hostname' && echo seat-b > '%s/proc/sys/kernel/hostname'",
+	   a, a, b, b, a, a, b, b);
+	sh("cd '%s/sys/bus/pci/devices' && for l in $(ls -r); do t=$(readlink \"$l\"); "
+	   "rm \"$l\" && ln -s \"$t\" \"$l\"; done",
+	   b);
+	print_at(a, &pa);
+	print_at(b, &pb);
+	ck_assert_str_eq(pa.digest, pb.digest);
+	ck_assert_uint_eq(pa.n_dsns, 1);
+	ck_assert_uint_eq(pb.n_dsns, 1);
+	ck_assert_str_eq(pa.dsn[0], "52-54-00-ff-ff-12-34-56");
+
+	/* It is the digest of what `baseline save` writes, with the host name left empty; and a
+	 * scan listed in another order gives the same. */
+	{
+		_cleanup_(hw_scan_freep) struct hw_scan *s = scan_at(b);
+		struct hw_fn tmp;
+
+		f = open_memstream(&text, &len);
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(hw_baseline_write(s, "", f), 0);
+		fclose(f);
+		ck_assert_int_eq(sha256_mem(text, len, hex), 0);
+		free(text);
+		ck_assert_str_eq(hex, pb.digest);
+		ck_assert_uint_ge(s->n, 2);
+		for (unsigned i = 0; i < s->n / 2; i++) {
+			tmp = s->fn[i];
+			s->fn[i] = s->fn[s->n - 1 - i];
+			s->fn[s->n - 1 - i] = tmp;
+		}
+		ck_assert_int_eq(hw_print_digest(s, hex), 0);
+		ck_assert_str_eq(hex, pa.digest);
+	}
+
+	/* A BAR of another size (128 KiB -> 256 KiB) is another fingerprint. */
+	sh("sed -i '1s/0x00000000fde5ffff/0x00000000fde7ffff/' '%s/" Q35_NIC "/resource'", b);
+	print_at(b, &pb);
+	ck_assert_str_ne(pa.digest, pb.digest);
+	sh("cp '%s/" Q35_NIC "/resource' '%s/" Q35_NIC "/resource'", a, b);
+	print_at(b, &pb);
+	ck_assert_str_eq(pa.digest, pb.digest);
+
+	/* So is another serial number, which pci.dsn[] then lists. */
+	snprintf(path, sizeof(path), "%s/" Q35_NIC "/config", b);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, "\x57", 1, 0x144), 1);
+	close(fd);
+	print_at(b, &pb);
+	ck_assert_str_ne(pa.digest, pb.digest);
+	ck_assert_uint_eq(pb.n_dsns, 1);
+	ck_assert_str_eq(pb.dsn[0], "52-54-00-ff-ff-12-34-57");
+
+	/* The NIC and the card that cloned its serial number: the DSN once. */
+	{
+		_cleanup_(hw_scan_freep) struct hw_scan *s = scan_scratch();
+
+		ck_assert_int_eq(hw_print_from_scan(s, &pa), 0);
+		ck_assert_uint_eq(pa.n_dsns, 1);
+		ck_assert_str_eq(pa.dsn[0], "00-11-22-33-44-55-66-77");
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hw");
@@ -700,6 +819,7 @@ static Suite *suite(void)
 	tcase_add_test(core, test_scan_facts);
 	tcase_add_test(core, test_describe_and_root);
 	tcase_add_test(core, test_baseline);
+	tcase_add_test(core, test_fingerprint);
 	tcase_add_test(core, test_allowlist);
 	tcase_add_test(core, test_cmdline);
 	tcase_add_test(limits, test_caps_malformed);

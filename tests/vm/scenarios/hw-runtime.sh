@@ -9,7 +9,8 @@
 #   - is removed and rescanned (sysfs): pci_change remove (within a second), then add, with its
 #     IDs; the SMBus controller's driver is unbound and bound again: pci_change unbind, bind;
 #   - a second edu is hot-added into root port rp2 through QMP (device_add) and taken out again
-#     (device_del): pci_change add and remove for 0000:02:00.0.
+#     (device_del): pci_change add and remove for 0000:02:00.0; status's hw.fingerprint is
+#     `rdmaguard baseline digest`'s before, with the card (another one) and after (the first).
 # lab-machine: q35-iommu
 # lab-rxe: none
 # lab-timeout: 420
@@ -94,13 +95,30 @@ echo $SMB >/sys/bus/pci/drivers/i801_smbus/bind
 wait_for -t 30 -m "pci_change bind of $SMB" have_events \
 	"{\"event.action\": \"pci_change\", \"pci.change\": \"bind\", \"pci.address\": \"$SMB\"}" 1
 
+# status_fp: the daemon's hw.fingerprint (docs/seat.md) from `status`
+status_fp()
+{
+	"$RG" status --socket "$TMPDIR/daemon.sock" --format json >"$TMPDIR/daemon.status.json" ||
+		fail "rdmaguard status failed"
+	/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["hw"]["fingerprint"])' \
+		"$TMPDIR/daemon.status.json"
+}
+# the bus is as it was: the fingerprint is what `baseline digest` computes
+fp0=$(status_fp)
+assert_eq "$fp0" "$("$RG" baseline digest)" "hw.fingerprint before the hotplug"
+
 # --- hotplug through QMP ---------------------------------------------------------------------
 qmp device_add '{"driver": "edu", "bus": "rp2", "id": "hot1"}'
 wait_for -t 30 -m "pci_change add of $HOT" have_events \
 	"{\"event.action\": \"pci_change\", \"pci.change\": \"add\", \"pci.address\": \"$HOT\"}" 1
+# the fingerprint follows the bus: scanned again after the change
+fp1=$(status_fp)
+[ "$fp1" != "$fp0" ] || fail "hw.fingerprint did not change with $HOT added"
+assert_eq "$fp1" "$("$RG" baseline digest)" "hw.fingerprint with $HOT"
 qmp device_del '{"id": "hot1"}'
 wait_for -t 60 -m "pci_change remove of $HOT" have_events \
 	"{\"event.action\": \"pci_change\", \"pci.change\": \"remove\", \"pci.address\": \"$HOT\"}" 1
+assert_eq "$(status_fp)" "$fp0" "hw.fingerprint with $HOT gone again"
 
 stop_daemon
 
