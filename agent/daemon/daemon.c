@@ -37,6 +37,7 @@
 #include "daemon.h"
 #include "daemon-internal.h"
 #include "hw/baseline.h"
+#include "hw/pci.h"
 #include "metrics_http.h"
 
 #define DEFAULT_POLICY RG_SYSCONFDIR "/policy.json"
@@ -700,9 +701,13 @@ int daemon_run(const struct daemon_config *cfg_in)
 			goto out;
 		log_info("Metrics at http://%s/metrics", cfg.metrics_listen);
 	}
-	/* Loaded, attached, opened, bound: from here on only what the loop uses. */
-	if (daemon_privs_drop(sensors_wants_module_programs(d.sensors)) < 0)
+	/* Loaded, attached, opened, bound: from here on only what the loop uses. CAP_SYS_ADMIN stays
+	 * permitted for the module programs and for the config space of a function that appears
+	 * (hw_set_privileged(): more than its first 64 bytes need it at open). */
+	if (daemon_privs_drop(sensors_wants_module_programs(d.sensors) || d.hw) < 0)
 		goto out;
+	if (d.hw)
+		hw_set_privileged(daemon_privs_admin, NULL);
 
 	daemon_agent_event(&d, RG_EV_AGENT_START, true, "sensors", summary, 0, 0);
 	{

@@ -15,8 +15,10 @@
  *   CAP_DAC_READ_SEARCH
  *   CAP_SYS_ADMIN         only in the permitted set, and only while the sensors may still load
  *                         fentry programs on ib_uverbs/rdma_ucm (libbpf looks up the module's BTF
- *                         by id, which Linux lets only CAP_SYS_ADMIN do): effective during that
- *                         load alone. On kernels without CAP_BPF (before 5.8) it stays effective.
+ *                         by id, which Linux lets only CAP_SYS_ADMIN do) or the hardware runtime
+ *                         watches PCI hotplug (config space past 64 bytes is read only by an
+ *                         opener with it): effective during that load or scan alone. On kernels
+ *                         without CAP_BPF (before 5.8) it stays effective.
  *
  * Dropped: everything else, CAP_KILL included (kill enforcement signals from BPF).
  */
