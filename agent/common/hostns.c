@@ -2,6 +2,8 @@
 /* A process's root directory and mount namespace, from /proc (hostns.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -36,11 +38,52 @@ static int hostns_of_path(const char *dir, struct hostns *ret)
 	return r;
 }
 
+/* The parent of pid from /proc/PID/stat (the field after the last ')'), or -1. */
+static int parent_of(int pid)
+{
+	char path[32], buf[512], *p;
+	int fd, ppid;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid <= 0)
+		return -1;
+	return ppid;
+}
+
 int hostns_read(struct hostns *ret)
 {
-	int r = hostns_of_path("/proc/1", ret);
+	struct hostns own, h;
+	char dir[32];
+	int r = hostns_of_path("/proc/1", ret), pid;
 
+	if (r >= 0)
+		return r;
+	/* init is out of reach (a sandbox whose own init hides itself): the nearest ancestor in
+	 * another mount namespace than ours, i.e. the manager that gave us a private one
+	 * (PrivateMounts=), else ours. */
+	r = hostns_of_path("/proc/self", &own);
 	if (r < 0)
-		r = hostns_of_path("/proc/self", ret);
-	return r;
+		return r;
+	*ret = own;
+	pid = getpid();
+	for (unsigned depth = 0; depth < 32 && (pid = parent_of(pid)) > 1; depth++) {
+		snprintf(dir, sizeof(dir), "/proc/%d", pid);
+		if (hostns_of_path(dir, &h) < 0)
+			break;
+		if (h.mnt_ns != own.mnt_ns) {
+			*ret = h;
+			break;
+		}
+	}
+	return 0;
 }

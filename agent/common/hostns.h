@@ -19,8 +19,8 @@ struct hostns {
 
 /*
  * init's (/proc/1), or, without the right to look at init (a user's unit tests, a sandbox that
- * hides it), the caller's own: the daemon runs in a mount namespace of its own only as a
- * service, where it may look at init. 0 or -errno.
+ * hides it), the nearest ancestor's in another mount namespace than the caller's (the service
+ * manager that gave the daemon a private one), else the caller's own. 0 or -errno.
  */
 int hostns_read(struct hostns *ret);
 /* The process whose /proc directory is dfd. 0 or -errno (-ENOENT, -EACCES, -ESRCH...). */

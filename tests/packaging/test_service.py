@@ -359,8 +359,9 @@ def phase_probe(unit, stage, work, cg, home_dir, host_tmp_marker, notify_sock):
     check(p["read_modules"] != "ok" or p.get("modules_entries") == 0,
           "ProtectKernelModules: /usr/lib/modules inaccessible",
           f"{p['read_modules']}, {p.get('modules_entries')} entries")
-    check(p["read_kmsg"] != "ok" or p.get("kmsg_bytes") == 0,
-          "ProtectKernelLogs: /dev/kmsg inaccessible", f"{p['read_kmsg']}, "
+    # Not ProtectKernelLogs=: the hardware layer reads the IOMMU's DMA faults from /dev/kmsg.
+    check(p["read_kmsg"] == "ok" and p.get("kmsg_bytes", 0) > 0,
+          "/dev/kmsg readable (DMA faults; CAP_SYSLOG)", f"{p['read_kmsg']}, "
           f"{p.get('kmsg_bytes')} bytes")
     check(p["read_kallsyms"] == "ok", "/proc/kallsyms readable (kprobe fallback)",
           p["read_kallsyms"])
@@ -441,8 +442,10 @@ def start_games(home_game, tmp_game, tool=None, seconds="2"):
 
 
 TEST_RULES = {
-    "TEST-901.json": """{"id": "TEST-901", "name": "test: a game started", "severity": "high",
- "condition": "event.action == exec and process.is_game", "aggregate": false,
+    # exit, not exec: a game known by its hash alone is one once the hasher has read it, off the
+    # event thread (engine/hasher.c), which is after its exec event.
+    "TEST-901.json": """{"id": "TEST-901", "name": "test: a game ran", "severity": "high",
+ "condition": "event.action == exit and process.is_game", "aggregate": false,
  "message": "{process.executable} is {game.name}"}""",
     "TEST-902.json": """{"id": "TEST-902", "name": "test: an allowed program started",
  "severity": "high", "condition": "event.action == exec and process.allowed and process.executable == '%(tool)s'",
