@@ -18,7 +18,9 @@
  *                         by id, which Linux lets only CAP_SYS_ADMIN do) or the hardware runtime
  *                         watches PCI hotplug (config space past 64 bytes is read only by an
  *                         opener with it): effective during that load or scan alone. On kernels
- *                         without CAP_BPF (before 5.8) it stays effective.
+ *                         without CAP_BPF (before 5.8), and where perf_event_paranoid is above 2
+ *                         (Debian's default 3: perf_event_open, with which tracepoints, kprobes and
+ *                         uprobes attach, is CAP_SYS_ADMIN's there), it stays effective.
  *
  * Dropped: everything else, CAP_KILL included (kill enforcement signals from BPF).
  */
@@ -45,6 +47,26 @@ static bool has_cap_bpf(void)
 	return last >= CAP_BPF;
 }
 
+/* perf_event_paranoid above 2 (Debian's kernels default to 3) refuses perf_event_open, with which
+ * tracepoints, kprobes and uprobes are attached, to all but CAP_SYS_ADMIN: the daemon attaches
+ * after start (enforcement arming, libraries, modules), so there it keeps CAP_SYS_ADMIN. */
+static bool perf_needs_admin(void)
+{
+	char buf[16] = "";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int level = 2;
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			level = atoi(buf);
+		fclose(f);
+	}
+	return level > 2;
+}
+
+/* CAP_SYS_ADMIN stays effective for good (no CAP_BPF, or perf_needs_admin()). */
+static bool admin_always;
+
 int daemon_privs_drop(bool keep_admin)
 {
 	bool bpf = has_cap_bpf(), bounds;
@@ -62,9 +84,10 @@ int daemon_privs_drop(bool keep_admin)
 				  CAPNG_EFFECTIVE | CAPNG_PERMITTED |
 				      (bounds ? CAPNG_BOUNDING_SET : 0),
 				  CAP_BPF, CAP_PERFMON, -1);
-	if (r == 0 && (keep_admin || !bpf))
+	admin_always = !bpf || perf_needs_admin();
+	if (r == 0 && (keep_admin || admin_always))
 		r = capng_update(CAPNG_ADD,
-				 (bpf ? 0 : CAPNG_EFFECTIVE) | CAPNG_PERMITTED |
+				 (admin_always ? CAPNG_EFFECTIVE : 0) | CAPNG_PERMITTED |
 				     (bounds ? CAPNG_BOUNDING_SET : 0),
 				 CAP_SYS_ADMIN);
 	if (r < 0)
@@ -72,8 +95,8 @@ int daemon_privs_drop(bool keep_admin)
 	r = capng_apply(bounds ? CAPNG_SELECT_BOTH : CAPNG_SELECT_CAPS);
 	if (r < 0)
 		return log_error_errno(-EPERM, "Failed to drop capabilities (libcap-ng %d).", r);
-	if (!bpf)
-		admin = ", sys_admin";
+	if (admin_always)
+		admin = bpf ? ", sys_admin (perf_event_paranoid > 2)" : ", sys_admin";
 	else if (keep_admin)
 		admin = " (sys_admin permitted, for module programs)";
 	log_info("Capabilities dropped: kept bpf, perfmon, net_admin, sys_ptrace, "
@@ -85,6 +108,8 @@ int daemon_privs_drop(bool keep_admin)
 void daemon_privs_admin(void *ud, bool raise)
 {
 	(void)ud;
+	if (admin_always)
+		return;
 	capng_get_caps_process();
 	if (!capng_have_capability(CAPNG_PERMITTED, CAP_SYS_ADMIN))
 		return;
