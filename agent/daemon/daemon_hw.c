@@ -21,11 +21,33 @@
 /*
  * Hardware enforcement (hw/hw_enforce.h): with enforcement on and "hardware_enforce" in the
  * policy, a function added at runtime, or one whose DMA the IOMMU refused, that the policy's
- * hardware allowlist does not cover is removed from the bus or loses bus mastering, and a
+ * hardware allowlist does not cover is removed from the bus or loses bus mastering (and then,
+ * where its IOMMU group is identity, the group is switched to a translating domain), and a
  * pci_change event flagged denied says which (pci.enforcement). A function present when the
  * daemon starts is never touched (the machine may need it), nor a bridge (what is behind it may
  * be the machine's own).
  */
+/*
+ * Switches the function's IOMMU group from identity to a translating domain where the kernel
+ * allows (hw_enforce_translate()) and appends what came of it to text: "; IOMMU group 7 identity
+ * -> DMA", or "; IOMMU group 7 stays identity (Device or resource busy)" (a driver is bound).
+ */
+static void translate_group(const char *addr, char *text, size_t size)
+{
+	char after[16], e[80];
+	int group, r = hw_enforce_translate(NULL, addr, &group, after, sizeof(after));
+
+	if (r == 0)
+		return;
+	if (r > 0)
+		snprintf(e, sizeof(e), "; IOMMU group %d identity -> %s", group, after);
+	else if (group >= 0)
+		snprintf(e, sizeof(e), "; IOMMU group %d stays identity (%s)", group, strerror(-r));
+	else
+		snprintf(e, sizeof(e), "; IOMMU group unknown (%s)", strerror(-r));
+	strncat(text, e, size - strlen(text) - 1);
+}
+
 static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 {
 	const struct rg_policy *p = engine_policy(d->engine);
@@ -75,6 +97,9 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 		snprintf(e, sizeof(e), " (%s)", strerror(-r));
 		strncat(out.u.pci.text, e, sizeof(out.u.pci.text) - strlen(out.u.pci.text) - 1);
 	}
+	/* the function stays: an identity group lets its DMA reach all memory untranslated */
+	if (p->hw_enforce == RG_HW_ENFORCE_BUS_MASTER)
+		translate_group(addr, out.u.pci.text, sizeof(out.u.pci.text));
 	log_notice("Hardware enforcement: %s %s", addr, out.u.pci.text);
 	(void)daemon_event(&out, d);
 }

@@ -92,6 +92,66 @@ int hw_enforce_clear_master(const struct hw_enforce_paths *p, const char *addr, 
 	return set_master(p, addr, false, was_set);
 }
 
+/* a sysfs attribute's first line, "" when unreadable */
+static void read_attr(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n = -1;
+
+	buf[0] = 0;
+	if (fd >= 0) {
+		n = read(fd, buf, size - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+int hw_enforce_translate(const struct hw_enforce_paths *p, const char *addr, int *group,
+			 char *after, size_t after_size)
+{
+	char path[256], link[256], type[32], *base, *end;
+	long n;
+	ssize_t len;
+	int fd, r;
+
+	if (group)
+		*group = -1;
+	if (after && after_size)
+		after[0] = 0;
+	r = dev_path(p, addr, "iommu_group", path, sizeof(path));
+	if (r < 0)
+		return r;
+	len = readlink(path, link, sizeof(link) - 1);
+	if (len < 0)
+		return errno == ENOENT ? 0 : -errno;
+	link[len] = 0;
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	errno = 0;
+	n = strtol(base, &end, 10);
+	if (errno || end == base || *end || n < 0 || n > 1000000)
+		return -EINVAL;
+	if (group)
+		*group = (int)n;
+	if (!snprintf_ok(path, sizeof(path), "%s/kernel/iommu_groups/%ld/type", sysfs(p), n))
+		return -ENAMETOOLONG;
+	read_attr(path, type, sizeof(type));
+	if (strcmp(type, "identity") != 0)
+		return 0;
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	r = write(fd, "DMA\n", 4) == 4 ? 0 : -errno;
+	close(fd);
+	read_attr(path, type, sizeof(type));
+	if (after && after_size)
+		(void)strscpy_ok(after, type, after_size);
+	if (r < 0)
+		return r;
+	return strcmp(type, "DMA") == 0 || strcmp(type, "DMA-FQ") == 0 ? 1 : -EIO;
+}
+
 int hw_enforce_note(const struct hw_enforce_paths *p, const char *what, const char *addr)
 {
 	char line[64], dir[256], *slash;

@@ -28,6 +28,17 @@ int hw_enforce_remove(const struct hw_enforce_paths *p, const char *addr);
  * 0 or -errno. */
 int hw_enforce_clear_master(const struct hw_enforce_paths *p, const char *addr, bool *was_set);
 
+/*
+ * Where ADDR's IOMMU group (the function's iommu_group link, below sysfs) is "identity", switches
+ * it to a translating domain: writes "DMA" to ROOT/kernel/iommu_groups/N/type (kernel 5.11+) and
+ * reads the type back. The kernel refuses while a driver is bound (-EBUSY), while the group has
+ * more than one device (-EINVAL before 6.7), without CAP_SYS_ADMIN and CAP_SYS_RAWIO (-EACCES).
+ * *group gets N (-1: none) and after the type read back ("" unreadable; may be NULL).
+ * 1 switched, 0 nothing to do (no group, or not identity), -errno.
+ */
+int hw_enforce_translate(const struct hw_enforce_paths *p, const char *addr, int *group,
+			 char *after, size_t after_size);
+
 /* Appends "remove ADDR" or "bus_master ADDR" to the state file. */
 int hw_enforce_note(const struct hw_enforce_paths *p, const char *what, const char *addr);
 

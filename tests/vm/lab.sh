@@ -309,12 +309,14 @@ qemu_args=(
 # (created before the PCI devices it translates), the edu card, a DMA engine with no driver, at
 # 0000:01:00.0 behind root port rp1, and an empty root port rp2 where a scenario hot-adds one
 # through QMP. edu's dma_mask (28 bits by default) is widened so that it reaches all of the
-# guest's memory: the card, not the IOMMU, would otherwise clamp the addresses.
+# guest's memory: the card, not the IOMMU, would otherwise clamp the addresses. The VT-d unit
+# offers no pass-through (pt=off), as on many real machines: an identity group is then a 1:1 map
+# of RAM, and a DMA outside it faults (hw-enforce's identity group).
 qmp_dir=""
 if [ "$machine" != pc ]; then
 	qmp_dir=$(mktemp -d /tmp/rg-lab-qmp.XXXXXX)
 	mkdir -p "$lab/qmp"
-	qemu_args=(-machine q35 -device intel-iommu,intremap=off "${qemu_args[@]}"
+	qemu_args=(-machine q35 -device intel-iommu,intremap=off,pt=off "${qemu_args[@]}"
 		-device pcie-root-port,id=rp1,chassis=1,slot=1
 		-device edu,bus=rp1,dma_mask=0xffffffffff
 		-device pcie-root-port,id=rp2,chassis=2,slot=2

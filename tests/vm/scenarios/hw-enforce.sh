@@ -2,9 +2,13 @@
 # Hardware enforcement (docs/hardware-runtime.md) on the q35 machine (lab.sh --machine
 # q35-iommu): the daemon with --enforce and a policy whose hardware allowlist does not cover
 # qemu's edu card.
-#   - "hardware_enforce": "bus_master": the card at 0000:01:00.0 reads unmapped memory, the IOMMU
-#     refuses it, and the daemon clears the card's bus-master bit: a pci_change event flagged
-#     denied says so; the card's next DMA never leaves it (no fault logged);
+#   - "hardware_enforce": "bus_master": the card at 0000:01:00.0, its IOMMU group switched to
+#     identity before the daemon starts, reads memory outside the identity map (0xc0000000, the
+#     PCI hole: the machine's VT-d has no pass-through, pt=off, so an identity domain is a 1:1 map
+#     of RAM), the IOMMU refuses it, and the daemon clears the card's bus-master bit and switches
+#     the group back to a translating domain (DMA): a pci_change event flagged denied says both;
+#     the card's next DMA never leaves it (no fault logged); once the daemon is stopped, the
+#     card's read of RAM at 0x1000, which the identity map let through, faults;
 #   - reloaded with "remove": a card hot-added into rp2 (QMP) is removed from the bus at once;
 #   - `rdmaguard enforce --off` (daemon stopped) rescans the bus, the card is back, and the bit
 #     it cleared is set again. The machine's own devices are never touched.
@@ -24,6 +28,14 @@ HOT=0000:02:00.0
 [ "$(cat /sys/bus/pci/devices/$EDU/vendor 2>/dev/null)" = 0x1234 ] ||
 	fail "no edu card at $EDU: run with lab.sh --machine q35-iommu"
 rm -f /run/rdmaguard/hw-enforced
+group=$(readlink /sys/bus/pci/devices/$EDU/iommu_group)
+gtype=/sys/kernel/iommu_groups/${group##*/}/type
+case $(cat "$gtype") in
+DMA | DMA-FQ) ;;
+*) fail "IOMMU group type of $EDU: $(cat "$gtype"), not a translating one" ;;
+esac
+echo identity >"$gtype"
+assert_eq "$(cat "$gtype")" identity "IOMMU group type of $EDU, set by the test"
 
 policy=$TMPDIR/policy.json
 write_policy()
@@ -54,10 +66,11 @@ have_events()
 }
 denied='"event.action": "pci_change", "event.flags": ["denied"]'
 
-# --- bus mastering cleared after a refused DMA ------------------------------------------------
-"$EDU_DMA" "$EDU" read 0x1000
+# --- bus mastering cleared after a refused DMA, the identity group made to translate ----------
+"$EDU_DMA" "$EDU" read 0xc0000000
 wait_for -t 30 -m "enforcement on $EDU" have_events "{$denied, \"pci.address\": \"$EDU\"}" 1
 assert_eq "$("$EDU_DMA" "$EDU" master)" 0 "bus master bit of $EDU after enforcement"
+assert_eq "$(cat "$gtype")" DMA "IOMMU group type of $EDU after enforcement"
 faults=$(dmesg | grep -c 'Request device \[01:00.0\]' || true)
 "$EDU_DMA" --no-master "$EDU" read 0x2000
 skipped=$(hw_status_get daemon kmsg_not_kernel)
@@ -75,17 +88,24 @@ wait_for -t 30 -m "enforcement on $HOT" have_events "{$denied, \"pci.address\": 
 wait_for -t 30 -m "$HOT removed" test ! -e /sys/bus/pci/devices/$HOT
 stop_daemon() { daemon_stop daemon; }
 stop_daemon
+faults_at_0x1000() { dmesg | grep -c 'Request device \[01:00.0\] fault addr 0x1000 ' || true; }
+more_faults_at_0x1000() { [ "$(faults_at_0x1000)" -gt "$1" ]; }
+before=$(faults_at_0x1000)
+"$EDU_DMA" "$EDU" read 0x1000
+wait_for -t 30 -m "a DMAR fault at 0x1000 from $EDU (RAM, which the identity map let through)" \
+	more_faults_at_0x1000 "$before"
 
 # --- what was recorded and raised --------------------------------------------------------------
 expect_json "$EV" \
 	--match "{$denied, \"pci.address\": \"$EDU\", \"pci.vendor_id\": \"0x1234\",
-		  \"pci.enforcement\": \"done: bus mastering cleared\", \"pci.bus_master\": {\"?\": false}}" --count 1 \
+		  \"pci.enforcement\": \"done: bus mastering cleared; IOMMU group ${group##*/} identity -> DMA\",
+		  \"pci.bus_master\": {\"?\": false}}" --count 1 \
 	--match "{$denied, \"pci.address\": \"$HOT\", \"pci.vendor_id\": \"0x1234\",
 		  \"pci.change\": \"remove\", \"pci.enforcement\": \"done: removed from the bus\"}" --count 1 \
 	--match "{\"event.flags\": [\"denied\"], \"pci.address\": \"~^0000:00:\"}" --absent
 expect_json "$ALERTS" \
 	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$EDU\",
-		  \"message\": \"Hardware enforcement on PCI function $EDU (1234:11e8  ): done: bus mastering cleared\"}" --count 1 \
+		  \"message\": \"Hardware enforcement on PCI function $EDU (1234:11e8  ): done: bus mastering cleared; IOMMU group ${group##*/} identity -> DMA\"}" --count 1 \
 	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$HOT\",
 		  \"message\": \"Hardware enforcement on PCI function $HOT (1234:11e8  ): done: removed from the bus\"}" --count 1 \
 	--match "{\"rule.id\": \"DMA-005\", \"pci.address\": \"$HOT\"}" --count 1 \
@@ -103,4 +123,4 @@ assert_eq "$("$EDU_DMA" "$EDU" master)" 1 "bus master bit of $EDU after enforce 
 [ ! -e /run/rdmaguard/hw-enforced ] || fail "the state file is still there"
 qmp device_del '{"id": "hot2"}'
 wait_for -t 60 -m "$HOT unplugged" test ! -e /sys/bus/pci/devices/$HOT
-log "ok: bus mastering cleared, a hot-added card removed, both undone"
+log "ok: bus mastering cleared and an identity group made to translate, a hot-added card removed, both undone"
