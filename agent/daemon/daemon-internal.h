@@ -101,10 +101,6 @@ void daemon_hw_print_update(struct daemon *d, const struct hw_scan *s);
  * function changed since the last scan. */
 void daemon_hw_print_add(struct daemon *d, struct json_object *o);
 
-/* daemon_privs.c: drop the capabilities no longer needed once started (keep_admin: CAP_SYS_ADMIN
- * stays permitted, for daemon_privs_admin() around module program loads). 0 or -errno. */
-int daemon_privs_drop(bool keep_admin);
-void daemon_privs_admin(void *ud, bool raise);
 
 /* daemon_enforce.c */
 int daemon_enforce_prepare(struct daemon *d, struct daemon_config *cfg);

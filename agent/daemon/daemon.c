@@ -37,7 +37,6 @@
 #include "daemon.h"
 #include "daemon-internal.h"
 #include "hw/baseline.h"
-#include "hw/pci.h"
 #include "metrics_http.h"
 
 #define DEFAULT_POLICY RG_SYSCONFDIR "/policy.json"
@@ -632,7 +631,6 @@ int daemon_run(const struct daemon_config *cfg_in)
 		goto out;
 	}
 	/* Sensors first: what happens during the inventory waits in their ring buffer. */
-	cfg.sensors.privileged = daemon_privs_admin;
 	r = sensors_open(&cfg.sensors, &d.sensors);
 	if (r < 0) {
 		log_error_errno(r, "Failed to attach the sensors: %m");
@@ -701,13 +699,6 @@ int daemon_run(const struct daemon_config *cfg_in)
 			goto out;
 		log_info("Metrics at http://%s/metrics", cfg.metrics_listen);
 	}
-	/* Loaded, attached, opened, bound: from here on only what the loop uses. CAP_SYS_ADMIN stays
-	 * permitted for the module programs and for the config space of a function that appears
-	 * (hw_set_privileged(): more than its first 64 bytes need it at open). */
-	if (daemon_privs_drop(sensors_wants_module_programs(d.sensors) || d.hw) < 0)
-		goto out;
-	if (d.hw)
-		hw_set_privileged(daemon_privs_admin, NULL);
 
 	daemon_agent_event(&d, RG_EV_AGENT_START, true, "sensors", summary, 0, 0);
 	{

@@ -102,12 +102,6 @@ struct hw_scan {
  * and the IOMMU posture. 0 (failures of the bus as a whole are in ->error), -ENOMEM, -EINVAL.
  */
 int hw_scan(const struct rg_root *root, struct hw_scan **ret);
-/*
- * fn(ud, true) before a scan reads config space and fn(ud, false) after: Linux gives more than
- * the first 64 bytes of a function's config space only to an opener with CAP_SYS_ADMIN, which
- * the daemon holds permitted but not effective after start (daemon_privs.c). NULL: nothing.
- */
-void hw_set_privileged(void (*fn)(void *ud, bool raise), void *ud);
 void hw_scan_free(struct hw_scan *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct hw_scan *, hw_scan_free);
 

@@ -471,15 +471,6 @@ static int run_libpci(const char *sysfs, struct hw_scan *s, char (*addrs)[16], u
 	return r;
 }
 
-static void (*privileged)(void *ud, bool raise);
-static void *privileged_ud;
-
-void hw_set_privileged(void (*fn)(void *ud, bool raise), void *ud)
-{
-	privileged = fn;
-	privileged_ud = ud;
-}
-
 int hw_scan(const struct rg_root *root, struct hw_scan **ret)
 {
 	_cleanup_(hw_scan_freep) struct hw_scan *s = NULL;
@@ -505,8 +496,6 @@ int hw_scan(const struct rg_root *root, struct hw_scan **ret)
 			free(addrs);
 			return -ENOMEM;
 		}
-		if (privileged)
-			privileged(privileged_ud, true);
 		if (root->is_host) {
 			(void)run_libpci("/sys/bus/pci", s, addrs, n);
 		} else {
@@ -519,8 +508,6 @@ int hw_scan(const struct rg_root *root, struct hw_scan **ret)
 				shadow_remove(shadow, addrs, n);
 			}
 		}
-		if (privileged)
-			privileged(privileged_ud, false);
 	}
 	free(addrs);
 	if (s->n)

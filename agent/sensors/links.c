@@ -264,11 +264,7 @@ static int mod_load(struct rg_sensors *s, bool uverbs, bool cm)
 	bpf_program__set_autoload(mod->progs.fx_uverbs_write, uverbs);
 	bpf_program__set_autoload(mod->progs.fe_uverbs_mmap, uverbs);
 	bpf_program__set_autoload(mod->progs.fx_ucma_write, cm);
-	if (s->cfg.privileged)
-		s->cfg.privileged(s->cfg.privileged_ud, true);
 	r = sensors_mod_bpf__load(mod);
-	if (s->cfg.privileged)
-		s->cfg.privileged(s->cfg.privileged_ud, false);
 	if (r < 0) {
 		log_warning_errno(r, "Failed to load fentry programs on ib_uverbs/rdma_ucm: %m");
 		goto fail;
@@ -291,19 +287,6 @@ static int mod_load(struct rg_sensors *s, bool uverbs, bool cm)
 fail:
 	sensors_mod_bpf__destroy(mod);
 	return r;
-}
-
-bool sensors_wants_module_programs(const struct rg_sensors *s)
-{
-	static const unsigned hps[] = {HP_VERBS, HP_RDMA_CM};
-
-	for (size_t k = 0; k < ARRAY_SIZE(hps); k++) {
-		const struct variant *want = variant_of(hps[k], s->plan.hp[hps[k]].want);
-
-		if (want && want->module && want->flavor == FL_FENTRY)
-			return true;
-	}
-	return false;
 }
 
 /* Re-evaluates the hook points that wait for ib_uverbs/rdma_ucm. */

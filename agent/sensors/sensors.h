@@ -79,14 +79,6 @@ struct sensors_config {
 		const char *name;
 		int fd;
 	} shared_maps[4];
-	/*
-	 * Called with true just before, and false just after, loading the fentry programs on
-	 * ib_uverbs/rdma_ucm when those modules appear: libbpf looks up a module's BTF by id, which
-	 * takes CAP_SYS_ADMIN, which the daemon holds only then (agent/daemon/daemon_privs.c). NULL:
-	 * nothing to do.
-	 */
-	void (*privileged)(void *ud, bool on);
-	void *privileged_ud;
 };
 
 struct rg_sensors;
@@ -147,8 +139,6 @@ void sensors_close(struct rg_sensors *s);
  */
 typedef void (*sensors_prog_stats_fn)(void *ud, const char *name, uint64_t runs, uint64_t ns);
 int sensors_prog_stats(struct rg_sensors *s, sensors_prog_stats_fn cb, void *ud);
-/* Whether the sensors may load programs on ib_uverbs/rdma_ucm later (config.privileged). */
-bool sensors_wants_module_programs(const struct rg_sensors *s);
 
 /*
  * For the enforcement programs (issue 7) and tests: the fd of a map of the sensors object by
