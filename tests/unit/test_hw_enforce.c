@@ -80,7 +80,7 @@ static void teardown(void)
 	char cmd[128];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	(void)system(cmd);
+	ck_assert_int_eq(system(cmd), 0);
 }
 
 START_TEST(test_identity_switched)
