@@ -3,12 +3,10 @@
  * PCI and Thunderbolt uevents: the parser and the kernel-only socket (hw_uevent.h).
  */
 #include <errno.h>
-#include <linux/netlink.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
+#include "common/ueventsock.h"
 #include "common/util.h"
 #include "dma_fault.h"
 #include "hw_uevent.h"
@@ -162,36 +160,15 @@ int hw_uevent_parse(const char *buf, size_t len, struct hw_uevent *u)
 
 int hw_uevent_open(void)
 {
-	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = 1};
-	int fd, sz = 1 << 20;
-
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
-	if (fd < 0)
-		return -errno;
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	return fd;
+	return uevent_sock_open();
 }
 
 int hw_uevent_receive(int fd, struct hw_uevent *u)
 {
 	char buf[8192];
-	struct sockaddr_nl sa;
-	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-	struct msghdr msg = {
-	    .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov, .msg_iovlen = 1};
-	ssize_t n;
+	ssize_t n = uevent_sock_recv(fd, buf, sizeof(buf));
 
-	n = recvmsg(fd, &msg, MSG_DONTWAIT);
-	if (n < 0)
-		return (errno == EAGAIN || errno == EINTR) ? 0 : -errno;
-	/* the kernel is port 0; anything else on the group (udevd, a forger) is not evidence */
-	if (msg.msg_namelen != sizeof(sa) || sa.nl_pid != 0 || (msg.msg_flags & MSG_TRUNC))
-		return 0;
+	if (n <= 0)
+		return n < 0 ? (int)n : 0;
 	return hw_uevent_parse(buf, (size_t)n, u) == 1 ? 1 : 0;
 }

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <linux/netlink.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
+#include "common/ueventsock.h"
 #include "common/util.h"
 #include "uevent.h"
 
@@ -64,37 +62,15 @@ int uevent_parse(const char *buf, size_t len, struct uevent *u)
 
 int uevent_open(void)
 {
-	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = 1};
-	int fd, sz = 1 << 20;
-
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
-	if (fd < 0)
-		return -errno;
-	/* A burst of device events must not overflow the socket: ask for 1 MiB. */
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	return fd;
+	return uevent_sock_open();
 }
 
 int uevent_receive(int fd, struct uevent *u)
 {
 	char buf[8192];
-	struct sockaddr_nl sa;
-	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-	struct msghdr msg = {
-	    .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov, .msg_iovlen = 1};
-	ssize_t n;
+	ssize_t n = uevent_sock_recv(fd, buf, sizeof(buf));
 
-	n = recvmsg(fd, &msg, MSG_DONTWAIT);
-	if (n < 0)
-		return (errno == EAGAIN || errno == EINTR) ? 0 : -errno;
-	/* Only the kernel (port 0) speaks on this group for us; drop anything else. */
-	if (msg.msg_namelen != sizeof(sa) || sa.nl_pid != 0 || (msg.msg_flags & MSG_TRUNC))
-		return 0;
+	if (n <= 0)
+		return n < 0 ? (int)n : 0;
 	return uevent_parse(buf, (size_t)n, u) == 0 ? 1 : 0;
 }
