@@ -3,12 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "hostns.h"
+#include "procstat.h"
 
 int hostns_of(int dfd, struct hostns *ret)
 {
@@ -38,33 +38,21 @@ static int hostns_of_path(const char *dir, struct hostns *ret)
 	return r;
 }
 
-/* The parent of pid from /proc/PID/stat (the field after the last ')'), or -1. */
-static int parent_of(int pid)
+/* The parent of pid (procstat.h), or 0. */
+static uint32_t parent_of(uint32_t pid)
 {
-	char path[32], buf[512], *p;
-	int fd, ppid;
-	ssize_t n;
+	char buf[4096];
+	struct proc_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid <= 0)
-		return -1;
-	return ppid;
+	return proc_stat_read(pid, buf, sizeof(buf), &st) == 0 ? st.ppid : 0;
 }
 
 int hostns_read(struct hostns *ret)
 {
 	struct hostns own, h;
 	char dir[32];
-	int r = hostns_of_path("/proc/1", ret), pid;
+	uint32_t pid;
+	int r = hostns_of_path("/proc/1", ret);
 
 	if (r >= 0)
 		return r;
@@ -75,9 +63,9 @@ int hostns_read(struct hostns *ret)
 	if (r < 0)
 		return r;
 	*ret = own;
-	pid = getpid();
+	pid = (uint32_t)getpid();
 	for (unsigned depth = 0; depth < 32 && (pid = parent_of(pid)) > 1; depth++) {
-		snprintf(dir, sizeof(dir), "/proc/%d", pid);
+		snprintf(dir, sizeof(dir), "/proc/%u", pid);
 		if (hostns_of_path(dir, &h) < 0)
 			break;
 		if (h.mnt_ns != own.mnt_ns) {
