@@ -193,21 +193,22 @@ _listening_7174()
 	[ -n "$(ip netns exec rgbox ss -Hltn 'sport = :7174')" ]
 }
 wait_for -m "the TCP listener on 7174" _listening_7174
+# tcp_to ADDRESS TIMEOUT: connect to ADDRESS:7174, send 4 bytes, print the echo
 tcp_to()
 {
 	/usr/bin/python3 -c '
 import socket, sys
 try:
-    c = socket.create_connection((sys.argv[1], 7174), timeout=4)
+    c = socket.create_connection((sys.argv[1], 7174), timeout=float(sys.argv[2]))
     c.sendall(b"rdma")
     print("echo=" + c.recv(64).decode())
 except OSError as e:
     print("error=%s" % e)
-    sys.exit(1)' "$1"
+    sys.exit(1)' "$1" "$2"
 }
-tcp_to 198.51.100.50 >"$OUT/tcp-seat.log" 2>&1 || fail "TCP to the seat: $(cat "$OUT/tcp-seat.log")"
+tcp_to 198.51.100.50 30 >"$OUT/tcp-seat.log" 2>&1 || fail "TCP to the seat: $(cat "$OUT/tcp-seat.log")"
 grep -qx "echo=rdma" "$OUT/tcp-seat.log" || fail "TCP to the seat: $(cat "$OUT/tcp-seat.log")"
-! tcp_to 198.51.100.78 >"$OUT/tcp-box.log" 2>&1 || fail "TCP to the box passed: $(cat "$OUT/tcp-box.log")"
+! tcp_to 198.51.100.78 2 >"$OUT/tcp-box.log" 2>&1 || fail "TCP to the box passed: $(cat "$OUT/tcp-box.log")"
 grep -qx "error=timed out" "$OUT/tcp-box.log" || fail "TCP to the box: $(cat "$OUT/tcp-box.log")"
 kill "$(bg_pid tcp7174)"
 bg_wait tcp7174 || true
