@@ -149,21 +149,53 @@ static void metrics_alerts(struct daemon *d, FILE *f)
 	sample(f, "rdmaguard_alerts_submitted_total", d->submit_errors, "result", "error", NULL);
 }
 
-/* One counter or gauge family over every output; only syslog outputs when syslog_only. */
+/* Which outputs a per-output family covers. */
+enum output_kinds {
+	KINDS_ALL,
+	KINDS_FILE, /* stdout and file: */
+	KINDS_NET,  /* syslog+tcp, syslog+tls and relp: a spool and a connection */
+};
+
+static bool output_in(struct daemon *d, size_t i, enum output_kinds kinds)
+{
+	int t = outputs_type(d->outputs, i);
+
+	if (t < 0)
+		return false;
+	return kinds == KINDS_ALL || (kinds == KINDS_NET) == output_type_is_network(t);
+}
+
+/* One counter or gauge family over the outputs of kinds. */
 static void per_output(struct daemon *d, FILE *f, const char *name, const char *type,
-		       const char *help, size_t off, bool syslog_only)
+		       const char *help, size_t off, enum output_kinds kinds)
 {
 	family(f, name, type, help);
 	for (size_t i = 0; i < outputs_count(d->outputs); i++) {
 		struct output_counters c;
-		int t = outputs_type(d->outputs, i);
 
-		if (syslog_only && t != OUTPUT_SYSLOG_TCP && t != OUTPUT_SYSLOG_TLS)
-			continue;
-		if (outputs_get_counters(d->outputs, i, &c) < 0)
+		if (!output_in(d, i, kinds) || outputs_get_counters(d->outputs, i, &c) < 0)
 			continue;
 		sample(f, name, *(const uint64_t *)((const char *)&c + off), "output",
 		       outputs_name(d->outputs, i), NULL);
+	}
+}
+
+/* A counter family by output and failure reason, the reasons that apply to each output. */
+static void per_output_failed(struct daemon *d, FILE *f, const char *name, const char *help,
+			      bool bytes)
+{
+	family(f, name, "counter", help);
+	for (size_t i = 0; i < outputs_count(d->outputs); i++) {
+		struct output_counters c;
+		int t = outputs_type(d->outputs, i);
+
+		if (t < 0 || outputs_get_counters(d->outputs, i, &c) < 0)
+			continue;
+		for (unsigned k = 0; k < _OUTPUT_FAIL_N; k++)
+			if (output_fail_reason_applies(t, k))
+				sample(f, name, bytes ? c.failed_bytes[k] : c.failed[k], "output",
+				       outputs_name(d->outputs, i), "reason",
+				       output_fail_reason_to_string(k), NULL);
 	}
 }
 
@@ -172,45 +204,60 @@ static void per_output(struct daemon *d, FILE *f, const char *name, const char *
 static void metrics_outputs(struct daemon *d, FILE *f)
 {
 	per_output(d, f, "rdmaguard_output_submitted_records_total", "counter",
-		   "Alerts accepted into an output's memory queue.", OC(submitted), false);
+		   "Alerts accepted into an output's memory queue.", OC(submitted), KINDS_ALL);
 	per_output(d, f, "rdmaguard_output_queue_records", "gauge",
-		   "Alerts in an output's memory queue now.", OC(queued), false);
+		   "Alerts in an output's memory queue now.", OC(queued), KINDS_ALL);
 	per_output(d, f, "rdmaguard_output_queue_bytes", "gauge",
-		   "Bytes in an output's memory queue now.", OC(queued_bytes), false);
+		   "Bytes in an output's memory queue now.", OC(queued_bytes), KINDS_ALL);
 	per_output(d, f, "rdmaguard_output_written_records_total", "counter",
-		   "Alerts a stdout or file output wrote.", OC(written), false);
+		   "Alerts a stdout or file output wrote.", OC(written), KINDS_FILE);
+	per_output(d, f, "rdmaguard_output_written_bytes_total", "counter",
+		   "Bytes a stdout or file output wrote (JSON lines with their newline).",
+		   OC(written_bytes), KINDS_FILE);
 	per_output(d, f, "rdmaguard_output_spooled_records_total", "counter",
-		   "Alerts a syslog output appended to its spool.", OC(spooled), true);
+		   "Alerts a syslog or RELP output appended to its spool.", OC(spooled), KINDS_NET);
+	per_output(d, f, "rdmaguard_output_spooled_bytes_total", "counter",
+		   "Bytes of RFC 5424 messages a syslog or RELP output appended to its spool.",
+		   OC(spooled_bytes), KINDS_NET);
 	per_output(d, f, "rdmaguard_output_sent_records_total", "counter",
-		   "Records a syslog output wrote to a connection (re-sent ones included).",
-		   OC(sent), true);
+		   "Records a syslog or RELP output wrote to a connection (re-sent ones included).",
+		   OC(sent), KINDS_NET);
+	per_output(d, f, "rdmaguard_output_sent_bytes_total", "counter",
+		   "Bytes of the records a syslog or RELP output wrote to a connection (syslog: "
+		   "octet-counted frames before TLS; RELP: RFC 5424 messages).",
+		   OC(sent_bytes), KINDS_NET);
 	per_output(d, f, "rdmaguard_output_delivered_records_total", "counter",
-		   "Records the collector confirmed, removed from the spool.", OC(delivered), true);
+		   "Records delivered: written (stdout, file), confirmed by the collector's TCP "
+		   "(syslog) or acknowledged (RELP), and removed from the spool.",
+		   OC(delivered), KINDS_ALL);
+	per_output(d, f, "rdmaguard_output_delivered_bytes_total", "counter",
+		   "Bytes of the records delivered, counted as written or sent.",
+		   OC(delivered_bytes), KINDS_ALL);
+	per_output_failed(d, f, "rdmaguard_output_failed_records_total",
+			  "Records an output failed to write or send, by reason.", false);
+	per_output_failed(d, f, "rdmaguard_output_failed_bytes_total",
+			  "Bytes of the records an output failed to write or send, by reason.", true);
 	per_output(d, f, "rdmaguard_output_connect_failures_total", "counter",
-		   "Failed connections to the collector.", OC(connect_failures), true);
+		   "Failed connections to the collector.", OC(connect_failures), KINDS_NET);
 	per_output(d, f, "rdmaguard_output_spool_records", "gauge",
-		   "Records in a syslog output's spool, not yet delivered.", OC(spool_records),
-		   true);
+		   "Records in a syslog or RELP output's spool, not yet delivered.",
+		   OC(spool_records), KINDS_NET);
 	per_output(d, f, "rdmaguard_output_spool_bytes", "gauge",
-		   "Bytes in a syslog output's spool, not yet delivered.", OC(spool_bytes), true);
+		   "Bytes in a syslog or RELP output's spool, not yet delivered.", OC(spool_bytes),
+		   KINDS_NET);
 	family(f, "rdmaguard_output_spool_max_bytes", "gauge",
-	       "A syslog output's spool capacity for ordinary alerts.");
-	for (size_t i = 0; i < outputs_count(d->outputs); i++) {
-		int t = outputs_type(d->outputs, i);
-
-		if (t == OUTPUT_SYSLOG_TCP || t == OUTPUT_SYSLOG_TLS)
+	       "A syslog or RELP output's spool capacity for ordinary alerts.");
+	for (size_t i = 0; i < outputs_count(d->outputs); i++)
+		if (output_in(d, i, KINDS_NET))
 			sample(f, "rdmaguard_output_spool_max_bytes",
 			       outputs_spool_max_bytes(d->outputs), "output",
 			       outputs_name(d->outputs, i), NULL);
-	}
 	family(f, "rdmaguard_output_connected", "gauge",
-	       "1 while a syslog output is connected to its collector.");
+	       "1 while a syslog or RELP output is connected to its collector.");
 	for (size_t i = 0; i < outputs_count(d->outputs); i++) {
 		struct output_counters c;
-		int t = outputs_type(d->outputs, i);
 
-		if ((t == OUTPUT_SYSLOG_TCP || t == OUTPUT_SYSLOG_TLS) &&
-		    outputs_get_counters(d->outputs, i, &c) == 0)
+		if (output_in(d, i, KINDS_NET) && outputs_get_counters(d->outputs, i, &c) == 0)
 			sample(f, "rdmaguard_output_connected", c.connected, "output",
 			       outputs_name(d->outputs, i), NULL);
 	}

@@ -134,6 +134,7 @@ static void *file_thread(void *arg)
 		n = output_take(out, batch, ARRAY_SIZE(batch), &emptied, &gen, &stop);
 		for (i = 0; i < n;) {
 			size_t end = i, w, k;
+			uint64_t bytes;
 			struct output_rec *rec;
 			int r;
 
@@ -147,9 +148,16 @@ static void *file_thread(void *arg)
 				end++;
 			/* The alerts up to the next reopen mark, in as few writes as can be. */
 			w = write_lines(f->fd, out->spec.type == OUTPUT_FILE, batch + i, end - i, &r);
-			atomic_fetch_add(&out->c.written, w);
-			for (k = i; k < i + w; k++)
+			bytes = 0;
+			for (k = i; k < i + w; k++) {
+				bytes += batch[k].rec->len + 1;
 				output_rec_unref(batch[k].rec);
+			}
+			/* Written is delivered: the kernel has the whole line (synced at a flush). */
+			atomic_fetch_add(&out->c.written, w);
+			atomic_fetch_add(&out->c.written_bytes, bytes);
+			atomic_fetch_add(&out->c.delivered, w);
+			atomic_fetch_add(&out->c.delivered_bytes, bytes);
 			i += w;
 			if (!r) {
 				last_err = 0;
@@ -157,6 +165,7 @@ static void *file_thread(void *arg)
 			}
 			/* The one it stopped in is lost (counted); the rest are tried again. */
 			rec = batch[i++].rec;
+			output_count_failed(out, OUTPUT_FAIL_WRITE_ERROR, 1, rec->len + 1);
 			pthread_mutex_lock(&out->lock);
 			output_count_drop_locked(out, rec->sev, OUTPUT_DROP_WRITE_ERROR,
 						 rec->flags & OUTPUT_SUBMIT_LOSS);

@@ -124,7 +124,7 @@ static void net_spool_batch(struct net *n, uint64_t now, bool stop)
 	for (i = 0; i < n->batch_n; i++) {
 		struct output_rec *rec = n->batch[i].rec;
 		bool is_loss = rec->flags & OUTPUT_SUBMIT_LOSS;
-		size_t len;
+		size_t len = 0;
 
 		r = net_format(n, rec, &len);
 		if (r == 0)
@@ -132,6 +132,7 @@ static void net_spool_batch(struct net *n, uint64_t now, bool stop)
 					 n->fbuf, len);
 		if (r == SPOOL_STORED) {
 			atomic_fetch_add(&out->c.spooled, 1);
+			atomic_fetch_add(&out->c.spooled_bytes, len);
 			spool_ok(n);
 			any = true;
 		} else if (r == SPOOL_DROPPED)
@@ -141,6 +142,7 @@ static void net_spool_batch(struct net *n, uint64_t now, bool stop)
 			output_count_drop_locked(out, rec->sev, OUTPUT_DROP_TOO_LARGE, is_loss);
 			pthread_mutex_unlock(&out->lock);
 		} else {
+			output_count_failed(out, OUTPUT_FAIL_SPOOL_ERROR, 1, len);
 			set_spool_error(n, "failed to write to the spool: %s", strerror(-r));
 			n->spool_retry_ns = now + ms_to_ns(NET_SPOOL_RETRY_MS);
 			break;

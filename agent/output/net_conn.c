@@ -118,6 +118,9 @@ void net_drop(struct net *n, uint64_t now, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* What this connection took from the spool and did not confirm failed on it (it goes
+	 * again on the next one: replayed). */
+	output_count_failed(n->out, OUTPUT_FAIL_CONNECTION_LOST, n->inf_count, n->inf_bytes);
 	net_close(n);
 	atomic_fetch_add(&n->out->c.disconnects, 1);
 	if (now - n->connected_ns >= NET_HEALTHY_NS)

@@ -31,6 +31,7 @@ static void mark_written(struct net *n)
 		e->wire_end = n->ssl ? wire : e->plain_end;
 		n->inf_marked++;
 		atomic_fetch_add(&n->out->c.sent, 1);
+		atomic_fetch_add(&n->out->c.sent_bytes, e->bytes);
 	}
 }
 
@@ -153,6 +154,7 @@ void net_confirm(struct net *n, uint64_t now)
 
 		spool_confirm(n->spool, e->q, e->seq);
 		atomic_fetch_add(&n->out->c.delivered, 1);
+		atomic_fetch_add(&n->out->c.delivered_bytes, e->bytes);
 		n->inf_bytes -= e->bytes;
 		n->inf_head = (n->inf_head + 1) % NET_INFLIGHT_MAX;
 		n->inf_count--;

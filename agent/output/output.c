@@ -297,6 +297,20 @@ uint64_t outputs_spool_max_bytes(const struct rg_outputs *o)
 	return o->sh.cfg.spool_max_bytes;
 }
 
+static const char *const fail_names[_OUTPUT_FAIL_N] = {"write_error", "connection_lost",
+						       "spool_error"};
+
+const char *output_fail_reason_to_string(enum output_fail_reason r)
+{
+	return (unsigned)r < _OUTPUT_FAIL_N ? fail_names[r] : "unknown";
+}
+
+bool output_fail_reason_applies(enum output_type t, enum output_fail_reason r)
+{
+	return output_type_is_network(t) ? r != OUTPUT_FAIL_WRITE_ERROR
+					 : r == OUTPUT_FAIL_WRITE_ERROR;
+}
+
 int outputs_get_counters(const struct rg_outputs *o, size_t i, struct output_counters *ret)
 {
 	const struct counters *c;
@@ -310,12 +324,20 @@ int outputs_get_counters(const struct rg_outputs *o, size_t i, struct output_cou
 	ret->queued = atomic_load(&c->queued);
 	ret->queued_bytes = atomic_load(&c->queued_bytes);
 	ret->written = atomic_load(&c->written);
+	ret->written_bytes = atomic_load(&c->written_bytes);
 	ret->spooled = atomic_load(&c->spooled);
+	ret->spooled_bytes = atomic_load(&c->spooled_bytes);
 	ret->spool_records = atomic_load(&c->spool_records);
 	ret->spool_bytes = atomic_load(&c->spool_bytes);
 	ret->sent = atomic_load(&c->sent);
+	ret->sent_bytes = atomic_load(&c->sent_bytes);
 	ret->replayed = atomic_load(&c->replayed);
 	ret->delivered = atomic_load(&c->delivered);
+	ret->delivered_bytes = atomic_load(&c->delivered_bytes);
+	for (k = 0; k < _OUTPUT_FAIL_N; k++) {
+		ret->failed[k] = atomic_load(&c->failed[k]);
+		ret->failed_bytes[k] = atomic_load(&c->failed_bytes[k]);
+	}
 	ret->connects = atomic_load(&c->connects);
 	ret->connect_failures = atomic_load(&c->connect_failures);
 	ret->disconnects = atomic_load(&c->disconnects);
@@ -340,16 +362,19 @@ void outputs_stats(const struct rg_outputs *o, struct json_object *into)
 		return;
 	for (i = 0; o && i < o->n; i++) {
 		struct output *out = &o->outs[i];
-		struct json_object *e = json_object_new_object(), *d = json_object_new_object();
+		struct json_object *e = json_object_new_object(), *d = json_object_new_object(),
+				   *fr = json_object_new_object(), *fb = json_object_new_object();
 		struct output_counters c;
 		bool net = out->sink->spooled;
 		uint64_t total = 0;
 		char err[sizeof(out->last_error)];
 		unsigned k;
 
-		if (!e || !d) {
+		if (!e || !d || !fr || !fb) {
 			json_object_put(e);
 			json_object_put(d);
+			json_object_put(fr);
+			json_object_put(fb);
 			break;
 		}
 		outputs_get_counters(o, i, &c);
@@ -362,18 +387,31 @@ void outputs_stats(const struct rg_outputs *o, struct json_object *into)
 		if (net) {
 			json_object_object_add(e, "connected", json_object_new_boolean(c.connected));
 			ADD_U64(e, "spooled", c.spooled);
+			ADD_U64(e, "spooled_bytes", c.spooled_bytes);
 			ADD_U64(e, "spool_records", c.spool_records);
 			ADD_U64(e, "spool_bytes", c.spool_bytes);
 			ADD_U64(e, "sent", c.sent);
+			ADD_U64(e, "sent_bytes", c.sent_bytes);
 			ADD_U64(e, "replayed", c.replayed);
-			ADD_U64(e, "delivered", c.delivered);
 			ADD_U64(e, "connects", c.connects);
 			ADD_U64(e, "reconnects", c.connects > 0 ? c.connects - 1 : 0);
 			ADD_U64(e, "connect_failures", c.connect_failures);
 			ADD_U64(e, "disconnects", c.disconnects);
 			ADD_U64(e, "spool_corrupt", c.spool_corrupt);
-		} else
+		} else {
 			ADD_U64(e, "written", c.written);
+			ADD_U64(e, "written_bytes", c.written_bytes);
+		}
+		ADD_U64(e, "delivered", c.delivered);
+		ADD_U64(e, "delivered_bytes", c.delivered_bytes);
+		for (k = 0; k < _OUTPUT_FAIL_N; k++) {
+			if (!output_fail_reason_applies(out->spec.type, k))
+				continue;
+			ADD_U64(fr, output_fail_reason_to_string(k), c.failed[k]);
+			ADD_U64(fb, output_fail_reason_to_string(k), c.failed_bytes[k]);
+		}
+		json_object_object_add(e, "failed", fr);
+		json_object_object_add(e, "failed_bytes", fb);
 		for (k = 0; k < _OUTPUT_DROP_N; k++) {
 			ADD_U64(d, output_drop_reason_to_string(k), c.dropped[k]);
 			total += c.dropped[k];

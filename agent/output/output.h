@@ -195,16 +195,41 @@ int outputs_dispatch_final(struct rg_outputs *o);
  */
 bool outputs_signaled(struct rg_outputs *o);
 
-/* Counters of one output, for the heartbeat and `rdmaguard status`. */
+/*
+ * Why an output failed to write or send a record (the failed counters). Unlike a drop, a failed
+ * network record is not lost: it stays in the spool and goes again.
+ */
+enum output_fail_reason {
+	OUTPUT_FAIL_WRITE_ERROR,     /* stdout/file: write(2) failed; the record is dropped too */
+	OUTPUT_FAIL_CONNECTION_LOST, /* network: handed to a connection that ended before the
+				      * collector confirmed it; sent again on the next one */
+	OUTPUT_FAIL_SPOOL_ERROR,     /* network: appending it to the spool failed (a full disk);
+				      * tried again after a second, counted at each try */
+	_OUTPUT_FAIL_N,
+};
+const char *output_fail_reason_to_string(enum output_fail_reason r);
+/* The reasons an output of type t can fail with (the others stay 0). */
+bool output_fail_reason_applies(enum output_type t, enum output_fail_reason r);
+
+/*
+ * Counters of one output, for the heartbeat, `rdmaguard status` and the metrics. Bytes are the
+ * record as the output writes it: stdout/file, the JSON line with its newline; syslog, the
+ * octet-counted frame (RFC 6587 length prefix and RFC 5424 message, before TLS); RELP, the
+ * RFC 5424 message (librelp's own framing left out). Spooled bytes are the RFC 5424 message.
+ * Delivered: stdout/file, written (the kernel took the whole line; fdatasync only at a flush);
+ * syslog, confirmed (acknowledged by the collector's TCP and the connection still up confirm_ms
+ * later); RELP, acknowledged by the collector's RELP rsp. Either way removed from the spool.
+ */
 struct output_counters {
 	uint64_t submitted;		     /* accepted into the memory queue */
 	uint64_t queued, queued_bytes;	     /* in the memory queue now */
-	uint64_t written;		     /* stdout/file: lines written */
-	uint64_t spooled;		     /* syslog: appended to the spool */
-	uint64_t spool_records, spool_bytes; /* syslog: in the spool now (not yet delivered) */
-	uint64_t sent;			     /* syslog: records written to a connection */
-	uint64_t replayed;		     /* syslog: of which re-sent after a failed connection */
-	uint64_t delivered;		     /* syslog: confirmed and removed from the spool */
+	uint64_t written, written_bytes;     /* stdout/file: lines written */
+	uint64_t spooled, spooled_bytes;     /* network: appended to the spool */
+	uint64_t spool_records, spool_bytes; /* network: in the spool now (not yet delivered) */
+	uint64_t sent, sent_bytes;	     /* network: records written whole to a connection */
+	uint64_t replayed;		     /* network: of which re-sent after a failed connection */
+	uint64_t delivered, delivered_bytes; /* every output: see "Delivered" above */
+	uint64_t failed[_OUTPUT_FAIL_N], failed_bytes[_OUTPUT_FAIL_N];
 	uint64_t connects, connect_failures, disconnects;
 	uint64_t spool_corrupt;		     /* records or torn tails skipped when opening */
 	uint64_t dropped[_OUTPUT_DROP_N];

@@ -49,9 +49,11 @@ struct qent {
 };
 
 struct counters {
-	_Atomic uint64_t submitted, queued, queued_bytes, written, spooled, spool_records,
-		spool_bytes, sent, replayed, delivered, connects, connect_failures, disconnects,
-		spool_corrupt, loss_reports_dropped;
+	_Atomic uint64_t submitted, queued, queued_bytes, written, written_bytes, spooled,
+		spooled_bytes, spool_records, spool_bytes, sent, sent_bytes, replayed, delivered,
+		delivered_bytes, connects, connect_failures, disconnects, spool_corrupt,
+		loss_reports_dropped;
+	_Atomic uint64_t failed[_OUTPUT_FAIL_N], failed_bytes[_OUTPUT_FAIL_N];
 	_Atomic uint64_t dropped[_OUTPUT_DROP_N];
 	_Atomic uint64_t dropped_by_severity[RG_SEV__MAX];
 	atomic_bool connected;
@@ -125,6 +127,16 @@ size_t output_take(struct output *out, struct qent *batch, size_t max, bool *emp
 void output_stop(struct output *out);
 /* Publishes flush progress: everything submitted up to gen is done; settled: nothing in flight. */
 void output_publish(struct output *out, bool have_gen, uint64_t gen, bool settled);
+
+/* Counts n records of bytes in all as failed for reason (no lock: atomics). */
+static inline void output_count_failed(struct output *out, enum output_fail_reason reason,
+				       uint64_t n, uint64_t bytes)
+{
+	if (n == 0)
+		return;
+	atomic_fetch_add(&out->c.failed[reason], n);
+	atomic_fetch_add(&out->c.failed_bytes[reason], bytes);
+}
 
 /* Both under out->lock. */
 void output_count_drop_locked(struct output *out, unsigned sev, enum output_drop_reason reason,

@@ -51,6 +51,7 @@
 
 struct relp_pending {
 	uint64_t seq;
+	uint32_t len; /* the message's bytes (the counters') */
 	uint8_t q;
 };
 
@@ -104,6 +105,7 @@ static void relp_confirm_one(struct relp *rl)
 
 	spool_confirm(n->spool, p->q, p->seq);
 	atomic_fetch_add(&n->out->c.delivered, 1);
+	atomic_fetch_add(&n->out->c.delivered_bytes, p->len);
 	rl->pend_head = (rl->pend_head + 1) % ARRAY_SIZE(rl->pend);
 	rl->pend_n--;
 	n->cursor_dirty = true;
@@ -126,9 +128,15 @@ static bool relp_client_free(struct relp *rl, bool graceful)
 	return graceful && rl->errors == before;
 }
 
-/* The client is gone: what librelp held is not known delivered; the spool sends it again. */
+/* The client is gone: what librelp held is not known delivered (failed on this connection);
+ * the spool sends it again. */
 static void relp_forget(struct relp *rl)
 {
+	uint64_t bytes = 0;
+
+	for (size_t i = 0; i < rl->pend_n; i++)
+		bytes += rl->pend[(rl->pend_head + i) % ARRAY_SIZE(rl->pend)].len;
+	output_count_failed(rl->n->out, OUTPUT_FAIL_CONNECTION_LOST, rl->pend_n, bytes);
 	rl->pend_n = 0;
 	rl->pend_head = 0;
 	rl->has_held = false;
@@ -251,6 +259,7 @@ static int relp_send_one(struct relp *rl, const char *data, uint32_t len, struct
 	relpRetVal r = relpCltSendSyslog(rl->clt, (unsigned char *)data, len);
 
 	if (r != RELP_RET_OK) {
+		output_count_failed(rl->n->out, OUTPUT_FAIL_CONNECTION_LOST, 1, len);
 		if (data != rl->held) {
 			memcpy(rl->held, data, len);
 			rl->held_len = len;
@@ -270,6 +279,7 @@ static int relp_send_one(struct relp *rl, const char *data, uint32_t len, struct
 		return -EPIPE;
 	}
 	atomic_fetch_add(&rl->n->out->c.sent, 1);
+	atomic_fetch_add(&rl->n->out->c.sent_bytes, len);
 	rl->pend[(rl->pend_head + rl->pend_n) % ARRAY_SIZE(rl->pend)] = rec;
 	rl->pend_n++;
 	/* Fewer than RELP_WINDOW were unanswered before this one went: all but the last
@@ -311,7 +321,8 @@ static void relp_send(struct relp *rl, uint64_t now)
 			n->any_sent = true;
 		}
 		if (relp_send_one(rl, rec.data, rec.len,
-				  (struct relp_pending){.seq = rec.seq, .q = (uint8_t)rec.queue},
+				  (struct relp_pending){.seq = rec.seq, .len = rec.len,
+							.q = (uint8_t)rec.queue},
 				  now) < 0)
 			return;
 	}

@@ -29,6 +29,7 @@ import http.client as http_client
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -305,7 +306,237 @@ def check_bounds(target):
     print("per-address limit held, idle connections closed after %.1f s" % waited)
 
 
-SCENARIOS = {"metrics": scenario_metrics}
+def parse_metrics(text):
+    """{(name, frozenset of label pairs): value} of an exposition."""
+    out = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = re.match(r'^([a-z_]+)(?:\{(.*)\})? (\S+)$', line)
+        check(m is not None, "an exposition line: %r" % line)
+        labels = frozenset(re.findall(r'([a-z_]+)="((?:[^"\\]|\\.)*)"', m.group(2) or ""))
+        out[(m.group(1), labels)] = float(m.group(3))
+    return out
+
+
+class Scrape:
+    """One GET /metrics, read by output (and reason)."""
+
+    def __init__(self, target):
+        st, _, self.text = http("http://%s/metrics" % target)
+        check(st == 200, "GET /metrics: %s" % st)
+        self.m = parse_metrics(self.text)
+
+    def get(self, family, output, **labels):
+        key = (family, frozenset([("output", output)] + list(labels.items())))
+        check(key in self.m, "the exposition has %s{output=%r,%s}" % (family, output, labels))
+        return int(self.m[key])
+
+    def outputs(self):
+        return {dict(ls)["output"] for (n, ls) in self.m
+                if n == "rdmaguard_output_submitted_records_total"}
+
+    def counters(self):
+        """Every rdmaguard_output_* sample: equal in two scrapes means nothing moved."""
+        return {k: v for k, v in self.m.items() if k[0].startswith("rdmaguard_output_")}
+
+
+def frame_len(raw):
+    """The octet-counted frame (RFC 6587 3.4.1) of an RFC 5424 message of raw bytes."""
+    return len(str(len(raw))) + 1 + len(raw)
+
+
+def settled(target, net, files, status=None):
+    """Scrapes until every queue and spool is empty and nothing moves between two scrapes with
+    the collectors' files read (and status() called) in between; returns (scrape, {path:
+    bytes}), or with status (scrape, {path: bytes}, what status() returned)."""
+    def once():
+        a = Scrape(target)
+        busy = any(a.get("rdmaguard_output_queue_records", o) for o in a.outputs()) or any(
+            a.get("rdmaguard_output_spool_records", o) for o in net)
+        if busy:
+            return None
+        data = {}
+        for f in files:
+            with open(f, "rb") as fh:
+                data[f] = fh.read()
+        st = status() if status else None
+        time.sleep(0.3)
+        b = Scrape(target)
+        if a.counters() != b.counters():
+            return None
+        return (b, data, st) if status else (b, data)
+    return wait_for(once, 60, "the outputs to settle", 0.5)
+
+
+def received(data):
+    """rsyslog's records (test_rsyslog's template) of a received.jsonl read as bytes."""
+    return [json.loads(line.decode()) for line in data.split(b"\n")[:-1]]
+
+
+def scenario_outputs(d):
+    """Bytes and records per output, against what the file and two real rsyslogs received."""
+    fs = os.path.join(d, "fs")
+    os.makedirs(fs)
+    # The file output on a small tmpfs of its own, which the test fills to make it unwritable.
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m,mode=0700", "rg-metrics", fs],
+                   check=True)
+    try:
+        outputs_scenario(d, fs)
+    finally:
+        subprocess.run(["umount", "-l", fs], check=False)
+
+
+def outputs_scenario(d, fs):
+    sys.path.insert(0, os.path.join(HERE, "..", "output"))
+    import test_relp  # noqa: E402
+    policy = os.path.join(d, "policy.json")
+    td.write_policy(policy, POLICY)
+    alerts_file = os.path.join(fs, "alerts.jsonl")
+    tcp = rsl.Rsyslog(d, name="rsyslog-tcp")
+    tcp.start()
+    relp = test_relp.RelpRsyslog(d)
+    relp.start()
+    o_file = "file:" + alerts_file
+    o_tcp = "syslog+tcp://127.0.0.1:%d" % tcp.port
+    o_relp = "relp://127.0.0.1:%d" % relp.port
+    mport = free_port()
+    target = "127.0.0.1:%d" % mport
+    dm = td.Daemon(d, [o_file, o_tcp, o_relp], policy=policy,
+                   extra=["--metrics", target, "--heartbeat", "3600"])
+    prom = Prometheus(d, target)
+    net = (o_tcp, o_relp)
+    F = "rdmaguard_output_"
+
+    # 1. Healthy: every output delivers every alert, byte for byte.
+    td.drive(1)
+    sc, data = settled(target, net, [alerts_file, tcp.out, relp.out])
+    lines = data[alerts_file].split(b"\n")[:-1]
+    check(len(lines) >= 3, "the driver's alerts in the file: %d lines" % len(lines))
+    check(sc.get(F + "written_bytes_total", o_file) == sc.get(F + "delivered_bytes_total", o_file)
+          == len(data[alerts_file]),
+          "file: written and delivered bytes %d %d, the file holds %d"
+          % (sc.get(F + "written_bytes_total", o_file),
+             sc.get(F + "delivered_bytes_total", o_file), len(data[alerts_file])))
+    check(sc.get(F + "written_records_total", o_file) ==
+          sc.get(F + "delivered_records_total", o_file) == len(lines), "file: records")
+    t_raw = [r["raw"].encode() for r in received(data[tcp.out])]
+    r_raw = [r["raw"].encode() for r in received(data[relp.out])]
+    check(len(t_raw) == len(r_raw) == len(lines), "every alert once everywhere: %d %d %d"
+          % (len(lines), len(t_raw), len(r_raw)))
+    want = sum(frame_len(r) for r in t_raw)
+    for fam in ("sent_bytes_total", "delivered_bytes_total"):
+        check(sc.get(F + fam, o_tcp) == want, "syslog+tcp %s %d, rsyslog received %d bytes in "
+              "frames" % (fam, sc.get(F + fam, o_tcp), want))
+    check(sc.get(F + "spooled_bytes_total", o_tcp) == sum(len(r) for r in t_raw),
+          "syslog+tcp spooled bytes are the messages'")
+    want = sum(len(r) for r in r_raw)
+    for fam in ("spooled_bytes_total", "sent_bytes_total", "delivered_bytes_total"):
+        check(sc.get(F + fam, o_relp) == want, "relp %s %d, rsyslog imrelp received %d bytes"
+              % (fam, sc.get(F + fam, o_relp), want))
+    for o in net:
+        for fam in ("spooled_records_total", "sent_records_total", "delivered_records_total"):
+            check(sc.get(F + fam, o) == len(lines), "%s %s %d" % (o, fam, sc.get(F + fam, o)))
+    fails = {k: v for k, v in sc.m.items() if k[0].startswith(F + "failed_")}
+    check(fails and not any(fails.values()), "nothing failed yet: %s" % fails)
+    check({dict(k[1])["reason"] for k in fails} == {"write_error", "connection_lost",
+                                                   "spool_error"}, "failure reasons")
+    print("healthy: %d alerts, file %d bytes, syslog %d bytes, relp %d bytes"
+          % (len(lines), len(data[alerts_file]), sc.get(F + "delivered_bytes_total", o_tcp),
+             want))
+
+    # 2. The file's disk full; the syslog collector killed while records are in flight, then
+    # unreachable for a while, then back.
+    fd = os.open(os.path.join(fs, "filler"), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        while os.write(fd, b"\0" * 4096) > 0:
+            pass
+    except OSError:
+        pass
+    os.close(fd)
+    before = Scrape(target)
+    tcp_lines = len(t_raw)
+    # the driver in the background: its alerts are confirmed 1 s after they are sent
+    drv = subprocess.Popen([td.DRIVER, "verbs"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    rsl.CHILDREN.append(drv)
+
+    def in_flight():
+        s = Scrape(target)
+        return s.get(F + "sent_records_total", o_tcp) > s.get(F + "delivered_records_total",
+                                                               o_tcp)
+    wait_for(in_flight, 20, "syslog records sent and not yet confirmed", 0.01)
+    tcp.stop(signal.SIGKILL)
+    check(drv.wait(60) == 0, "rg-host-driver verbs")
+    with open(tcp.out, "rb") as f:
+        killed_at = len(received(f.read()))
+    wait_for(lambda: Scrape(target).get(F + "connect_failures_total", o_tcp) >
+             before.get(F + "connect_failures_total", o_tcp), 20,
+             "connections to the killed collector to fail")
+    tcp.start()
+    # a loss report for the file's drops may come up to 10 s later (and fail there too): the
+    # status is read within one still moment with the rest
+    sc, data, st = settled(target, net, [alerts_file, tcp.out], status=dm.status_socket)
+
+    # the file: what it holds is what was written; every alert it lacks failed, bytes exact
+    check(sc.get(F + "written_bytes_total", o_file) == len(data[alerts_file]),
+          "file: written bytes %d, the file holds %d" % (sc.get(F + "written_bytes_total", o_file),
+                                                         len(data[alerts_file])))
+    recs = received(data[tcp.out])
+    by_id = {}
+    for r in recs:
+        by_id.setdefault(json.loads(r["msg"])["event"]["id"], r)
+    in_file = {json.loads(x)["event"]["id"] for x in data[alerts_file].split(b"\n")[:-1]}
+    lost = [r for i, r in by_id.items() if i not in in_file]
+    nf = sc.get(F + "failed_records_total", o_file, reason="write_error")
+    # each failed line is dropped too: an alert, or a loss report (AGENT-001) counted apart
+    fst = [o for o in st["outputs"] if o["name"] == o_file][0]
+    dropped = sc.get(F + "dropped_records_total", o_file, reason="write_error")
+    check(nf >= 1 and nf == len(lost) == dropped + fst["dropped"]["loss_reports"],
+          "file: failed %d, alerts missing from it %d, dropped %d + %d loss reports" % (
+              nf, len(lost), dropped, fst["dropped"]["loss_reports"]))
+    want = sum(len(r["msg"].encode()) + 1 for r in lost)
+    check(sc.get(F + "failed_bytes_total", o_file, reason="write_error") == want,
+          "file: failed bytes %d, the lines it lacks %d" % (
+              sc.get(F + "failed_bytes_total", o_file, reason="write_error"), want))
+    # syslog: in flight at the kill = failed = sent again first on the next connection
+    tst = [o for o in st["outputs"] if o["name"] == o_tcp][0]
+    nt = sc.get(F + "failed_records_total", o_tcp, reason="connection_lost")
+    check(nt >= 1 and nt == tst["replayed"], "syslog: failed %d, replayed %d" % (
+        nt, tst["replayed"]))
+    again = [r["raw"].encode() for r in recs[killed_at:killed_at + nt]]
+    check(len(again) == nt, "the replay reached rsyslog")
+    check(sc.get(F + "failed_bytes_total", o_tcp, reason="connection_lost") ==
+          sum(frame_len(r) for r in again), "syslog: failed bytes %d, the replayed frames %d"
+          % (sc.get(F + "failed_bytes_total", o_tcp, reason="connection_lost"),
+             sum(frame_len(r) for r in again)))
+    check(sc.get(F + "delivered_records_total", o_tcp) == len(by_id) and
+          sc.get(F + "delivered_bytes_total", o_tcp) ==
+          sum(frame_len(r["raw"].encode()) for r in by_id.values()),
+          "syslog: delivered once each: %d records %d bytes, rsyslog holds %d distinct"
+          % (sc.get(F + "delivered_records_total", o_tcp),
+             sc.get(F + "delivered_bytes_total", o_tcp), len(by_id)))
+    check(len(recs) > tcp_lines, "the second drive reached rsyslog")
+    for o, r in ((o_tcp, "spool_error"), (o_relp, "connection_lost"), (o_relp, "spool_error")):
+        check(sc.get(F + "failed_records_total", o, reason=r) == 0, "%s %s: 0" % (o, r))
+    print("failures: file %d alerts (%d bytes), syslog %d in flight at the kill (%d bytes)"
+          % (nf, want, nt, sc.get(F + "failed_bytes_total", o_tcp, reason="connection_lost")))
+
+    # Prometheus has the same; promtool passes the exposition
+    q = '%sfailed_records_total{job="rdmaguard",reason="write_error"}' % F
+    wait_for(lambda: (lambda v: len(v) == 1 and v[0] >= nf)(prom.query(q)), 10,
+             "prometheus to see the file's failures", 0.2)
+    p = subprocess.run([PROMTOOL, "check", "metrics"], input=sc.text, capture_output=True,
+                       text=True, timeout=30)
+    check(p.returncode == 0 and not p.stdout.strip() and not p.stderr.strip(),
+          "promtool check metrics: rc %s %s %s" % (p.returncode, p.stdout, p.stderr))
+    prom.stop()
+    dm.stop()
+    relp.stop()
+    tcp.stop()
+
+
+SCENARIOS = {"metrics": scenario_metrics, "outputs": scenario_outputs}
 
 
 def main():

@@ -12,6 +12,10 @@
                 the sender killed -9 with 30 alerts spooled, a new one adds 20: once the
                 collector is up, exactly the 50, in order.
 
+Both check the output's bytes: delivered (and spooled, by this sender) bytes equal to the
+messages imrelp received (rawmsg), each once; relp-restart counts at least one record failed (connection_lost) at the
+restart, relp-down none (no session ever broke).
+
 Deliberate breaks that turn it red (both seen red): free the client on a broken session instead
 of relpCltReconnect() and rewind the spool (relp.c, relp_send_one(); 32 duplicates), take
 librelp's RELP_RET_SESSION_CLOSED (rsyslog's "serverclose") as a fatal error (the same); drop
@@ -44,6 +48,18 @@ class RelpRsyslog(t.Rsyslog):
             f.write("\n".join(lines) + "\n")
 
 
+def check_bytes(st, recs, what, spooled_from=0):
+    """Each record delivered once, its bytes the RFC 5424 message imrelp received (rawmsg); sent
+    at least as much (re-sent ones included); spooled once each, from recs[spooled_from] on
+    (those before: spooled by an earlier sender)."""
+    raw = [len(r["raw"].encode()) for r in recs]
+    t.check(st["delivered_bytes"] == sum(raw) <= st["sent_bytes"] and
+            st["spooled_bytes"] == sum(raw[spooled_from:]),
+            "%s: delivered %d, spooled %d, sent %d bytes; imrelp received %d (%d from %d on)"
+            % (what, st["delivered_bytes"], st["spooled_bytes"], st["sent_bytes"], sum(raw),
+               sum(raw[spooled_from:]), spooled_from))
+
+
 def scenario_relp_restart(d):
     n = 200
     # The TLS/TCP output first: the same outage, at least once (duplicates expected, counted).
@@ -73,6 +89,10 @@ def scenario_relp_restart(d):
     t.check(ids == [a["event"]["id"] for a in sent], "relp: order differs")
     for r, a in zip(recs, sent):
         t.check_record(r, a, drv.proc.pid)
+    check_bytes(st, recs, "relp-restart")
+    # the restart broke a send at least (the held record), sent again on the next session
+    t.check(st["failed"]["connection_lost"] >= 1 and st["failed_bytes"]["connection_lost"] > 0,
+            "relp: failed %r %r" % (st["failed"], st["failed_bytes"]))
     rs.stop()
     print("across a collector restart: syslog+tcp %d lines for %d alerts (%d duplicates), "
           "relp %d lines, %d distinct" % (tcp_lines, n, tcp_lines - n, len(recs), len(set(ids))))
@@ -100,7 +120,12 @@ def scenario_relp_down(d):
     t.wait_all_received(rs, sent, 30)
     t.wait_for(lambda: (lambda s: s["spool_records"] == 0 and s["delivered"] == 50)(
         drv.stats()), 30, "the spool to drain")
+    st = drv.stats()
     t.check(drv.close() == 0, "driver exit status")
+    # no session before the collector came: nothing was sent that could fail
+    check_bytes(st, rs.received(), "relp-down", spooled_from=30)
+    t.check(st["failed"] == {"connection_lost": 0, "spool_error": 0},
+            "relp-down: failed %r" % st["failed"])
     ids = t.uuids_of(rs.received())
     t.check(ids == [a["event"]["id"] for a in sent],
             "%d lines, %d distinct, in order: %s" % (len(ids), len(set(ids)),

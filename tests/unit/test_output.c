@@ -934,6 +934,12 @@ START_TEST(test_file_output)
 	ck_assert_uint_eq(c.written, 4);
 	ck_assert_uint_eq(c.submitted, 4);
 	ck_assert_uint_eq(c.queued, 0);
+	/* Bytes: what the two files hold, newlines included; written is delivered. */
+	ck_assert_uint_eq(c.written_bytes, strlen(slurp(rotated)) + strlen(slurp(path)));
+	ck_assert_uint_eq(c.delivered, 4);
+	ck_assert_uint_eq(c.delivered_bytes, c.written_bytes);
+	for (unsigned k = 0; k < _OUTPUT_FAIL_N; k++)
+		ck_assert_uint_eq(c.failed[k] + c.failed_bytes[k], 0);
 	outputs_free(o);
 }
 END_TEST
@@ -994,6 +1000,14 @@ START_TEST(test_file_text_and_write_errors)
 	signal(SIGXFSZ, SIG_DFL);
 	ck_assert_uint_eq(c.written, 3);
 	ck_assert_uint_eq(c.dropped[OUTPUT_DROP_WRITE_ERROR], 7);
+	/* 600 bytes in the file, 7 lines of 200 failed: the one cut short is not counted written */
+	ck_assert_uint_eq(c.written_bytes, 600);
+	ck_assert_uint_eq(c.delivered, 3);
+	ck_assert_uint_eq(c.delivered_bytes, 600);
+	ck_assert_uint_eq(c.failed[OUTPUT_FAIL_WRITE_ERROR], 7);
+	ck_assert_uint_eq(c.failed_bytes[OUTPUT_FAIL_WRITE_ERROR], 7 * 200);
+	ck_assert_uint_eq(c.failed[OUTPUT_FAIL_CONNECTION_LOST] + c.failed[OUTPUT_FAIL_SPOOL_ERROR],
+			  0);
 	{
 		char *all = slurp(path);
 
@@ -1296,6 +1310,7 @@ struct collector {
 	int lfd, cfd;
 	char buf[1 << 16];
 	size_t len;
+	size_t frame_bytes; /* of the last frame, its length prefix included */
 };
 
 static void collector_listen(struct collector *c, uint16_t *port)
@@ -1337,6 +1352,7 @@ static bool collector_frame(struct collector *c, char *msg, size_t size)
 				ck_assert_uint_lt(flen, size);
 				memcpy(msg, c->buf + hl, flen);
 				msg[flen] = 0;
+				c->frame_bytes = hl + flen;
 				memmove(c->buf, c->buf + hl + flen, c->len - hl - flen);
 				c->len -= hl + flen;
 				return true;
@@ -1378,8 +1394,11 @@ START_TEST(test_syslog_replay_after_reset)
 	struct output_counters c;
 	struct collector col;
 	char sp[128], err[256], msg[2048], uuid[32];
-	int i, next = 0, received = 0;
+	int i, next = 0, received = 0, replay_first;
 	uint16_t port;
+	/* Each record's frame as the collector received it; the bytes of the replayed ones. */
+	size_t frame[50] = {0}, msglen[50] = {0}, replay_bytes = 0, wire = 0, second = 0;
+	unsigned k;
 
 	collector_listen(&col, &port);
 	snprintf(sp, sizeof(sp), "syslog+tcp://127.0.0.1:%u", port);
@@ -1392,6 +1411,9 @@ START_TEST(test_syslog_replay_after_reset)
 	collector_accept(&col);
 	/* The exact wire format of the first record. */
 	ck_assert(collector_frame(&col, msg, sizeof(msg)));
+	frame[0] = col.frame_bytes;
+	msglen[0] = strlen(msg);
+	wire += col.frame_bytes;
 	ck_assert(startswith(msg, "<134>1 2026-12-02T13:56:29.123456Z testhost rdmaguard "));
 	ck_assert_ptr_nonnull(strstr(msg, " RDMA-005 [rdmaguard@32473 rule=\"RDMA-005\" "
 					  "severity=\"info\" id=\"u-0\"] {\"@timestamp\":"));
@@ -1401,6 +1423,9 @@ START_TEST(test_syslog_replay_after_reset)
 	while (received < 10) {
 		ck_assert(collector_frame(&col, msg, sizeof(msg)));
 		ck_assert_int_eq(uuid_index(msg), next);
+		frame[next] = col.frame_bytes;
+		msglen[next] = strlen(msg);
+		wire += col.frame_bytes;
 		next++;
 		received++;
 	}
@@ -1416,11 +1441,16 @@ START_TEST(test_syslog_replay_after_reset)
 	}
 	collector_accept(&col);
 	ck_assert(collector_frame(&col, msg, sizeof(msg)));
-	ck_assert_int_le(uuid_index(msg), 10); /* a replay starts at or before what we saw */
-	next = uuid_index(msg) + 1;
+	replay_first = uuid_index(msg);
+	ck_assert_int_le(replay_first, 10); /* a replay starts at or before what we saw */
+	frame[replay_first] = col.frame_bytes;
+	msglen[replay_first] = strlen(msg);
+	next = replay_first + 1;
 	while (next < 50) {
 		ck_assert(collector_frame(&col, msg, sizeof(msg)));
 		ck_assert_int_eq(uuid_index(msg), next);
+		frame[next] = col.frame_bytes;
+		msglen[next] = strlen(msg);
 		next++;
 	}
 	/* Delivered once confirmed; the spool is empty then. */
@@ -1433,6 +1463,30 @@ START_TEST(test_syslog_replay_after_reset)
 	ck_assert_uint_eq(c.delivered, 50);
 	ck_assert_uint_eq(c.spool_records, 0);
 	ck_assert_uint_ge(c.replayed, 1);
+	/* Bytes: every frame once delivered, exactly what the collector read for it. The
+	 * records the first connection took and did not confirm failed on it, and are the ones
+	 * the second connection sent again (replayed): the first c.replayed frames it read. */
+	for (i = 0, k = 0; i < 50; i++) {
+		ck_assert_uint_gt(frame[i], 0);
+		k += (unsigned)frame[i];
+	}
+	ck_assert_uint_eq(c.delivered_bytes, k);
+	ck_assert_uint_eq(c.failed[OUTPUT_FAIL_CONNECTION_LOST], c.replayed);
+	for (i = replay_first; i < replay_first + (int)c.replayed; i++)
+		replay_bytes += frame[i];
+	ck_assert_uint_eq(c.failed_bytes[OUTPUT_FAIL_CONNECTION_LOST], replay_bytes);
+	/* Sent whole: at least what the collector read on the first connection and all of the
+	 * second; at most what was taken from the spool, delivered or failed. */
+	for (i = replay_first; i < 50; i++)
+		second += frame[i];
+	ck_assert_uint_ge(c.sent_bytes, wire + second);
+	ck_assert_uint_le(c.sent_bytes,
+			  c.delivered_bytes + c.failed_bytes[OUTPUT_FAIL_CONNECTION_LOST]);
+	ck_assert_uint_eq(c.failed[OUTPUT_FAIL_WRITE_ERROR] + c.failed[OUTPUT_FAIL_SPOOL_ERROR], 0);
+	/* Spooled: the RFC 5424 messages, without their length prefix. */
+	for (i = 0, k = 0; i < 50; i++)
+		k += (unsigned)msglen[i];
+	ck_assert_uint_eq(c.spooled_bytes, k);
 	ck_assert_uint_eq(c.connects, 2);
 	ck_assert_uint_eq(c.disconnects, 1);
 	ck_assert_uint_eq(c.spooled, 50);
