@@ -135,8 +135,10 @@ void caps_format(uint64_t mask, char *buf, size_t size)
 		name = capng_capability_to_name((unsigned)c);
 		n = name ? snprintf(buf + len, size - len, "%scap_%s", len ? " " : "", name)
 			 : snprintf(buf + len, size - len, "%scap_%d", len ? " " : "", c);
-		if (n < 0 || (size_t)n >= size - len)
+		if (n < 0 || (size_t)n >= size - len) {
+			buf[len] = 0; /* only whole names */
 			break;
+		}
 		len += (size_t)n;
 	}
 	if (!len)
