@@ -81,7 +81,8 @@ int caps_limit_worker(void)
 
 bool caps_raise(int cap)
 {
-	if (capng_get_caps_process() < 0 || !capng_have_capability(CAPNG_PERMITTED, (unsigned)cap) ||
+	if (capng_get_caps_process() < 0 ||
+	    !capng_have_capability(CAPNG_PERMITTED, (unsigned)cap) ||
 	    capng_have_capability(CAPNG_EFFECTIVE, (unsigned)cap))
 		return false;
 	if (capng_update(CAPNG_ADD, CAPNG_EFFECTIVE, (unsigned)cap) < 0 ||
