@@ -55,7 +55,7 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 	const struct rg_policy *p = engine_policy(d->engine);
 	const char *addr = ev->u.pci.addr;
 	struct rg_event out;
-	bool was_set = true, raised;
+	bool was_set = true, raised, rawio;
 	int r;
 
 	if (!(d->cfg->enforce || p->enforce) || p->hw_enforce == RG_HW_ENFORCE_OFF)
@@ -76,6 +76,7 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 	/* config space writes are CAP_SYS_ADMIN's (kept permitted for this: daemon_privs.c); the
 	 * IOMMU group's type also wants CAP_SYS_RAWIO, which the unit does not grant */
 	raised = caps_raise(CAP_SYS_ADMIN);
+	rawio = caps_raise(CAP_SYS_RAWIO);
 	if (p->hw_enforce == RG_HW_ENFORCE_REMOVE) {
 		r = hw_enforce_remove(NULL, addr);
 		if (r == -ENOENT)
@@ -108,6 +109,8 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 	log_notice("Hardware enforcement: %s %s", addr, out.u.pci.text);
 	(void)daemon_event(&out, d);
 done:
+	if (rawio)
+		caps_lower(CAP_SYS_RAWIO);
 	if (raised)
 		caps_lower(CAP_SYS_ADMIN);
 }

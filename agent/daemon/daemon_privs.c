@@ -21,6 +21,9 @@
  *                         (libbpf reads the module's BTF by id), the config space of a PCI
  *                         function that appears (an opener without it reads 64 bytes), hardware
  *                         enforcement's config writes.
+ *   cap_sys_rawio         on demand where the daemon has it (run by hand: the unit does not grant
+ *                         it) and hardware enforcement clears bus mastering: with cap_sys_admin,
+ *                         the switch of the function's identity IOMMU group to a translating one.
  *
  * Dropped: everything else, cap_syslog included (/dev/kmsg is open by then).
  */
@@ -32,6 +35,8 @@
 
 #include "common/caps.h"
 #include "common/log.h"
+#include "engine/engine.h"
+#include "engine/policy.h"
 #include "sensors/sensors.h"
 #include "daemon-internal.h"
 
@@ -63,6 +68,14 @@ void daemon_privs_plan(const struct daemon *d, uint64_t *effective, uint64_t *on
 		e |= CAPS_BIT(CAP_SYS_ADMIN);
 	else if (d->hw || (d->sensors && sensors_may_load_module_programs(d->sensors)))
 		o |= CAPS_BIT(CAP_SYS_ADMIN);
+	/* hardware enforcement's switch of an identity IOMMU group to DMA: the kernel wants
+	 * CAP_SYS_RAWIO with CAP_SYS_ADMIN (the unit grants neither RAWIO nor so this) */
+	if (d->hw && (d->cfg->enforce || engine_policy(d->engine)->enforce) &&
+	    engine_policy(d->engine)->hw_enforce == RG_HW_ENFORCE_BUS_MASTER) {
+		o |= CAPS_BIT(CAP_SYS_RAWIO);
+		if (!(e & CAPS_BIT(CAP_SYS_ADMIN)))
+			o |= CAPS_BIT(CAP_SYS_ADMIN);
+	}
 	*effective = e;
 	*on_demand = o;
 }
