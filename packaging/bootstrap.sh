@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # Build dependencies (also debian/control's Build-Depends).
 BUILD_DEPS="meson ninja-build gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
  libjson-c-dev libibverbs-dev librdmacm-dev libmnl-dev libssl-dev libsystemd-dev check
- libmicrohttpd-dev libpci-dev pciutils librelp-dev"
+ libmicrohttpd-dev libpci-dev pciutils librelp-dev libcap-ng-dev"
 # What the test suites run: the VM lab (qemu + Debian's kernel with rdma_rxe + rdma-core's tools),
 # a real syslog collector, schema validation, packaging checks (the .deb built and installed into a
 # debootstrap'd Debian 12, lintian, the daemon under the unit's restrictions: python3-seccomp);

@@ -56,6 +56,9 @@ struct daemon {
 	int reconcile_last_error;
 	uint64_t proc_evicted_reported; /* live process-tree evictions already reported */
 	bool service; /* started by systemd (INVOCATION_ID): a stop from elsewhere is tampering */
+	/* the capabilities kept once started (daemon_privs.c): effective, permitted only */
+	uint64_t caps_effective, caps_on_demand;
+	bool caps_dropped, caps_bounded; /* dropped; the bounding set cut to them too */
 	/* QPs and MRs of the last reconciliation (sorted keys): only new ones become events. */
 	uint64_t *keys, *next_keys;
 	size_t nkeys, nnext;
@@ -86,6 +89,14 @@ int daemon_metrics_render(struct daemon *d, char **ret, size_t *ret_len);
 
 /* daemon_reconcile.c */
 void daemon_reconcile(struct daemon *d);
+
+/* daemon_privs.c: what the daemon keeps once started (effective, and permitted only), and the
+ * drop of the rest for the calling (event) thread, with no_new_privs. 0 or -errno. */
+void daemon_privs_plan(const struct daemon *d, uint64_t *effective, uint64_t *on_demand);
+int daemon_privs_drop(struct daemon *d);
+/* {"effective": ["cap_bpf", ...], "on_demand": [...], "bounding": "cut"|"unit"} for the start
+ * notice and `status`; what the event thread holds now. */
+struct json_object *daemon_privs_describe(const struct daemon *d);
 
 /* daemon_tamper.c */
 void daemon_stop_signal(struct daemon *d, const struct signalfd_siginfo *si);

@@ -700,6 +700,11 @@ int daemon_run(const struct daemon_config *cfg_in)
 		log_info("Metrics at http://%s/metrics", cfg.metrics_listen);
 	}
 
+	/* Loaded, attached, pinned, opened, bound: from here on only what the loop uses (all threads:
+	 * the outputs' and the hasher's dropped theirs as they began). */
+	if (daemon_privs_drop(&d) < 0)
+		goto out;
+
 	daemon_agent_event(&d, RG_EV_AGENT_START, true, "sensors", summary, 0, 0);
 	{
 		struct json_object *agent = json_object_new_object();
@@ -709,6 +714,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 		ADD(agent, "hooks", json_object_get(d.hooks));
 		if (d.enf)
 			ADD(agent, "enforce", enforce_describe(d.enf));
+		ADD(agent, "capabilities", daemon_privs_describe(&d));
 		snprintf(msg, sizeof(msg), "rdmaguard started: %s", summary);
 		daemon_notice(&d, "agent_start", "event", msg, agent);
 	}

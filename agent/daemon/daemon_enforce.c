@@ -6,11 +6,13 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/caps.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "enforce/enforce.h"
@@ -131,6 +133,11 @@ void daemon_enforce_after_reload(struct daemon *d)
 		r = d->enf ? 0 : enforce_prepare(&o, &d->enf);
 		if (r == 0)
 			r = daemon_enforce_start(d);
+		/* the daemon started without enforcement and kept only what that needed */
+		if (r < 0 && d->caps_dropped && !(d->caps_effective & CAPS_BIT(CAP_SYS_ADMIN)))
+			log_notice("Enforcement turned on by a reload needs capabilities this daemon "
+				   "dropped when it started without it (docs/security-model.md): "
+				   "restart it (systemctl restart rdmaguard).");
 	} else {
 		return;
 	}

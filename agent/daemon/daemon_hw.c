@@ -5,9 +5,11 @@
  * the daemon's one path (daemon_event()).
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/caps.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "engine/engine.h"
@@ -53,7 +55,7 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 	const struct rg_policy *p = engine_policy(d->engine);
 	const char *addr = ev->u.pci.addr;
 	struct rg_event out;
-	bool was_set = true;
+	bool was_set = true, raised, rawio;
 	int r;
 
 	if (!(d->cfg->enforce || p->enforce) || p->hw_enforce == RG_HW_ENFORCE_OFF)
@@ -71,10 +73,14 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 	memset(out.u.pci.text, 0, sizeof(out.u.pci.text));
 	out.u.pci.count = 0;
 	out.u.pci.fault_addr = 0;
+	/* config space writes are CAP_SYS_ADMIN's (kept permitted for this: daemon_privs.c); the
+	 * IOMMU group's type also wants CAP_SYS_RAWIO, which the unit does not grant */
+	raised = caps_raise(CAP_SYS_ADMIN);
+	rawio = caps_raise(CAP_SYS_RAWIO);
 	if (p->hw_enforce == RG_HW_ENFORCE_REMOVE) {
 		r = hw_enforce_remove(NULL, addr);
 		if (r == -ENOENT)
-			return; /* gone already */
+			goto done; /* gone already */
 		out.u.pci.change = RG_HW_REMOVE;
 		if (r == 0)
 			(void)hw_enforce_note(NULL, "remove", addr);
@@ -83,7 +89,7 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 	} else {
 		r = hw_enforce_clear_master(NULL, addr, &was_set);
 		if (r == -ENOENT || (r == 0 && !was_set && ev->type == RG_EV_DMA_FAULT))
-			return; /* gone, or stopped already: a fault of the same burst */
+			goto done; /* gone, or stopped already: a fault of the same burst */
 		out.u.pci.change = RG_HW_NONE;
 		out.u.pci.bus_master = 0;
 		if (r == 0)
@@ -102,6 +108,11 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 		translate_group(addr, out.u.pci.text, sizeof(out.u.pci.text));
 	log_notice("Hardware enforcement: %s %s", addr, out.u.pci.text);
 	(void)daemon_event(&out, d);
+done:
+	if (rawio)
+		caps_lower(CAP_SYS_RAWIO);
+	if (raised)
+		caps_lower(CAP_SYS_ADMIN);
 }
 
 static int emit(const struct rg_event *ev, void *ud)

@@ -111,6 +111,8 @@ struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 		ADD(o, "enforce", enforce_describe(d->enf));
 	if (d->hw)
 		ADD(o, "hardware", daemon_hw_stats(d));
+	if (with_hooks) /* `status` */
+		ADD(o, "capabilities", daemon_privs_describe(d));
 
 	pt = json_object_new_object();
 	ADD(pt, "capacity", json_object_new_uint64(es.proc.capacity));

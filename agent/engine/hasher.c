@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hasher.h"
+#include "common/caps.h"
 #include "common/util.h"
 
 struct hkey {
@@ -86,6 +87,8 @@ static void *worker(void *arg)
 	struct hasher *h = arg;
 	uint64_t one = 1;
 
+	/* it reads the fds it is handed (opened by the event thread): no capability needed */
+	(void)caps_limit_worker();
 	pthread_mutex_lock(&h->mu);
 	for (;;) {
 		struct hkey k;

@@ -14,6 +14,7 @@
  * libpci's error handler must not return; it is replaced by one that jumps back here, so a
  * function libpci cannot read is an error of the scan, never an exit of the agent.
  */
+#include <linux/capability.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pci/pci.h>
@@ -25,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/caps.h"
 #include "hw/hw-internal.h"
 #include "hw/iommu.h"
 #include "hw/pci_caps.h"
@@ -497,7 +499,13 @@ int hw_scan(const struct rg_root *root, struct hw_scan **ret)
 			return -ENOMEM;
 		}
 		if (root->is_host) {
+			/* Linux gives an opener of config without CAP_SYS_ADMIN only its first 64
+			 * bytes: the daemon keeps it permitted for this after start (caps.h) */
+			bool raised = caps_raise(CAP_SYS_ADMIN);
+
 			(void)run_libpci("/sys/bus/pci", s, addrs, n);
+			if (raised)
+				caps_lower(CAP_SYS_ADMIN);
 		} else {
 			r = shadow_create(root, addrs, n, shadow, sizeof(shadow));
 			if (r < 0)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/caps.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/util.h"
@@ -473,6 +474,22 @@ static int output_init(struct rg_outputs *o, struct output *out, const struct ou
 	return out->sink->new(out, &out->sink_state);
 }
 
+/*
+ * An output's thread: formats, writes, connects, speaks TLS and reads its spool with no
+ * capability at all (everything it opens is root's own, or a socket), whatever the thread that
+ * started it holds (capabilities are per thread: the daemon's main thread drops its own later).
+ */
+static void *output_thread(void *arg)
+{
+	struct output *out = arg;
+	int r = caps_limit_worker();
+
+	if (r < 0)
+		log_warning_errno(r, "output %s: failed to drop its thread's capabilities: %m",
+				  out->spec.name);
+	return out->sink->thread(out);
+}
+
 int outputs_new(const struct output_spec *specs, size_t n, const struct outputs_config *cfg,
 		struct rg_outputs **ret)
 {
@@ -561,7 +578,7 @@ int outputs_new(const struct output_spec *specs, size_t n, const struct outputs_
 	for (i = 0; i < o->n; i++) {
 		struct output *out = &o->outs[i];
 
-		r = -pthread_create(&out->thread, NULL, out->sink->thread, out);
+		r = -pthread_create(&out->thread, NULL, output_thread, out);
 		if (r < 0) {
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			log_error_errno(r, "output %s: failed to start its thread: %m",

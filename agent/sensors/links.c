@@ -9,10 +9,12 @@
  */
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bpf/compat_nr.h"
+#include "common/caps.h"
 #include "common/log.h"
 #include "sensors_state.h"
 #include "sensors.skel.h"
@@ -238,6 +240,7 @@ static int mod_load(struct rg_sensors *s, bool uverbs, bool cm)
 {
 	struct sensors_mod_bpf *mod;
 	struct bpf_map *map;
+	bool raised;
 	int r;
 
 	mod = sensors_mod_bpf__open();
@@ -264,7 +267,12 @@ static int mod_load(struct rg_sensors *s, bool uverbs, bool cm)
 	bpf_program__set_autoload(mod->progs.fx_uverbs_write, uverbs);
 	bpf_program__set_autoload(mod->progs.fe_uverbs_mmap, uverbs);
 	bpf_program__set_autoload(mod->progs.fx_ucma_write, cm);
+	/* libbpf finds the module's BTF by id (BPF_BTF_GET_NEXT_ID, _GET_FD_BY_ID): CAP_SYS_ADMIN,
+	 * which the daemon keeps only permitted after start (caps.h) */
+	raised = caps_raise(CAP_SYS_ADMIN);
 	r = sensors_mod_bpf__load(mod);
+	if (raised)
+		caps_lower(CAP_SYS_ADMIN);
 	if (r < 0) {
 		log_warning_errno(r, "Failed to load fentry programs on ib_uverbs/rdma_ucm: %m");
 		goto fail;
@@ -287,6 +295,30 @@ static int mod_load(struct rg_sensors *s, bool uverbs, bool cm)
 fail:
 	sensors_mod_bpf__destroy(mod);
 	return r;
+}
+
+bool sensors_may_attach_later(const struct rg_sensors *s)
+{
+	for (unsigned hp = 0; hp < HP__MAX; hp++) {
+		const struct variant *want = variant_of(hp, s->plan.hp[hp].want);
+
+		if (want && want->module)
+			return true;
+	}
+	return false;
+}
+
+bool sensors_may_load_module_programs(const struct rg_sensors *s)
+{
+	static const unsigned hps[] = {HP_VERBS, HP_RDMA_CM};
+
+	for (size_t k = 0; k < ARRAY_SIZE(hps); k++) {
+		const struct variant *want = variant_of(hps[k], s->plan.hp[hps[k]].want);
+
+		if (want && want->module && want->flavor == FL_FENTRY)
+			return true;
+	}
+	return false;
 }
 
 /* Re-evaluates the hook points that wait for ib_uverbs/rdma_ucm. */

@@ -130,6 +130,17 @@ int sensors_lost(struct rg_sensors *s, uint64_t *per_cpu, size_t n);
 /* BPF LSM is active (what enforcement needs to deny). */
 bool sensors_lsm_active(const struct rg_sensors *s);
 
+/*
+ * What the sensors may still do after start that needs privilege (the daemon keeps the
+ * capabilities for it, agent/daemon/daemon_privs.c): attach or detach programs as ib_uverbs or
+ * rdma_ucm come and go (a hook point whose chosen variant lives in a module: perf_event_open for
+ * kprobes and the syscall-level fallback, BPF links), and, of those, load the fentry programs on
+ * the module's own functions (libbpf reads the module's BTF by id: CAP_SYS_ADMIN, raised around
+ * that load alone with caps_raise()).
+ */
+bool sensors_may_attach_later(const struct rg_sensors *s);
+bool sensors_may_load_module_programs(const struct rg_sensors *s);
+
 /* Detaches everything (NULL is fine). */
 void sensors_close(struct rg_sensors *s);
 /*

@@ -62,7 +62,7 @@ SANDBOX = {"CapabilityBoundingSet", "NoNewPrivileges", "UMask", "LimitMEMLOCK", 
            "ProtectControlGroups", "SystemCallFilter", "SystemCallErrorNumber",
            "SystemCallArchitectures", "RestrictAddressFamilies", "LockPersonality",
            "MemoryDenyWriteExecute", "RestrictNamespaces", "RestrictRealtime",
-           "RestrictSUIDSGID", "MemoryMax"}
+           "RestrictSUIDSGID", "MemoryMax", "ProtectClock", "DevicePolicy", "DeviceAllow"}
 # The service's life, exercised by the caller: Type=notify (NOTIFY_SOCKET), ExecStart,
 # ExecReload, TimeoutStopSec. Restart= and RestartSec= are systemd's own business.
 LIFECYCLE = {"Type", "ExecStart", "ExecReload", "TimeoutStopSec", "Restart", "RestartSec"}
@@ -169,6 +169,8 @@ def capability_set(unit):
         caps.discard("CAP_SYS_MODULE")
     if unit.flag("ProtectKernelLogs"):
         caps.discard("CAP_SYSLOG")
+    if unit.flag("ProtectClock"):
+        caps -= {"CAP_SYS_TIME", "CAP_WAKE_ALARM"}
     return caps
 
 
@@ -207,6 +209,128 @@ def exec_argv(unit, key="ExecStart", mainpid=None):
         argv = [a.replace("$MAINPID", str(mainpid)).replace("${MAINPID}", str(mainpid))
                 for a in argv]
     return argv
+
+
+# ---- devices (DevicePolicy=, DeviceAllow=, ProtectClock=) -----------------------------------
+
+DEVCG_MKNOD, DEVCG_READ, DEVCG_WRITE = 1, 2, 4
+DEVCG_BLOCK, DEVCG_CHAR = 1, 2
+# what DevicePolicy=closed (and auto with a DeviceAllow=) lets through (systemd 252, cgroup.c)
+CLOSED = [("/dev/null", "rwm"), ("/dev/zero", "rwm"), ("/dev/full", "rwm"),
+          ("/dev/random", "rwm"), ("/dev/urandom", "rwm"), ("/dev/tty", "rwm"),
+          ("/dev/ptmx", "rwm"), ("char-pts", "rw")]
+
+
+def _proc_devices():
+    """[(type, major, name)] of /proc/devices."""
+    out, kind = [], None
+    with open("/proc/devices") as f:
+        for line in f:
+            if line.startswith("Character"):
+                kind = DEVCG_CHAR
+            elif line.startswith("Block"):
+                kind = DEVCG_BLOCK
+            elif line.strip() and kind:
+                major, name = line.split()
+                out.append((kind, int(major), name))
+    return out
+
+
+def device_rules(unit):
+    """The device cgroup's allow list as systemd 252 builds it: [(type, major, minor or None,
+    access bits)], or None where no device restriction applies (DevicePolicy=auto, nothing
+    allowed). Entries naming a device or group this machine lacks are left out, as systemd
+    does (it logs them)."""
+    import fnmatch
+    policy = unit.get("DevicePolicy", "auto")
+    allow = [tuple(v.split(None, 1)) if " " in v else (v, "rwm")
+             for v in unit.sections.get("Service", {}).get("DeviceAllow", []) if v]
+    if unit.flag("ProtectClock"):
+        allow.append(("char-rtc", "r"))
+    if policy == "auto" and not allow:
+        return None
+    if policy in ("auto", "closed"):
+        allow = CLOSED + allow
+    rules = []
+    for spec, access in allow:
+        bits = sum(b for c, b in (("r", DEVCG_READ), ("w", DEVCG_WRITE), ("m", DEVCG_MKNOD))
+                   if c in access)
+        if spec.startswith("/dev/"):
+            try:
+                st = os.stat(spec)
+            except FileNotFoundError:
+                continue
+            kind = DEVCG_CHAR if stat_is_chr(st.st_mode) else DEVCG_BLOCK
+            rules.append((kind, os.major(st.st_rdev), os.minor(st.st_rdev), bits))
+        else:
+            kind = DEVCG_CHAR if spec.startswith("char-") else DEVCG_BLOCK
+            pattern = spec.split("-", 1)[1]
+            for k, major, name in _proc_devices():
+                if k == kind and fnmatch.fnmatchcase(name, pattern):
+                    rules.append((kind, major, None, bits))
+    return rules
+
+
+def stat_is_chr(mode):
+    import stat as _stat
+    return _stat.S_ISCHR(mode)
+
+
+def _insn(code, dst=0, src=0, off=0, imm=0):
+    import struct
+    return struct.pack("<BBhi", code, (src << 4) | dst, off, imm)
+
+
+def device_program(rules):
+    """A BPF_PROG_TYPE_CGROUP_DEVICE program allowing exactly rules, as systemd's
+    bpf-devices.c writes it: r2 type, r3 access, r4 major, r5 minor; per rule a block that
+    returns 1 when all match; 0 at the end."""
+    LDXW, AND64K, RSH64K, MOV64X, MOV64K, AND32K, JNEK, EXIT = (0x61, 0x57, 0x77, 0xbf, 0xb7,
+                                                                0x54, 0x55, 0x95)
+    prog = [_insn(LDXW, 2, 1, 0), _insn(AND64K, 2, imm=0xffff), _insn(LDXW, 3, 1, 0),
+            _insn(RSH64K, 3, imm=16), _insn(LDXW, 4, 1, 4), _insn(LDXW, 5, 1, 8)]
+    for kind, major, minor, bits in rules:
+        block = [("jne", 2, kind), ("mov", 6, 3), ("and", 6, ~bits & 0xffffffff),
+                 ("jne", 6, 0), ("jne", 4, major)]
+        if minor is not None:
+            block.append(("jne", 5, minor))
+        n = len(block) + 2  # and r0 = 1; exit
+        for i, (op, reg, val) in enumerate(block):
+            if op == "jne":
+                prog.append(_insn(JNEK, reg, off=n - i - 1, imm=val))
+            elif op == "mov":
+                prog.append(_insn(MOV64X, reg, val))
+            else:
+                prog.append(_insn(AND32K, reg, imm=val - (1 << 32) if val >= 1 << 31 else val))
+        prog += [_insn(MOV64K, 0, imm=1), _insn(EXIT)]
+    prog += [_insn(MOV64K, 0, imm=0), _insn(EXIT)]
+    return b"".join(prog)
+
+
+def attach_device_filter(cgroup_path, rules):
+    """Loads device_program(rules) and attaches it to the cgroup (v2) at cgroup_path."""
+    import struct
+    libc = ctypes.CDLL(None, use_errno=True)
+    NR_BPF, PROG_LOAD, PROG_ATTACH = 321, 5, 8
+    insns = device_program(rules)
+    ibuf = ctypes.create_string_buffer(insns, len(insns))
+    lic = ctypes.create_string_buffer(b"GPL")
+    log = ctypes.create_string_buffer(65536)
+    attr = struct.pack("<IIQQIIQ", 15, len(insns) // 8, ctypes.addressof(ibuf),
+                       ctypes.addressof(lic), 1, len(log), ctypes.addressof(log))
+    abuf = ctypes.create_string_buffer(attr.ljust(128, b"\0"), 128)
+    fd = libc.syscall(NR_BPF, PROG_LOAD, abuf, 128)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "BPF_PROG_LOAD (device cgroup): " + log.value.decode())
+    cg = os.open(cgroup_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        attr = struct.pack("<IIII", cg, fd, 6, 0)  # BPF_CGROUP_DEVICE
+        abuf = ctypes.create_string_buffer(attr.ljust(128, b"\0"), 128)
+        if libc.syscall(NR_BPF, PROG_ATTACH, abuf, 128) < 0:
+            raise OSError(ctypes.get_errno(), "BPF_PROG_ATTACH (device cgroup)")
+    finally:
+        os.close(cg)
+        os.close(fd)
 
 
 # ---- seccomp --------------------------------------------------------------------------------
@@ -260,6 +384,15 @@ def seccomp_plan(unit):
             names |= these
         else:
             names -= these
+    if unit.flag("ProtectClock"):
+        # as SystemCallFilter=~@clock after the unit's own
+        clock = expand(["@clock"], groups or syscall_groups())
+        if deny is None:
+            deny, names = True, clock
+        elif deny:
+            names |= clock
+        else:
+            names -= clock
     if deny is not None:
         err = unit.get("SystemCallErrorNumber")
         plan["filter"] = {"deny": deny, "names": sorted(names),
@@ -513,9 +646,10 @@ def drop_privileges(unit, caps):
 def child(plan, unit):
     """In the forked child: resources, identity, privileges, seccomp; then exec."""
     caps = set(plan["caps"])
-    if plan.get("cgroup_procs"):
+    procs = plan.get("cgroup_procs") or []
+    for path in [procs] if isinstance(procs, str) else procs:
         # Through the caller's root: ProtectControlGroups= made ours read-only already.
-        with open(outside(plan["cgroup_procs"], plan["caller"]), "w") as f:
+        with open(outside(path, plan["caller"]), "w") as f:
             f.write(str(os.getpid()))
     if unit.get("OOMScoreAdjust"):
         try:

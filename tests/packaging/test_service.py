@@ -10,7 +10,8 @@ have no systemd as PID 1); the daemon runs from the installed layout (/usr/sbin/
 2. the sandbox is real: a probe in it sees exactly the unit's capability bounding set, no new
    privileges, a read-only system with the state, log and runtime directories writable, /home
    read-only, its own /tmp, AF_PACKET refused, personality() locked, mount() filtered, umask
-   0077, and sits in the MemoryMax cgroup;
+   0077, sits in the MemoryMax cgroup, and the device cgroup lets it read /dev/kmsg but not
+   write it (DevicePolicy=closed, DeviceAllow=, ProtectClock=);
 3. `rdmaguard daemon --dry-run` chooses the same hook for every hook point inside the sandbox as
    outside it (then, for information, without each capability in turn);
 4. the unit's own ExecStart runs attached under the restrictions, with NOTIFY_SOCKET: READY=1
@@ -98,6 +99,8 @@ def modules():
     r["modules_entries"] = len(os.listdir("/usr/lib/modules"))
 attempt("read_modules", modules)
 attempt("read_kmsg", kmsg)
+attempt("write_kmsg", lambda: os.close(os.open("/dev/kmsg", os.O_WRONLY)))
+attempt("rw_null", lambda: os.close(os.open("/dev/null", os.O_RDWR)))
 attempt("read_kallsyms", lambda: open("/proc/kallsyms", "rb").read(64))
 attempt("write_cgroup", lambda: os.mkdir("/sys/fs/cgroup/rg-probe"))
 r["umask"] = oct(os.umask(0o077))
@@ -135,9 +138,10 @@ def cap_mask(names):
 class Cgroup:
     """A memory cgroup with the unit's MemoryMax (v2, or v1's memory controller)."""
 
-    def __init__(self, limit):
+    def __init__(self, limit, devices=None):
         name = f"rdmaguard-test-{os.getpid()}"
         self.path = None
+        self.extra = []  # the device cgroup, where it is in another hierarchy
         if os.path.exists("/sys/fs/cgroup/cgroup.controllers"):
             base = "/sys/fs/cgroup"
             with open(os.path.join(base, "cgroup.subtree_control")) as f:
@@ -158,7 +162,34 @@ class Cgroup:
         else:
             raise OSError("no memory cgroup controller (neither cgroup v2 nor v1 memory)")
         self.limit = limit
-        self.procs = os.path.join(self.path, "cgroup.procs")
+        if devices is not None:
+            self.devices(name, devices)
+        self.procs = [os.path.join(p, "cgroup.procs") for p in [self.path] + self.extra]
+
+    def devices(self, name, rules):
+        """DevicePolicy=/DeviceAllow=/ProtectClock=: systemd's BPF device program on cgroup v2
+        (this cgroup, or one of the hybrid layout's unified hierarchy), else v1's devices
+        controller."""
+        if self.v2:
+            sandbox.attach_device_filter(self.path, rules)
+        elif os.path.exists("/sys/fs/cgroup/unified/cgroup.procs"):
+            path = os.path.join("/sys/fs/cgroup/unified", name)
+            os.mkdir(path)
+            self.extra.append(path)
+            sandbox.attach_device_filter(path, rules)
+        elif os.path.isdir("/sys/fs/cgroup/devices"):
+            path = os.path.join("/sys/fs/cgroup/devices", name)
+            os.mkdir(path)
+            self.extra.append(path)
+            with open(os.path.join(path, "devices.deny"), "w") as f:
+                f.write("a")
+            for kind, major, minor, bits in rules:
+                access = "".join(c for c, b in (("r", 2), ("w", 4), ("m", 1)) if bits & b)
+                with open(os.path.join(path, "devices.allow"), "w") as f:
+                    f.write(f"{'c' if kind == sandbox.DEVCG_CHAR else 'b'} {major}:"
+                            f"{'*' if minor is None else minor} {access}")
+        else:
+            raise OSError("no device cgroup (neither cgroup v2 nor v1's devices controller)")
 
     def read(self, name):
         try:
@@ -176,12 +207,13 @@ class Cgroup:
         return int(v) if v else None
 
     def remove(self):
-        for _ in range(50):
-            try:
-                os.rmdir(self.path)
-                return
-            except OSError:
-                time.sleep(0.1)
+        for path in [self.path] + self.extra:
+            for _ in range(50):
+                try:
+                    os.rmdir(path)
+                    break
+                except OSError:
+                    time.sleep(0.1)
 
 
 def make_stage(workdir, rules_dir, policy_text=None, extra_rules=None):
@@ -363,6 +395,9 @@ def phase_probe(unit, stage, work, cg, home_dir, host_tmp_marker, notify_sock):
     check(p["read_kmsg"] == "ok" and p.get("kmsg_bytes", 0) > 0,
           "/dev/kmsg readable (DMA faults; CAP_SYSLOG)", f"{p['read_kmsg']}, "
           f"{p.get('kmsg_bytes')} bytes")
+    check(p["write_kmsg"] == "EPERM" and p["rw_null"] == "ok",
+          "DevicePolicy=closed, DeviceAllow=/dev/kmsg r: /dev/kmsg not writable, /dev/null is",
+          f"{p['write_kmsg']} {p['rw_null']}")
     check(p["read_kallsyms"] == "ok", "/proc/kallsyms readable (kprobe fallback)",
           p["read_kallsyms"])
     check(p["write_cgroup"] in ("EROFS", "EPERM", "EACCES"), "ProtectControlGroups",
@@ -740,7 +775,7 @@ def main():
         limit = sandbox.size_bytes(unit.get("MemoryMax")) if unit.get("MemoryMax") else None
         if limit:
             try:
-                cg = Cgroup(limit)
+                cg = Cgroup(limit, sandbox.device_rules(unit))
             except OSError as e:
                 check(False, "a memory cgroup for MemoryMax", str(e))
         if cg:
