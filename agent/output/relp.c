@@ -31,12 +31,12 @@
  * relp+tls:// is the same inside librelp's own TLS, through GnuTLS (Debian 12's librelp 1.11 has
  * both; its OpenSSL client shares one SSL_CTX per process, loaded with the first client's CA,
  * where GnuTLS reads the files of each connection). The server is authenticated by name
- * ("name", rsyslog's x509/name: its chain verified against ?ca=, then a subjectAltName dNSName or the CN equal
- * to ?peer=, by default HOST). librelp 1.11 falls back to anonymous TLS, verifying nothing, when
- * the client has no certificate of its own, and trusts no CA unless given one: so spec.c requires
- * ca, cert and key, and a wrong name or CA fails the handshake (a failed connect, counted; the
- * records stay in the spool). The files are checked at start (tls_files.h) and read again by
- * librelp at each connection.
+ * ("name", rsyslog's x509/name: its chain verified against ?ca=, then a subjectAltName dNSName or
+ * the CN equal to ?peer=, by default HOST). librelp 1.11 falls back to anonymous TLS, verifying
+ * nothing, when the client has no certificate of its own, and trusts no CA unless given one: so
+ * spec.c requires ca, cert and key, and a wrong name or CA fails the handshake (a failed connect,
+ * counted; the records stay in the spool). The files are checked at start (tls_files.h) and read
+ * again by librelp at each connection.
  *
  * Over TLS the window is 2, not 32: librelp reads one TLS record, so one answer, before each
  * send, where a plain recv() takes every answer waiting. With a wide window its count of
