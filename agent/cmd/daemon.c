@@ -29,7 +29,7 @@ static void usage(FILE *f)
 		"  --rules DIR          rules directory (default " RG_RULESDIR ")\n"
 		"  --output SPEC        where alerts go, repeatable: stdout, file:PATH,\n"
 		"                       syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE,\n"
-		"                       relp://HOST:PORT\n"
+		"                       relp://HOST:PORT, relp+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE\n"
 		"                       (default: the policy's outputs, else stdout)\n"
 		"  --sensor MODE        auto (default: the best hook the kernel allows), fentry,\n"
 		"                       kprobe or tracepoint\n"

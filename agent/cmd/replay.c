@@ -137,7 +137,7 @@ static void usage(FILE *f)
 	    "Feeds a recorded event file (JSON lines, '-' for stdin) through the rule engine and\n"
 	    "sends the alerts to each output, as the daemon does: stdout (default), file:PATH,\n"
 	    "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE,\n"
-	    "relp://HOST:PORT.\n"
+	    "relp://HOST:PORT, relp+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE.\n"
 	    "Network outputs spool under --state-dir (default " RG_STATEDIR "); at the end replay\n"
 	    "waits up to --flush-timeout seconds (default 10) for delivery, and what is left in\n"
 	    "the spool is delivered by the next replay or daemon with the same state directory.\n"

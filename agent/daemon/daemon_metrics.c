@@ -153,7 +153,7 @@ static void metrics_alerts(struct daemon *d, FILE *f)
 enum output_kinds {
 	KINDS_ALL,
 	KINDS_FILE, /* stdout and file: */
-	KINDS_NET,  /* syslog+tcp, syslog+tls and relp: a spool and a connection */
+	KINDS_NET,  /* syslog+tcp, syslog+tls, relp, relp+tls: a spool and a connection */
 };
 
 static bool output_in(struct daemon *d, size_t i, enum output_kinds kinds)

@@ -15,12 +15,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/util.h"
 #include "net_state.h"
+#include "tls_files.h"
 #include "spool.h"
 
 static uint64_t rng_next(struct net *n)
@@ -371,18 +371,6 @@ void net_shutdown(struct net *n)
 	atomic_store(&n->out->c.connected, false);
 }
 
-static int check_regular(const char *what, const char *path, const char *name)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return log_error_errno(-errno, "output %s: %s %s: %m", name, what, path);
-	if (!S_ISREG(st.st_mode))
-		return log_error_errno(-EBADFD, "output %s: %s %s: not a regular file", name, what,
-				       path);
-	return 0;
-}
-
 static int ssl_fail(const char *name, const char *what, const char *path)
 {
 	char es[200] = "unknown error";
@@ -407,10 +395,10 @@ int net_tls_ctx_new(const struct output_spec *sp, SSL_CTX **ret)
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
 	SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+	r = output_tls_files_check(sp);
+	if (r < 0)
+		goto fail;
 	if (sp->ca[0]) {
-		r = check_regular("CA file", sp->ca, sp->name);
-		if (r < 0)
-			goto fail;
 		if (SSL_CTX_load_verify_locations(ctx, sp->ca, NULL) != 1) {
 			r = ssl_fail(sp->name, "CA file", sp->ca);
 			goto fail;
@@ -420,16 +408,6 @@ int net_tls_ctx_new(const struct output_spec *sp, SSL_CTX **ret)
 		goto fail;
 	}
 	if (sp->cert[0]) {
-		struct stat st;
-
-		r = check_regular("certificate", sp->cert, sp->name);
-		if (r == 0)
-			r = check_regular("key", sp->key, sp->name);
-		if (r < 0)
-			goto fail;
-		if (stat(sp->key, &st) == 0 && (st.st_mode & 077))
-			log_warning("output %s: private key %s is accessible to group or others",
-				    sp->name, sp->key);
 		if (SSL_CTX_use_certificate_chain_file(ctx, sp->cert) != 1) {
 			r = ssl_fail(sp->name, "certificate", sp->cert);
 			goto fail;

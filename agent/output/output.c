@@ -35,6 +35,7 @@ static const struct output_sink *const sinks[] = {
 	[OUTPUT_SYSLOG_TCP] = &output_net_sink,
 	[OUTPUT_SYSLOG_TLS] = &output_net_sink,
 	[OUTPUT_RELP] = &output_relp_sink,
+	[OUTPUT_RELP_TLS] = &output_relp_sink,
 };
 
 static const struct output_sink *sink_of(enum output_type t)

@@ -2,7 +2,8 @@
 /*
  * Alert outputs: stdout, file:PATH (JSON lines), syslog+tcp:// and syslog+tls:// (RFC 5424 with
  * octet-counted framing, RFC 6587 3.4.1; TLS per RFC 5425), relp:// (RFC 5424 messages over RELP,
- * rsyslog's acknowledged protocol, through librelp: relp.c).
+ * rsyslog's acknowledged protocol, through librelp: relp.c) and relp+tls:// (the same inside
+ * librelp's TLS, the server's certificate verified).
  *
  * Threading: outputs_submit(), outputs_reopen(), outputs_flush(), outputs_dispatch(),
  * outputs_stats() and outputs_free() are called from the daemon's main thread. Each output runs
@@ -42,12 +43,14 @@ enum output_type {
 	OUTPUT_SYSLOG_TCP,
 	OUTPUT_SYSLOG_TLS,
 	OUTPUT_RELP,
+	OUTPUT_RELP_TLS,
 };
 
 /* The outputs that go through an on-disk spool and a connection (a spool per output). */
 static inline bool output_type_is_network(enum output_type t)
 {
-	return t == OUTPUT_SYSLOG_TCP || t == OUTPUT_SYSLOG_TLS || t == OUTPUT_RELP;
+	return t == OUTPUT_SYSLOG_TCP || t == OUTPUT_SYSLOG_TLS || t == OUTPUT_RELP ||
+	       t == OUTPUT_RELP_TLS;
 }
 
 #define OUTPUT_HOST_MAX 256   /* a DNS name is at most 253 characters */
@@ -60,18 +63,21 @@ struct output_spec {
 	char path[PATH_MAX];	    /* file: the path as given */
 	char host[OUTPUT_HOST_MAX]; /* syslog: DNS name or IP literal (IPv6 without brackets) */
 	bool host_is_ip;
-	uint16_t port;		    /* syslog: default 514 (tcp), 6514 (tls), 2514 (relp) */
+	uint16_t port;		    /* syslog: default 514 (tcp), 6514 (tls), 2514 (relp, relp+tls) */
 	int facility;		    /* syslog: ?facility=, or -1 for the config's default */
 	bool bom;		    /* syslog: ?bom=1 sends MSG as BOM + UTF-8 (RFC 5424 MSG-UTF8) */
 	char ca[PATH_MAX];	    /* tls: ?ca=FILE, or "" for the system's trust store */
 	char cert[PATH_MAX];	    /* tls: ?cert=FILE&key=FILE, client certificate (both or none) */
 	char key[PATH_MAX];
+	char peer[OUTPUT_HOST_MAX]; /* relp+tls: ?peer=NAME, the server certificate's name; "": HOST */
 };
 
 /*
  * Parses stdout | file:PATH | syslog+tcp://HOST[:PORT][?facility=F&bom=1] |
  * syslog+tls://HOST[:PORT][?ca=FILE&cert=FILE&key=FILE&facility=F&bom=1] |
- * relp://HOST[:PORT][?facility=F&bom=1]. HOST is a DNS name, an
+ * relp://HOST[:PORT][?facility=F&bom=1] |
+ * relp+tls://HOST[:PORT]?ca=FILE&cert=FILE&key=FILE[&peer=NAME&facility=F&bom=1] (ca, cert and
+ * key required: relp.c says why). HOST is a DNS name, an
  * IPv4 address or a bracketed IPv6 address; parameter values may be percent-encoded. On error,
  * returns -EINVAL and writes a message naming the spec to err ("output \"...\": what is wrong").
  */

@@ -53,6 +53,8 @@ const char *output_type_to_string(enum output_type t)
 		return "syslog+tls";
 	case OUTPUT_RELP:
 		return "relp";
+	case OUTPUT_RELP_TLS:
+		return "relp+tls";
 	}
 	return "?";
 }
@@ -113,7 +115,8 @@ static int parse_params(const char *spec, const char *q, struct output_spec *o, 
 			size_t errlen)
 {
 	bool seen_ca = false, seen_cert = false, seen_key = false, seen_fac = false,
-	     seen_bom = false;
+	     seen_bom = false, seen_peer = false;
+	bool tls = o->type == OUTPUT_SYSLOG_TLS || o->type == OUTPUT_RELP_TLS;
 
 	while (*q) {
 		const char *amp = strchr(q, '&'), *eq;
@@ -152,6 +155,8 @@ static int parse_params(const char *spec, const char *q, struct output_spec *o, 
 		} else if (strcmp(key, "key") == 0) {
 			dst = o->key;
 			seen = &seen_key;
+		} else if (strcmp(key, "peer") == 0) {
+			seen = &seen_peer;
 		} else if (strcmp(key, "facility") == 0)
 			seen = &seen_fac;
 		else if (strcmp(key, "bom") == 0)
@@ -162,10 +167,22 @@ static int parse_params(const char *spec, const char *q, struct output_spec *o, 
 			return spec_error(err, errlen, spec, "duplicate parameter \"%s\"", key);
 		*seen = true;
 		if (dst) {
-			if (o->type != OUTPUT_SYSLOG_TLS)
+			if (!tls)
 				return spec_error(err, errlen, spec,
-						  "parameter \"%s\" is only valid for syslog+tls", key);
+						  "parameter \"%s\" is only valid for syslog+tls and "
+						  "relp+tls",
+						  key);
 			strcpy(dst, val);
+		} else if (seen == &seen_peer) {
+			if (o->type != OUTPUT_RELP_TLS)
+				return spec_error(err, errlen, spec,
+						  "parameter \"peer\" is only valid for relp+tls");
+			if (strlen(val) >= sizeof(o->peer) ||
+			    !valid_dns_name(startswith(val, "*.") ? val + 2 : val))
+				return spec_error(err, errlen, spec,
+						  "invalid peer \"%.64s\" (a DNS name, or *.NAME)",
+						  val);
+			strcpy(o->peer, val);
 		} else if (seen == &seen_fac) {
 			r = syslog_facility_from_string(val);
 			if (r < 0)
@@ -194,6 +211,20 @@ static int parse_params(const char *spec, const char *q, struct output_spec *o, 
 	}
 	if (seen_cert != seen_key)
 		return spec_error(err, errlen, spec, "\"cert\" and \"key\" must be given together");
+	return 0;
+}
+
+/* relp+tls needs all three files: librelp 1.11 (Debian 12) authenticates the server only when the
+ * client presents a certificate (without one it falls back to anonymous TLS), and trusts only the
+ * given CA (relp.c). */
+static int check_relp_tls(const char *spec, const struct output_spec *o, char *err, size_t errlen)
+{
+	if (o->type != OUTPUT_RELP_TLS)
+		return 0;
+	if (!o->ca[0] || !o->cert[0])
+		return spec_error(err, errlen, spec,
+				  "relp+tls needs ca=FILE, cert=FILE and key=FILE (librelp verifies "
+				  "the server only with a client certificate and a CA)");
 	return 0;
 }
 
@@ -269,13 +300,20 @@ static int parse_syslog(const char *spec, const char *rest, struct output_spec *
 					  (int)MIN(plen, (size_t)16), port_start);
 		o->port = (uint16_t)v;
 	} else
-		o->port = o->type == OUTPUT_SYSLOG_TLS ? 6514 : o->type == OUTPUT_RELP ? 2514 : 514;
+		o->port = o->type == OUTPUT_SYSLOG_TLS				  ? 6514
+			  : o->type == OUTPUT_RELP || o->type == OUTPUT_RELP_TLS ? 2514
+										 : 514;
 	if (query) {
 		int r = parse_params(spec, query, o, err, errlen);
 		if (r < 0)
 			return r;
 		if (!*query)
 			return spec_error(err, errlen, spec, "empty parameter list after '?'");
+	}
+	{
+		int r = check_relp_tls(spec, o, err, errlen);
+		if (r < 0)
+			return r;
 	}
 	snprintf(o->name, sizeof(o->name), "%s://%s%s%s:%u", output_type_to_string(o->type),
 		 strchr(o->host, ':') ? "[" : "", o->host, strchr(o->host, ':') ? "]" : "",
@@ -326,13 +364,18 @@ int output_spec_parse(const char *spec, struct output_spec *ret, char *err, size
 		o->type = OUTPUT_RELP;
 		return parse_syslog(spec, spec + strlen("relp://"), o, err, errlen);
 	}
+	if (startswith(spec, "relp+tls://")) {
+		o->type = OUTPUT_RELP_TLS;
+		return parse_syslog(spec, spec + strlen("relp+tls://"), o, err, errlen);
+	}
 	if (startswith(spec, "syslog://") || startswith(spec, "syslog+udp://"))
 		return spec_error(err, errlen, spec,
 				  "syslog needs a transport: syslog+tcp:// or syslog+tls:// "
 				  "(UDP would lose alerts)");
 	return spec_error(err, errlen, spec,
 			  "unknown output (expected stdout, file:PATH, syslog+tcp://HOST:PORT, "
-			  "syslog+tls://HOST:PORT?ca=FILE or relp://HOST:PORT)");
+			  "syslog+tls://HOST:PORT?ca=FILE, relp://HOST:PORT or "
+			  "relp+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE)");
 }
 
 int output_spec_check(const char *spec, char *err, size_t errlen)

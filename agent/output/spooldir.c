@@ -63,8 +63,11 @@ static void spool_name(const struct output_spec *sp, char *buf, size_t size)
 		snprintf(host + SPOOL_HOST_SHOWN, sizeof(host) - SPOOL_HOST_SHOWN, "_%08lx",
 			 crc32(0L, (const Bytef *)sp->host, (uInt)strlen(sp->host)));
 	snprintf(buf, size, "%s-%s-%u",
-		 sp->type == OUTPUT_SYSLOG_TLS ? "tls" : sp->type == OUTPUT_RELP ? "relp" : "tcp", host,
-		 sp->port);
+		 sp->type == OUTPUT_SYSLOG_TLS	? "tls"
+		 : sp->type == OUTPUT_RELP	? "relp"
+		 : sp->type == OUTPUT_RELP_TLS ? "relptls"
+					       : "tcp",
+		 host, sp->port);
 }
 
 static bool spool_dir_has_records(int parent_fd, const char *name)

@@ -3,7 +3,8 @@
 """The fleet's central side on real engines (suite "output"): a throwaway PostgreSQL 15 cluster
 with fleet/postgresql/{schema,views}.sql, a private rsyslogd running the shipped
 fleet/rsyslog/rdmaguard-central.conf (imrelp -> ompgsql; only its port, socket, database and
-user are replaced), and four seats speaking to it over relp:// at once:
+user are replaced, and its RELP-over-TLS input uncommented with a PKI made here), and four seats
+speaking to it over relp:// (B-13's alerts over relp+tls://) at once:
 
   - the alerts: `rdmaguard replay` of the rule fixtures, one run per seat (--hostname B-12, ...),
     RDMA-009's peers rewritten to 10.0.0.77/78 (no seat) for B-12 and to A-01's and B-12's
@@ -44,6 +45,8 @@ PGBIN = "/usr/lib/postgresql/15/bin"
 RSYSLOGD = shutil.which("rsyslogd") or "/usr/sbin/rsyslogd"
 PSQL = "/usr/bin/psql"
 CHILDREN = []
+sys.path.insert(0, os.path.join(SRC, "tests", "output"))
+from test_rsyslog import make_pki  # noqa: E402  (the same throwaway PKI as the TLS tests)
 
 
 class Failure(Exception):
@@ -136,10 +139,11 @@ class Postgres:
 class Collector:
     """rsyslogd with the shipped configuration; only the values marked SET are replaced."""
 
-    def __init__(self, d, pg):
+    def __init__(self, d, pg, pki):
         self.dir = os.path.join(d, "rsyslog")
         os.makedirs(os.path.join(self.dir, "work"))
         self.port = free_port()
+        self.tls_port = free_port()
         self.conf = os.path.join(self.dir, "rsyslog.conf")
         self.log = os.path.join(d, "rsyslogd.log")
         with open(os.path.join(SRC, "fleet", "rsyslog", "rdmaguard-central.conf")) as f:
@@ -147,7 +151,15 @@ class Collector:
         subs = [('input(type="imrelp" port="2514"', 'input(type="imrelp" port="%d"' % self.port),
                 ('server="127.0.0.1" port="5432" db="rdmaguard"',
                  'server="%s" port="%d" db="fleet"' % (pg.dir, pg.port)),
-                ('uid="rsyslog" pwd="SET-ME"', 'uid="rg" pwd=""')]
+                ('uid="rsyslog" pwd="SET-ME"', 'uid="rg" pwd=""'),
+                # the RELP-over-TLS input, uncommented, with a PKI made for the test
+                ('#input(type="imrelp" port="2515"', 'input(type="imrelp" port="%d"'
+                 % self.tls_port),
+                ('#      tls.caCert="/etc/rsyslog.d/rdmaguard-ca.pem" '
+                 'tls.myCert="/etc/rsyslog.d/collector.pem"',
+                 '       tls.caCert="%s" tls.myCert="%s"' % (pki["ca"], pki["server"])),
+                ('#      tls.myPrivKey="/etc/rsyslog.d/collector.key"',
+                 '       tls.myPrivKey="%s"' % pki["server_key"])]
         for a, b in subs:
             check(conf.count(a) == 1, "the shipped configuration has no %r" % a)
             conf = conf.replace(a, b)
@@ -246,7 +258,7 @@ def send_heartbeats(d, port, seats, name):
           "heartbeat driver: exit %s %r" % (p.returncode, out[-300:]))
 
 
-def replay_seat(d, port, seat, fixture, peers, results):
+def replay_seat(d, output, seat, fixture, peers, results):
     src = os.path.join(SRC, "tests", "fixtures", "events", fixture + ".jsonl")
     with open(src) as f:
         text = f.read()
@@ -258,7 +270,7 @@ def replay_seat(d, port, seat, fixture, peers, results):
     args = [RDMAGUARD, "replay", ev, "--rules", os.path.join(SRC, "rules"), "--policy",
             os.path.join(SRC, "tests", "fixtures", "events", "policy.json"), "--hostname", seat,
             "--state-dir", os.path.join(d, "state-" + seat), "--output", "stdout", "--output",
-            "relp://127.0.0.1:%d" % port, "--flush-timeout", "30"]
+            output, "--flush-timeout", "30"]
     r = subprocess.run(args, capture_output=True, text=True, timeout=90)
     results[seat] = (r.returncode, [json.loads(x) for x in r.stdout.splitlines() if x.strip()],
                      r.stderr)
@@ -271,7 +283,8 @@ def scenario(d):
         pg.start()
         pg.psql(["-f", os.path.join(SRC, "fleet", "postgresql", "schema.sql"),
                  "-f", os.path.join(SRC, "fleet", "postgresql", "views.sql")])
-        rs = Collector(d, pg)
+        pki = make_pki(d, "pki")
+        rs = Collector(d, pg, pki)
         rs.start()
 
         if os.geteuid() == 0:
@@ -306,9 +319,13 @@ def scenario(d):
                              30, "C-01's heartbeat in PostgreSQL"))
         time.sleep(1.2)  # C-01 falls silent: the others report more than a second later
         results = {}
-        runs = [threading.Thread(target=replay_seat, args=(d, rs.port, s, fx, PEERS.get(s),
-                                                           results))
-                for s, fx in (("A-01", "RDMA-005"), ("B-12", "RDMA-009"), ("B-13", "RDMA-009"))]
+        # B-13 over RELP in TLS (the shipped input, uncommented), the others in cleartext
+        tls = ("relp+tls://127.0.0.1:%d?ca=%s&cert=%s&key=%s"
+               % (rs.tls_port, pki["ca"], pki["client"], pki["client_key"]))
+        runs = [threading.Thread(target=replay_seat, args=(d, out, s, fx, PEERS.get(s), results))
+                for s, fx, out in (("A-01", "RDMA-005", "relp://127.0.0.1:%d" % rs.port),
+                                   ("B-12", "RDMA-009", "relp://127.0.0.1:%d" % rs.port),
+                                   ("B-13", "RDMA-009", tls))]
         for t in runs:
             t.start()
         send_heartbeats(d, rs.port, ["A-01", "B-12", "B-13"], "hb")

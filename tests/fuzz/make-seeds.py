@@ -110,7 +110,9 @@ def output_specs():
              "syslog+tls://[2001:db8::7]:6514?ca=/etc/rdmaguard/ca.pem&cert=/c.pem&key=/k.pem",
              "syslog+tls://h?ca=%2Fetc%2Fca%20x.pem&facility=4",
              "syslog+tcp://h:99999", "syslog+udp://h", "syslog+tcp://[::1", "file:",
-             "relp://collector.lan:2514?facility=local0", "relp://[::1]"]
+             "relp://collector.lan:2514?facility=local0", "relp://[::1]",
+             "relp+tls://collector.hall?ca=/etc/rdmaguard/ca.pem&cert=/c.pem&key=/k.pem&peer=*.hall",
+             "relp+tls://127.0.0.1:2515?ca=/a&cert=/c&key=/k", "relp+tls://h?ca=/a"]
     for i, s in enumerate(specs):
         put("output_spec", f"spec-{i}", s)
 

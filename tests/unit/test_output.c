@@ -269,6 +269,31 @@ START_TEST(test_spec_valid)
 	ck_assert_int_eq(s.facility, 16);
 	ck_assert_str_eq(s.ca, "");
 
+	/* relp+tls: ca, cert and key required (librelp 1.11 verifies nothing without them) */
+	ck_assert_int_eq(output_spec_parse("relp+tls://c.hall?ca=/a.pem&cert=/c.pem&key=/k.pem&"
+					   "peer=*.hall",
+					   &s, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(s.type, OUTPUT_RELP_TLS);
+	ck_assert_uint_eq(s.port, 2514);
+	ck_assert_str_eq(s.name, "relp+tls://c.hall:2514");
+	ck_assert_str_eq(s.peer, "*.hall");
+	ck_assert(output_type_is_network(s.type));
+	ck_assert_int_eq(output_spec_parse("relp+tls://c.hall?ca=/a.pem", &s, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "relp+tls needs ca=FILE, cert=FILE and key=FILE"));
+	ck_assert_int_eq(output_spec_parse("relp+tls://c.hall?cert=/c.pem&key=/k.pem", &s, err,
+					   sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(output_spec_parse("relp://c.hall?ca=/a.pem", &s, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "only valid for syslog+tls and relp+tls"));
+	ck_assert_int_eq(output_spec_parse("syslog+tls://c.hall?peer=x", &s, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_int_eq(output_spec_parse("relp+tls://c?ca=/a&cert=/c&key=/k&peer=a%20b", &s, err,
+					   sizeof(err)),
+			 -EINVAL);
+
 	ck_assert_int_eq(output_spec_parse("syslog+tls://[::1]:6514?ca=/etc/a%20b.pem&cert=/c.pem&"
 					   "key=/k%2Fx&facility=local3&bom=1",
 					   &s, err, sizeof(err)),
@@ -308,10 +333,11 @@ START_TEST(test_spec_errors)
 
 	spec_err("", "output \"\": empty output");
 	spec_err("bogus", "output \"bogus\": unknown output (expected stdout, file:PATH, "
-			  "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE or relp://HOST:PORT)");
+			  "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE, relp://HOST:PORT or "
+			  "relp+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE)");
 	spec_err("file:", "output \"file:\": missing path after \"file:\"");
 	spec_err("relp://h?ca=/x", "output \"relp://h?ca=/x\": parameter \"ca\" is only valid for "
-				   "syslog+tls");
+				   "syslog+tls and relp+tls");
 	spec_err("relp://", "output \"relp://\": missing host");
 	spec_err("file:/var/log/", "output \"file:/var/log/\": path names a directory");
 	spec_err("syslog://h:514", "output \"syslog://h:514\": syslog needs a transport: "
@@ -337,7 +363,7 @@ START_TEST(test_spec_errors)
 					    "\"bad!host\"");
 	spec_err("syslog+tcp://a..b:1", "output \"syslog+tcp://a..b:1\": invalid host \"a..b\"");
 	spec_err("syslog+tcp://h:1?ca=/x", "output \"syslog+tcp://h:1?ca=/x\": parameter \"ca\" is "
-					   "only valid for syslog+tls");
+					   "only valid for syslog+tls and relp+tls");
 	spec_err("syslog+tls://h:1?cert=/a", "output \"syslog+tls://h:1?cert=/a\": \"cert\" and "
 					     "\"key\" must be given together");
 	spec_err("syslog+tls://h:1?ca=/a&ca=/b", "output \"syslog+tls://h:1?ca=/a&ca=/b\": "
@@ -363,14 +389,16 @@ START_TEST(test_spec_errors)
 	spec_err("syslog+tcp://h:1?&", "output \"syslog+tcp://h:1?&\": empty parameter");
 	spec_err("syslog+tcp://h:1?bom=1&", "output \"syslog+tcp://h:1?bom=1&\": empty parameter");
 	spec_err("std\x01out", "output \"std?out\": unknown output (expected stdout, file:PATH, "
-			       "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE or relp://HOST:PORT)");
+			       "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE, relp://HOST:PORT or "
+			  "relp+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE)");
 
 	/* A long spec is quoted cut, with "...". */
 	memset(long_spec, 'x', sizeof(long_spec) - 1);
 	long_spec[sizeof(long_spec) - 1] = 0;
 	snprintf(expect, sizeof(expect),
 		 "output \"%.200s...\": unknown output (expected stdout, file:PATH, "
-		 "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE or relp://HOST:PORT)",
+		 "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE, relp://HOST:PORT or "
+			  "relp+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE)",
 		 long_spec);
 	spec_err(long_spec, expect);
 }
