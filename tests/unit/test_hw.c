@@ -674,6 +674,54 @@ START_TEST(test_allowlist)
 }
 END_TEST
 
+/* "hardware_refuse_drivers": true (the built-in list), false, names; bad names at their place */
+START_TEST(test_refuse_drivers)
+{
+	struct rg_policy *p;
+	bool mlx5 = false;
+
+	p = policy("{\"hardware_refuse_drivers\": true}");
+	ck_assert_uint_ge(p->n_refuse_drivers, 10);
+	for (size_t i = 0; i < p->n_refuse_drivers; i++)
+		mlx5 |= strcmp(p->refuse_drivers[i], "mlx5_core") == 0;
+	ck_assert(mlx5);
+	policy_free(p);
+	p = policy("{\"hardware_refuse_drivers\": false}");
+	ck_assert_uint_eq(p->n_refuse_drivers, 0);
+	policy_free(p);
+	p = policy("{}");
+	ck_assert_uint_eq(p->n_refuse_drivers, 0);
+	policy_free(p);
+	p = policy("{\"hardware_refuse_drivers\": [\"e1000e\", \"vmw_pvrdma\", \"be2net\"]}");
+	ck_assert_uint_eq(p->n_refuse_drivers, 3);
+	ck_assert_str_eq(p->refuse_drivers[0], "e1000e");
+	ck_assert_str_eq(p->refuse_drivers[2], "be2net");
+	policy_free(p);
+	p = policy("{\"hardware_refuse_drivers\": \"mlx5_core\"}");
+	ck_assert_uint_eq(p->n_refuse_drivers, 1);
+	policy_free(p);
+
+	policy_error("{\"hardware_refuse_drivers\": [\"e1000e\", \"../../x\"]}",
+		     "p.json:1:40: \"hardware_refuse_drivers\": \"../../x\" is not a driver name (1 "
+		     "to 31 letters, digits, '_' or '-', as under /sys/bus/pci/drivers)");
+	policy_error("{\"hardware_refuse_drivers\": \"a/b\"}",
+		     "p.json:1:29: \"hardware_refuse_drivers\": \"a/b\" is not a driver name (1 "
+		     "to 31 letters, digits, '_' or '-', as under /sys/bus/pci/drivers)");
+	policy_error("{\"hardware_refuse_drivers\": [\"abcdefghijklmnopqrstuvwxyz0123456\"]}",
+		     "p.json:1:30: \"hardware_refuse_drivers\": \"abcdefghijklmnopqrstuvwxyz0123456\" "
+		     "is not a driver name (1 to 31 letters, digits, '_' or '-', as under "
+		     "/sys/bus/pci/drivers)");
+	policy_error("{\"hardware_refuse_drivers\": 1}",
+		     "p.json:1:29: \"hardware_refuse_drivers\" must be true, false or an array of "
+		     "driver names, not a number");
+	policy_error("{\"hardware_refuse_drivers\": []}",
+		     "p.json:1:29: \"hardware_refuse_drivers\" must not be an empty array");
+	policy_error("{\"hardware_refuse_driver\": true}",
+		     "p.json:1:2: unknown key \"hardware_refuse_driver\" in the policy (did you mean "
+		     "\"hardware_refuse_drivers\"?)");
+}
+END_TEST
+
 START_TEST(test_cmdline)
 {
 	static const char *const weak[] = {"iommu=pt",	      "iommu=off",
@@ -821,6 +869,7 @@ static Suite *suite(void)
 	tcase_add_test(core, test_baseline);
 	tcase_add_test(core, test_fingerprint);
 	tcase_add_test(core, test_allowlist);
+	tcase_add_test(core, test_refuse_drivers);
 	tcase_add_test(core, test_cmdline);
 	tcase_add_test(limits, test_caps_malformed);
 	tcase_add_test(limits, test_caps_limits);
