@@ -26,9 +26,9 @@
  * policy, a function added at runtime, or one whose DMA the IOMMU refused, that the policy's
  * hardware allowlist does not cover is removed from the bus or loses bus mastering (and then,
  * where its IOMMU group is identity, the group is switched to a translating domain), and a
- * pci_change event flagged denied says which (pci.enforcement). A function present when the
- * daemon starts is never touched (the machine may need it), nor a bridge (what is behind it may
- * be the machine's own).
+ * pci_change event flagged denied says which (pci.enforcement). A function the seat baseline
+ * has (whatever its driver) is never touched, nor a bridge (what is behind it may be the
+ * machine's own); one present when the daemon started only when its DMA faults.
  */
 /*
  * Switches the function's IOMMU group from identity to a translating domain where the kernel
@@ -49,6 +49,47 @@ static void translate_group(const char *addr, char *text, size_t size)
 	else
 		snprintf(e, sizeof(e), "; IOMMU group unknown (%s)", strerror(-r));
 	strncat(text, e, size - strlen(text) - 1);
+}
+
+/* ADDR examined now (hw_describe()) into *fn. 0 or -errno. */
+static int examine(const char *addr, struct hw_fn *fn)
+{
+	struct rg_root root = {.fd = -1};
+	int r = root_init(&root, "/");
+
+	if (r < 0)
+		return r;
+	r = hw_describe(&root, addr, fn);
+	root_done(&root);
+	return r;
+}
+
+/*
+ * Whether the seat baseline has ADDR as it is now (hw_baseline_covers()): the machine's own,
+ * which hardware enforcement never touches; with_driver, bound to the driver it is bound to
+ * (the golden seat ran it with that driver). Examined again here: the event carries what the
+ * rules need, the baseline compares the whole fingerprint.
+ */
+static bool baseline_covers(const struct daemon *d, const char *addr, bool with_driver)
+{
+	_cleanup_free_ struct hw_fn *fn = NULL;
+
+	if (!d->baseline)
+		return false;
+	fn = calloc(1, sizeof(*fn));
+	return fn && examine(addr, fn) >= 0 &&
+	       hw_baseline_covers(d->baseline, fn, with_driver);
+}
+
+/* ADDR's fingerprint now as an event of type. 0 or -errno. */
+static int describe(const char *addr, unsigned type, struct rg_event *ev)
+{
+	_cleanup_free_ struct hw_fn *fn = calloc(1, sizeof(*fn));
+	int r = fn ? examine(addr, fn) : -ENOMEM;
+
+	if (r >= 0)
+		hw_fn_to_event(fn, type, RG_PROV_NETLINK, now_realtime_ns(), ev);
+	return r;
 }
 
 /* Enforcement is asked for (command line or policy) and not lifted by `enforce --off`. */
@@ -75,6 +116,11 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 	if ((ev->u.pci.class_code >> 16) == 0x06 ||
 	    policy_hw_allowed(p, &ev->u.pci, now_realtime_ns()))
 		return;
+	/* the seat baseline's own (a remove + rescan, a driver's DMA bug): whatever its driver */
+	if (baseline_covers(d, addr, false)) {
+		log_debug("Hardware enforcement: %s is the seat baseline's, left alone.", addr);
+		return;
+	}
 	out = *ev;
 	out.type = RG_EV_PCI_CHANGE;
 	out.flags |= RG_EVF_DENIED;
@@ -115,44 +161,6 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 	(void)daemon_event(&out, d);
 }
 
-/* ADDR examined now (hw_describe()) into *fn. 0 or -errno. */
-static int examine(const char *addr, struct hw_fn *fn)
-{
-	struct rg_root root = {.fd = -1};
-	int r = root_init(&root, "/");
-
-	if (r < 0)
-		return r;
-	r = hw_describe(&root, addr, fn);
-	root_done(&root);
-	return r;
-}
-
-/*
- * Whether the seat baseline has ADDR as it is now, bound to the driver it is bound to (the
- * golden seat ran it with that driver: it is the machine's own). Examined again here: the event
- * carries what the rules need, the baseline compares the whole fingerprint.
- */
-static bool baseline_covers(const struct daemon *d, const char *addr)
-{
-	_cleanup_free_ struct hw_fn *fn = calloc(1, sizeof(*fn));
-	char diff[RG_TEXT_LEN];
-
-	return d->baseline && fn && examine(addr, fn) >= 0 &&
-	       hw_baseline_check(d->baseline, fn, diff, sizeof(diff)) == RG_HW_NONE;
-}
-
-/* ADDR's fingerprint now as an event of type. 0 or -errno. */
-static int describe(const char *addr, unsigned type, struct rg_event *ev)
-{
-	_cleanup_free_ struct hw_fn *fn = calloc(1, sizeof(*fn));
-	int r = fn ? examine(addr, fn) : -ENOMEM;
-
-	if (r >= 0)
-		hw_fn_to_event(fn, type, RG_PROV_NETLINK, now_realtime_ns(), ev);
-	return r;
-}
-
 /*
  * Refusing RDMA drivers to new functions while a game runs (hw/hw_refuse.h decides): on a bind
  * of a driver of "hardware_refuse_drivers" to a function that appeared after the running game
@@ -189,7 +197,7 @@ static void refuse_driver(struct daemon *d, const struct rg_event *ev)
 	in.allowed = policy_hw_allowed(p, &ev->u.pci, now_realtime_ns());
 	v = hw_refuse_decide(&in);
 	if (v == HW_REFUSE_YES && d->baseline) {
-		in.baseline = baseline_covers(d, addr);
+		in.baseline = baseline_covers(d, addr, true);
 		v = hw_refuse_decide(&in);
 	}
 	if (v != HW_REFUSE_YES) {

@@ -547,6 +547,22 @@ START_TEST(test_baseline)
 	ck_assert_uint_eq(hw_baseline_check(b, &fn, diff, sizeof(diff)), RG_HW_ADDED);
 	ck_assert_str_eq(diff, "not in the baseline");
 
+	/* what hardware enforcement leaves alone: the same function, with or without its driver */
+	fn = *fn_at(s, "0000:01:00.0");
+	ck_assert(hw_baseline_covers(b, &fn, true));
+	ck_assert(hw_baseline_covers(b, &fn, false));
+	fn.command = 0; /* volatile */
+	ck_assert(hw_baseline_covers(b, &fn, true));
+	snprintf(fn.driver, sizeof(fn.driver), "%s", fn.driver[0] ? "" : "mlx5_core");
+	ck_assert(!hw_baseline_covers(b, &fn, true));
+	ck_assert(hw_baseline_covers(b, &fn, false));
+	fn.dsn ^= 1; /* another serial number: another card, whatever the driver */
+	ck_assert(!hw_baseline_covers(b, &fn, false));
+	fn = *fn_at(s, "0000:01:00.0");
+	memcpy(fn.addr, "0000:07:00.0", 13);
+	ck_assert(!hw_baseline_covers(b, &fn, false));
+	ck_assert(!hw_baseline_covers(NULL, fn_at(s, "0000:01:00.0"), false));
+
 	/* The card gone, a function changed: one event each, the removed one last. */
 	ck_assert_str_eq(s->fn[4].addr, "0000:01:00.0");
 	ck_assert_str_eq(s->fn[5].addr, "0000:02:00.0");
