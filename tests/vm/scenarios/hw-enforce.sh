@@ -14,7 +14,8 @@
 #     into rp3 before the game starts stays bound; a second one hot-added into rp4 while the game
 #     runs gets driver_override "rdmaguard-refused" and loses its driver (a pci_change unbind
 #     flagged denied, DMA-010), and drivers_probe cannot bind it again; the first one, removed
-#     and rescanned while the game runs (new again) but now allowed by address, stays bound;
+#     and rescanned while the game runs (new again) but now allowed by address, stays bound,
+#     and again when not allowed but in a seat baseline taken with it bound;
 #   - `rdmaguard enforce --off` (daemon stopped) rescans the bus, the card is back, the bit it
 #     cleared is set again, and the refused e1000e's override is cleared and it is bound again.
 #     The machine's own devices are never touched.
@@ -146,6 +147,17 @@ echo 1 >/sys/bus/pci/devices/$NIC3/remove
 echo 1 >/sys/class/pci_bus/0000:03/rescan
 wait_for -t 60 -m "e1000e bound to $NIC3 again" have_events \
 	"{\"event.action\": \"pci_change\", \"pci.address\": \"$NIC3\", \"pci.change\": \"bind\"}" 2
+# and once more, not allowed but in the seat baseline (taken now: $NIC3 bound to e1000e)
+"$RG" baseline save "$TMPDIR/seat.json"
+chmod 600 "$TMPDIR/seat.json"
+write_policy off "\"games\": [{\"name\": \"Arena\", \"exe\": \"$TMPDIR/arena/*\"}],
+  \"hardware_refuse_drivers\": [\"e1000e\"], \"baseline\": \"$TMPDIR/seat.json\","
+kill -HUP "$(bg_pid daemon)"
+wait_for -t 30 -m "the fourth reload" have_events '{"event.action": "agent_policy", "agent.ok": 1}' 4
+echo 1 >/sys/bus/pci/devices/$NIC3/remove
+echo 1 >/sys/class/pci_bus/0000:03/rescan
+wait_for -t 60 -m "e1000e bound to $NIC3 a third time" have_events \
+	"{\"event.action\": \"pci_change\", \"pci.address\": \"$NIC3\", \"pci.change\": \"bind\"}" 3
 log "driver refusal: $((SECONDS - t_bind)) s"
 # the window: from the bind's event to the refusal's (the probe itself comes before)
 at() { date -d "$(expect_json -q "$EV" --match "$1" --get @timestamp | head -n 1)" +%s.%N; }
@@ -174,7 +186,7 @@ expect_json "$EV" \
 		  \"pci.has_driver\": {\"?\": false}, \"pci.bus_master\": {\"?\": false},
 		  \"pci.enforcement\": \"done: e1000e unbound, driver_override rdmaguard-refused\"}" --count 1 \
 	--match "{\"event.flags\": [\"denied\"], \"pci.address\": \"$NIC3\"}" --absent
-bound_to $NIC3 e1000e || fail "$NIC3 (bound before the game, then allowed) lost its driver"
+bound_to $NIC3 e1000e || fail "$NIC3 (bound before the game, then allowed, then in the baseline) lost its driver"
 [ ! -e /sys/bus/pci/devices/$NIC4/driver ] || fail "$NIC4 was bound again"
 expect_json "$ALERTS" \
 	--match "{\"rule.id\": \"DMA-010\", \"pci.address\": \"$NIC4\", \"severity\": \"critical\",
