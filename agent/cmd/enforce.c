@@ -25,7 +25,8 @@ static void usage(FILE *f)
 	    "  --off             remove the pins: enforcement is lifted (a running daemon lets go\n"
 	    "                    of it within a second and raises AGENT-002; a reload or restart\n"
 	    "                    whose policy asks for enforcement pins it again); undo hardware\n"
-	    "                    enforcement: rescan the PCI bus, set bus mastering again\n"
+	    "                    enforcement: rescan the PCI bus, set bus mastering again,\n"
+	    "                    clear the driver_override it set and probe those functions\n"
 	    "  --pin-dir DIR     the pin directory (default " ENFORCE_PIN_DIR ")\n"
 	    "  --format FMT      json (default) or text\n"
 	    "  -h, --help        this help\n\n"
@@ -96,30 +97,29 @@ int cmd_enforce(int argc, char **argv)
 		return cmd_usage_error("enforce", "unexpected argument '%s'", argv[optind]);
 
 	if (off) {
-		unsigned rescans = 0, masters = 0;
-		/* hardware enforcement's undo (hw/hw_enforce.h): its state file says what it did */
-		int h = hw_enforce_undo(NULL, &rescans, &masters);
+		struct hw_enforce_undone u = {0};
+		int h;
 
-		if (h != -ENOENT)
-			printf("Hardware: PCI bus rescanned %u time(s), bus mastering set again on %u "
-			       "function(s).\n",
-			       rescans, masters);
-		if (h < 0 && h != -ENOENT) {
-			log_error_errno(h, "Failed to undo hardware enforcement: %m");
-			return RG_EXIT_ERROR;
-		}
+		/* The pins first: a running daemon then sees enforcement lifted (enforce_lifted())
+		 * before the functions the undo gives back reach it as uevents. */
 		r = enforce_unpin(pin_dir, &removed);
-		if (r == -ENOENT) {
+		if (r == -ENOENT)
 			printf("Nothing is pinned in %s: enforcement is not in force.\n", pin_dir);
-			return RG_EXIT_OK;
-		}
-		if (r < 0) {
+		else if (r < 0)
 			log_error_errno(r, "Failed to lift enforcement (%zu pins removed): %m",
 					removed);
-			return RG_EXIT_ERROR;
-		}
-		printf("Removed %zu pins from %s: enforcement is lifted.\n", removed, pin_dir);
-		return RG_EXIT_OK;
+		else
+			printf("Removed %zu pins from %s: enforcement is lifted.\n", removed, pin_dir);
+		/* hardware enforcement's undo (hw/hw_enforce.h): its state file says what it did */
+		h = hw_enforce_undo(NULL, &u);
+		if (h != -ENOENT)
+			printf("Hardware: PCI bus rescanned %u time(s), bus mastering set again on %u "
+			       "function(s), driver_override cleared on %u function(s).\n",
+			       u.rescans, u.masters, u.overrides);
+		if (h < 0 && h != -ENOENT)
+			log_error_errno(h, "Failed to undo hardware enforcement: %m");
+		return (r < 0 && r != -ENOENT) || (h < 0 && h != -ENOENT) ? RG_EXIT_ERROR
+									    : RG_EXIT_OK;
 	}
 	r = enforce_status(pin_dir, &o);
 	if (r == -ENOENT) {

@@ -16,11 +16,13 @@
 #include "event/alert.h"
 #include "event/event.h"
 #include "hw/fingerprint.h"
+#include "hw/hw_refuse.h"
 #include "identity/identity.h"
 
 struct output_loss;
 struct metrics_http;
 struct hw_runtime;
+struct hw_baseline;
 
 struct daemon {
 	const struct daemon_config *cfg;
@@ -33,6 +35,8 @@ struct daemon {
 	struct hw_runtime *hw;	 /* uevents and kernel log of the hardware layer; NULL: none */
 	struct hw_print hwprint; /* the seat's fingerprint digest and DSNs (heartbeat, status) */
 	bool hwprint_fresh;	 /* hwprint is the bus as it is: no PCI change since it was made */
+	struct hw_baseline *baseline; /* the policy's seat baseline, NULL none (daemon_hw.c) */
+	struct hw_added_table hw_added; /* when each PCI function appeared (hw_refuse.h) */
 	struct json_object *hooks; /* sensors_describe() at start */
 	int epfd, sigfd, timerfd, status_fd, pid_fd;
 	FILE *record;

@@ -72,8 +72,9 @@ static const char *resolve_policy(const struct daemon_config *cfg)
 	return access(DEFAULT_POLICY, F_OK) == 0 ? DEFAULT_POLICY : NULL;
 }
 
+/* baseline: the policy's seat baseline is kept there (NULL: only validated). */
 static int load_config(const char *policy_path, const char *rules_dir, struct rg_policy **policy,
-		       struct rg_ruleset **rules)
+		       struct rg_ruleset **rules, struct hw_baseline **baseline)
 {
 	struct rg_error err;
 	char buf[1200];
@@ -96,6 +97,8 @@ static int load_config(const char *policy_path, const char *rules_dir, struct rg
 			log_error("%s", rg_error_format(&err, buf, sizeof(buf)));
 			return r;
 		}
+		if (baseline)
+			*baseline = TAKE_PTR(b);
 	}
 	r = policy_resolve_inodes(*policy, NULL);
 	if (r < 0)
@@ -130,6 +133,7 @@ static int parse_outputs(const struct daemon_config *cfg, const struct rg_policy
 
 static void reload(struct daemon *d)
 {
+	_cleanup_(hw_baseline_freep) struct hw_baseline *b = NULL;
 	struct rg_policy *policy = NULL;
 	struct rg_ruleset *rules = NULL;
 	struct rg_error err;
@@ -144,16 +148,18 @@ static void reload(struct daemon *d)
 			       &rules, &err);
 	/* A bad seat baseline rejects the policy naming it, as at start. */
 	if (r >= 0 && policy->baseline) {
-		struct hw_baseline *b = NULL;
-
 		r = hw_baseline_load(policy->baseline, true, &b, &err);
 		if (r == -ENOMEM)
 			rg_error_set(&err, policy->baseline, 0, 0, "out of memory");
-		hw_baseline_free(b);
 	}
 	if (r >= 0) {
 		(void)policy_resolve_inodes(policy, NULL);
 		r = engine_reload(d->engine, policy, rules, daemon_alert, d, &err);
+	}
+	if (r >= 0) {
+		/* the baseline of the policy in force: hardware enforcement never touches its own */
+		hw_baseline_free(d->baseline);
+		d->baseline = TAKE_PTR(b);
 	}
 	if (r < 0) {
 		/* The old set stays in force; the sensors never stopped. */
@@ -428,6 +434,7 @@ static void daemon_done(struct daemon *d)
 	enforce_close(d->enf);
 	metrics_http_stop(d->metrics);
 	hw_runtime_free(d->hw);
+	hw_baseline_free(d->baseline);
 	if (d->sensors)
 		sensors_close(d->sensors);
 	if (d->outputs)
@@ -467,7 +474,7 @@ int daemon_dry_run(const struct daemon_config *cfg)
 	size_t n = 0;
 	int r;
 
-	r = load_config(policy_path, cfg->rules_dir, &policy, &rules);
+	r = load_config(policy_path, cfg->rules_dir, &policy, &rules, NULL);
 	if (r < 0)
 		return RG_EXIT_ERROR;
 	r = parse_outputs(cfg, policy, specs, &n);
@@ -566,7 +573,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 	}
 
 	/* Everything that can be wrong with the configuration fails here, before we touch the kernel. */
-	if (load_config(d.policy_path, cfg.rules_dir, &policy, &rules) < 0)
+	if (load_config(d.policy_path, cfg.rules_dir, &policy, &rules, &d.baseline) < 0)
 		goto out;
 	if (parse_outputs(&cfg, policy, specs, &nspecs) < 0)
 		goto out;

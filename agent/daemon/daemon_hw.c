@@ -15,8 +15,11 @@
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/policy_hw.h"
+#include "enforce/enforce.h"
+#include "hw/baseline.h"
 #include "hw/fingerprint.h"
 #include "hw/hw_enforce.h"
+#include "hw/hw_refuse.h"
 #include "hw/hw_runtime.h"
 #include "daemon-internal.h"
 
@@ -25,9 +28,9 @@
  * policy, a function added at runtime, or one whose DMA the IOMMU refused, that the policy's
  * hardware allowlist does not cover is removed from the bus or loses bus mastering (and then,
  * where its IOMMU group is identity, the group is switched to a translating domain), and a
- * pci_change event flagged denied says which (pci.enforcement). A function present when the
- * daemon starts is never touched (the machine may need it), nor a bridge (what is behind it may
- * be the machine's own).
+ * pci_change event flagged denied says which (pci.enforcement). A function the seat baseline
+ * has (whatever its driver) is never touched, nor a bridge (what is behind it may be the
+ * machine's own); one present when the daemon started only when its DMA faults.
  */
 /*
  * Switches the function's IOMMU group from identity to a translating domain where the kernel
@@ -50,6 +53,55 @@ static void translate_group(const char *addr, char *text, size_t size)
 	strncat(text, e, size - strlen(text) - 1);
 }
 
+/* ADDR examined now (hw_describe()) into *fn. 0 or -errno. */
+static int examine(const char *addr, struct hw_fn *fn)
+{
+	struct rg_root root = {.fd = -1};
+	int r = root_init(&root, "/");
+
+	if (r < 0)
+		return r;
+	r = hw_describe(&root, addr, fn);
+	root_done(&root);
+	return r;
+}
+
+/*
+ * Whether the seat baseline has ADDR as it is now (hw_baseline_covers()): the machine's own,
+ * which hardware enforcement never touches; with_driver, bound to the driver it is bound to
+ * (the golden seat ran it with that driver). Examined again here: the event carries what the
+ * rules need, the baseline compares the whole fingerprint.
+ */
+static bool baseline_covers(const struct daemon *d, const char *addr, bool with_driver)
+{
+	_cleanup_free_ struct hw_fn *fn = NULL;
+
+	if (!d->baseline)
+		return false;
+	fn = calloc(1, sizeof(*fn));
+	return fn && examine(addr, fn) >= 0 &&
+	       hw_baseline_covers(d->baseline, fn, with_driver);
+}
+
+/* ADDR's fingerprint now as an event of type. 0 or -errno. */
+static int describe(const char *addr, unsigned type, struct rg_event *ev)
+{
+	_cleanup_free_ struct hw_fn *fn = calloc(1, sizeof(*fn));
+	int r = fn ? examine(addr, fn) : -ENOMEM;
+
+	if (r >= 0)
+		hw_fn_to_event(fn, type, RG_PROV_NETLINK, now_realtime_ns(), ev);
+	return r;
+}
+
+/* Enforcement is asked for (command line or policy) and not lifted by `enforce --off`. */
+static bool hw_enforcing(const struct daemon *d)
+{
+	const struct rg_policy *p = engine_policy(d->engine);
+
+	return (d->cfg->enforce || p->enforce) && !enforce_lifted(d->enf);
+}
+
 static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 {
 	const struct rg_policy *p = engine_policy(d->engine);
@@ -58,7 +110,7 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 	bool was_set = true, raised, rawio;
 	int r;
 
-	if (!(d->cfg->enforce || p->enforce) || p->hw_enforce == RG_HW_ENFORCE_OFF)
+	if (p->hw_enforce == RG_HW_ENFORCE_OFF || !hw_enforcing(d))
 		return;
 	if (!(ev->type == RG_EV_PCI_CHANGE && ev->u.pci.change == RG_HW_ADD) &&
 	    ev->type != RG_EV_DMA_FAULT)
@@ -66,6 +118,11 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 	if ((ev->u.pci.class_code >> 16) == 0x06 ||
 	    policy_hw_allowed(p, &ev->u.pci, now_realtime_ns()))
 		return;
+	/* the seat baseline's own (a remove + rescan, a driver's DMA bug): whatever its driver */
+	if (baseline_covers(d, addr, false)) {
+		log_debug("Hardware enforcement: %s is the seat baseline's, left alone.", addr);
+		return;
+	}
 	out = *ev;
 	out.type = RG_EV_PCI_CHANGE;
 	out.flags |= RG_EVF_DENIED;
@@ -115,6 +172,82 @@ done:
 		caps_lower(CAP_SYS_ADMIN);
 }
 
+/*
+ * Refusing RDMA drivers to new functions while a game runs (hw/hw_refuse.h decides): on a bind
+ * of a driver of "hardware_refuse_drivers" to a function that appeared after the running game
+ * session began, not allowed by the policy nor covered by the baseline, the function's
+ * driver_override is set to a name no driver has (so that no rescan or drivers_probe binds it
+ * again), then the driver is unbound; a pci_change flagged denied (change unbind, pci.driver
+ * the refused driver) says what was done (DMA-010). The override first: between the two, the
+ * function stays bound to the driver it already has; the other way round a probe could slip in.
+ */
+static void refuse_driver(struct daemon *d, const struct rg_event *ev)
+{
+	const struct rg_policy *p = engine_policy(d->engine);
+	const char *addr = ev->u.pci.addr;
+	struct hw_refuse_in in = {0};
+	char driver[sizeof(ev->u.pci.driver)], e[48];
+	struct rg_event out;
+	unsigned v;
+	int ro, ru;
+
+	if (ev->type != RG_EV_PCI_CHANGE)
+		return;
+	hw_added_note(&d->hw_added, ev->u.pci.change, addr, ev->ts ? ev->ts : now_realtime_ns());
+	if (ev->u.pci.change != RG_HW_BIND || !p->n_refuse_drivers)
+		return;
+	(void)strscpy_ok(driver, ev->u.pci.driver, sizeof(driver));
+	in.enforcing = hw_enforcing(d);
+	in.drivers = (const char *const *)p->refuse_drivers;
+	in.n_drivers = p->n_refuse_drivers;
+	in.change = ev->u.pci.change;
+	in.driver = driver;
+	in.class_code = ev->u.pci.class_code;
+	in.game_since = engine_game_since(d->engine);
+	in.added_ns = hw_added_at(&d->hw_added, addr);
+	in.allowed = policy_hw_allowed(p, &ev->u.pci, now_realtime_ns());
+	v = hw_refuse_decide(&in);
+	if (v == HW_REFUSE_YES && d->baseline) {
+		in.baseline = baseline_covers(d, addr, true);
+		v = hw_refuse_decide(&in);
+	}
+	if (v != HW_REFUSE_YES) {
+		if (v >= HW_REFUSE_NO_GAME)
+			log_debug("Driver %s bound to %s: not refused (%s).", driver, addr,
+				  hw_refuse_verdict_to_string(v));
+		return;
+	}
+	ro = hw_enforce_override(NULL, addr, HW_REFUSE_OVERRIDE);
+	if (ro == -ENOENT)
+		return; /* gone already */
+	if (ro == 0)
+		(void)hw_enforce_note(NULL, "override", addr);
+	ru = hw_enforce_unbind(NULL, addr, driver);
+	/* the function as the unbind left it (the driver's remove usually clears bus mastering),
+	 * pci.driver the driver refused */
+	if (describe(addr, RG_EV_PCI_CHANGE, &out) < 0)
+		out = *ev;
+	out.provider = ev->provider;
+	out.flags = ev->flags | RG_EVF_DENIED;
+	out.ts = 0;
+	out.u.pci.change = RG_HW_UNBIND;
+	(void)strscpy_ok(out.u.pci.driver, driver, sizeof(out.u.pci.driver));
+	memset(out.u.pci.text, 0, sizeof(out.u.pci.text));
+	snprintf(out.u.pci.text, sizeof(out.u.pci.text), "%s: %s unbound",
+		 ru < 0 || ro < 0 ? "failed" : "done", driver);
+	if (ru < 0) {
+		snprintf(e, sizeof(e), " (%s)", strerror(-ru));
+		strncat(out.u.pci.text, e, sizeof(out.u.pci.text) - strlen(out.u.pci.text) - 1);
+	}
+	if (ro == 0)
+		snprintf(e, sizeof(e), ", driver_override %s", HW_REFUSE_OVERRIDE);
+	else
+		snprintf(e, sizeof(e), ", driver_override not set (%s)", strerror(-ro));
+	strncat(out.u.pci.text, e, sizeof(out.u.pci.text) - strlen(out.u.pci.text) - 1);
+	log_notice("Hardware enforcement: %s %s", addr, out.u.pci.text);
+	(void)daemon_event(&out, d);
+}
+
 static int emit(const struct rg_event *ev, void *ud)
 {
 	struct daemon *d = ud;
@@ -125,6 +258,7 @@ static int emit(const struct rg_event *ev, void *ud)
 		d->hwprint_fresh = false;
 	(void)daemon_event(ev, d);
 	enforce_hw(d, ev);
+	refuse_driver(d, ev);
 	return 0;
 }
 

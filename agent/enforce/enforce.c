@@ -321,6 +321,18 @@ bool enforce_started(const struct rg_enforce *e)
 	return e && e->started && !e->lifted;
 }
 
+bool enforce_lifted(const struct rg_enforce *e)
+{
+	char path[PATH_MAX];
+
+	if (!e)
+		return false;
+	if (e->lifted)
+		return true;
+	return e->started && snprintf_ok(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[0]) &&
+	       !exists(path);
+}
+
 void enforce_shared_maps(const struct rg_enforce *e, struct sensors_shared_map out[4])
 {
 	size_t n = 0;

@@ -126,6 +126,12 @@ void enforce_shared_maps(const struct rg_enforce *e, struct sensors_shared_map o
 int enforce_start(struct rg_enforce *e, struct rg_sensors *s, const struct rg_policy *p,
 		  struct rg_engine *eng);
 bool enforce_started(const struct rg_enforce *e);
+/*
+ * Enforcement was lifted (`rdmaguard enforce --off`): noticed on the tick already, or its pins
+ * are gone now (checked here, so that an action taken between `--off` and the next tick, such
+ * as hardware enforcement on the uevent of the very function `--off` gives back, sees it).
+ */
+bool enforce_lifted(const struct rg_enforce *e);
 
 /* A new policy (SIGHUP): a new generation swapped in; links follow the kill actions. */
 int enforce_reload(struct rg_enforce *e, const struct rg_policy *p, struct rg_engine *eng);

@@ -115,6 +115,8 @@ int engine_hash_fd(const struct rg_engine *e);
 void engine_hash_done(struct rg_engine *e);
 
 const struct rg_policy *engine_policy(const struct rg_engine *e);
+/* When the earliest of the game sessions running now started (wall clock, ns); 0: none runs. */
+uint64_t engine_game_since(const struct rg_engine *e);
 const struct rg_ruleset *engine_rules(const struct rg_engine *e);
 struct proctree *engine_proctree(struct rg_engine *e);
 

@@ -102,6 +102,16 @@ static bool any_game_running(const struct rg_engine *e)
 	return false;
 }
 
+uint64_t engine_game_since(const struct rg_engine *e)
+{
+	uint64_t since = 0;
+
+	for (size_t i = 0; e && i < e->n_games; i++)
+		if (e->games[i].running && (!since || e->games[i].started_ns < since))
+			since = e->games[i].started_ns ? e->games[i].started_ns : 1;
+	return since;
+}
+
 /* The game an event is about: its target's, its process's, the latest running, the latest ended. */
 static const struct game_session *select_game(const struct rg_engine *e, const struct cond_ctx *c)
 {

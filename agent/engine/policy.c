@@ -374,7 +374,8 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 					   "rules",	     "mr_max_bytes", "aggregate_window",
 					   "enforce",	     "enforce_scope", "outputs",
 					   "seat",	     "fleet",	      "hardware",
-					   "baseline",      "hardware_enforce", NULL};
+					   "baseline",      "hardware_enforce",
+					   "hardware_refuse_drivers", NULL};
 	struct json_object *root = jdoc_root(doc), *arr, *v;
 	struct rg_policy *p = NULL;
 	const char *s;

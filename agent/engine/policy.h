@@ -132,6 +132,9 @@ struct rg_policy {
 	size_t n_hardware;
 	char *baseline;		/* the seat baseline file (agent/hw/baseline.h), NULL none */
 	struct rg_policy_pos baseline_pos;
+	/* "hardware_refuse_drivers": PCI drivers refused to functions new during a game; none: off */
+	char **refuse_drivers;
+	size_t n_refuse_drivers;
 	char **outputs;	   /* output specs for the daemon, as written: policy_check_outputs() */
 	struct rg_policy_pos *outputs_pos; /* where each is */
 	size_t n_outputs;

@@ -5,6 +5,7 @@
  *   "hardware": [{"id": "15b3:1017", "subsystem": "15b3:0020", "address": "0000:05:00.0",
  *                 "dsn": "00-11-22-33-44-55-66-77", "expires": "2026-12-31", "comment": "..."}]
  *   "baseline": "/etc/rdmaguard/seat.json"
+ *   "hardware_refuse_drivers": true | false | ["mlx5_core", "bnxt_en"]
  *
  * An entry allows a function when ALL it names hold; it must name at least one of id, address
  * or dsn (an entry of only a subsystem or nothing would allow too much). "id" takes "*" for the
@@ -17,6 +18,79 @@
 
 #include "jsonval.h"
 #include "policy.h"
+
+/*
+ * The PCI drivers (the names under /sys/bus/pci/drivers) of the adapters Linux runs RDMA on: the
+ * verbs driver sits on top of each (mlx5_ib on mlx5_core, bnxt_re on bnxt_en, irdma on ice and
+ * i40e, qedr on qede, iw_cxgb4 on cxgb4, hns_roce on hns3, mana_ib on mana, ionic_rdma on
+ * ionic, ocrdma on be2net) or is the PCI driver itself (efa, erdma, hfi1, ib_qib, ib_mthca,
+ * vmw_pvrdma). Refusing the PCI driver keeps the RDMA one off the function.
+ */
+const char *const policy_hw_default_refuse_drivers[] = {
+	"mlx4_core", "mlx5_core", "bnxt_en",  "qede",	  "cxgb4",   "i40e",	   "ice",
+	"efa",	     "erdma",	  "hfi1",     "ib_qib",	  "ib_mthca", "vmw_pvrdma", "hns3",
+	"mana",	     "ionic",	  "be2net",   NULL,
+};
+
+static bool driver_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 31)
+		return false;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", *s))
+			return false;
+	return true;
+}
+
+static int parse_refuse_drivers(const struct jdoc *doc, struct json_object *root,
+				struct rg_policy *p, struct rg_error *err)
+{
+	struct json_object *v;
+	size_t n = 0;
+	int r;
+
+	if (!json_object_object_get_ex(root, "hardware_refuse_drivers", &v))
+		return 0;
+	if (json_object_is_type(v, json_type_boolean)) {
+		if (!json_object_get_boolean(v))
+			return 0;
+		while (policy_hw_default_refuse_drivers[n])
+			n++;
+		p->refuse_drivers = calloc(n, sizeof(*p->refuse_drivers));
+		if (!p->refuse_drivers)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++) {
+			p->refuse_drivers[i] = strdup(policy_hw_default_refuse_drivers[i]);
+			p->n_refuse_drivers = i + 1;
+			if (!p->refuse_drivers[i])
+				return -ENOMEM;
+		}
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string) && !json_object_is_type(v, json_type_array))
+		return jdoc_error(doc, jv_pos(doc, root, "hardware_refuse_drivers", false), err,
+				  "\"hardware_refuse_drivers\" must be true, false or an array of "
+				  "driver names, not %s",
+				  json_type_words(v));
+	r = jv_string_list(doc, root, "hardware_refuse_drivers", POLICY_MAX_REFUSE_DRIVERS,
+			   &p->refuse_drivers, &p->n_refuse_drivers, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < p->n_refuse_drivers; i++)
+		if (!driver_name_ok(p->refuse_drivers[i]))
+			return jdoc_error(doc,
+					  json_object_is_type(v, json_type_array)
+					      ? jdoc_element_pos(doc, v, i)
+					      : jv_pos(doc, root, "hardware_refuse_drivers", false),
+					  err,
+					  "\"hardware_refuse_drivers\": \"%s\" is not a driver name "
+					  "(1 to 31 letters, digits, '_' or '-', as under "
+					  "/sys/bus/pci/drivers)",
+					  p->refuse_drivers[i]);
+	return 0;
+}
 
 static bool parse_id(const char *s, bool allow_any, uint32_t *v, uint32_t *d, bool *any)
 {
@@ -188,7 +262,7 @@ int policy_hw_parse(const struct jdoc *doc, struct json_object *root, struct rg_
 		jdoc_line_col(doc, jv_pos(doc, root, "baseline", false), &p->baseline_pos.line,
 			      &p->baseline_pos.column);
 	}
-	return 0;
+	return parse_refuse_drivers(doc, root, p, err);
 }
 
 void policy_hw_free(struct rg_policy *p)
@@ -197,6 +271,9 @@ void policy_hw_free(struct rg_policy *p)
 		free(p->hardware[i].comment);
 	free(p->hardware);
 	free(p->baseline);
+	for (size_t i = 0; i < p->n_refuse_drivers; i++)
+		free(p->refuse_drivers[i]);
+	free(p->refuse_drivers);
 }
 
 bool policy_hw_allowed(const struct rg_policy *p, const struct rg_ev_pci *fn, uint64_t now_ns)

@@ -3,8 +3,10 @@
  * The policy's hardware keys (policy_hw.c): "hardware", the PCI functions this machine may have
  * whatever the rules say (by vendor:device, subsystem IDs, address and Device Serial Number,
  * with expiry), and "baseline", the seat baseline file the hardware is checked against
- * (agent/hw/baseline.h reads it). Matching works on an event's PCI fields, so the engine
- * derives pci.allowed from the policy in force, reloads included.
+ * (agent/hw/baseline.h reads it), and "hardware_refuse_drivers", the drivers hardware
+ * enforcement refuses to functions that appear while a game runs (agent/hw/hw_refuse.h).
+ * Matching works on an event's PCI fields, so the engine derives pci.allowed from the policy in
+ * force, reloads included.
  */
 #pragma once
 
@@ -17,6 +19,10 @@
 struct rg_policy;
 
 #define POLICY_MAX_HARDWARE 1024
+#define POLICY_MAX_REFUSE_DRIVERS 64
+
+/* "hardware_refuse_drivers": true: the PCI drivers of Linux's RDMA-capable adapters (NULL-ended). */
+extern const char *const policy_hw_default_refuse_drivers[];
 
 struct rg_policy_hw {
 	bool has_id, any_device;
@@ -30,7 +36,7 @@ struct rg_policy_hw {
 	unsigned line, column;
 };
 
-/* Parses "hardware" and "baseline" of a policy document's root into p. 0, -EINVAL (err), -ENOMEM.
+/* Parses "hardware", "baseline" and "hardware_refuse_drivers" of a policy document's root into p. 0, -EINVAL (err), -ENOMEM.
  */
 int policy_hw_parse(const struct jdoc *doc, struct json_object *root, struct rg_policy *p,
 		    struct rg_error *err);

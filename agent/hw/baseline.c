@@ -487,6 +487,23 @@ unsigned hw_baseline_check(const struct hw_baseline *b, const struct hw_fn *fn, 
 	return check_entry(e, fn, diff, size);
 }
 
+bool hw_baseline_covers(const struct hw_baseline *b, const struct hw_fn *fn, bool with_driver)
+{
+	const struct bl_entry *e = b ? find(b, fn->addr) : NULL;
+	char buf[FP_LEN];
+
+	if (!e)
+		return false;
+	for (unsigned f = 0; f < FP__MAX; f++) {
+		if (f == FP_DRIVER && !with_driver)
+			continue;
+		fp_format(fn, f, buf, sizeof(buf));
+		if (strcmp(buf, e->v[f]) != 0)
+			return false;
+	}
+	return true;
+}
+
 /* The function the baseline describes (for a removed one): what the event needs. */
 static void entry_to_fn(const struct bl_entry *e, struct hw_fn *fn)
 {

@@ -43,6 +43,14 @@ unsigned hw_baseline_check(const struct hw_baseline *b, const struct hw_fn *fn, 
 			   size_t size);
 
 /*
+ * Whether the baseline has fn as it is: an entry at its address whose every field matches, the
+ * driver too when with_driver (a function just added may have no driver yet, or be probing one:
+ * hardware enforcement leaves the machine's own alone either way; a driver being bound is
+ * judged with it). b may be NULL (false).
+ */
+bool hw_baseline_covers(const struct hw_baseline *b, const struct hw_fn *fn, bool with_driver);
+
+/*
  * A whole scan against the baseline: cb for every function added or changed (with the event, its
  * baseline.change and baseline.diff filled) and every function of the baseline not on the machine
  * (removed: its fingerprint from the baseline). A non-zero return from cb stops and is returned.

@@ -14,6 +14,7 @@
 #include "common/util.h"
 #include "dma_fault.h"
 #include "hw_enforce.h"
+#include "hw_refuse.h"
 
 #define PCI_COMMAND	   0x04
 #define PCI_COMMAND_MASTER 0x4
@@ -42,16 +43,27 @@ static int dev_path(const struct hw_enforce_paths *p, const char *addr, const ch
 		       : -ENAMETOOLONG;
 }
 
-static int write_one(const char *path)
+/* one write of s, as `echo -n s >` does: sysfs takes an attribute in one write */
+static int write_str(const char *path, const char *s)
 {
+	size_t n = strlen(s);
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW), r = 0;
+	ssize_t w;
 
 	if (fd < 0)
 		return -errno;
-	if (write(fd, "1", 1) != 1)
+	w = write(fd, s, n);
+	if (w < 0)
 		r = -errno;
+	else if ((size_t)w != n)
+		r = -EIO;
 	close(fd);
 	return r;
+}
+
+static int write_one(const char *path)
+{
+	return write_str(path, "1");
 }
 
 int hw_enforce_remove(const struct hw_enforce_paths *p, const char *addr)
@@ -152,6 +164,42 @@ int hw_enforce_translate(const struct hw_enforce_paths *p, const char *addr, int
 	return strcmp(type, "DMA") == 0 || strcmp(type, "DMA-FQ") == 0 ? 1 : -EIO;
 }
 
+int hw_enforce_override(const struct hw_enforce_paths *p, const char *addr, const char *name)
+{
+	char path[256];
+	int r = dev_path(p, addr, "driver_override", path, sizeof(path));
+
+	/* "\n" clears it (the kernel takes an empty write as "no change" on some versions) */
+	return r < 0 ? r : write_str(path, name[0] ? name : "\n");
+}
+
+static bool driver_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 31)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+int hw_enforce_unbind(const struct hw_enforce_paths *p, const char *addr, const char *driver)
+{
+	char path[256];
+	int r = dev_path(p, addr, "", path, sizeof(path));
+
+	if (r < 0)
+		return r;
+	if (!driver_name_ok(driver))
+		return -EINVAL;
+	if (!snprintf_ok(path, sizeof(path), "%s/bus/pci/drivers/%s/unbind", sysfs(p), driver))
+		return -ENAMETOOLONG;
+	return write_str(path, addr);
+}
+
 int hw_enforce_note(const struct hw_enforce_paths *p, const char *what, const char *addr)
 {
 	char line[64], dir[256], *slash;
@@ -173,10 +221,39 @@ int hw_enforce_note(const struct hw_enforce_paths *p, const char *what, const ch
 	return r;
 }
 
-int hw_enforce_undo(const struct hw_enforce_paths *p, unsigned *n_rescan, unsigned *n_master)
+/* driver_override cleared where it is still ours, then the function probed: 1 done, 0 not ours
+ * (left alone), -errno */
+static int undo_override(const struct hw_enforce_paths *p, const char *addr)
+{
+	char path[256], cur[64];
+	int fd, r = dev_path(p, addr, "driver_override", path, sizeof(path));
+
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	r = (int)read(fd, cur, sizeof(cur) - 1);
+	close(fd);
+	if (r < 0)
+		return -errno;
+	cur[r] = 0;
+	cur[strcspn(cur, "\n")] = 0;
+	if (strcmp(cur, HW_REFUSE_OVERRIDE) != 0)
+		return 0;
+	r = hw_enforce_override(p, addr, "");
+	if (r < 0)
+		return r;
+	if (!snprintf_ok(path, sizeof(path), "%s/bus/pci/drivers_probe", sysfs(p)))
+		return -ENAMETOOLONG;
+	r = write_str(path, addr);
+	return r < 0 ? r : 1;
+}
+
+int hw_enforce_undo(const struct hw_enforce_paths *p, struct hw_enforce_undone *ret)
 {
 	_cleanup_free_ char *buf = NULL;
-	unsigned rescans = 0, masters = 0;
+	unsigned rescans = 0, masters = 0, overrides = 0;
 	bool removed = false;
 	char path[256];
 	size_t len;
@@ -213,11 +290,19 @@ int hw_enforce_undo(const struct hw_enforce_paths *p, unsigned *n_rescan, unsign
 		else if (r != -ENOENT && !first)
 			first = r;
 	}
+	/* after the rescan, which a driver_override would keep from binding anyway */
+	for (char *l = buf; l < buf + len; l += strlen(l) + 1) {
+		if (!startswith(l, "override "))
+			continue;
+		r = undo_override(p, l + 9);
+		if (r > 0)
+			overrides++;
+		else if (r < 0 && r != -ENOENT && !first)
+			first = r;
+	}
 	if (unlink(state(p)) < 0 && !first)
 		first = -errno;
-	if (n_rescan)
-		*n_rescan = rescans;
-	if (n_master)
-		*n_master = masters;
+	if (ret)
+		*ret = (struct hw_enforce_undone){rescans, masters, overrides};
 	return first;
 }

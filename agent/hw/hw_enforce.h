@@ -4,8 +4,11 @@
  * the policy's "hardware_enforce", to a PCI function the policy does not allow: remove it from
  * the bus (the kernel forgets it; behind an IOMMU a card that goes on anyway faults and is
  * reported), or clear its bus-master bit (an honest card stops; a malicious FPGA may ignore it).
- * What it did is kept in a state file (one line per action) so that `rdmaguard enforce --off`
- * can undo it: a rescan of the bus, and bus mastering set again where it was cleared.
+ * While a game runs it also refuses RDMA drivers to functions that appeared during the game
+ * (hw_refuse.h decides): the function's driver_override is set to a name no driver has, then its
+ * driver is unbound. What it did is kept in a state file (one line per action) so that
+ * `rdmaguard enforce --off` can undo it: a rescan of the bus, bus mastering set again where it
+ * was cleared, driver_override cleared (where it is still ours) and the function probed again.
  *
  * Paths are built from a canonical address only ("0000:01:00.0", hw_parse_bdf()), below sysfs
  * (a parameter, for tests).
@@ -39,13 +42,32 @@ int hw_enforce_clear_master(const struct hw_enforce_paths *p, const char *addr, 
 int hw_enforce_translate(const struct hw_enforce_paths *p, const char *addr, int *group,
 			 char *after, size_t after_size);
 
-/* Appends "remove ADDR" or "bus_master ADDR" to the state file. */
+/* Writes name to ADDR's driver_override ("" clears it: no override). 0 or -errno. */
+int hw_enforce_override(const struct hw_enforce_paths *p, const char *addr, const char *name);
+
+/*
+ * Unbinds ADDR from driver: writes ADDR to ROOT/bus/pci/drivers/DRIVER/unbind. The kernel does
+ * it only if ADDR is bound to that very driver (-ENODEV otherwise), so a driver name that is not
+ * the bound one does nothing. -EINVAL: not a canonical address, or a driver name that is not 1
+ * to 31 of [A-Za-z0-9_-]. 0 or -errno.
+ */
+int hw_enforce_unbind(const struct hw_enforce_paths *p, const char *addr, const char *driver);
+
+/* Appends "remove ADDR", "bus_master ADDR" or "override ADDR" to the state file. */
 int hw_enforce_note(const struct hw_enforce_paths *p, const char *what, const char *addr);
+
+struct hw_enforce_undone {
+	unsigned rescans;   /* bus rescans (functions removed) */
+	unsigned masters;   /* functions whose bus mastering was set again */
+	unsigned overrides; /* functions whose driver_override was cleared and that were probed */
+};
 
 /*
  * Undoes what the state file lists: rescans the bus if anything was removed, sets bus mastering
- * again on each function whose bit was cleared (if it is still there), then deletes the file.
- * *n_rescan and *n_master (may be NULL) count what was done. 0, -ENOENT (nothing to undo),
- * -errno (the first failure; the rest is still tried).
+ * again on each function whose bit was cleared, clears driver_override where it is still
+ * HW_REFUSE_OVERRIDE (someone else's is left alone) and has the kernel probe the function again
+ * (ROOT/bus/pci/drivers_probe), each only where the function is still there; then deletes the
+ * file. *ret (may be NULL) counts what was done. 0, -ENOENT (nothing to undo), -errno (the
+ * first failure; the rest is still tried).
  */
-int hw_enforce_undo(const struct hw_enforce_paths *p, unsigned *n_rescan, unsigned *n_master);
+int hw_enforce_undo(const struct hw_enforce_paths *p, struct hw_enforce_undone *ret);

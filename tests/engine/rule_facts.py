@@ -141,6 +141,22 @@ FACTS = {
         a("DMA-009", "critical", None, pci__address="0000:03:00.0",
           pci__enforcement="failed: removed from the bus (Permission denied)"),
     ],
+    # RDMA drivers refused while Arena runs: critical, naming the driver and what was done; a
+    # failure too; not the bind before it, not DMA-001 for the function the unbind left
+    # driverless, not a plain unbind; the removal beside them is DMA-009's, not DMA-010's
+    "DMA-010": [
+        a("DMA-010", "critical", None, pci__address="0000:04:00.0", pci__driver="mlx5_core",
+          pci__change="unbind",
+          pci__enforcement="done: mlx5_core unbound, driver_override rdmaguard-refused",
+          message="Hardware enforcement refused driver mlx5_core to PCI function 0000:04:00.0 "
+                  "(15b3:1017 Mellanox Technologies MT27800 Family [ConnectX-5]), new while "
+                  "Arena runs: done: mlx5_core unbound, driver_override rdmaguard-refused"),
+        a("DMA-010", "critical", None, pci__address="0000:05:00.0", pci__driver="bnxt_en",
+          pci__enforcement="failed: bnxt_en unbound (Permission denied), driver_override not "
+                           "set (Permission denied)"),
+        a("DMA-009", "critical", None, pci__address="0000:02:00.0",
+          pci__enforcement="done: removed from the bus"),
+    ],
     # mlx5_0 seen twice (the second a repeat), mlx5_1 added; the PCI function alone is nothing
     "RDMA-001": [
         a("RDMA-001", "medium", None, rdma__device="mlx5_0",

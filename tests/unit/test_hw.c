@@ -547,6 +547,22 @@ START_TEST(test_baseline)
 	ck_assert_uint_eq(hw_baseline_check(b, &fn, diff, sizeof(diff)), RG_HW_ADDED);
 	ck_assert_str_eq(diff, "not in the baseline");
 
+	/* what hardware enforcement leaves alone: the same function, with or without its driver */
+	fn = *fn_at(s, "0000:01:00.0");
+	ck_assert(hw_baseline_covers(b, &fn, true));
+	ck_assert(hw_baseline_covers(b, &fn, false));
+	fn.command = 0; /* volatile */
+	ck_assert(hw_baseline_covers(b, &fn, true));
+	snprintf(fn.driver, sizeof(fn.driver), "%s", fn.driver[0] ? "" : "mlx5_core");
+	ck_assert(!hw_baseline_covers(b, &fn, true));
+	ck_assert(hw_baseline_covers(b, &fn, false));
+	fn.dsn ^= 1; /* another serial number: another card, whatever the driver */
+	ck_assert(!hw_baseline_covers(b, &fn, false));
+	fn = *fn_at(s, "0000:01:00.0");
+	memcpy(fn.addr, "0000:07:00.0", 13);
+	ck_assert(!hw_baseline_covers(b, &fn, false));
+	ck_assert(!hw_baseline_covers(NULL, fn_at(s, "0000:01:00.0"), false));
+
 	/* The card gone, a function changed: one event each, the removed one last. */
 	ck_assert_str_eq(s->fn[4].addr, "0000:01:00.0");
 	ck_assert_str_eq(s->fn[5].addr, "0000:02:00.0");
@@ -671,6 +687,54 @@ START_TEST(test_allowlist)
 	policy_error("{\"hardware\": {}}",
 		     "p.json:1:14: \"hardware\" must be an array of entries, not an object");
 	policy_error("{\"baseline\": \"\"}", "p.json:1:14: \"baseline\" must not be empty");
+}
+END_TEST
+
+/* "hardware_refuse_drivers": true (the built-in list), false, names; bad names at their place */
+START_TEST(test_refuse_drivers)
+{
+	struct rg_policy *p;
+	bool mlx5 = false;
+
+	p = policy("{\"hardware_refuse_drivers\": true}");
+	ck_assert_uint_ge(p->n_refuse_drivers, 10);
+	for (size_t i = 0; i < p->n_refuse_drivers; i++)
+		mlx5 |= strcmp(p->refuse_drivers[i], "mlx5_core") == 0;
+	ck_assert(mlx5);
+	policy_free(p);
+	p = policy("{\"hardware_refuse_drivers\": false}");
+	ck_assert_uint_eq(p->n_refuse_drivers, 0);
+	policy_free(p);
+	p = policy("{}");
+	ck_assert_uint_eq(p->n_refuse_drivers, 0);
+	policy_free(p);
+	p = policy("{\"hardware_refuse_drivers\": [\"e1000e\", \"vmw_pvrdma\", \"be2net\"]}");
+	ck_assert_uint_eq(p->n_refuse_drivers, 3);
+	ck_assert_str_eq(p->refuse_drivers[0], "e1000e");
+	ck_assert_str_eq(p->refuse_drivers[2], "be2net");
+	policy_free(p);
+	p = policy("{\"hardware_refuse_drivers\": \"mlx5_core\"}");
+	ck_assert_uint_eq(p->n_refuse_drivers, 1);
+	policy_free(p);
+
+	policy_error("{\"hardware_refuse_drivers\": [\"e1000e\", \"../../x\"]}",
+		     "p.json:1:40: \"hardware_refuse_drivers\": \"../../x\" is not a driver name (1 "
+		     "to 31 letters, digits, '_' or '-', as under /sys/bus/pci/drivers)");
+	policy_error("{\"hardware_refuse_drivers\": \"a/b\"}",
+		     "p.json:1:29: \"hardware_refuse_drivers\": \"a/b\" is not a driver name (1 "
+		     "to 31 letters, digits, '_' or '-', as under /sys/bus/pci/drivers)");
+	policy_error("{\"hardware_refuse_drivers\": [\"abcdefghijklmnopqrstuvwxyz0123456\"]}",
+		     "p.json:1:30: \"hardware_refuse_drivers\": \"abcdefghijklmnopqrstuvwxyz0123456\" "
+		     "is not a driver name (1 to 31 letters, digits, '_' or '-', as under "
+		     "/sys/bus/pci/drivers)");
+	policy_error("{\"hardware_refuse_drivers\": 1}",
+		     "p.json:1:29: \"hardware_refuse_drivers\" must be true, false or an array of "
+		     "driver names, not a number");
+	policy_error("{\"hardware_refuse_drivers\": []}",
+		     "p.json:1:29: \"hardware_refuse_drivers\" must not be an empty array");
+	policy_error("{\"hardware_refuse_driver\": true}",
+		     "p.json:1:2: unknown key \"hardware_refuse_driver\" in the policy (did you mean "
+		     "\"hardware_refuse_drivers\"?)");
 }
 END_TEST
 
@@ -821,6 +885,7 @@ static Suite *suite(void)
 	tcase_add_test(core, test_baseline);
 	tcase_add_test(core, test_fingerprint);
 	tcase_add_test(core, test_allowlist);
+	tcase_add_test(core, test_refuse_drivers);
 	tcase_add_test(core, test_cmdline);
 	tcase_add_test(limits, test_caps_malformed);
 	tcase_add_test(limits, test_caps_limits);

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Hardware enforcement's IOMMU group switch (hw_enforce_translate()) on a fixture sysfs: a
+ * Hardware enforcement on a fixture sysfs: the IOMMU group switch (hw_enforce_translate()): a
  * function whose group is identity gets "DMA" written to the group's type (as `echo DMA >`
  * does, the kernel's sysfs_streq() takes the newline), one already translating or without a
- * group is left alone, and a path is only ever built from a canonical address.
+ * group is left alone, and a path is only ever built from a canonical address. Refusing RDMA
+ * drivers (hw_refuse.h): every reason not to act, in order, and the one case that acts; the
+ * table of appearances; the override and unbind writes (the unbind only through a driver name
+ * that cannot leave drivers/), and `enforce --off`'s undo, which clears only its own override.
  */
 #include <check.h>
 #include <errno.h>
@@ -14,7 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "event/event.h"
 #include "hw/hw_enforce.h"
+#include "hw/hw_refuse.h"
 
 static char root[64];
 
@@ -151,10 +156,197 @@ START_TEST(test_bad_address)
 }
 END_TEST
 
+/* ---- refusing RDMA drivers ---- */
+
+static const char *const refused[] = {"mlx5_core", "e1000e"};
+
+/* a bind of e1000e to a network function that appeared at 200 while a game runs since 100 */
+static struct hw_refuse_in refusable(void)
+{
+	return (struct hw_refuse_in){
+	    .enforcing = true,
+	    .drivers = refused,
+	    .n_drivers = 2,
+	    .change = RG_HW_BIND,
+	    .driver = "e1000e",
+	    .class_code = 0x020000,
+	    .game_since = 100,
+	    .added_ns = 200,
+	};
+}
+
+START_TEST(test_refuse_decide)
+{
+	struct hw_refuse_in in = refusable();
+
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_YES);
+	ck_assert_str_eq(hw_refuse_verdict_to_string(HW_REFUSE_YES), "refuse");
+	/* appeared at the very start of the session: new */
+	in.added_ns = 100;
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_YES);
+
+	in = refusable();
+	in.enforcing = false;
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_OFF);
+	in = refusable();
+	in.n_drivers = 0;
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_OFF);
+	for (unsigned c = 0; c < RG_HW__MAX; c++) {
+		in = refusable();
+		in.change = c;
+		if (c != RG_HW_BIND)
+			ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_NOT_BIND);
+	}
+	in = refusable();
+	in.driver = "";
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_NOT_BIND);
+	in = refusable();
+	in.driver = "e1000"; /* a prefix of a listed name is another driver */
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_NOT_LISTED);
+	in.driver = "mlx5_core";
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_YES);
+	in = refusable();
+	in.game_since = 0;
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_NO_GAME);
+	/* there when the daemon started, or when the game started */
+	in = refusable();
+	in.added_ns = 0;
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_PRESENT);
+	in.added_ns = 99;
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_PRESENT);
+	in = refusable();
+	in.class_code = 0x060400;
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_BRIDGE);
+	in = refusable();
+	in.allowed = true;
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_ALLOWED);
+	in = refusable();
+	in.baseline = true;
+	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_BASELINE);
+	for (unsigned v = HW_REFUSE_OFF; v <= HW_REFUSE_YES; v++)
+		ck_assert_ptr_nonnull(hw_refuse_verdict_to_string(v));
+	ck_assert_ptr_null(hw_refuse_verdict_to_string(HW_REFUSE_YES + 1));
+}
+END_TEST
+
+START_TEST(test_added_table)
+{
+	static struct hw_added_table t;
+	char addr[16];
+
+	memset(&t, 0, sizeof(t));
+	ck_assert_uint_eq(hw_added_at(&t, "0000:04:00.0"), 0);
+	hw_added_note(&t, RG_HW_ADD, "0000:04:00.0", 500);
+	hw_added_note(&t, RG_HW_BIND, "0000:05:00.0", 600); /* only add and remove count */
+	ck_assert_uint_eq(hw_added_at(&t, "0000:04:00.0"), 500);
+	ck_assert_uint_eq(hw_added_at(&t, "0000:05:00.0"), 0);
+	/* added again: the latest appearance */
+	hw_added_note(&t, RG_HW_ADD, "0000:04:00.0", 700);
+	ck_assert_uint_eq(hw_added_at(&t, "0000:04:00.0"), 700);
+	ck_assert_uint_eq(t.n, 1);
+	hw_added_note(&t, RG_HW_REMOVE, "0000:04:00.0", 800);
+	ck_assert_uint_eq(hw_added_at(&t, "0000:04:00.0"), 0);
+	ck_assert_uint_eq(t.n, 0);
+	/* full: the oldest makes room, memory stays fixed */
+	for (unsigned i = 0; i < HW_ADDED_MAX; i++) {
+		snprintf(addr, sizeof(addr), "0000:%02x:%02x.%u", i >> 8, (i >> 3) & 31, i & 7);
+		hw_added_note(&t, RG_HW_ADD, addr, 1000 + i);
+	}
+	ck_assert_uint_eq(t.n, HW_ADDED_MAX);
+	hw_added_note(&t, RG_HW_ADD, "0000:ff:00.0", 5000);
+	ck_assert_uint_eq(t.n, HW_ADDED_MAX);
+	ck_assert_uint_eq(hw_added_at(&t, "0000:ff:00.0"), 5000);
+	ck_assert_uint_eq(hw_added_at(&t, "0000:00:00.0"), 0); /* the oldest, 1000 */
+	ck_assert_uint_eq(hw_added_at(&t, "0000:00:00.1"), 1001);
+}
+END_TEST
+
+/* ROOT/bus/pci/devices/ADDR/driver_override (content), ROOT/bus/pci/drivers/DRV/unbind and
+ * ROOT/bus/pci/drivers_probe, all empty files as the test reads them back */
+static void bind_fixture(const char *addr, const char *override)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s", root, addr);
+	mkdirs(path);
+	snprintf(path, sizeof(path), "bus/pci/devices/%s/driver_override", addr);
+	put(path, override);
+	snprintf(path, sizeof(path), "%s/bus/pci/drivers/e1000e", root);
+	mkdirs(path);
+	put("bus/pci/drivers/e1000e/unbind", "");
+	put("bus/pci/drivers_probe", "");
+}
+
+static void whole(const char *rel, char *buf, size_t size)
+{
+	char path[512];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+START_TEST(test_override_unbind)
+{
+	struct hw_enforce_paths p = {.sysfs = root};
+	static const char *const bad[] = {"", "../../../x", "e1000e/../x", "a b",
+					  "abcdefghijklmnopqrstuvwxyz0123456"};
+	char buf[64];
+
+	bind_fixture("0000:04:00.0", "");
+	ck_assert_int_eq(hw_enforce_override(&p, "0000:04:00.0", HW_REFUSE_OVERRIDE), 0);
+	whole("bus/pci/devices/0000:04:00.0/driver_override", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "rdmaguard-refused");
+	ck_assert_int_eq(hw_enforce_unbind(&p, "0000:04:00.0", "e1000e"), 0);
+	whole("bus/pci/drivers/e1000e/unbind", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0000:04:00.0");
+	/* a driver that is not there (the kernel's -ENODEV is the bound-elsewhere case) */
+	ck_assert_int_eq(hw_enforce_unbind(&p, "0000:04:00.0", "mlx5_core"), -ENOENT);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(hw_enforce_unbind(&p, "0000:04:00.0", bad[i]), -EINVAL);
+	ck_assert_int_eq(hw_enforce_unbind(&p, "0000:04:00.0/..", "e1000e"), -EINVAL);
+	ck_assert_int_eq(hw_enforce_override(&p, "../0000:04:00.0", "x"), -EINVAL);
+	/* gone */
+	ck_assert_int_eq(hw_enforce_override(&p, "0000:05:00.0", HW_REFUSE_OVERRIDE), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_undo_override)
+{
+	char state[128], buf[64];
+	struct hw_enforce_paths p = {.sysfs = root, .state = state};
+	struct hw_enforce_undone u;
+
+	snprintf(state, sizeof(state), "%s/run/hw-enforced", root);
+	bind_fixture("0000:04:00.0", "rdmaguard-refused\n");
+	bind_fixture("0000:05:00.0", "vfio-pci\n"); /* someone else's since: left alone */
+	ck_assert_int_eq(hw_enforce_note(&p, "override", "0000:04:00.0"), 0);
+	ck_assert_int_eq(hw_enforce_note(&p, "override", "0000:05:00.0"), 0);
+	ck_assert_int_eq(hw_enforce_note(&p, "override", "0000:06:00.0"), 0); /* gone since */
+	ck_assert_int_eq(hw_enforce_undo(&p, &u), 0);
+	ck_assert_uint_eq(u.rescans, 0);
+	ck_assert_uint_eq(u.masters, 0);
+	ck_assert_uint_eq(u.overrides, 1);
+	first_line("bus/pci/devices/0000:04:00.0/driver_override", buf, sizeof(buf));
+	ck_assert_str_eq(buf, ""); /* "\n" written: the kernel clears it */
+	first_line("bus/pci/devices/0000:05:00.0/driver_override", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "vfio-pci");
+	whole("bus/pci/drivers_probe", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0000:04:00.0");
+	ck_assert_int_eq(access(state, F_OK), -1);
+	ck_assert_int_eq(hw_enforce_undo(&p, &u), -ENOENT);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hw_enforce");
-	TCase *tc = tcase_create("translate");
+	TCase *tc = tcase_create("translate"), *refuse = tcase_create("refuse");
 	SRunner *sr;
 	int failed;
 
@@ -164,6 +356,12 @@ int main(void)
 	tcase_add_test(tc, test_no_group);
 	tcase_add_test(tc, test_bad_address);
 	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(refuse, setup, teardown);
+	tcase_add_test(refuse, test_refuse_decide);
+	tcase_add_test(refuse, test_added_table);
+	tcase_add_test(refuse, test_override_unbind);
+	tcase_add_test(refuse, test_undo_override);
+	suite_add_tcase(s, refuse);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -19,8 +19,8 @@ usage: tests/vm/lab.sh [--lsm] [--machine M] [--build DIR] [--results DIR] [--ti
                  "# lab-machine: M" line; none: pc), sorted by name
   --lsm          boot with lsm=lockdown,capability,landlock,yama,apparmor,bpf
   --machine M    pc (default: qemu's i440fx), q35-iommu (q35, emulated Intel IOMMU, intel_iommu=on,
-                 qemu's edu DMA card in root port rp1, an empty root port rp2 for hot-adding, QMP
-                 relayed to the guest), q35-noiommu (the same with intel_iommu=off)
+                 qemu's edu DMA card in root port rp1, empty root ports rp2-rp4 for hot-adding,
+                 QMP relayed to the guest), q35-noiommu (the same with intel_iommu=off)
   --build DIR    meson build dir (default $RG_BUILD or <source>/build); scenarios get
                  RG=DIR/agent/rdmaguard
   --results DIR  where results go (default DIR/vm-results under the build dir):
@@ -307,8 +307,8 @@ qemu_args=(
 
 # The q35 machine of the hardware scenarios (docs/hardware-runtime.md): qemu's emulated VT-d
 # (created before the PCI devices it translates), the edu card, a DMA engine with no driver, at
-# 0000:01:00.0 behind root port rp1, and an empty root port rp2 where a scenario hot-adds one
-# through QMP. edu's dma_mask (28 bits by default) is widened so that it reaches all of the
+# 0000:01:00.0 behind root port rp1, and empty root ports rp2, rp3 and rp4 (buses 02-04) where
+# a scenario hot-adds cards through QMP. edu's dma_mask (28 bits by default) is widened so that it reaches all of the
 # guest's memory: the card, not the IOMMU, would otherwise clamp the addresses. The VT-d unit
 # offers no pass-through (pt=off), as on many real machines: an identity group is then a 1:1 map
 # of RAM, and a DMA outside it faults (hw-enforce's identity group).
@@ -320,6 +320,8 @@ if [ "$machine" != pc ]; then
 		-device pcie-root-port,id=rp1,chassis=1,slot=1
 		-device edu,bus=rp1,dma_mask=0xffffffffff
 		-device pcie-root-port,id=rp2,chassis=2,slot=2
+		-device pcie-root-port,id=rp3,chassis=3,slot=3
+		-device pcie-root-port,id=rp4,chassis=4,slot=4
 		-qmp "unix:$qmp_dir/qmp.sock,server=on,wait=off")
 fi
 
