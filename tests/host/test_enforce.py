@@ -18,6 +18,7 @@ killed and reported once as well.
 
 Needs root (exit 77 otherwise). Environment: RG_RDMAGUARD, RG_HOST_DRIVER, RG_SOURCE_ROOT."""
 
+import errno
 import hashlib
 import json
 import os
@@ -162,7 +163,22 @@ def rule_alerts(d, rule, action, pid=None):
                   (pid is None or a["process"]["pid"] == pid))
 
 
+def ia32_exec_refused(path):
+    """Whether the kernel refuses to run a 32-bit executable at all (no IA32 emulation,
+    ia32_emulation=false, a sandbox's kernel): then nothing enters through the ia32 table."""
+    try:
+        rc = subprocess.run([path, "exit", "0"], timeout=30).returncode
+    except OSError as e:
+        if e.errno == errno.ENOEXEC:
+            return True
+        raise
+    if rc != 0:
+        raise RuntimeError(f"the 32-bit driver's probe run exited {rc}")
+    return False
+
+
 def main():
+    global DRIVER32
     if os.geteuid() != 0:
         print("SKIP: enforcement attaches BPF programs and pins them: needs root")
         return 77
@@ -170,6 +186,10 @@ def main():
         print("FAIL: no 32-bit host driver: the compiler cannot link -m32 (install gcc-multilib, "
               "as packaging/bootstrap.sh --deps does)")
         return 1
+    if DRIVER32 and ia32_exec_refused(DRIVER32):
+        print("# SKIP the 32-bit checks: this kernel refuses 32-bit executables (execve: ENOEXEC),"
+              " so the ia32 entry points cannot be used here")
+        DRIVER32 = None
     tmp = tempfile.mkdtemp(prefix="rg-enforce-")
     bpffs = os.path.join(tmp, "bpffs")
     os.mkdir(bpffs)
