@@ -24,9 +24,9 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from poll import poll  # noqa: E402
 from tap import check, summary  # noqa: E402
 
 RG = os.environ["RG_RDMAGUARD"]
@@ -79,13 +79,7 @@ def threads(pid):
 
 
 def wait_for(fn, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        res = fn()
-        if res:
-            return res
-        time.sleep(0.2)
-    return fn()
+    return poll(fn, timeout)
 
 
 def check_threads(label, pid, eff, prm):

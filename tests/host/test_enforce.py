@@ -30,6 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from poll import poll  # noqa: E402
 from tap import check, summary  # noqa: E402
 from usernode import open_as_user  # noqa: E402
 
@@ -56,13 +57,7 @@ def policy(allowed, rules):
 
 
 def wait_for(what, fn, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        res = fn()
-        if res:
-            return res
-        time.sleep(0.2)
-    return fn()
+    return poll(fn, timeout)
 
 
 def alerts(path):

@@ -24,6 +24,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from poll import poll  # noqa: E402
 from tap import check, summary  # noqa: E402
 
 RG = os.environ["RG_RDMAGUARD"]
@@ -142,13 +143,7 @@ def everything_passed(here, there):
 
 
 def wait_for(fn, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        res = fn()
-        if res:
-            return res
-        time.sleep(0.2)
-    return fn()
+    return poll(fn, timeout)
 
 
 def free_port():
