@@ -77,6 +77,20 @@ def check_bytes(st, recs, what, spooled_from=0):
                sum(raw[spooled_from:]), spooled_from))
 
 
+def check_once_in_order(rs, drv, sent, label):
+    """What the collector received: each of the alerts sent exactly once, in order, each record
+    as sent; returns the records and their event ids."""
+    n = len(sent)
+    recs = rs.received()
+    ids = t.uuids_of(recs)
+    t.check(len(recs) == n and len(set(ids)) == n,
+            "%s: %d lines, %d distinct ids for %d alerts" % (label, len(recs), len(set(ids)), n))
+    t.check(ids == [a["event"]["id"] for a in sent], "%s: order differs" % label)
+    for r, a in zip(recs, sent):
+        t.check_record(r, a, drv.proc.pid)
+    return recs, ids
+
+
 def scenario_relp_restart(d):
     n = 200
     # The TLS/TCP output first: the same outage, at least once (duplicates expected, counted).
@@ -99,13 +113,7 @@ def scenario_relp_restart(d):
             "name/type %r %r" % (st["name"], st["type"]))
     t.check(st["delivered"] == n and st["spool_records"] == 0, "stats %r" % st)
     t.check(drv.close() == 0, "driver exit status (relp)")
-    recs = rs.received()
-    ids = t.uuids_of(recs)
-    t.check(len(recs) == n and len(set(ids)) == n,
-            "relp: %d lines, %d distinct ids for %d alerts" % (len(recs), len(set(ids)), n))
-    t.check(ids == [a["event"]["id"] for a in sent], "relp: order differs")
-    for r, a in zip(recs, sent):
-        t.check_record(r, a, drv.proc.pid)
+    recs, ids = check_once_in_order(rs, drv, sent, "relp")
     check_bytes(st, recs, "relp-restart")
     # the restart broke a send at least (the held record), sent again on the next session
     t.check(st["failed"]["connection_lost"] >= 1 and st["failed_bytes"]["connection_lost"] > 0,
@@ -172,13 +180,7 @@ def scenario_relp_tls(d):
     t.check(st["delivered"] == n and st["spool_records"] == 0 and st["connects"] >= 2,
             "stats %r" % st)
     t.check(drv.close() == 0, "driver exit status")
-    recs = rs.received()
-    ids = t.uuids_of(recs)
-    t.check(len(recs) == n and len(set(ids)) == n,
-            "relp+tls: %d lines, %d distinct ids for %d alerts" % (len(recs), len(set(ids)), n))
-    t.check(ids == [a["event"]["id"] for a in sent], "relp+tls: order differs")
-    for r, a in zip(recs, sent):
-        t.check_record(r, a, drv.proc.pid)
+    recs, ids = check_once_in_order(rs, drv, sent, "relp+tls")
     check_bytes(st, recs, "relp-tls")
     t.check(os.path.isdir(os.path.join(d, "state", "spool", "relptls-127.0.0.1-%d" % rs.port)),
             "spool directory relptls-HOST-PORT")
