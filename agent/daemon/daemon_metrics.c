@@ -4,17 +4,22 @@
  * endpoint (metrics_http.c) and docs/metrics.md. Names follow Prometheus' conventions (the
  * rdmaguard_ prefix, _total for counters, units in the name); every label has a bounded set of
  * values: event types and providers, rule ids of the loaded rules, severities, CPUs, the
- * configured outputs, the hooks of the sensor plan. No pid, path or peer address.
+ * configured outputs (a file output by its kind, never its path), the hooks of the sensor
+ * plan. No pid, path or peer address. The process_* families are the client libraries'
+ * standard ones.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "common/procstat.h"
 #include "common/util.h"
 #include "enforce/enforce.h"
 #include "engine/engine.h"
@@ -65,6 +70,30 @@ static void sample(FILE *f, const char *name, uint64_t v, ...)
 	fprintf(f, "%s %llu\n", first ? "" : "}", (unsigned long long)v);
 }
 
+/*
+ * An output's label: its name, but for file outputs, whose name carries a path: "file", or
+ * "file#N" for the Nth of several (in the order of the policy, as `rdmaguard status` lists
+ * them). A label never holds a path; the returned string lives until the next call.
+ */
+static const char *output_label(struct daemon *d, size_t i)
+{
+	static char buf[32]; /* the metrics are rendered on the event thread alone */
+	size_t nth = 0, files = 0;
+
+	if (outputs_type(d->outputs, i) != OUTPUT_FILE)
+		return outputs_name(d->outputs, i);
+	for (size_t j = 0; j < outputs_count(d->outputs); j++)
+		if (outputs_type(d->outputs, j) == OUTPUT_FILE) {
+			files++;
+			if (j <= i)
+				nth++;
+		}
+	if (files == 1)
+		return "file";
+	snprintf(buf, sizeof(buf), "file#%zu", nth);
+	return buf;
+}
+
 static void metrics_events(struct daemon *d, FILE *f)
 {
 	family(f, "rdmaguard_events_total", "counter",
@@ -102,9 +131,18 @@ static void metrics_lost(struct daemon *d, FILE *f)
 			continue;
 		for (unsigned k = 0; k < _OUTPUT_DROP_N; k++)
 			sample(f, "rdmaguard_output_dropped_records_total", c.dropped[k], "output",
-			       outputs_name(d->outputs, i), "reason",
+			       output_label(d, i), "reason",
 			       output_drop_reason_to_string(k), NULL);
 	}
+}
+
+/* Whether one of the rule's severity_when clauses gives severity s. */
+static bool rule_may_have(const struct rg_rule *r, int s)
+{
+	for (size_t k = 0; k < r->n_sev_when; k++)
+		if (r->sev_when[k].severity == s)
+			return true;
+	return false;
 }
 
 static void metrics_alerts(struct daemon *d, FILE *f)
@@ -113,12 +151,19 @@ static void metrics_alerts(struct daemon *d, FILE *f)
 	struct engine_stats es;
 
 	engine_get_stats(d->engine, &es);
-	family(f, "rdmaguard_alerts_total", "counter", "Alerts raised, by rule.");
+	family(f, "rdmaguard_alerts_total", "counter",
+	       "Alerts raised, by rule and severity (after the fleet's raise).");
 	for (size_t i = 0; i < rules->n; i++) {
-		uint64_t a, m;
+		const struct rg_rule *r = &rules->rules[i];
 
-		engine_rule_stats(d->engine, i, &a, &m);
-		sample(f, "rdmaguard_alerts_total", a, "rule", rules->rules[i].id, NULL);
+		/* A rule's own severities start at 0, so that a first alert is an increase; a
+		 * severity the fleet's raise gave it appears with its first alert. */
+		for (int s = 0; s < RG_SEV__MAX; s++)
+			if (s == r->severity || rule_may_have(r, s) ||
+			    engine_rule_alerts_at(d->engine, i, s))
+				sample(f, "rdmaguard_alerts_total",
+				       engine_rule_alerts_at(d->engine, i, s), "rule", r->id,
+				       "severity", severity_to_string(s), NULL);
 	}
 	family(f, "rdmaguard_rule_matches_total", "counter",
 	       "Rule matches, by rule, repeats folded into an alert's count included.");
@@ -128,11 +173,6 @@ static void metrics_alerts(struct daemon *d, FILE *f)
 		engine_rule_stats(d->engine, i, &a, &m);
 		sample(f, "rdmaguard_rule_matches_total", m, "rule", rules->rules[i].id, NULL);
 	}
-	family(f, "rdmaguard_alerts_by_severity_total", "counter",
-	       "Alerts raised, by severity (after the fleet's raise).");
-	for (int s = 0; s < RG_SEV__MAX; s++)
-		sample(f, "rdmaguard_alerts_by_severity_total", es.alerts_by_severity[s],
-		       "severity", severity_to_string(s), NULL);
 	family(f, "rdmaguard_alert_repeats_pending", "gauge",
 	       "Repeats counted into an aggregation window, not yet emitted.");
 	sample(f, "rdmaguard_alert_repeats_pending", es.agg_pending, NULL);
@@ -176,7 +216,7 @@ static void per_output(struct daemon *d, FILE *f, const char *name, const char *
 		if (!output_in(d, i, kinds) || outputs_get_counters(d->outputs, i, &c) < 0)
 			continue;
 		sample(f, name, *(const uint64_t *)((const char *)&c + off), "output",
-		       outputs_name(d->outputs, i), NULL);
+		       output_label(d, i), NULL);
 	}
 }
 
@@ -194,7 +234,7 @@ static void per_output_failed(struct daemon *d, FILE *f, const char *name, const
 		for (unsigned k = 0; k < _OUTPUT_FAIL_N; k++)
 			if (output_fail_reason_applies(t, k))
 				sample(f, name, bytes ? c.failed_bytes[k] : c.failed[k], "output",
-				       outputs_name(d->outputs, i), "reason",
+				       output_label(d, i), "reason",
 				       output_fail_reason_to_string(k), NULL);
 	}
 }
@@ -251,7 +291,7 @@ static void metrics_outputs(struct daemon *d, FILE *f)
 		if (output_in(d, i, KINDS_NET))
 			sample(f, "rdmaguard_output_spool_max_bytes",
 			       outputs_spool_max_bytes(d->outputs), "output",
-			       outputs_name(d->outputs, i), NULL);
+			       output_label(d, i), NULL);
 	family(f, "rdmaguard_output_connected", "gauge",
 	       "1 while a syslog or RELP output is connected to its collector.");
 	for (size_t i = 0; i < outputs_count(d->outputs); i++) {
@@ -259,7 +299,7 @@ static void metrics_outputs(struct daemon *d, FILE *f)
 
 		if (output_in(d, i, KINDS_NET) && outputs_get_counters(d->outputs, i, &c) == 0)
 			sample(f, "rdmaguard_output_connected", c.connected, "output",
-			       outputs_name(d->outputs, i), NULL);
+			       output_label(d, i), NULL);
 	}
 }
 
@@ -391,6 +431,74 @@ static void metrics_state(struct daemon *d, FILE *f)
 	sample(f, "rdmaguard_reconcile_runs_total", d->reconcile_errors, "result", "error", NULL);
 }
 
+/* name value, a gauge or counter in seconds or bytes that is not a whole number. */
+static void sample_double(FILE *f, const char *name, double v)
+{
+	fprintf(f, "%s %.6f\n", name, v);
+}
+
+/*
+ * The standard process metrics of Prometheus' client libraries (process_cpu_seconds_total,
+ * memory, file descriptors, start time), so that the agent's own cost is watched like any
+ * exporter's. Read from the kernel about this process: getrusage(), /proc/self/statm,
+ * /proc/self/fd, getrlimit(); a value that cannot be read is left out.
+ */
+static void metrics_process(FILE *f)
+{
+	char buf[4096];
+	struct proc_stat st;
+	struct rusage ru;
+	struct rlimit rl;
+	unsigned long long vm_pages, rss_pages;
+	long page = sysconf(_SC_PAGESIZE);
+	FILE *m;
+	DIR *dir;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		family(f, "process_cpu_seconds_total", "counter",
+		       "Total user and system CPU time spent in seconds.");
+		sample_double(f, "process_cpu_seconds_total",
+			      (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+				  (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	}
+	m = fopen("/proc/self/statm", "re");
+	if (m) {
+		if (fscanf(m, "%llu %llu", &vm_pages, &rss_pages) == 2 && page > 0) {
+			family(f, "process_virtual_memory_bytes", "gauge",
+			       "Virtual memory size in bytes.");
+			sample(f, "process_virtual_memory_bytes", vm_pages * (uint64_t)page, NULL);
+			family(f, "process_resident_memory_bytes", "gauge",
+			       "Resident memory size in bytes.");
+			sample(f, "process_resident_memory_bytes", rss_pages * (uint64_t)page, NULL);
+		}
+		fclose(m);
+	}
+	dir = opendir("/proc/self/fd");
+	if (dir) {
+		uint64_t n = 0;
+		struct dirent *de;
+
+		while ((de = readdir(dir)))
+			if (de->d_name[0] != '.')
+				n++;
+		closedir(dir);
+		family(f, "process_open_fds", "gauge", "Number of open file descriptors.");
+		sample(f, "process_open_fds", n > 0 ? n - 1 : 0, NULL); /* less opendir()'s own */
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		family(f, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
+		sample(f, "process_max_fds", rl.rlim_cur, NULL);
+	}
+	if (proc_stat_read((uint32_t)getpid(), buf, sizeof(buf), &st) == 0) {
+		family(f, "process_start_time_seconds", "gauge",
+		       "Start time of the process since unix epoch in seconds.");
+		sample_double(f, "process_start_time_seconds",
+			      (double)(proc_ticks_to_ns(st.start_ticks) +
+				       boot_to_realtime_offset_ns()) /
+				  1e9);
+	}
+}
+
 int daemon_metrics_render(struct daemon *d, char **ret, size_t *ret_len)
 {
 	const struct rg_policy *p = engine_policy(d->engine);
@@ -415,6 +523,7 @@ int daemon_metrics_render(struct daemon *d, char **ret, size_t *ret_len)
 	metrics_sensors(d, f);
 	metrics_bpf(d, f);
 	metrics_state(d, f);
+	metrics_process(f);
 	if (fclose(f) != 0 || !buf) {
 		free(buf);
 		return -ENOMEM;

@@ -31,6 +31,7 @@ struct erule {
 	int action;
 	uint64_t window_ns;
 	uint64_t alerts, matches;
+	uint64_t alerts_by_severity[RG_SEV__MAX]; /* after the fleet's raise */
 	/* The alerts' "rule", "tags" and "threat" values, written once (erule_render): the rule's
 	 * JSON text, then the tags' (none: 0 bytes), then the threat's (the same). */
 	char *json;

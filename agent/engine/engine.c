@@ -317,6 +317,13 @@ void engine_rule_stats(const struct rg_engine *e, size_t i, uint64_t *alerts, ui
 	*matches = i < e->rules->n ? e->erules[i].matches : 0;
 }
 
+uint64_t engine_rule_alerts_at(const struct rg_engine *e, size_t i, int severity)
+{
+	if (i >= e->rules->n || severity < 0 || severity >= RG_SEV__MAX)
+		return 0;
+	return e->erules[i].alerts_by_severity[severity];
+}
+
 
 int engine_set_identity(struct rg_engine *e, const char *host_json, const char *agent_version)
 {

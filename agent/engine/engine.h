@@ -141,6 +141,8 @@ void engine_get_stats(const struct rg_engine *e, struct engine_stats *ret);
 int engine_rule_effective(const struct rg_engine *e, size_t i, bool *enabled, int *action);
 /* Alerts emitted for the i-th rule of engine_rules(), and matches (repeats included). */
 void engine_rule_stats(const struct rg_engine *e, size_t i, uint64_t *alerts, uint64_t *matches);
+/* Alerts of the i-th rule raised at severity (enum rg_severity, after the fleet's raise). */
+uint64_t engine_rule_alerts_at(const struct rg_engine *e, size_t i, int severity);
 
 /*
  * Fills an AGENT_POLICY event (what AGENT-003 reports) for the daemon: ok after a (re)load, or

@@ -320,6 +320,7 @@ void engine_emit_alert(struct rg_engine *e, struct erule *er, struct cond_ctx *c
 		return;
 	}
 	er->alerts++;
+	er->alerts_by_severity[severity]++;
 	e->st.alerts++;
 	e->st.alerts_by_severity[severity]++;
 	if (severity > e->st.max_severity)

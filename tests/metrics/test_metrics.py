@@ -189,8 +189,8 @@ def scenario_metrics(d):
     prom = Prometheus(d, target)
     print("prometheus ready in %.1f s" % (time.monotonic() - t0))
 
-    q009 = 'rdmaguard_alerts_total{job="rdmaguard",rule="RDMA-009"}'
-    qcrit = 'rdmaguard_alerts_by_severity_total{job="rdmaguard",severity="critical"}'
+    q009 = 'sum(rdmaguard_alerts_total{job="rdmaguard",rule="RDMA-009"})'
+    qcrit = 'sum(rdmaguard_alerts_total{job="rdmaguard",severity="critical"})'
     before = wait_for(lambda: prom.query(q009) and prom.query(qcrit) and
                       (prom.query(q009)[0], prom.query(qcrit)[0]), 30,
                       "prometheus to scrape the daemon", 0.2)
@@ -217,6 +217,21 @@ def scenario_metrics(d):
                  'rdmaguard_sensor_info{sensor="verbs",flavour="tracepoint"} 1',
                  'rdmaguard_enforcement_active 0', 'rdmaguard_policy_generation 1'):
         check(want in text, "the exposition has %s" % want)
+    # the client libraries' process families, with values a running daemon has
+    proc = dict(re.findall(r"^(process_[a-z_]+) ([0-9.e+]+)$", text, re.M))
+    for fam in ("process_cpu_seconds_total", "process_resident_memory_bytes",
+                "process_virtual_memory_bytes", "process_open_fds", "process_max_fds",
+                "process_start_time_seconds"):
+        check(fam in proc, "the exposition has %s" % fam)
+    check(float(proc.get("process_resident_memory_bytes", 0)) > 1 << 20 and
+          float(proc.get("process_cpu_seconds_total", 0)) > 0 and
+          int(float(proc.get("process_open_fds", 0))) > 3 and
+          abs(float(proc.get("process_start_time_seconds", 0)) - time.time()) < 3600,
+          "process_* values are the daemon's: %s" % proc)
+    check("rdmaguard_alerts_by_severity_total" not in text,
+          "no label's name in a metric's name (alerts by severity are a label of alerts_total)")
+    labels = set(re.findall(r'output="([^"]*)"', text))
+    check(labels == {"file"}, "the file output's label is its kind, not its path: %s" % labels)
     # every family exported is documented, and every documented one exported
     exported = set(re.findall(r"^# TYPE (rdmaguard_[a-z_]+) ", text, re.M))
     with open(os.path.join(td.SRC, "docs", "metrics.md")) as f:
@@ -397,12 +412,12 @@ def outputs_scenario(d, fs):
     tcp.start()
     relp = test_relp.RelpRsyslog(d)
     relp.start()
-    o_file = "file:" + alerts_file
+    o_file = "file"  # the label: a file output is named by its kind, never by its path
     o_tcp = "syslog+tcp://127.0.0.1:%d" % tcp.port
     o_relp = "relp://127.0.0.1:%d" % relp.port
     mport = free_port()
     target = "127.0.0.1:%d" % mport
-    dm = td.Daemon(d, [o_file, o_tcp, o_relp], policy=policy,
+    dm = td.Daemon(d, ["file:" + alerts_file, o_tcp, o_relp], policy=policy,
                    extra=["--metrics", target, "--heartbeat", "3600"])
     prom = Prometheus(d, target)
     net = (o_tcp, o_relp)
@@ -490,7 +505,7 @@ def outputs_scenario(d, fs):
     lost = [r for i, r in by_id.items() if i not in in_file]
     nf = sc.get(F + "failed_records_total", o_file, reason="write_error")
     # each failed line is dropped too: an alert, or a loss report (AGENT-001) counted apart
-    fst = [o for o in st["outputs"] if o["name"] == o_file][0]
+    fst = [o for o in st["outputs"] if o["name"] == "file:" + alerts_file][0]
     dropped = sc.get(F + "dropped_records_total", o_file, reason="write_error")
     check(nf >= 1 and nf == len(lost) == dropped + fst["dropped"]["loss_reports"],
           "file: failed %d, alerts missing from it %d, dropped %d + %d loss reports" % (

@@ -18,8 +18,9 @@ def main():
     if not os.access(PROMTOOL, os.X_OK):
         print("FAIL: %s is missing (Debian's prometheus package)" % PROMTOOL)
         return 1
-    for args in (["check", "rules", "rdmaguard.rules.yml"],
-                 ["test", "rules", "rdmaguard.rules.test.yml"]):
+    for args in (["check", "rules", "rdmaguard.rules.yml", "rdmaguard-maintenance.example.yml"],
+                 ["test", "rules", "rdmaguard.rules.test.yml"],
+                 ["test", "rules", "rdmaguard.maintenance.test.yml"]):
         p = subprocess.run([PROMTOOL] + args, cwd=DIR, capture_output=True, text=True,
                            timeout=120)
         print(p.stdout + p.stderr)
@@ -34,7 +35,17 @@ def main():
     if missing:
         print("FAIL: the rules use metrics docs/metrics.md does not list: %s" % missing)
         return 1
-    print("ok: %d metrics used by the rules, all documented" % len(used))
+    # every alert of the rules has a row in docs/metrics.md, and every row an alert
+    with open(os.path.join(DIR, "rdmaguard.rules.yml")) as f:
+        alerts = set(re.findall(r"^\s*- alert: (\w+)", f.read(), re.M))
+    with open(os.path.join(SRC, "docs", "metrics.md")) as f:
+        rows = set(re.findall(r"^\| `(Rdmaguard\w+)` \|", f.read(), re.M))
+    if alerts != rows:
+        print("FAIL: alerts without a row in docs/metrics.md %s, rows without an alert %s"
+              % (sorted(alerts - rows), sorted(rows - alerts)))
+        return 1
+    print("ok: %d metrics used by the rules, all documented; %d alerts, all documented"
+          % (len(used), len(alerts)))
     return 0
 
 
