@@ -53,6 +53,9 @@ struct rg_policy_game {
 	size_t n_exe;
 	char (*sha256)[65];
 	size_t n_sha256;
+	/* policy_resolve_inodes(): the executable files the exe patterns name now, as enforcement
+	 * finds them; a process running one is the game whatever path, root or namespace it shows */
+	struct glob_files files;
 };
 
 struct rg_policy_allow {
@@ -178,7 +181,11 @@ void policy_free(struct rg_policy *p);
  * those very files: a copy elsewhere, a file at a matching path in a chroot, another mount
  * namespace or a later-created file is not allowed (until a reload finds it). An entry whose exe
  * or parent names no regular file now cannot be verified and allows nothing (pin_failed).
- * Without this call (replay, audit --root) entries match by path. Returns the number pinned.
+ * Without this call (replay, audit --root) entries match by path. Also pins every game to the
+ * executable files its exe patterns name now (games[].files), exactly as enforcement's game table
+ * is built: a process running one of them is the game, whatever path, root or mount namespace it
+ * shows; a game's patterns still match trusted paths besides. Returns the number of allow
+ * entries pinned.
  */
 int policy_resolve_inodes(struct rg_policy *p, const char *root);
 

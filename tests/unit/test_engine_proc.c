@@ -3,7 +3,8 @@
  * The engine's view of a process's executable (agent/engine/engine_proc.c): which paths an allow,
  * parent or game pattern may match at all (issue 25 item 4: truncated tails, chroots and other
  * mount namespaces as the sensors and the inventory flag them, files a glob did not name at load),
- * and its sha256 (item 5: off the event thread, cached by ctime).
+ * and its sha256 (item 5: off the event thread, cached by ctime); games pinned to the files their
+ * patterns name, whatever namespace runs them; the exe flags an alert carries.
  */
 #include <check.h>
 #include <errno.h>
@@ -27,12 +28,13 @@
 #define BOOT (T0 - 1000 * SEC)
 
 static size_t n_alerts;
+static char last_alert[8192];
 
 static int collect(const struct rg_alert *a, void *ud)
 {
-	(void)a;
 	(void)ud;
 	n_alerts++;
+	snprintf(last_alert, sizeof(last_alert), "%s", a->json);
 	return 0;
 }
 
@@ -54,7 +56,7 @@ static struct rg_engine *engine_for(const char *pol, bool pin, bool live)
 	ck_assert_msg(policy_parse("p.json", pol, strlen(pol), &p, &err) == 0, "%s",
 		      rg_error_format(&err, buf, sizeof(buf)));
 	if (pin)
-		ck_assert_int_ge(policy_resolve_inodes(p, NULL), 1);
+		ck_assert_int_ge(policy_resolve_inodes(p, NULL), p->n_allow ? 1 : 0);
 	ck_assert_int_eq(ruleset_new(&rs), 0);
 	ck_assert_int_eq(rules_parse(rs, "r.json", allowed_rule, strlen(allowed_rule), &err), 0);
 	ck_assert_int_eq(engine_new(p, rs, &cfg, &e, &err), 0);
@@ -385,6 +387,148 @@ START_TEST(test_hash_async_game)
 }
 END_TEST
 
+/* games_running after exec (an EXEC event fed to e). */
+static size_t games_after(struct rg_engine *e, struct rg_event *exec)
+{
+	struct engine_stats st;
+
+	ck_assert_int_eq(engine_process(e, exec, collect, NULL), 0);
+	engine_get_stats(e, &st);
+	return st.games_running;
+}
+
+static void exit_of(struct rg_engine *e, const struct rg_event *exec)
+{
+	struct rg_event ev = *exec;
+
+	memset(&ev.u, 0, sizeof(ev.u));
+	ev.type = RG_EV_EXIT;
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+}
+
+/*
+ * A game pattern is pinned, at load, to the executable files it names (as enforcement's game
+ * table is): a process running one of them is the game whatever path, root or mount namespace it
+ * shows (a bubblewrap container, unshare -m: flagged foreign, or a cut path), as the sensors and
+ * the inventory report it; another file at a path the pattern matches, seen from a container,
+ * is not. Red before: the foreign or cut path matched no game pattern, and nothing else did.
+ */
+START_TEST(test_game_pinned_any_namespace)
+{
+	char dir[] = "/tmp/rg-game-XXXXXX", path[256], pol[600];
+	struct rg_engine *e;
+	struct rg_event ev;
+	struct stat st;
+	pid_t pid;
+
+	copy_sleep(dir, path, sizeof(path));
+	ck_assert_int_eq(stat(path, &st), 0);
+	snprintf(pol, sizeof(pol), "{\"games\": [{\"name\": \"Arena\", \"exe\": \"%s/*\"}]}", dir);
+	e = engine_for(pol, true, false);
+	ck_assert_uint_eq(engine_policy(e)->games[0].files.n, 1);
+
+	/* the game's file in a container whose root has it at another path */
+	ev = ev_exec(400, 1, "/run/game/tool", st.st_ino, st.st_dev);
+	ev.u.exec.exe_flags = RG_EXE_FOREIGN;
+	ck_assert_uint_eq(games_after(e, &ev), 1);
+	exit_of(e, &ev);
+	/* at its own path, in a mount namespace of its own */
+	ev = ev_exec(401, 1, path, st.st_ino, st.st_dev);
+	ev.u.exec.exe_flags = RG_EXE_FOREIGN;
+	ck_assert_uint_eq(games_after(e, &ev), 1);
+	exit_of(e, &ev);
+	/* a cut path */
+	ev = ev_exec(402, 1, "/tool", st.st_ino, st.st_dev);
+	ev.u.exec.exe_flags = RG_EXE_TRUNC;
+	ck_assert_uint_eq(games_after(e, &ev), 1);
+	exit_of(e, &ev);
+	/* another file at the game's path, in a container: not the game */
+	ev = ev_exec(403, 1, path, st.st_ino + 1, st.st_dev);
+	ev.u.exec.exe_flags = RG_EXE_FOREIGN;
+	ck_assert_uint_eq(games_after(e, &ev), 0);
+	exit_of(e, &ev);
+	/* the real thing, run in a mount namespace of its own, as the inventory seeds it */
+	pid = spawn_in_own_mntns(path);
+	ev = seed_event(pid);
+	ck_assert_uint_eq(ev.u.exec.exe_flags, RG_EXE_FOREIGN);
+	ck_assert_uint_eq(games_after(e, &ev), 1);
+	reap(pid);
+	engine_free(e);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/*
+ * The game's files are pinned again at a reload: one installed after the first load is the game
+ * in a container once the policy is reloaded (policy_resolve_inodes() on the new policy).
+ */
+START_TEST(test_game_pins_follow_files)
+{
+	char dir[] = "/tmp/rg-game-XXXXXX", path[256], path2[300], pol[600], cmd[700];
+	struct rg_policy *p;
+	struct rg_error err;
+	struct stat st;
+
+	copy_sleep(dir, path, sizeof(path));
+	snprintf(pol, sizeof(pol), "{\"games\": [{\"name\": \"Arena\", \"exe\": \"%s/*\"}]}", dir);
+	ck_assert_int_eq(policy_parse("p.json", pol, strlen(pol), &p, &err), 0);
+	ck_assert_int_ge(policy_resolve_inodes(p, NULL), 0);
+	ck_assert_uint_eq(p->games[0].files.n, 1);
+	/* not executable: not a game file (as enforcement's table) */
+	snprintf(path2, sizeof(path2), "%s/readme", dir);
+	snprintf(cmd, sizeof(cmd), "echo x >%s && cp %s %s/bin2", path2, path, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_ge(policy_resolve_inodes(p, NULL), 0);
+	ck_assert_uint_eq(p->games[0].files.n, 2);
+	snprintf(path2, sizeof(path2), "%s/bin2", dir);
+	ck_assert_int_eq(stat(path2, &st), 0);
+	ck_assert(glob_files_has(&p->games[0].files, st.st_ino, st.st_dev));
+	policy_free(p);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/*
+ * An alert says when the path it names is not what the kernel resolved from init's root: a cut
+ * tail (process.exe_truncated) or another root or mount namespace (process.exe_foreign_root),
+ * on every event of the process, not only its exec; and a condition can ask. Red before: the
+ * alert on the cut path said /opt/tools/cheat and nothing else.
+ */
+START_TEST(test_exe_flags_in_alerts)
+{
+	struct rg_engine *e = engine_for("{}", false, false);
+	struct rg_event ev;
+
+	ev = ev_exec(500, 1, "/opt/tools/cheat", 0, 0);
+	ev.u.exec.exe_flags = RG_EXE_TRUNC;
+	ck_assert(open_alerts(e, &ev));
+	ck_assert_msg(strstr(last_alert, "\"executable\":\"/opt/tools/cheat\""), "%s", last_alert);
+	ck_assert_msg(strstr(last_alert, "\"exe_truncated\":true"), "%s", last_alert);
+	ck_assert_msg(!strstr(last_alert, "exe_foreign_root"), "%s", last_alert);
+
+	ev = ev_exec(501, 1, "/opt/tools/cheat", 0, 0);
+	ev.u.exec.exe_flags = RG_EXE_FOREIGN;
+	ck_assert(open_alerts(e, &ev));
+	ck_assert_msg(strstr(last_alert, "\"exe_foreign_root\":true"), "%s", last_alert);
+	ck_assert_msg(!strstr(last_alert, "exe_truncated"), "%s", last_alert);
+
+	/* its fork inherits both */
+	ev = ev_exec(502, 501, "", 0, 0);
+	ev.type = RG_EV_FORK;
+	ev.u.fork.parent_start_boot_ns = 501 * SEC;
+	ck_assert(open_alerts(e, &ev));
+	ck_assert_msg(strstr(last_alert, "\"exe_foreign_root\":true"), "%s", last_alert);
+
+	ev = ev_exec(503, 1, "/opt/tools/cheat", 0, 0);
+	ck_assert(open_alerts(e, &ev));
+	ck_assert_msg(!strstr(last_alert, "exe_truncated") && !strstr(last_alert, "exe_foreign"),
+		      "%s", last_alert);
+	engine_free(e);
+}
+END_TEST
+
 static Suite *engine_proc_suite(void)
 {
 	Suite *s = suite_create("engine-proc");
@@ -394,6 +538,9 @@ static Suite *engine_proc_suite(void)
 	tcase_add_test(core, test_glob_pinned_and_namespaces);
 	tcase_add_test(core, test_hash_cache_ctime);
 	tcase_add_test(core, test_hash_async_game);
+	tcase_add_test(core, test_game_pinned_any_namespace);
+	tcase_add_test(core, test_game_pins_follow_files);
+	tcase_add_test(core, test_exe_flags_in_alerts);
 	suite_add_tcase(s, core);
 	return s;
 }
