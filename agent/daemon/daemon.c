@@ -128,6 +128,9 @@ static int parse_outputs(const struct daemon_config *cfg, const struct rg_policy
 			return -EINVAL;
 		}
 	*n = count;
+	/* a managed seat (the policy's role, the default) is where a cheat shares the LAN */
+	if (policy->role == RG_ROLE_MANAGED)
+		output_specs_warn_plaintext(specs, count);
 	return 0;
 }
 
