@@ -391,7 +391,7 @@ static void metrics_state(struct daemon *d, FILE *f)
 	sample(f, "rdmaguard_reconcile_runs_total", d->reconcile_errors, "result", "error", NULL);
 }
 
-int daemon_metrics_render(struct daemon *d, char **ret, size_t *ret_len)
+int daemon_metrics_render(struct daemon *d, bool sensitive, char **ret, size_t *ret_len)
 {
 	const struct rg_policy *p = engine_policy(d->engine);
 	char *buf = NULL;
@@ -412,7 +412,8 @@ int daemon_metrics_render(struct daemon *d, char **ret, size_t *ret_len)
 	metrics_lost(d, f);
 	metrics_alerts(d, f);
 	metrics_outputs(d, f);
-	metrics_sensors(d, f);
+	if (sensitive) /* which hook each sensor runs on: behind the gate (metrics_gate.h) */
+		metrics_sensors(d, f);
 	metrics_bpf(d, f);
 	metrics_state(d, f);
 	if (fclose(f) != 0 || !buf) {
