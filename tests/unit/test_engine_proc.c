@@ -29,12 +29,17 @@
 
 static size_t n_alerts;
 static char last_alert[8192];
+static char rules_seen[1024]; /* "RDMA-006 RDMA-008 ..." of the alerts since it was cleared */
 
 static int collect(const struct rg_alert *a, void *ud)
 {
 	(void)ud;
 	n_alerts++;
 	snprintf(last_alert, sizeof(last_alert), "%s", a->json);
+	if (strlen(rules_seen) + strlen(a->rule_id) + 2 < sizeof(rules_seen)) {
+		strcat(rules_seen, a->rule_id);
+		strcat(rules_seen, " ");
+	}
 	return 0;
 }
 
@@ -529,6 +534,72 @@ START_TEST(test_exe_flags_in_alerts)
 }
 END_TEST
 
+/*
+ * The game rules with the game in a container: the shipped rules, the game known by the inode
+ * its pattern named at load while it shows a foreign path. Another process's RDMA during it is
+ * RDMA-006, its read of the game's memory RDMA-008, a Thunderbolt device authorised meanwhile
+ * DMA-007, and the game's start is what the refusal of RDMA drivers waits for
+ * (engine_game_since()). Red before: none of them, the game was not one.
+ */
+START_TEST(test_container_game_rules)
+{
+	char dir[] = "/tmp/rg-game-XXXXXX", path[256], pol[600], rdir[512];
+	struct engine_config cfg = {.hostname = "h", .boot_id = "b", .boot_realtime_ns = BOOT};
+	const char *root = getenv("RG_SOURCE_ROOT");
+	struct rg_policy *p;
+	struct rg_ruleset *rs;
+	struct rg_engine *e;
+	struct rg_error err;
+	struct rg_event ev, game;
+	struct stat st;
+
+	ck_assert_ptr_nonnull(root);
+	copy_sleep(dir, path, sizeof(path));
+	ck_assert_int_eq(stat(path, &st), 0);
+	snprintf(pol, sizeof(pol), "{\"games\": [{\"name\": \"Arena\", \"exe\": \"%s/*\"}]}", dir);
+	snprintf(rdir, sizeof(rdir), "%s/rules", root);
+	ck_assert_int_eq(policy_parse("p.json", pol, strlen(pol), &p, &err), 0);
+	ck_assert_int_ge(policy_resolve_inodes(p, NULL), 0);
+	ck_assert_int_eq(rules_load_dir(rdir, false, &rs, &err), 0);
+	ck_assert_int_eq(engine_new(p, rs, &cfg, &e, &err), 0);
+	ck_assert_uint_eq(engine_game_since(e), 0);
+
+	/* the game as bubblewrap shows it */
+	game = ev_exec(700, 1, "/run/game/tool", st.st_ino, st.st_dev);
+	game.u.exec.exe_flags = RG_EXE_FOREIGN;
+	ck_assert_uint_eq(games_after(e, &game), 1);
+	ck_assert_uint_ne(engine_game_since(e), 0);
+
+	/* the cheat: opens uverbs, then reads the game's memory */
+	rules_seen[0] = 0;
+	ev = ev_exec(701, 1, "/opt/tools/cheat", 0, 0);
+	ck_assert(open_alerts(e, &ev));
+	ck_assert_msg(strstr(rules_seen, "RDMA-006"), "%s", rules_seen);
+	memset(&ev.u, 0, sizeof(ev.u));
+	ev.type = RG_EV_MEMORY_ACCESS;
+	ev.u.mem.op = RG_MEM_PROCESS_VM_READV;
+	ev.u.mem.target_pid = 700;
+	ev.u.mem.target_start_boot_ns = 700 * SEC;
+	ev.u.mem.bytes = 4096;
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+	ck_assert_msg(strstr(rules_seen, "RDMA-008"), "%s", rules_seen);
+
+	/* a Thunderbolt device authorised during the game */
+	memset(&ev, 0, sizeof(ev));
+	ev.type = RG_EV_THUNDERBOLT;
+	ev.ts = T0;
+	ev.provider = RG_PROV_NETLINK;
+	ev.u.tb.change = RG_HW_ADD;
+	ev.u.tb.authorized = 1;
+	strcpy(ev.u.tb.name, "0-1");
+	ck_assert_int_eq(engine_process(e, &ev, collect, NULL), 0);
+	ck_assert_msg(strstr(rules_seen, "DMA-007"), "%s", rules_seen);
+	engine_free(e);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *engine_proc_suite(void)
 {
 	Suite *s = suite_create("engine-proc");
@@ -541,6 +612,7 @@ static Suite *engine_proc_suite(void)
 	tcase_add_test(core, test_game_pinned_any_namespace);
 	tcase_add_test(core, test_game_pins_follow_files);
 	tcase_add_test(core, test_exe_flags_in_alerts);
+	tcase_add_test(core, test_container_game_rules);
 	suite_add_tcase(s, core);
 	return s;
 }
