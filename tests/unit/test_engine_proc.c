@@ -212,6 +212,24 @@ static void copy_sleep(char *dir, char *path, size_t size)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
+/*
+ * A copy of sleep(1) at dir/tool (dir a mkdtemp() template; path gets 256 bytes) and an engine
+ * whose policy, pinned, allows dir/to* or (game) has the game Arena: every file below dir.
+ */
+static struct rg_engine *engine_on_copy(char *dir, char *path, struct stat *st, bool game)
+{
+	char pol[600];
+
+	copy_sleep(dir, path, 256);
+	ck_assert_int_eq(stat(path, st), 0);
+	if (game)
+		snprintf(pol, sizeof(pol), "{\"games\": [{\"name\": \"Arena\", \"exe\": \"%s/*\"}]}",
+			 dir);
+	else
+		snprintf(pol, sizeof(pol), "{\"allow\": [{\"exe\": \"%s/to*\"}]}", dir);
+	return engine_for(pol, true, false);
+}
+
 /* A child that moves to a mount namespace of its own, then runs path. */
 static pid_t spawn_in_own_mntns(const char *path)
 {
@@ -253,16 +271,11 @@ static struct rg_event seed_event(pid_t pid)
  */
 START_TEST(test_glob_pinned_and_namespaces)
 {
-	char dir[] = "/tmp/rg-glob-XXXXXX", path[256], pol[600];
-	struct rg_engine *e;
-	struct rg_event ev;
+	char dir[] = "/tmp/rg-glob-XXXXXX", path[256];
 	struct stat st;
+	struct rg_engine *e = engine_on_copy(dir, path, &st, false);
+	struct rg_event ev;
 	pid_t pid;
-
-	copy_sleep(dir, path, sizeof(path));
-	ck_assert_int_eq(stat(path, &st), 0);
-	snprintf(pol, sizeof(pol), "{\"allow\": [{\"exe\": \"%s/to*\"}]}", dir);
-	e = engine_for(pol, true, false);
 
 	/* the file the glob named, run in init's namespace (or ours, without the right to look at
 	 * init's), as the inventory seeds it */
@@ -420,16 +433,11 @@ static void exit_of(struct rg_engine *e, const struct rg_event *exec)
  */
 START_TEST(test_game_pinned_any_namespace)
 {
-	char dir[] = "/tmp/rg-game-XXXXXX", path[256], pol[600];
-	struct rg_engine *e;
-	struct rg_event ev;
+	char dir[] = "/tmp/rg-game-XXXXXX", path[256];
 	struct stat st;
+	struct rg_engine *e = engine_on_copy(dir, path, &st, true);
+	struct rg_event ev;
 	pid_t pid;
-
-	copy_sleep(dir, path, sizeof(path));
-	ck_assert_int_eq(stat(path, &st), 0);
-	snprintf(pol, sizeof(pol), "{\"games\": [{\"name\": \"Arena\", \"exe\": \"%s/*\"}]}", dir);
-	e = engine_for(pol, true, false);
 	ck_assert_uint_eq(engine_policy(e)->games[0].files.n, 1);
 
 	/* the game's file in a container whose root has it at another path */
