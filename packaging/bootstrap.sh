@@ -17,12 +17,13 @@ BUILD_DEPS="meson ninja-build gcc clang llvm pkg-config bpftool libbpf-dev libel
 # clang's sanitizer and libFuzzer runtimes (libclang-rt-14-dev) and valgrind for the hardening runs;
 # auditd and bpftrace, what the benchmarks (bench/run.sh) compare the agent with; the fleet's central
 # side (fleet/): rsyslog's RELP input and PostgreSQL output, PostgreSQL 15, YAML for the Sigma rules;
-# gcc-multilib for the 32-bit build of the host tests' driver (the ia32 entry points).
+# gcc-multilib for the 32-bit build of the host tests' driver (the ia32 entry points); bubblewrap,
+# how the VM lab starts a game the way Steam's pressure-vessel does.
 TEST_DEPS="qemu-system-x86 linux-image-amd64 busybox-static kmod iproute2 rdma-core ibverbs-utils
  ibverbs-providers perftest rdmacm-utils rsyslog rsyslog-gnutls gnutls-bin openssl python3
  python3-jsonschema valgrind systemd procps util-linux
  debootstrap lintian debhelper dpkg-dev python3-seccomp groff-base man-db libclang-rt-14-dev
- auditd bpftrace gcc-multilib
+ auditd bpftrace gcc-multilib bubblewrap
  prometheus
  rsyslog-relp rsyslog-pgsql postgresql-15 python3-yaml"
 

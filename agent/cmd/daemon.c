@@ -43,7 +43,9 @@ static void usage(FILE *f)
 		"  --facility NAME      syslog facility (default authpriv)\n"
 		"  --ready-file FILE    create FILE once running (for scripts; systemd gets sd_notify)\n"
 		"  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics (off by\n"
-		"                       default; numeric address: 127.0.0.1:9466, [::1]:9466)\n"
+		"                       default; numeric address: 127.0.0.1:9466, [::1]:9466; a bare\n"
+		"                       PORT is loopback). Elsewhere than loopback the policy's\n"
+		"                       \"metrics\" must give HTTPS and a bearer token, or opt out\n"
 		"  --roce-if IFACE      also count RoCE v2/iWARP traffic on IFACE (up to 8)\n"
 		"  --roce-interval SEC  report RoCE traffic every SEC seconds (default 10)\n"
 		"  --ring-buffer SIZE   the sensors' BPF ring buffer: a power of two from 64K to 256M,\n"
@@ -219,8 +221,9 @@ int cmd_daemon(int argc, char **argv)
 			unsigned salen;
 
 			if (metrics_http_parse_listen(optarg, &sa, &salen) < 0)
-				return cmd_usage_error("daemon", "--metrics: not ADDRESS:PORT (127.0.0.1:"
-								 "9466, [::1]:9466): '%s'", optarg);
+				return cmd_usage_error("daemon", "--metrics: not ADDRESS:PORT or PORT "
+								 "(127.0.0.1:9466, [::1]:9466, 9466): "
+								 "'%s'", optarg);
 			cfg.metrics_listen = optarg;
 			break;
 		}

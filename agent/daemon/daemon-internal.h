@@ -89,7 +89,7 @@ void daemon_identity_add(struct daemon *d, struct json_object *o);
 
 /* daemon_metrics.c: the Prometheus text exposition of the counters (docs/metrics.md) into a
  * malloc'ed buffer. 0 or -ENOMEM. */
-int daemon_metrics_render(struct daemon *d, char **ret, size_t *ret_len);
+int daemon_metrics_render(struct daemon *d, bool sensitive, char **ret, size_t *ret_len);
 
 /* daemon_reconcile.c */
 void daemon_reconcile(struct daemon *d);

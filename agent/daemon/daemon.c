@@ -128,6 +128,12 @@ static int parse_outputs(const struct daemon_config *cfg, const struct rg_policy
 			return -EINVAL;
 		}
 	*n = count;
+	/* a managed seat (the policy's role, the default) is where a cheat shares the LAN */
+	if (policy->role == RG_ROLE_MANAGED)
+		output_specs_warn_plaintext(specs, count);
+	/* and the metrics endpoint's gate, before anything is loaded (also --dry-run) */
+	if (cfg->metrics_listen && metrics_http_check(cfg->metrics_listen, policy) < 0)
+		return -EPERM;
 	return 0;
 }
 
@@ -324,9 +330,9 @@ static int handle_signal(struct daemon *d, bool *stop)
 	return 0;
 }
 
-static int render_metrics(void *ud, char **ret, size_t *ret_len)
+static int render_metrics(void *ud, bool sensitive, char **ret, size_t *ret_len)
 {
-	return daemon_metrics_render(ud, ret, ret_len);
+	return daemon_metrics_render(ud, sensitive, ret, ret_len);
 }
 
 static void on_tick(struct daemon *d)
@@ -375,7 +381,9 @@ static void serve_status(struct daemon *d)
 		struct json_object *m = json_object_new_object();
 
 		ADD(m, "listen", json_object_new_string(d->cfg->metrics_listen));
+		ADD(m, "url", json_object_new_string(metrics_http_url(d->metrics)));
 		ADD(m, "scrapes", json_object_new_uint64(metrics_http_served(d->metrics)));
+		ADD(m, "refused", json_object_new_uint64(metrics_http_refused(d->metrics)));
 		ADD(doc, "metrics", m);
 	}
 	while ((r = status_serve_one(d->status_fd, doc)) != -EAGAIN)
@@ -697,14 +705,17 @@ int daemon_run(const struct daemon_config *cfg_in)
 	}
 
 	if (cfg.metrics_listen) {
-		r = metrics_http_start(cfg.metrics_listen, render_metrics, &d, &d.metrics);
+		r = metrics_http_start(cfg.metrics_listen, engine_policy(d.engine), render_metrics, &d,
+				       &d.metrics);
 		if (r < 0) {
-			log_error_errno(r, "Failed to serve metrics on %s: %m", cfg.metrics_listen);
+			if (r != -EPERM)
+				log_error_errno(r, "Failed to serve metrics on %s: %m",
+						cfg.metrics_listen);
 			goto out;
 		}
 		if (epoll_add(d.epfd, metrics_http_fd(d.metrics)) < 0)
 			goto out;
-		log_info("Metrics at http://%s/metrics", cfg.metrics_listen);
+		log_info("Metrics at %s", metrics_http_url(d.metrics));
 	}
 
 	/* Loaded, attached, pinned, opened, bound: from here on only what the loop uses (all threads:

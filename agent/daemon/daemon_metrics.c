@@ -499,7 +499,7 @@ static void metrics_process(FILE *f)
 	}
 }
 
-int daemon_metrics_render(struct daemon *d, char **ret, size_t *ret_len)
+int daemon_metrics_render(struct daemon *d, bool sensitive, char **ret, size_t *ret_len)
 {
 	const struct rg_policy *p = engine_policy(d->engine);
 	char *buf = NULL;
@@ -520,7 +520,8 @@ int daemon_metrics_render(struct daemon *d, char **ret, size_t *ret_len)
 	metrics_lost(d, f);
 	metrics_alerts(d, f);
 	metrics_outputs(d, f);
-	metrics_sensors(d, f);
+	if (sensitive) /* which hook each sensor runs on: behind the gate (metrics_gate.h) */
+		metrics_sensors(d, f);
 	metrics_bpf(d, f);
 	metrics_state(d, f);
 	metrics_process(f);

@@ -40,6 +40,8 @@ enum {
 	DF_PROC_RDMA_FIRST,
 	DF_PROC_EXE_INODE,
 	DF_PROC_EXE_DEVICE,
+	DF_PROC_EXE_TRUNC,
+	DF_PROC_EXE_FOREIGN,
 	DF_PROC_SHA256,
 	DF_PARENT_PID,
 	DF_PARENT_EXE,
@@ -88,6 +90,8 @@ static const struct dfield dfields[] = {
 	{"process.rdma_first_seen", DF_PROC_RDMA_FIRST, VK_TIME, true},
 	{"process.exe_inode", DF_PROC_EXE_INODE, VK_INT, true},
 	{"process.exe_device", DF_PROC_EXE_DEVICE, VK_INT, true},
+	{"process.exe_truncated", DF_PROC_EXE_TRUNC, VK_BOOL, true},
+	{"process.exe_foreign_root", DF_PROC_EXE_FOREIGN, VK_BOOL, true},
 	{"process.hash.sha256", DF_PROC_SHA256, VK_STR, true},
 	{"process.parent.executable", DF_PARENT_EXE, VK_STR, true},
 	{"process.parent.name", DF_PARENT_NAME, VK_STR, true},
@@ -416,6 +420,12 @@ bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct 
 	case DF_PROC_EXE_DEVICE:
 		set_int(v, VK_INT, n->exe_dev);
 		return n->exe_ino != 0;
+	case DF_PROC_EXE_TRUNC:
+		set_int(v, VK_BOOL, (n->flags & PROC_F_EXE_TRUNC) != 0);
+		return (n->flags & PROC_F_EXEC_KNOWN) != 0;
+	case DF_PROC_EXE_FOREIGN:
+		set_int(v, VK_BOOL, (n->flags & PROC_F_EXE_FOREIGN) != 0);
+		return (n->flags & PROC_F_EXEC_KNOWN) != 0;
 	case DF_PROC_SHA256:
 		/* Only what has been computed (an allowlist or game check asked for it). */
 		if (!(n->flags & PROC_F_HASHED) || !n->sha256[0])

@@ -131,6 +131,9 @@ const char *engine_proc_sha256(struct rg_engine *e, struct proc_node *n);
  * RG_EXE_TRUNC, RG_EXE_FOREIGN).
  */
 bool engine_proc_path_trusted(const struct proc_node *n);
+/* Live mode, when the events did not say: n's executable's inode and device, read once per exec
+ * from the live process. */
+void engine_proc_exe_id(struct rg_engine *e, struct proc_node *n);
 /* process.allowed (struct cond_env's proc_allowed; ud is the engine). */
 bool engine_proc_allowed(void *ud, struct proc_node *n, const struct rg_event *ev);
 

@@ -90,6 +90,11 @@ static void set_process(struct rg_engine *e, const struct proc_node *n)
 		jw_string(w, o, "executable", n->exe);
 		jw_string_list(w, o, "args", n->args, MIN(n->args_len, (uint32_t)RG_ARGS_LEN));
 	}
+	/* a path that is not what the kernel resolved from init's root says so (process flags) */
+	if ((n->flags & PROC_F_EXEC_KNOWN) && (n->flags & PROC_F_EXE_TRUNC))
+		jw_bool(w, o, "exe_truncated", true);
+	if ((n->flags & PROC_F_EXEC_KNOWN) && (n->flags & PROC_F_EXE_FOREIGN))
+		jw_bool(w, o, "exe_foreign_root", true);
 	if (start)
 		jw_time(w, o, "start_time", start);
 	if (n->start_boot_ns)
@@ -276,6 +281,12 @@ static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_
 		jw_string(w, o, "entity_id", id);
 		if ((ctx->target->flags & PROC_F_EXEC_KNOWN) && ctx->target->exe[0])
 			jw_string(w, o, "executable", ctx->target->exe);
+		if ((ctx->target->flags & PROC_F_EXEC_KNOWN) &&
+		    (ctx->target->flags & PROC_F_EXE_TRUNC))
+			jw_bool(w, o, "exe_truncated", true);
+		if ((ctx->target->flags & PROC_F_EXEC_KNOWN) &&
+		    (ctx->target->flags & PROC_F_EXE_FOREIGN))
+			jw_bool(w, o, "exe_foreign_root", true);
 		if (ctx->target->flags & PROC_F_GAME)
 			jw_bool(w, o, "is_game", true);
 	}

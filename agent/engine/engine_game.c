@@ -63,6 +63,15 @@ static int classify(struct rg_engine *e, struct proc_node *n)
 		if (policy_game_exe_match(&e->policy->games[i], n->exe) &&
 		    engine_proc_path_trusted(n))
 			return (int)i;
+	/* The files the patterns named at load, whatever path, root or namespace n shows: what
+	 * enforcement's game table holds. */
+	for (i = 0; i < e->policy->n_games; i++)
+		if (e->policy->games[i].files.n) {
+			engine_proc_exe_id(e, n);
+			if (n->exe_ino &&
+			    glob_files_has(&e->policy->games[i].files, n->exe_ino, n->exe_dev))
+				return (int)i;
+		}
 	for (i = 0; i < e->policy->n_games; i++)
 		if (e->policy->games[i].n_sha256 &&
 		    policy_game_sha_match(&e->policy->games[i], engine_proc_sha256(e, n)))

@@ -89,7 +89,7 @@ bool engine_proc_path_trusted(const struct proc_node *n)
 }
 
 /* Live mode, when the events did not say: the executable's inode and device, once per exec. */
-static void proc_exe_id(struct rg_engine *e, struct proc_node *n)
+void engine_proc_exe_id(struct rg_engine *e, struct proc_node *n)
 {
 	struct stat st;
 	int fd;
@@ -162,7 +162,7 @@ static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, st
 	    !engine_proc_path_trusted(n))
 		return false;
 	if (a->pinned) {
-		proc_exe_id(e, n);
+		engine_proc_exe_id(e, n);
 		if (!glob_files_has(&a->exe_files, n->exe_ino, n->exe_dev))
 			return false;
 	}
@@ -179,7 +179,7 @@ static bool allow_match(struct rg_engine *e, const struct rg_policy_allow *a, st
 		    fnmatch(a->parent, p->exe, FNM_PATHNAME) || !engine_proc_path_trusted(p))
 			return false;
 		if (a->pinned) {
-			proc_exe_id(e, p);
+			engine_proc_exe_id(e, p);
 			if (!glob_files_has(&a->parent_files, p->exe_ino, p->exe_dev))
 				return false;
 		}

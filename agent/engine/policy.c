@@ -24,6 +24,7 @@ static void game_done(struct rg_policy_game *g)
 	free(g->name);
 	jv_strv_free(g->exe, g->n_exe);
 	free(g->sha256);
+	glob_files_done(&g->files);
 }
 
 static void allow_done(struct rg_policy_allow *a)
@@ -375,7 +376,7 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 					   "enforce",	     "enforce_scope", "outputs",
 					   "seat",	     "fleet",	      "hardware",
 					   "baseline",      "hardware_enforce",
-					   "hardware_refuse_drivers", NULL};
+					   "hardware_refuse_drivers", "metrics", NULL};
 	struct json_object *root = jdoc_root(doc), *arr, *v;
 	struct rg_policy *p = NULL;
 	const char *s;
@@ -639,6 +640,26 @@ int policy_load(const char *path, bool check_owner, struct rg_policy **ret, stru
 	return r;
 }
 
+/* A game's files, found as enforce_tables_build() finds them: '*' matches '/', executables only. */
+static int pin_game(const struct rg_policy *p, struct rg_policy_game *g, const struct rg_root *rt)
+{
+	int r = 0;
+
+	glob_files_done(&g->files);
+	g->files.max = POLICY_MAX_FILES;
+	for (size_t i = 0; i < g->n_exe && r >= 0; i++) {
+		r = glob_files_resolve(rt, g->exe[i], 0, true, &g->files);
+		if (g->files.truncated) {
+			log_warning("%s: game \"%s\": %s matches more than %d files: the others are "
+				    "known by path alone",
+				    p->path ? p->path : "policy", g->name, g->exe[i],
+				    POLICY_MAX_FILES);
+			g->files.truncated = false;
+		}
+	}
+	return r;
+}
+
 int policy_resolve_inodes(struct rg_policy *p, const char *root)
 {
 	struct rg_root rt = {.fd = -1};
@@ -648,7 +669,9 @@ int policy_resolve_inodes(struct rg_policy *p, const char *root)
 	r = root_init(&rt, root);
 	if (r < 0)
 		return r;
-	for (i = 0; i < p->n_allow; i++) {
+	for (i = 0; i < p->n_games && r >= 0; i++)
+		r = pin_game(p, &p->games[i], &rt);
+	for (i = 0; i < p->n_allow && r >= 0; i++) {
 		struct rg_policy_allow *a = &p->allow[i];
 
 		glob_files_done(&a->exe_files);

@@ -53,6 +53,9 @@ struct rg_policy_game {
 	size_t n_exe;
 	char (*sha256)[65];
 	size_t n_sha256;
+	/* policy_resolve_inodes(): the executable files the exe patterns name now, as enforcement
+	 * finds them; a process running one is the game whatever path, root or namespace it shows */
+	struct glob_files files;
 };
 
 struct rg_policy_allow {
@@ -107,6 +110,19 @@ struct rg_fleet_net {
 	char *name; /* servers: the operator's name for it, or NULL */
 };
 
+/*
+ * "metrics": how the daemon's /metrics endpoint (--metrics) may be reached from elsewhere than
+ * loopback (docs/metrics.md): TLS with a bearer token, or the explicit opt-out; and which
+ * addresses may connect at all. Read at start; a reload keeps the endpoint as it started.
+ */
+struct rg_policy_metrics {
+	char *cert, *key;     /* "cert", "key": PEM files, both or neither: HTTPS */
+	char *token_file;     /* "token_file": the bearer token, a root-only file */
+	struct rg_fleet_net *scrapers; /* "scrapers": only these addresses may connect; none: any */
+	size_t n_scrapers;
+	bool plaintext_lan;   /* "plaintext_lan": true: the opt-out, plain HTTP off loopback */
+};
+
 /* Where a value is in the policy file, for messages (line 0: nowhere). */
 struct rg_policy_pos {
 	unsigned line, column;
@@ -144,6 +160,7 @@ struct rg_policy {
 	bool has_fleet;	   /* "fleet" is present: peers are classified */
 	struct rg_fleet_net *fleet_seats, *fleet_servers;
 	size_t n_fleet_seats, n_fleet_servers;
+	struct rg_policy_metrics metrics;
 };
 
 /*
@@ -178,7 +195,11 @@ void policy_free(struct rg_policy *p);
  * those very files: a copy elsewhere, a file at a matching path in a chroot, another mount
  * namespace or a later-created file is not allowed (until a reload finds it). An entry whose exe
  * or parent names no regular file now cannot be verified and allows nothing (pin_failed).
- * Without this call (replay, audit --root) entries match by path. Returns the number pinned.
+ * Without this call (replay, audit --root) entries match by path. Also pins every game to the
+ * executable files its exe patterns name now (games[].files), exactly as enforcement's game table
+ * is built: a process running one of them is the game, whatever path, root or mount namespace it
+ * shows; a game's patterns still match trusted paths besides. Returns the number of allow
+ * entries pinned.
  */
 int policy_resolve_inodes(struct rg_policy *p, const char *root);
 
@@ -186,6 +207,8 @@ int policy_resolve_inodes(struct rg_policy *p, const char *root);
 int policy_parse_fleet(const struct jdoc *doc, struct json_object *root, struct rg_policy *p,
 		       struct rg_error *err);
 void policy_fleet_done(struct rg_policy *p);
+/* Whether addr (IPv4 as IPv4-mapped IPv6) is in one of the n ranges of v. */
+bool fleet_nets_match(const struct rg_fleet_net *v, size_t n, const uint8_t addr[16]);
 /* "10.0.0.0/24", "10.0.0.7", "fd00::/64". -EINVAL, or -EDOM for host bits beyond the prefix. */
 int fleet_parse_cidr(const char *s, struct rg_fleet_net *n);
 /* The class (enum rg_peer_class) of a peer address (16 bytes, IPv4-mapped for IPv4); *name

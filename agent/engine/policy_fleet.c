@@ -2,10 +2,12 @@
 /*
  * The policy's fleet part (policy.h): the seat's label ("seat"), the network of the fleet
  * ("fleet": {"seats": [CIDRs], "servers": [CIDRs or {"address", "name"}]}), the policy's
- * sha256, and the classification of a peer address as seat, server or unknown.
+ * sha256, and the classification of a peer address as seat, server or unknown; who may reach the
+ * seat's metrics endpoint ("metrics": TLS files, token file, scrapers, the opt-out).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,6 +185,59 @@ static int parse_list(const struct jdoc *doc, struct json_object *fleet, const c
 	return 0;
 }
 
+bool fleet_nets_match(const struct rg_fleet_net *v, size_t n, const uint8_t addr[16])
+{
+	for (size_t i = 0; i < n; i++)
+		if (net_match(&v[i], addr))
+			return true;
+	return false;
+}
+
+/* An absolute path, strdup'ed into *ret; absent: NULL. */
+static int abs_path(const struct jdoc *doc, struct json_object *o, const char *key, char **ret,
+		    struct rg_error *err)
+{
+	const char *s;
+	int r = jv_string(doc, o, key, false, &s, err);
+
+	if (r < 0 || !s)
+		return r;
+	if (s[0] != '/' || strlen(s) >= PATH_MAX)
+		return jdoc_error(doc, jv_pos(doc, o, key, false), err,
+				  "\"%s\" must be an absolute path", key);
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int parse_metrics(const struct jdoc *doc, struct json_object *root, struct rg_policy *p,
+			 struct rg_error *err)
+{
+	static const char *const keys[] = {"cert", "key", "token_file", "scrapers",
+					   "plaintext_lan", NULL};
+	struct rg_policy_metrics *m = &p->metrics;
+	struct json_object *o;
+	int r, b;
+
+	if (!json_object_object_get_ex(root, "metrics", &o))
+		return 0;
+	r = jv_check_object(doc, o, jv_pos(doc, root, "metrics", false), "\"metrics\"", keys, err);
+	if (r >= 0)
+		r = abs_path(doc, o, "cert", &m->cert, err);
+	if (r >= 0)
+		r = abs_path(doc, o, "key", &m->key, err);
+	if (r >= 0)
+		r = abs_path(doc, o, "token_file", &m->token_file, err);
+	if (r >= 0)
+		r = jv_bool(doc, o, "plaintext_lan", &b, err);
+	if (r < 0)
+		return r;
+	m->plaintext_lan = b == 1;
+	if (!m->cert != !m->key)
+		return jdoc_error(doc, jv_pos(doc, root, "metrics", false), err,
+				  "\"metrics\" needs both \"cert\" and \"key\", or neither");
+	return parse_list(doc, o, "scrapers", false, &m->scrapers, &m->n_scrapers, err);
+}
+
 int policy_parse_fleet(const struct jdoc *doc, struct json_object *root, struct rg_policy *p,
 		       struct rg_error *err)
 {
@@ -210,6 +265,9 @@ int policy_parse_fleet(const struct jdoc *doc, struct json_object *root, struct 
 				  POLICY_SEAT_MAX);
 	if (s && !(p->seat = strdup(s)))
 		return -ENOMEM;
+	r = parse_metrics(doc, root, p, err);
+	if (r < 0)
+		return r;
 	if (!json_object_object_get_ex(root, "fleet", &fleet))
 		return 0;
 	r = jv_check_object(doc, fleet, jv_pos(doc, root, "fleet", false), "\"fleet\"", keys, err);
@@ -229,4 +287,8 @@ void policy_fleet_done(struct rg_policy *p)
 	free(p->fleet_servers);
 	free(p->fleet_seats);
 	free(p->seat);
+	free(p->metrics.cert);
+	free(p->metrics.key);
+	free(p->metrics.token_file);
+	free(p->metrics.scrapers);
 }

@@ -88,6 +88,17 @@ int output_spec_parse(const char *spec, struct output_spec *ret, char *err, size
  */
 int output_spec_check(const char *spec, char *err, size_t errlen);
 const char *output_type_to_string(enum output_type t);
+/*
+ * Whether s sends alerts in the clear over a network: syslog+tcp:// or relp:// to a host that is
+ * not this machine's loopback (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104, "localhost"). Anyone on
+ * the path can read, drop or forge such alerts while heartbeats keep flowing.
+ */
+bool output_spec_plaintext_network(const struct output_spec *s);
+/*
+ * The start-up warnings of a managed seat (docs/operations.md): one line through log_warning()
+ * for each spec of specs[n] that output_spec_plaintext_network() names. Returns how many.
+ */
+size_t output_specs_warn_plaintext(const struct output_spec *specs, size_t n);
 
 /* Why an alert was dropped. */
 enum output_drop_reason {

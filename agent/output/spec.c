@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "common/log.h"
 #include "common/macro.h"
 #include "common/util.h"
 #include "output.h"
@@ -386,4 +388,44 @@ int output_spec_check(const char *spec, char *err, size_t errlen)
 	if (!o)
 		return -ENOMEM;
 	return output_spec_parse(spec, o, err, errlen) < 0 ? -EINVAL : 0;
+}
+
+static bool host_is_loopback(const struct output_spec *s)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (!s->host_is_ip)
+		return strcasecmp(s->host, "localhost") == 0;
+	if (inet_pton(AF_INET, s->host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, s->host, &a6) != 1)
+		return false;
+	if (IN6_IS_ADDR_LOOPBACK(&a6))
+		return true;
+	return IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127;
+}
+
+bool output_spec_plaintext_network(const struct output_spec *s)
+{
+	if (s->type != OUTPUT_SYSLOG_TCP && s->type != OUTPUT_RELP)
+		return false;
+	return !host_is_loopback(s);
+}
+
+size_t output_specs_warn_plaintext(const struct output_spec *specs, size_t n)
+{
+	size_t warned = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct output_spec *s = &specs[i];
+
+		if (!output_spec_plaintext_network(s))
+			continue;
+		log_warning("Output %s sends alerts in the clear on a managed seat: a machine on the "
+			    "network can read, drop or forge them while heartbeats go on; use %s://",
+			    s->name, s->type == OUTPUT_RELP ? "relp+tls" : "syslog+tls");
+		warned++;
+	}
+	return warned;
 }

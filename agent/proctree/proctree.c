@@ -455,10 +455,11 @@ static void set_exec_info(struct proctree *t, struct proc_node *n, const struct 
 	if (x->parent_start_boot_ns)
 		n->parent_start_boot_ns = x->parent_start_boot_ns;
 	n->flags |= PROC_F_EXEC_KNOWN;
-	if (x->exe_flags & (RG_EXE_TRUNC | RG_EXE_FOREIGN))
-		n->flags |= PROC_F_EXE_UNTRUSTED;
-	else
-		n->flags &= ~PROC_F_EXE_UNTRUSTED;
+	n->flags &= ~PROC_F_EXE_UNTRUSTED;
+	if (x->exe_flags & RG_EXE_TRUNC)
+		n->flags |= PROC_F_EXE_TRUNC;
+	if (x->exe_flags & RG_EXE_FOREIGN)
+		n->flags |= PROC_F_EXE_FOREIGN;
 	/* A new image: hash and game membership must be recomputed by the owner. */
 	n->flags &= ~(PROC_F_HASHED | PROC_F_HASH_PENDING | PROC_F_EXE_STATTED);
 	str_unref(&t->shas, n->sha256);

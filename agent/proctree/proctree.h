@@ -46,10 +46,13 @@ enum {
 	PROC_F_GAME_COUNTED = 1u << 8, /* the engine counts it in its game's session */
 	PROC_F_EXE_STATTED = 1u << 9,  /* the engine looked up exe_ino/exe_dev itself */
 	PROC_F_GAME_PUSHED = 1u << 10, /* enforcement gave its pid to the kernel's games */
-	/* exe is a truncated tail, or seen from another root or mount namespace than init's
-	 * (RG_EXE_TRUNC, RG_EXE_FOREIGN): a path the user shapes, matched by no pattern */
-	PROC_F_EXE_UNTRUSTED = 1u << 11,
+	/* exe is a truncated tail (RG_EXE_TRUNC), or seen from another root or mount namespace
+	 * than init's (RG_EXE_FOREIGN): a path the user shapes, matched by no pattern; alerts say
+	 * which (process.exe_truncated, process.exe_foreign_root) */
+	PROC_F_EXE_TRUNC = 1u << 11,
 	PROC_F_HASH_PENDING = 1u << 12, /* its sha256 is being computed (engine/hasher.h) */
+	PROC_F_EXE_FOREIGN = 1u << 13,
+	PROC_F_EXE_UNTRUSTED = PROC_F_EXE_TRUNC | PROC_F_EXE_FOREIGN,
 };
 
 struct proc_node {

@@ -82,6 +82,12 @@ def test_policy(tmp, rules):
         ('{"threshold": "hgh"}', '1:15: unknown severity "hgh" (info, low, medium, high, critical)'),
         ('/* policy */ {"role": "managed",}', "1:33: trailing comma before '}'"),
         ('{"games": [{"name": "A"}]}', '1:12: a game needs "exe" or "sha256"'),
+        ('{"metrics": {"cert": "/a"}}', '1:13: "metrics" needs both "cert" and "key", or neither'),
+        ('{"metrics": {"cert": "a", "key": "/b"}}', '1:22: "cert" must be an absolute path'),
+        ('{"metrics": {"scrapers": ["10.0.0.1/8"]}}',
+         '1:27: "10.0.0.1/8" has host bits set beyond its prefix'),
+        ('{"metrics": {"tokenfile": "/x"}}',
+         '1:14: unknown key "tokenfile" in "metrics" (did you mean "token_file"?)'),
         ('{"outputs": ["stdout",\n  "syslog+udp://x"]}',
          '2:3: output "syslog+udp://x": syslog needs a transport: syslog+tcp:// or syslog+tls:// '
          '(UDP would lose alerts)'),

@@ -35,6 +35,41 @@ def dry_run():
           "--dry-run names the tracepoints")
 
 
+def plaintext_warnings():
+    """A managed seat (the policy's role, the default) warns at start about every output that
+    sends alerts in the clear over a network; loopback, TLS and a server's policy do not."""
+    cafe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "rules",
+                        "policies", "lan-cafe.json")
+    outs = ["syslog+tcp://192.0.2.10:514", "relp://[2001:db8::1]:2514", "syslog+tcp://127.0.0.1",
+            "relp://[::1]", "syslog+tls://192.0.2.10?ca=/etc/ssl/certs/ca-certificates.crt",
+            "file:/dev/null"]
+    with tempfile.TemporaryDirectory() as d:
+        server = os.path.join(d, "server.json")
+        with open(server, "w") as f:
+            f.write('{"role": "server"}\n')
+        shipped = os.path.join(d, "cafe.json")
+        with open(cafe) as f, open(shipped, "w") as g:
+            g.write(f.read())
+        for policy, want in ((None, ["syslog+tcp://192.0.2.10:514", "relp://[2001:db8::1]:2514"]),
+                             (server, [])):
+            args = [RG, "daemon", "--dry-run", "--sensor", "tracepoint"]
+            args += ["--policy", policy] if policy else []
+            for o in outs:
+                args += ["--output", o]
+            p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+            got = [line.split("Output ", 1)[1].split(" ", 1)[0]
+                   for line in p.stderr.splitlines() if "in the clear on a managed seat" in line]
+            check(p.returncode == 0 and got == want,
+                  f"--dry-run, policy {'server' if policy else 'built-in (managed)'}: warns about "
+                  f"{want} (got {got}, exit {p.returncode}: {p.stderr.strip()[-300:]})")
+        p = subprocess.run([RG, "daemon", "--dry-run", "--sensor", "tracepoint", "--policy", shipped],
+                           capture_output=True, text=True, timeout=120)
+        doc = json.loads(p.stdout) if p.returncode == 0 else {}
+        check(p.returncode == 0 and "in the clear" not in p.stderr and
+              any(o.startswith("relp+tls://") for o in doc.get("outputs", [])),
+              f"the café example sends over TLS, no warning ({p.stderr.strip()[-300:]})")
+
+
 def bad_usage():
     p = subprocess.run([RG, "daemon", "--sensor", "bogus"], capture_output=True, text=True,
                        timeout=30)
@@ -255,6 +290,7 @@ def main():
         print("SKIP: the daemon attaches BPF programs and needs root")
         return 77
     dry_run()
+    plaintext_warnings()
     bad_usage()
     recorded_run()
     hash_stall()

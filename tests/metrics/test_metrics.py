@@ -22,6 +22,14 @@ and RDMA-009 (MODIFY_QP to RTR with that peer) from a new process, and the test 
     output with the host name left empty, and pci.dsn[], the DSNs `lspci -vvv` prints (none on
     a machine without any: then the empty list).
 
+Scenario "gate" (daemon-metrics-gate): --metrics off loopback is refused at start without the
+policy's "metrics" gate (and with a token file others may read, or a short token); with HTTPS, a
+bearer token and "scrapers": ["127.0.0.1"] on 0.0.0.0 a real Prometheus scrapes over HTTPS with
+the token, a request without it or with a wrong one gets 401, plain HTTP gets nothing, another
+address is refused at accept, and 16 other addresses holding 2 idle connections each (the
+endpoint's 32) for 10 s do not keep Prometheus from one scrape a second; "plaintext_lan": true
+serves plain HTTP without the sensors' hook flavours and warns at start.
+
 Exits 77 only when not root; a missing prometheus or promtool fails.
 """
 import hashlib
@@ -71,7 +79,8 @@ def http(url, method="GET"):
 
 
 class Prometheus:
-    def __init__(self, d, target):
+    def __init__(self, d, target, job=""):
+        """job: more lines of the rdmaguard job (indented 4), e.g. its scheme and credentials."""
         self.dir = os.path.join(d, "prometheus")
         os.makedirs(self.dir)
         self.port = free_port()
@@ -79,7 +88,7 @@ class Prometheus:
         conf = os.path.join(self.dir, "prometheus.yml")
         with open(conf, "w") as f:
             f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                    "scrape_configs:\n  - job_name: rdmaguard\n"
+                    "scrape_configs:\n  - job_name: rdmaguard\n" + job +
                     "    static_configs:\n      - targets: ['%s']\n" % target)
         logf = open(self.log, "ab")
         self.proc = subprocess.Popen(
@@ -183,8 +192,9 @@ def scenario_metrics(d):
     alerts_file = os.path.join(d, "alerts.jsonl")
     mport = free_port()
     target = "127.0.0.1:%d" % mport
+    # a bare port: loopback, the default
     dm = td.Daemon(d, ["file:" + alerts_file], policy=policy,
-                   extra=["--metrics", target, "--heartbeat", "1"])
+                   extra=["--metrics", str(mport), "--heartbeat", "1"])
     t0 = time.monotonic()
     prom = Prometheus(d, target)
     print("prometheus ready in %.1f s" % (time.monotonic() - t0))
@@ -285,7 +295,8 @@ def scenario_metrics(d):
     check_host(st["host"], "status")
     check(st.get("hw") == {"fingerprint": fp} and st.get("pci") == {"dsn": dsns},
           "status hw %s pci %s" % (st.get("hw"), st.get("pci")))
-    check(st["labels"] == {"seat": "B-12"} and st["metrics"]["listen"] == target and
+    check(st["labels"] == {"seat": "B-12"} and st["metrics"]["listen"] == str(mport) and
+          st["metrics"]["url"] == "http://%s/metrics" % target and
           st["metrics"]["scrapes"] >= 3, "status: seat and metrics %s" % st.get("metrics"))
     prom.stop()
     check_bounds(target)
@@ -551,7 +562,209 @@ def outputs_scenario(d, fs):
     tcp.stop()
 
 
-SCENARIOS = {"metrics": scenario_metrics, "outputs": scenario_outputs}
+GATE_ATTACKERS = 16  # addresses 127.0.0.2...: 2 connections each fill METRICS_HTTP_MAX_CONN (32)
+
+
+def dry_run_gate(d, policy_text, want):
+    """`daemon --dry-run --metrics 0.0.0.0:PORT` with this policy: exit 2 saying want, or 0."""
+    policy = os.path.join(d, "gate-policy.json")
+    td.write_policy(policy, policy_text)
+    p = subprocess.run([td.RG, "daemon", "--dry-run", "--sensor", "tracepoint", "--rules",
+                        td.RULES, "--policy", policy, "--metrics", "0.0.0.0:%d" % free_port()],
+                       capture_output=True, text=True, timeout=120)
+    if want is None:
+        check(p.returncode == 0, "gate: --dry-run passes: %s" % p.stderr[-400:])
+    else:
+        check(p.returncode == 2 and want in p.stderr,
+              "gate: --dry-run exits 2 saying %r (got %s: %s)" % (want, p.returncode,
+                                                                 p.stderr[-400:]))
+
+
+def make_tls(d):
+    """A self-signed certificate for 127.0.0.1, its key, a bearer token: root's files."""
+    cert, key, token = (os.path.join(d, n) for n in ("cert.pem", "key.pem", "token"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days",
+                    "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=60)
+    os.chmod(key, 0o600)
+    with open(token, "w") as f:
+        f.write(os.urandom(24).hex() + "\n")
+    os.chmod(token, 0o600)
+    return cert, key, token
+
+
+def https(port, ctx, token=None, path="/metrics"):
+    """(status, body) of a GET over TLS, with a bearer token or none."""
+    import ssl  # noqa: F401  (ctx is an ssl.SSLContext)
+    c = http_client.HTTPSConnection("127.0.0.1", port, context=ctx, timeout=10)
+    try:
+        c.request("GET", path, headers={"Authorization": "Bearer " + token} if token else {})
+        r = c.getresponse()
+        return r.status, r.read().decode()
+    finally:
+        c.close()
+
+
+def from_addr(src, port):
+    """A connection to 127.0.0.1:port from src; None if refused or closed at once."""
+    s = socket.socket()
+    s.settimeout(2)
+    try:
+        s.bind((src, 0))
+        s.connect(("127.0.0.1", port))
+        return s
+    except OSError:
+        s.close()
+        return None
+
+
+class Starver:
+    """GATE_ATTACKERS LAN hosts that each hold the 2 connections the endpoint allows them, idle
+    (the request is never sent), opening new ones as the server times them out."""
+
+    def __init__(self, port):
+        import threading
+        self.port, self.stop_ev, self.held = port, threading.Event(), 0
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        conns = {}
+        while not self.stop_ev.is_set():
+            survived = 0
+            for i in range(GATE_ATTACKERS):
+                src = "127.0.0.%d" % (i + 2)
+                live = []
+                for c in conns.get(src, []):
+                    try:
+                        c.setblocking(False)
+                        gone = c.recv(1) == b""
+                    except BlockingIOError:
+                        gone = False
+                    except OSError:
+                        gone = True
+                    if gone:
+                        c.close()
+                    else:
+                        live.append(c)
+                survived += len(live)
+                while len(live) < 2:
+                    c = from_addr(src, self.port)
+                    if not c:
+                        break
+                    live.append(c)
+                conns[src] = live
+            self.held = max(self.held, survived)
+            self.stop_ev.wait(0.05)
+        for v in conns.values():
+            for c in v:
+                c.close()
+
+    def stop(self):
+        self.stop_ev.set()
+        self.thread.join(10)
+
+
+def scenario_gate(d):
+    """Off loopback the endpoint needs HTTPS and a bearer token (or the opt-out), and only the
+    scrapers the policy names may connect: LAN hosts cannot starve Prometheus."""
+    import ssl
+    cert, key, token = make_tls(d)
+    # refused before anything is loaded
+    dry_run_gate(d, '{"role": "managed"}\n', "not a loopback address")
+    dry_run_gate(d, '{"metrics": {"token_file": "%s"}}\n' % token, "not a loopback address")
+    os.chmod(token, 0o640)
+    dry_run_gate(d, '{"metrics": {"cert": "%s", "key": "%s", "token_file": "%s"}}\n'
+                 % (cert, key, token), "readable by group or other (mode 0640)")
+    os.chmod(token, 0o600)
+    short = os.path.join(d, "short-token")
+    with open(short, "w") as f:
+        f.write("secret\n")
+    os.chmod(short, 0o600)
+    dry_run_gate(d, '{"metrics": {"cert": "%s", "key": "%s", "token_file": "%s"}}\n'
+                 % (cert, key, short), "refused: not 16 to 256 characters")
+    dry_run_gate(d, '{"metrics": {"plaintext_lan": true}}\n', None)
+
+    # HTTPS with a token, scrapers 127.0.0.1 only, on every address
+    policy = os.path.join(d, "policy.json")
+    td.write_policy(policy, '{"role": "managed", "metrics": {"cert": "%s", "key": "%s", '
+                    '"token_file": "%s", "scrapers": ["127.0.0.1"]}}\n' % (cert, key, token))
+    mport = free_port()
+    dm = td.Daemon(d, ["file:" + os.path.join(d, "alerts.jsonl")], policy=policy,
+                   extra=["--metrics", "0.0.0.0:%d" % mport, "--heartbeat", "3600"])
+    ctx = ssl.create_default_context(cafile=cert)
+    with open(token) as f:
+        tok = f.read().strip()
+    st, body = https(mport, ctx, tok)
+    check(st == 200 and 'rdmaguard_sensor_info{sensor="verbs",flavour="tracepoint"} 1' in body,
+          "HTTPS with the token: 200 and the sensors' hooks (%s)" % st)
+    check(https(mport, ctx)[0] == 401, "HTTPS without a token: 401")
+    check(https(mport, ctx, tok[:-1] + ("0" if tok[-1] != "0" else "1"))[0] == 401,
+          "HTTPS with a wrong token: 401")
+    try:
+        plain = http("http://127.0.0.1:%d/metrics" % mport)[0]
+    except (OSError, http_client.HTTPException) as e:
+        plain = type(e).__name__
+    check(plain != 200, "plain HTTP to the HTTPS endpoint is no scrape (got %s)" % plain)
+    c = from_addr("127.0.0.9", mport)
+    closed = c is None
+    if c:
+        try:
+            closed = c.recv(1) == b""
+        except TimeoutError:
+            closed = False  # still open after 2 s: accepted
+        except OSError:
+            closed = True
+        c.close()
+    check(closed, "a host that is not a scraper is refused at accept")
+
+    prom = Prometheus(d, "127.0.0.1:%d" % mport,
+                      "    scheme: https\n    tls_config:\n      ca_file: %s\n"
+                      "    authorization:\n      type: Bearer\n      credentials_file: %s\n"
+                      % (cert, token))
+    wait_for(lambda: prom.query('up{job="rdmaguard"}') == [1.0], 30,
+             "prometheus to scrape over HTTPS with the token", 0.2)
+    check(prom.query('rdmaguard_sensor_info{job="rdmaguard",sensor="verbs"}') == [1.0],
+          "prometheus has rdmaguard_sensor_info")
+
+    # the starve attempt: 16 LAN hosts with 2 idle connections each, for 10 s
+    starver = Starver(mport)
+    time.sleep(10)
+    held = starver.held
+    try:
+        direct = https(mport, ctx, tok)[0]
+    except (OSError, http_client.HTTPException) as e:
+        direct = type(e).__name__
+    starver.stop()
+    ups = prom.query('min_over_time(up{job="rdmaguard"}[9s])')
+    n = prom.query('count_over_time(up{job="rdmaguard"}[9s])')
+    print("starve attempt: at most %d attacker connections stayed open; prometheus: %s scrapes, min(up) %s; "
+          "a scrape of ours: %s" % (held, n, ups, direct))
+    check(ups == [1.0] and n and n[0] >= 5 and direct == 200,
+          "16 LAN hosts do not starve Prometheus: min(up) %s over %s scrapes, ours %s"
+          % (ups, n, direct))
+    st = dm.status()
+    check(st["metrics"]["url"] == "https://0.0.0.0:%d/metrics" % mport and
+          st["metrics"]["refused"] >= 3, "status: url and refusals %s" % st["metrics"])
+    prom.stop()
+    dm.stop()
+
+    # the opt-out: plain HTTP on every address, without the sensors' hooks, said at start
+    td.write_policy(policy, '{"role": "managed", "metrics": {"plaintext_lan": true}}\n')
+    mport = free_port()
+    dm = td.Daemon(d, ["file:" + os.path.join(d, "alerts2.jsonl")], name="optout",
+                   policy=policy, extra=["--metrics", "0.0.0.0:%d" % mport,
+                                         "--heartbeat", "3600"])
+    st, _, body = http("http://127.0.0.1:%d/metrics" % mport)
+    check(st == 200 and "rdmaguard_build_info" in body and "rdmaguard_sensor_info" not in body
+          and "rdmaguard_sensor_programs" not in body,
+          "plaintext_lan: 200, without the sensors' hooks")
+    check("plain HTTP off loopback" in dm.logtext(), "plaintext_lan: a warning at start")
+    dm.stop()
+
+
+SCENARIOS = {"metrics": scenario_metrics, "outputs": scenario_outputs, "gate": scenario_gate}
 
 
 def main():
