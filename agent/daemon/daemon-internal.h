@@ -107,6 +107,9 @@ void daemon_stop_signal(struct daemon *d, const struct signalfd_siginfo *si);
 
 /* daemon_hw.c */
 int daemon_hw_open(struct daemon *d);
+/* daemon_event() for the start-up inventory: a PCI function's event gets what the kernel's log
+ * said of it (a failed probe) */
+int daemon_hw_inventory_event(const struct rg_event *ev, void *ud);
 void daemon_hw_dispatch(struct daemon *d, int fd);
 void daemon_hw_tick(struct daemon *d, bool flush);
 struct json_object *daemon_hw_stats(struct daemon *d); /* `status`: "hardware" */

@@ -276,7 +276,7 @@ static int startup_inventory(struct daemon *d)
 		return r;
 	/* The fingerprint from the same scan (a scan of its own when there was none). */
 	daemon_hw_print_update(d, inv->hw);
-	r = inventory_foreach_event(inv, daemon_event, d);
+	r = inventory_foreach_event(inv, daemon_hw_inventory_event, d);
 	if (r < 0)
 		return r;
 	/* The seat baseline (validated at start): every difference, once, at start-up. */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/caps.h"
@@ -257,6 +258,11 @@ static int emit(const struct rg_event *ev, void *ud)
 	if (ev->type == RG_EV_PCI_CHANGE)
 		d->hwprint_fresh = false;
 	(void)daemon_event(ev, d);
+	/* Records logged before the daemon read the log are evidence (alerts), not a reason to
+	 * act now: the function they name may be another one by now, and the start-up sweep
+	 * (daemon_hw_enforce_present()) acts on what is there. */
+	if (ev->flags & RG_EVF_HISTORICAL)
+		return 0;
 	enforce_hw(d, ev);
 	refuse_driver(d, ev);
 	return 0;
@@ -313,11 +319,36 @@ void daemon_hw_print_add(struct daemon *d, struct json_object *o)
 
 int daemon_hw_open(struct daemon *d)
 {
+	struct hw_runtime_stats st;
 	int r = hw_runtime_open(NULL, &d->hw);
 
 	if (r < 0)
 		return log_warning_errno(r, "Failed to watch PCI hotplug and DMA faults: %m");
+	/* what the kernel logged before: faults and failed probes are evidence, flagged
+	 * historical; the failed probes also mark the functions' events from now on */
+	hw_runtime_history(d->hw, emit, d);
+	hw_runtime_stats(d->hw, &st);
+	log_debug("Kernel log: %llu records already in the buffer read.",
+		  (unsigned long long)st.kmsg_historical);
 	return 0;
+}
+
+int daemon_hw_inventory_event(const struct rg_event *ev, void *ud)
+{
+	struct daemon *d = ud;
+	struct rg_event *copy;
+	int r;
+
+	if (ev->type != RG_EV_PCI_FUNCTION || !d->hw)
+		return daemon_event(ev, d);
+	copy = malloc(sizeof(*copy));
+	if (!copy)
+		return daemon_event(ev, d);
+	*copy = *ev;
+	hw_runtime_annotate(d->hw, copy);
+	r = daemon_event(copy, d);
+	free(copy);
+	return r;
 }
 
 void daemon_hw_dispatch(struct daemon *d, int fd)
@@ -353,6 +384,9 @@ struct json_object *daemon_hw_stats(struct daemon *d)
 	U("dma_fault_lines", st.fault_lines);
 	U("aer_lines", st.aer_lines);
 	U("link_lines", st.link_lines);
+	U("probe_failed_lines", st.probe_lines);
+	U("kmsg_historical", st.kmsg_historical);
+	U("kmsg_lost_records", st.kmsg_lost_records);
 	U("fault_reports", st.fault_reports);
 	U("fault_lines_dropped", st.fault_dropped);
 	U("describe_errors", st.describe_errors);
