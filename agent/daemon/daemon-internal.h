@@ -37,6 +37,12 @@ struct daemon {
 	bool hwprint_fresh;	 /* hwprint is the bus as it is: no PCI change since it was made */
 	struct hw_baseline *baseline; /* the policy's seat baseline, NULL none (daemon_hw.c) */
 	struct hw_added_table hw_added; /* when each PCI function appeared (hw_refuse.h) */
+	/* functions just added, left to hardware enforcement until their driver binds */
+	struct {
+		char addr[16];
+		uint64_t deadline_ns; /* monotonic */
+	} hw_pending[8];
+	unsigned n_hw_pending;
 	struct json_object *hooks; /* sensors_describe() at start */
 	int epfd, sigfd, timerfd, status_fd, pid_fd;
 	FILE *record;
@@ -107,6 +113,8 @@ void daemon_stop_signal(struct daemon *d, const struct signalfd_siginfo *si);
 
 /* daemon_hw.c */
 int daemon_hw_open(struct daemon *d);
+/* Hardware enforcement at start: every function the baseline and allowlist do not cover. */
+void daemon_hw_enforce_present(struct daemon *d);
 /* daemon_event() for the start-up inventory: a PCI function's event gets what the kernel's log
  * said of it (a failed probe) */
 int daemon_hw_inventory_event(const struct rg_event *ev, void *ud);

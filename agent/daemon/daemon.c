@@ -659,6 +659,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 		log_error_errno(r, "Failed to start enforcement: %m");
 		goto out;
 	}
+	daemon_hw_enforce_present(&d);
 	if (enforce_started(d.enf)) {
 		char es[64];
 		size_t len = strlen(summary);

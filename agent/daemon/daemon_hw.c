@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <linux/capability.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +27,14 @@
 
 /*
  * Hardware enforcement (hw/hw_enforce.h): with enforcement on and "hardware_enforce" in the
- * policy, a function added at runtime, or one whose DMA the IOMMU refused, that the policy's
- * hardware allowlist does not cover is removed from the bus or loses bus mastering (and then,
- * where its IOMMU group is identity, the group is switched to a translating domain), and a
- * pci_change event flagged denied says which (pci.enforcement). A function the seat baseline
- * has (whatever its driver) is never touched, nor a bridge (what is behind it may be the
- * machine's own); one present when the daemon started only when its DMA faults.
+ * policy, a function that the policy's hardware allowlist and the seat baseline do not cover is
+ * removed from the bus or loses bus mastering (and then, where its IOMMU group is identity, the
+ * group is switched to a translating domain); with "hardware_enforce_port" the port above it
+ * (where the card is alone below it) loses bus mastering or its link too. It acts when the
+ * function is added at runtime, when its DMA faults, and at start, on what is there (with a
+ * baseline or an allowlist to say what the seat's own is). A pci_change event flagged denied
+ * says what was done (pci.enforcement). A bridge (header type 1 with a subordinate bus, not a
+ * class it claims) is never touched: what is behind it may be the machine's own.
  */
 /*
  * Switches the function's IOMMU group from identity to a translating domain where the kernel
@@ -103,30 +106,92 @@ static bool hw_enforcing(const struct daemon *d)
 	return (d->cfg->enforce || p->enforce) && !enforce_lifted(d->enf);
 }
 
-static void enforce_hw(struct daemon *d, const struct rg_event *ev)
+#define HW_DRIVER_WAIT_NS (5ull * 1000000000ull)
+
+enum hw_why { WHY_ADDED, WHY_FAULT, WHY_PRESENT };
+
+/*
+ * Whether hardware enforcement leaves ADDR alone: a bridge, allowed by the policy, or the seat
+ * baseline's (its driver included: a driverless function where the baseline has a driver is not
+ * the seat's own). With wait_driver (a function just added, whose driver may not have bound
+ * yet) such a driverless function is left alone for now and *pending says so. fn: ADDR examined
+ * (NULL: examined here).
+ */
+static bool hw_exempt(struct daemon *d, const struct rg_event *ev, const struct hw_fn *fn,
+		      bool wait_driver, bool *pending)
+{
+	const struct rg_policy *p = engine_policy(d->engine);
+	_cleanup_free_ struct hw_fn *own = NULL;
+	unsigned v;
+
+	*pending = false;
+	if (hw_enforce_is_bridge(NULL, ev->u.pci.addr) ||
+	    policy_hw_allowed(p, &ev->u.pci, now_realtime_ns()))
+		return true;
+	if (!d->baseline)
+		return false;
+	if (!fn) {
+		own = calloc(1, sizeof(*own));
+		if (!own || examine(ev->u.pci.addr, own) < 0)
+			return false;
+		fn = own;
+	}
+	v = hw_baseline_exempt(d->baseline, fn);
+	if (v == HW_BL_DRIVERLESS && wait_driver) {
+		*pending = true;
+		return true;
+	}
+	return v == HW_BL_COVERED;
+}
+
+static void append(char *text, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *text, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(text);
+	va_list ap;
+
+	if (len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+/* The port above ADDR stopped as the policy says (found before ADDR is removed); what came of it
+ * appended to text. */
+static void stop_port(const struct rg_policy *p, const char *port, int found, char *text,
+		      size_t size)
+{
+	bool link = p->hw_enforce_port == RG_HW_PORT_LINK;
+	int r;
+
+	if (p->hw_enforce_port == RG_HW_PORT_OFF)
+		return;
+	if (found < 0) {
+		append(text, size, "; port above not stopped (%s)",
+		       found == -EBUSY ? "other devices below it" : strerror(-found));
+		return;
+	}
+	r = hw_enforce_port_stop(NULL, port, link);
+	if (r == 0)
+		(void)hw_enforce_note(NULL, link ? "port_link" : "port_master", port);
+	append(text, size, "; port %s %s%s%s", port,
+	       link ? "link disabled" : "bus mastering cleared", r < 0 ? ": failed, " : "",
+	       r < 0 ? strerror(-r) : "");
+}
+
+static void hw_act(struct daemon *d, const struct rg_event *ev, enum hw_why why)
 {
 	const struct rg_policy *p = engine_policy(d->engine);
 	const char *addr = ev->u.pci.addr;
+	char port[16] = "";
 	struct rg_event out;
 	bool was_set = true, raised, rawio;
-	int r;
+	int r, found;
 
-	if (p->hw_enforce == RG_HW_ENFORCE_OFF || !hw_enforcing(d))
-		return;
-	if (!(ev->type == RG_EV_PCI_CHANGE && ev->u.pci.change == RG_HW_ADD) &&
-	    ev->type != RG_EV_DMA_FAULT)
-		return;
-	if ((ev->u.pci.class_code >> 16) == 0x06 ||
-	    policy_hw_allowed(p, &ev->u.pci, now_realtime_ns()))
-		return;
-	/* the seat baseline's own (a remove + rescan, a driver's DMA bug): whatever its driver */
-	if (baseline_covers(d, addr, false)) {
-		log_debug("Hardware enforcement: %s is the seat baseline's, left alone.", addr);
-		return;
-	}
 	out = *ev;
 	out.type = RG_EV_PCI_CHANGE;
-	out.flags |= RG_EVF_DENIED;
+	out.flags = (ev->flags & ~RG_EVF_HISTORICAL) | RG_EVF_DENIED;
 	out.ts = 0;
 	memset(out.u.pci.text, 0, sizeof(out.u.pci.text));
 	out.u.pci.count = 0;
@@ -135,6 +200,8 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 	 * IOMMU group's type also wants CAP_SYS_RAWIO, which the unit does not grant */
 	raised = caps_raise(CAP_SYS_ADMIN);
 	rawio = caps_raise(CAP_SYS_RAWIO);
+	found = p->hw_enforce_port != RG_HW_PORT_OFF ? hw_enforce_port_above(NULL, addr, port)
+						       : -ENODEV;
 	if (p->hw_enforce == RG_HW_ENFORCE_REMOVE) {
 		r = hw_enforce_remove(NULL, addr);
 		if (r == -ENOENT)
@@ -155,15 +222,19 @@ static void enforce_hw(struct daemon *d, const struct rg_event *ev)
 		snprintf(out.u.pci.text, sizeof(out.u.pci.text), "%s: bus mastering cleared%s",
 			 r < 0 ? "failed" : "done", r == 0 && !was_set ? " (it was off)" : "");
 	}
-	if (r < 0) {
-		char e[64];
-
-		snprintf(e, sizeof(e), " (%s)", strerror(-r));
-		strncat(out.u.pci.text, e, sizeof(out.u.pci.text) - strlen(out.u.pci.text) - 1);
-	}
+	if (r < 0)
+		append(out.u.pci.text, sizeof(out.u.pci.text), " (%s)", strerror(-r));
 	/* the function stays: an identity group lets its DMA reach all memory untranslated */
 	if (p->hw_enforce == RG_HW_ENFORCE_BUS_MASTER)
 		translate_group(addr, out.u.pci.text, sizeof(out.u.pci.text));
+	stop_port(p, port, found, out.u.pci.text, sizeof(out.u.pci.text));
+	/* there since boot: the seat's own new hardware, or a card; the baseline says which once
+	 * it is saved again */
+	if (why == WHY_PRESENT)
+		append(out.u.pci.text, sizeof(out.u.pci.text),
+		       "; present at start, not in the %s: re-save the baseline if it is the "
+		       "seat's own",
+		       d->baseline ? "seat baseline nor allowed" : "hardware allowlist");
 	log_notice("Hardware enforcement: %s %s", addr, out.u.pci.text);
 	(void)daemon_event(&out, d);
 done:
@@ -171,6 +242,123 @@ done:
 		caps_lower(CAP_SYS_RAWIO);
 	if (raised)
 		caps_lower(CAP_SYS_ADMIN);
+}
+
+/* Functions just added whose baseline entry has a driver and that have none yet: judged when a
+ * driver binds, or when HW_DRIVER_WAIT_NS have passed without one. */
+static void pending_set(struct daemon *d, const char *addr, bool on)
+{
+	unsigned i;
+
+	for (i = 0; i < d->n_hw_pending; i++)
+		if (strcmp(d->hw_pending[i].addr, addr) == 0)
+			break;
+	if (!on) {
+		if (i < d->n_hw_pending)
+			d->hw_pending[i] = d->hw_pending[--d->n_hw_pending];
+		return;
+	}
+	if (i == d->n_hw_pending) {
+		if (i == ARRAY_SIZE(d->hw_pending))
+			i = 0; /* full: the oldest is judged at once by the next tick's look */
+		else
+			d->n_hw_pending++;
+	}
+	(void)strscpy_ok(d->hw_pending[i].addr, addr, sizeof(d->hw_pending[i].addr));
+	d->hw_pending[i].deadline_ns = now_monotonic_ns() + HW_DRIVER_WAIT_NS;
+}
+
+static bool pending_has(const struct daemon *d, const char *addr)
+{
+	for (unsigned i = 0; i < d->n_hw_pending; i++)
+		if (strcmp(d->hw_pending[i].addr, addr) == 0)
+			return true;
+	return false;
+}
+
+static void enforce_hw(struct daemon *d, const struct rg_event *ev)
+{
+	const struct rg_policy *p = engine_policy(d->engine);
+	bool add = ev->type == RG_EV_PCI_CHANGE && ev->u.pci.change == RG_HW_ADD, pending;
+	bool bind = ev->type == RG_EV_PCI_CHANGE && ev->u.pci.change == RG_HW_BIND &&
+		    pending_has(d, ev->u.pci.addr);
+
+	if (ev->type == RG_EV_PCI_CHANGE && ev->u.pci.change == RG_HW_REMOVE)
+		pending_set(d, ev->u.pci.addr, false);
+	if (p->hw_enforce == RG_HW_ENFORCE_OFF || !hw_enforcing(d))
+		return;
+	if (!add && !bind && ev->type != RG_EV_DMA_FAULT)
+		return;
+	if (bind)
+		pending_set(d, ev->u.pci.addr, false);
+	if (hw_exempt(d, ev, NULL, add, &pending)) {
+		if (pending)
+			pending_set(d, ev->u.pci.addr, true);
+		log_debug("Hardware enforcement: %s left alone%s.", ev->u.pci.addr,
+			  pending ? " until its driver binds" : "");
+		return;
+	}
+	hw_act(d, ev, ev->type == RG_EV_DMA_FAULT ? WHY_FAULT : WHY_ADDED);
+}
+
+/* Once a second: a pending function whose driver has not bound in time is judged as it is. */
+static void enforce_pending(struct daemon *d)
+{
+	uint64_t now = now_monotonic_ns();
+
+	for (unsigned i = 0; i < d->n_hw_pending;) {
+		struct rg_event ev;
+		bool pending;
+
+		if (now < d->hw_pending[i].deadline_ns) {
+			i++;
+			continue;
+		}
+		if (describe(d->hw_pending[i].addr, RG_EV_PCI_CHANGE, &ev) < 0) {
+			pending_set(d, d->hw_pending[i].addr, false);
+			continue;
+		}
+		pending_set(d, ev.u.pci.addr, false);
+		ev.u.pci.change = RG_HW_ADD;
+		if (hw_enforcing(d) && engine_policy(d->engine)->hw_enforce != RG_HW_ENFORCE_OFF &&
+		    !hw_exempt(d, &ev, NULL, false, &pending))
+			hw_act(d, &ev, WHY_ADDED);
+	}
+}
+
+void daemon_hw_enforce_present(struct daemon *d)
+{
+	const struct rg_policy *p = engine_policy(d->engine);
+	_cleanup_(hw_scan_freep) struct hw_scan *s = NULL;
+	struct rg_root root = {.fd = -1};
+	unsigned acted = 0;
+	int r;
+
+	if (p->hw_enforce == RG_HW_ENFORCE_OFF || !hw_enforcing(d) ||
+	    (!d->baseline && !p->n_hardware))
+		return;
+	r = root_init(&root, "/");
+	if (r >= 0) {
+		r = hw_scan(&root, &s);
+		root_done(&root);
+	}
+	if (r < 0) {
+		log_warning_errno(r, "Failed to examine the PCI functions for enforcement: %m");
+		return;
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		struct rg_event ev;
+		bool pending;
+
+		hw_fn_to_event(&s->fn[i], RG_EV_PCI_CHANGE, RG_PROV_INVENTORY, now_realtime_ns(),
+			       &ev);
+		hw_runtime_annotate(d->hw, &ev);
+		if (hw_exempt(d, &ev, &s->fn[i], false, &pending))
+			continue;
+		hw_act(d, &ev, WHY_PRESENT);
+		acted++;
+	}
+	log_info("Hardware enforcement at start: %u of %u PCI functions acted on.", acted, s->n);
 }
 
 /*
@@ -203,7 +391,7 @@ static void refuse_driver(struct daemon *d, const struct rg_event *ev)
 	in.n_drivers = p->n_refuse_drivers;
 	in.change = ev->u.pci.change;
 	in.driver = driver;
-	in.class_code = ev->u.pci.class_code;
+	in.bridge = hw_enforce_is_bridge(NULL, addr);
 	in.game_since = engine_game_since(d->engine);
 	in.added_ns = hw_added_at(&d->hw_added, addr);
 	in.allowed = policy_hw_allowed(p, &ev->u.pci, now_realtime_ns());
@@ -364,6 +552,8 @@ void daemon_hw_dispatch(struct daemon *d, int fd)
 void daemon_hw_tick(struct daemon *d, bool flush)
 {
 	hw_runtime_tick(d->hw, flush, emit, d);
+	if (!flush)
+		enforce_pending(d);
 }
 
 struct json_object *daemon_hw_stats(struct daemon *d)

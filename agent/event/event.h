@@ -461,7 +461,7 @@ struct rg_ev_pci { /* PCI_FUNCTION, PCI_CHANGE, DMA_FAULT, HW_BASELINE */
 	char vendor_name[40], device_name[64];
 	char upstream[16];   /* the bridge above */
 	char dsn[24];	     /* Device Serial Number "01-23-45-67-89-ab-cd-ef", "" none */
-	char text[96];	     /* hw_baseline: what changed; dma_fault: the kernel's reason */
+	char text[144];	     /* hw_baseline: what changed; dma_fault: the kernel's reason */
 	uint32_t probe_failed; /* the kernel logged a failed probe of a driver for it */
 	char probe_driver[32]; /* that driver */
 };

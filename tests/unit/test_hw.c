@@ -562,6 +562,34 @@ START_TEST(test_baseline)
 	memcpy(fn.addr, "0000:07:00.0", 13);
 	ck_assert(!hw_baseline_covers(b, &fn, false));
 	ck_assert(!hw_baseline_covers(NULL, fn_at(s, "0000:01:00.0"), false));
+	/* the exemption compares the driver: driverless where the baseline has a driver is a
+	 * clone's state (or a probe to come: the caller decides), another driver is not the seat's
+	 * own; a driver where the baseline has none is (installed since) */
+	{
+		unsigned with = 0, without = 0;
+
+		for (unsigned i = 0; i < s->n; i++) {
+			fn = s->fn[i];
+			ck_assert_uint_eq(hw_baseline_exempt(b, &fn), HW_BL_COVERED);
+			if (fn.driver[0]) {
+				with++;
+				fn.driver[0] = 0;
+				ck_assert_uint_eq(hw_baseline_exempt(b, &fn), HW_BL_DRIVERLESS);
+				strcpy(fn.driver, "vfio-pci");
+				ck_assert_uint_eq(hw_baseline_exempt(b, &fn), HW_BL_NOT);
+			} else {
+				without++;
+				strcpy(fn.driver, "vfio-pci");
+				ck_assert_uint_eq(hw_baseline_exempt(b, &fn), HW_BL_COVERED);
+			}
+			fn.driver[0] = 0;
+			fn.device ^= 1;
+			ck_assert_uint_eq(hw_baseline_exempt(b, &fn), HW_BL_NOT);
+		}
+		ck_assert_uint_gt(with, 0);
+		ck_assert_uint_gt(without, 0);
+		ck_assert_uint_eq(hw_baseline_exempt(NULL, &s->fn[0]), HW_BL_NOT);
+	}
 
 	/* The card gone, a function changed: one event each, the removed one last. */
 	ck_assert_str_eq(s->fn[4].addr, "0000:01:00.0");
@@ -738,6 +766,27 @@ START_TEST(test_refuse_drivers)
 }
 END_TEST
 
+/* "hardware_enforce_port" and "require_iommu" */
+START_TEST(test_port_and_require_keys)
+{
+	struct rg_policy *p = policy("{\"hardware_enforce_port\": \"link\", \"require_iommu\": true}");
+
+	ck_assert_int_eq(p->hw_enforce_port, RG_HW_PORT_LINK);
+	ck_assert(p->require_iommu);
+	policy_free(p);
+	p = policy("{\"hardware_enforce_port\": \"bus_master\"}");
+	ck_assert_int_eq(p->hw_enforce_port, RG_HW_PORT_BUS_MASTER);
+	ck_assert(!p->require_iommu);
+	policy_free(p);
+	p = policy("{}");
+	ck_assert_int_eq(p->hw_enforce_port, RG_HW_PORT_OFF);
+	policy_free(p);
+	policy_error("{\"hardware_enforce_port\": \"unplug\"}",
+		     "p.json:1:27: unknown hardware_enforce_port \"unplug\" (off, bus_master or link)");
+	policy_error("{\"require_iommu\": 1}", "p.json:1:19: \"require_iommu\" must be true or false, not a number");
+}
+END_TEST
+
 START_TEST(test_cmdline)
 {
 	static const char *const weak[] = {"iommu=pt",	      "iommu=off",
@@ -886,6 +935,7 @@ static Suite *suite(void)
 	tcase_add_test(core, test_fingerprint);
 	tcase_add_test(core, test_allowlist);
 	tcase_add_test(core, test_refuse_drivers);
+	tcase_add_test(core, test_port_and_require_keys);
 	tcase_add_test(core, test_cmdline);
 	tcase_add_test(limits, test_caps_malformed);
 	tcase_add_test(limits, test_caps_limits);
