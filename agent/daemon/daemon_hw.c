@@ -231,10 +231,9 @@ static void hw_act(struct daemon *d, const struct rg_event *ev, enum hw_why why)
 	/* there since boot: the seat's own new hardware, or a card; the baseline says which once
 	 * it is saved again */
 	if (why == WHY_PRESENT)
-		append(out.u.pci.text, sizeof(out.u.pci.text),
-		       "; present at start, not in the %s: re-save the baseline if it is the "
-		       "seat's own",
-		       d->baseline ? "seat baseline nor allowed" : "hardware allowlist");
+		append(out.u.pci.text, sizeof(out.u.pci.text), "; at start, not in the %s",
+		       d->baseline ? "baseline (re-save it if this is the seat's own)"
+				   : "hardware allowlist");
 	log_notice("Hardware enforcement: %s %s", addr, out.u.pci.text);
 	(void)daemon_event(&out, d);
 done:
@@ -350,6 +349,10 @@ void daemon_hw_enforce_present(struct daemon *d)
 		struct rg_event ev;
 		bool pending;
 
+		/* with an allowlist alone, what is on a root bus is the machine's own: a card
+		 * sits behind a port (a baseline lists those too) */
+		if (!d->baseline && !s->fn[i].upstream[0])
+			continue;
 		hw_fn_to_event(&s->fn[i], RG_EV_PCI_CHANGE, RG_PROV_INVENTORY, now_realtime_ns(),
 			       &ev);
 		hw_runtime_annotate(d->hw, &ev);
@@ -580,6 +583,7 @@ struct json_object *daemon_hw_stats(struct daemon *d)
 	U("fault_reports", st.fault_reports);
 	U("fault_lines_dropped", st.fault_dropped);
 	U("describe_errors", st.describe_errors);
+	U("iommu_group_changes", st.group_changes);
 #undef U
 	json_object_object_add(o, "uevent_socket",
 			       json_object_new_boolean(hw_runtime_uevent_fd(d->hw) >= 0));

@@ -432,6 +432,15 @@ static int undo_override(const struct hw_enforce_paths *p, const char *addr)
 	return r < 0 ? r : 1;
 }
 
+/* whether the line at l was seen before it in buf (the same action noted twice: undone once) */
+static bool seen_before(const char *buf, const char *l)
+{
+	for (const char *q = buf; q < l; q += strlen(q) + 1)
+		if (strcmp(q, l) == 0)
+			return true;
+	return false;
+}
+
 int hw_enforce_undo(const struct hw_enforce_paths *p, struct hw_enforce_undone *ret)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -457,6 +466,8 @@ int hw_enforce_undo(const struct hw_enforce_paths *p, struct hw_enforce_undone *
 	}
 	/* the ports above stopped cards first: a rescan finds nothing behind a disabled link */
 	for (char *l = buf; l < buf + len; l += strlen(l) + 1) {
+		if (seen_before(buf, l))
+			continue;
 		if (startswith(l, "port_master "))
 			r = set_master(p, l + 12, true, NULL);
 		else if (startswith(l, "port_link "))
@@ -479,7 +490,7 @@ int hw_enforce_undo(const struct hw_enforce_paths *p, struct hw_enforce_undone *
 			rescans++;
 	}
 	for (char *l = buf; l < buf + len; l += strlen(l) + 1) {
-		if (!startswith(l, "bus_master "))
+		if (!startswith(l, "bus_master ") || seen_before(buf, l))
 			continue;
 		r = set_master(p, l + 11, true, NULL);
 		if (r == 0)

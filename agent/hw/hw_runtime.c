@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "dma_fault.h"
+#include "hw/iommu.h"
 #include "hw/pci.h"
 #include "hw_runtime.h"
 #include "hw_uevent.h"
@@ -32,6 +33,7 @@ struct hw_runtime {
 	struct kmsg_reader kmsg;
 	struct rg_root root;
 	struct hw_bursts bursts;
+	struct hw_group_watch groups; /* the IOMMU groups' types at the last tick */
 	struct hw_runtime_stats st;
 	/* for the burst callback */
 	hw_runtime_emit emit;
@@ -62,6 +64,7 @@ int hw_runtime_open(const char *kmsg_path, struct hw_runtime **ret)
 		hw_runtime_free(rt);
 		return r;
 	}
+	(void)hw_groups_watch(&rt->root, &rt->groups, NULL, NULL); /* primes */
 	*ret = rt;
 	return 0;
 }
@@ -73,6 +76,7 @@ void hw_runtime_free(struct hw_runtime *rt)
 	if (rt->uevent_fd >= 0)
 		close(rt->uevent_fd);
 	kmsg_close(&rt->kmsg);
+	hw_groups_watch_done(&rt->groups);
 	if (rt->root.fd >= 0)
 		root_done(&rt->root);
 	free(rt);
@@ -348,12 +352,37 @@ void hw_runtime_kmsg(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
 	free(rec);
 }
 
+/* A group's type changed: the posture as it is now, with the group, its type and the one
+ * before (iommu.change group_type: DMA-004's runtime clause). */
+static void group_changed(uint32_t id, const char *type, const char *previous, void *data)
+{
+	struct hw_runtime *rt = data;
+	struct hw_posture p;
+	struct rg_event ev;
+
+	rt->st.group_changes++;
+	if (hw_posture_read(&rt->root, &p) < 0)
+		memset(&p, 0, sizeof(p));
+	hw_posture_to_event(&p, now_realtime_ns(), &ev);
+	hw_posture_done(&p);
+	ev.provider = RG_PROV_NETLINK;
+	ev.u.iommu.change = RG_HW_GROUP_TYPE;
+	ev.u.iommu.has_group = 1;
+	ev.u.iommu.group = id;
+	(void)strscpy_ok(ev.u.iommu.group_type, type, sizeof(ev.u.iommu.group_type));
+	(void)strscpy_ok(ev.u.iommu.previous_type, previous, sizeof(ev.u.iommu.previous_type));
+	log_info("IOMMU group %u: type %s -> %s", id, previous[0] ? previous : "(new)", type);
+	(void)rt->emit(&ev, rt->ud);
+}
+
 void hw_runtime_tick(struct hw_runtime *rt, bool flush, hw_runtime_emit emit, void *ud)
 {
 	if (!rt)
 		return;
 	set_cb(rt, emit, ud);
 	hw_bursts_tick(&rt->bursts, now_monotonic_ns(), flush, burst_report, rt);
+	if (!flush)
+		(void)hw_groups_watch(&rt->root, &rt->groups, group_changed, rt);
 }
 
 void hw_runtime_stats(const struct hw_runtime *rt, struct hw_runtime_stats *ret)

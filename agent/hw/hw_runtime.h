@@ -24,6 +24,7 @@ struct hw_runtime_stats {
 	uint64_t kmsg_lost_records, kmsg_historical;
 	uint64_t fault_lines, aer_lines, link_lines, probe_lines, fault_reports, fault_dropped;
 	uint64_t describe_errors; /* a function gone (or unreadable) before it was described */
+	uint64_t group_changes;	  /* IOMMU groups whose type changed */
 };
 
 /*
@@ -56,7 +57,9 @@ int hw_runtime_kmsg_fd(const struct hw_runtime *rt);   /* -1: none */
 void hw_runtime_uevents(struct hw_runtime *rt, hw_runtime_emit emit, void *ud);
 void hw_runtime_kmsg(struct hw_runtime *rt, hw_runtime_emit emit, void *ud);
 
-/* Once a second: the bursts whose window ended are reported; flush reports all (at stop). */
+/* Once a second: the bursts whose window ended are reported, flush reports all (at stop); the
+ * IOMMU groups whose type changed since the last tick become iommu_posture events (iommu.change
+ * group_type). */
 void hw_runtime_tick(struct hw_runtime *rt, bool flush, hw_runtime_emit emit, void *ud);
 
 void hw_runtime_stats(const struct hw_runtime *rt, struct hw_runtime_stats *ret);

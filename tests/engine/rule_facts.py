@@ -96,6 +96,13 @@ FACTS = {
                   "protection: ?; group ?: )"),
         a("DMA-004", "medium", None, thunderbolt__iommu_dma_protection=0),
         a("DMA-004", "medium", None, iommu__group=5, iommu__type="identity"),
+        a("DMA-004", "medium", None, iommu__identity_groups=3),
+    ],
+    # no IOMMU on a seat whose policy requires one; not the one that has one
+    "DMA-004-require": [
+        a("DMA-004", "medium", None,
+          message="IOMMU protection weakened (command line: ; Thunderbolt DMA protection: ?; "
+                  "group ?: )"),
     ],
     # edu hot-added; not its removal, not the allowed 15b3:1019, not a bind; with Arena running
     # a second one: critical

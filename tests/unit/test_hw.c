@@ -18,6 +18,7 @@
 
 #include "engine/policy.h"
 #include "hw/baseline.h"
+#include "hw/cmdline.h"
 #include "hw/fingerprint.h"
 #include "hw/iommu.h"
 #include "hw/pci.h"
@@ -789,17 +790,61 @@ END_TEST
 
 START_TEST(test_cmdline)
 {
-	static const char *const weak[] = {"iommu=pt",	      "iommu=off",
-					   "intel_iommu=off", "intel_iommu=on,off",
-					   "amd_iommu=off",   "iommu.passthrough=1"};
-	static const char *const fine[] = {"intel_iommu=on", "intel_iommu=on,igfx_off",
-					   "iommu=force",    "iommu.strict=1",
-					   "amd_iommu=on",   "intel_iommu=offx"};
+	/* one option each, read as the kernel reads them: comma lists, prefixes (strncmp), '-' for
+	 * '_' in names, kstrtobool() values */
+	static const char *const weak[] = {
+	    "iommu=pt",		    "iommu=off",	     "iommu=soft",
+	    "iommu=force,pt",	    "iommu=nomerge,pt,force", "iommu=ptx",
+	    "intel_iommu=off",	    "intel_iommu=on,off",    "intel_iommu=offx",
+	    "intel-iommu=off",	    "intel_iommu=igfx_off,off", "intel_iommu=tboot_noforce",
+	    "amd_iommu=off",	    "amd_iommu=fullflush,off", "iommu.passthrough=1",
+	    "iommu.passthrough=y",  "iommu.passthrough=on",  "iommu.passthrough=true",
+	    "iommu.passthrough=Yes", "amd-iommu=off",  "intremap=off",
+	    "efi=debug,no_disable_early_pci_dma", "iommu=\"pt\"", "\"iommu=pt\"",
+	};
+	static const char *const fine[] = {
+	    "intel_iommu=on",	     "intel_iommu=on,igfx_off", "iommu=force",
+	    "iommu.strict=1",	     "amd_iommu=on",	       "iommu.passthrough=0",
+	    "iommu.passthrough=off", "iommu.passthrough=n",    "iommu.passthrough=false",
+	    "iommu.passthrough=x",   "iommu.passthrough",      "iommu",
+	    "xiommu=pt",	     "iommu.passthroughx=1",   "efi=no_disable_early_pci_dmax",
+	    "intel_iommu=o",	     "intremap=nosid",	       "",
+	};
+	/* whole lines: the last word wins, init's part does not count */
+	static const struct {
+		const char *line, *weakening;
+	} lines[] = {
+	    {"BOOT_IMAGE=/vmlinuz ro quiet iommu=pt", "iommu=pt"},
+	    {"iommu=pt iommu=nopt", ""},
+	    {"iommu=pt,nopt", ""},
+	    {"iommu.passthrough=1 iommu.passthrough=0", ""},
+	    {"iommu.passthrough=0 iommu=pt", "iommu=pt"},
+	    {"intel_iommu=off intel_iommu=on", ""},
+	    {"intel_iommu=on\tiommu=force,pt  intremap=off", "iommu=force,pt intremap=off"},
+	    {"ro -- iommu=pt", ""},
+	    {"init=\"/bin/sh -- x\" iommu=pt", "iommu=pt"},
+	    {"a=\"iommu=pt\"", ""},
+	    {"intel_iommu=off iommu=pt amd_iommu=off", "intel_iommu=off iommu=pt amd_iommu=off"},
+	};
+	struct hw_cmdline c;
 
 	for (size_t i = 0; i < sizeof(weak) / sizeof(weak[0]); i++)
 		ck_assert_msg(hw_cmdline_weakens(weak[i]), "%s", weak[i]);
 	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++)
 		ck_assert_msg(!hw_cmdline_weakens(fine[i]), "%s", fine[i]);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		hw_cmdline_parse(lines[i].line, strlen(lines[i].line), &c);
+		ck_assert_msg(strcmp(c.weakening, lines[i].weakening) == 0, "%s: \"%s\"",
+			      lines[i].line, c.weakening);
+		ck_assert(hw_cmdline_weakened(&c) == (lines[i].weakening[0] != 0));
+	}
+	hw_cmdline_parse("iommu=pt", 8, &c);
+	ck_assert(c.passthrough && !c.no_iommu && !c.intel_off);
+	/* a NUL ends the line; bytes outside ASCII are shown as '?' */
+	hw_cmdline_parse("iommu=pt\0intel_iommu=off", 24, &c);
+	ck_assert(!c.intel_off);
+	hw_cmdline_parse("iommu=pt,\x01\xff", 11, &c);
+	ck_assert_str_eq(c.weakening, "iommu=pt,??");
 }
 END_TEST
 

@@ -444,6 +444,7 @@ START_TEST(test_bridge_and_port)
 	ck_assert_int_eq(hw_enforce_port_stop(&p, "0000:00:05.0", false), 0);
 	ck_assert_uint_eq(config16("0000:00:05.0", 0x04), 0x02);
 	ck_assert_int_eq(hw_enforce_note(&p, "port_master", "0000:00:05.0"), 0);
+	ck_assert_int_eq(hw_enforce_note(&p, "port_master", "0000:00:05.0"), 0); /* undone once */
 	ck_assert_int_eq(hw_enforce_port_stop(&p, "0000:00:1f.0", true), -ENODEV);
 	ck_assert_int_eq(hw_enforce_undo(&p, &u), 0);
 	ck_assert_uint_eq(u.ports, 2);
