@@ -848,6 +848,71 @@ START_TEST(test_cmdline)
 }
 END_TEST
 
+__attribute__((format(printf, 1, 2))) static void sh(const char *fmt, ...);
+
+/* ---- the posture: every Thunderbolt domain, group types from one look to the next ---- */
+
+struct group_changes {
+	char line[8][64];
+	unsigned n;
+};
+
+static void group_changed(uint32_t id, const char *type, const char *previous, void *ud)
+{
+	struct group_changes *c = ud;
+
+	ck_assert_uint_lt(c->n, 8);
+	snprintf(c->line[c->n++], sizeof(c->line[0]), "%u %s <- %s", id, type, previous);
+}
+
+START_TEST(test_posture_domains_groups)
+{
+	char dir[] = "/tmp/rg-posture-XXXXXX";
+	struct group_changes c = {0};
+	struct hw_group_watch w = {0};
+	struct hw_posture p;
+	struct rg_root root;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	sh("cd %s && mkdir -p sys/class/iommu/dmar0 sys/kernel/iommu_groups/1 "
+		 "sys/kernel/iommu_groups/2 sys/bus/thunderbolt/devices/domain0 "
+		 "sys/bus/thunderbolt/devices/domain1 sys/bus/thunderbolt/devices/0-0 proc && "
+		 "echo DMA-FQ >sys/kernel/iommu_groups/1/type && "
+		 "echo DMA >sys/kernel/iommu_groups/2/type && "
+		 "echo secure >sys/bus/thunderbolt/devices/domain0/security && "
+		 "echo 1 >sys/bus/thunderbolt/devices/domain0/iommu_dma_protection && "
+		 "echo none >sys/bus/thunderbolt/devices/domain1/security && "
+		 "echo 0 >sys/bus/thunderbolt/devices/domain1/iommu_dma_protection && "
+		 "echo 'ro iommu=force,pt' >proc/cmdline",
+		 dir);
+	ck_assert_int_eq(root_init(&root, dir), 0);
+	ck_assert_int_eq(hw_posture_read(&root, &p), 0);
+	ck_assert_uint_eq(p.units, 1);
+	ck_assert_uint_eq(p.n_groups, 2);
+	ck_assert_uint_eq(p.tb_domains, 2);
+	ck_assert_str_eq(p.tb_security, "none");
+	ck_assert_int_eq(p.tb_dma_protection, 0);
+	ck_assert_str_eq(p.weakening, "iommu=force,pt");
+	hw_posture_done(&p);
+
+	ck_assert_int_eq(hw_groups_watch(&root, &w, group_changed, &c), 0);
+	ck_assert_uint_eq(c.n, 0); /* the first look primes */
+	sh("cd %s && echo identity >sys/kernel/iommu_groups/2/type && mkdir sys/kernel/iommu_groups/3 "
+	   "sys/kernel/iommu_groups/4 && echo identity >sys/kernel/iommu_groups/3/type && "
+	   "echo DMA >sys/kernel/iommu_groups/4/type",
+	   dir);
+	ck_assert_int_eq(hw_groups_watch(&root, &w, group_changed, &c), 0);
+	ck_assert_uint_eq(c.n, 2);
+	ck_assert_str_eq(c.line[0], "2 identity <- DMA");
+	ck_assert_str_eq(c.line[1], "3 identity <- ");
+	ck_assert_int_eq(hw_groups_watch(&root, &w, group_changed, &c), 0);
+	ck_assert_uint_eq(c.n, 2);
+	hw_groups_watch_done(&w);
+	root_done(&root);
+	sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* ---- the fingerprint digest of heartbeats ---- */
 
 __attribute__((format(printf, 1, 2))) static void sh(const char *fmt, ...)
@@ -981,6 +1046,7 @@ static Suite *suite(void)
 	tcase_add_test(core, test_allowlist);
 	tcase_add_test(core, test_refuse_drivers);
 	tcase_add_test(core, test_port_and_require_keys);
+	tcase_add_test(core, test_posture_domains_groups);
 	tcase_add_test(core, test_cmdline);
 	tcase_add_test(limits, test_caps_malformed);
 	tcase_add_test(limits, test_caps_limits);
