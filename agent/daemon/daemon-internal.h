@@ -43,6 +43,10 @@ struct daemon {
 		uint64_t deadline_ns; /* monotonic */
 	} hw_pending[8];
 	unsigned n_hw_pending;
+	struct hw_scanner *hw_scanner; /* PCI scans off the event loop (hw/hw_scanner.h) */
+	bool hw_rescan_diff;	       /* the scan asked for follows a loss: report what changed */
+	char (*hw_known)[16];	       /* the PCI functions the daemon knows are there */
+	unsigned n_hw_known, cap_hw_known;
 	struct json_object *hooks; /* sensors_describe() at start */
 	int epfd, sigfd, timerfd, status_fd, pid_fd;
 	FILE *record;
@@ -120,6 +124,8 @@ void daemon_hw_enforce_present(struct daemon *d);
 int daemon_hw_inventory_event(const struct rg_event *ev, void *ud);
 void daemon_hw_dispatch(struct daemon *d, int fd);
 void daemon_hw_tick(struct daemon *d, bool flush);
+void daemon_hw_close(struct daemon *d);
+int daemon_hw_scanner_fd(const struct daemon *d); /* -1: none */
 struct json_object *daemon_hw_stats(struct daemon *d); /* `status`: "hardware" */
 /* The seat's fingerprint from a scan (the start-up inventory's; NULL: scan now). */
 void daemon_hw_print_update(struct daemon *d, const struct hw_scan *s);

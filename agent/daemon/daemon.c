@@ -433,7 +433,7 @@ static void daemon_done(struct daemon *d)
 			   d->cfg->pin_dir ? d->cfg->pin_dir : ENFORCE_PIN_DIR);
 	enforce_close(d->enf);
 	metrics_http_stop(d->metrics);
-	hw_runtime_free(d->hw);
+	daemon_hw_close(d);
 	hw_baseline_free(d->baseline);
 	if (d->sensors)
 		sensors_close(d->sensors);
@@ -679,7 +679,8 @@ int daemon_run(const struct daemon_config *cfg_in)
 	    epoll_add(d.epfd, outputs_get_fd(d.outputs)) < 0 ||
 	    epoll_add(d.epfd, engine_hash_fd(d.engine)) < 0 ||
 	    (hw_runtime_uevent_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_uevent_fd(d.hw)) < 0) ||
-	    (hw_runtime_kmsg_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_kmsg_fd(d.hw)) < 0)) {
+	    (hw_runtime_kmsg_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_kmsg_fd(d.hw)) < 0) ||
+	    (daemon_hw_scanner_fd(&d) >= 0 && epoll_add(d.epfd, daemon_hw_scanner_fd(&d)) < 0)) {
 		log_error_errno(-errno, "Failed to set up the event loop: %m");
 		goto out;
 	}

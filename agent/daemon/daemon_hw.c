@@ -23,6 +23,7 @@
 #include "hw/hw_enforce.h"
 #include "hw/hw_refuse.h"
 #include "hw/hw_runtime.h"
+#include "hw/hw_scanner.h"
 #include "daemon-internal.h"
 
 /*
@@ -440,14 +441,172 @@ static void refuse_driver(struct daemon *d, const struct rg_event *ev)
 	(void)daemon_event(&out, d);
 }
 
+/* The functions the daemon knows are there: the start's scan, then every add and remove. */
+static void known_set(struct daemon *d, const char *addr, bool there)
+{
+	unsigned i;
+
+	for (i = 0; i < d->n_hw_known; i++)
+		if (strcmp(d->hw_known[i], addr) == 0)
+			break;
+	if (!there) {
+		if (i < d->n_hw_known)
+			memcpy(d->hw_known[i], d->hw_known[--d->n_hw_known], 16);
+		return;
+	}
+	if (i < d->n_hw_known || d->n_hw_known == HW_MAX_FUNCTIONS)
+		return;
+	if (d->n_hw_known == d->cap_hw_known) {
+		unsigned cap = d->cap_hw_known ? d->cap_hw_known * 2 : 64;
+		char(*k)[16] = realloc(d->hw_known, cap * sizeof(*k));
+
+		if (!k)
+			return;
+		d->hw_known = k;
+		d->cap_hw_known = cap;
+	}
+	(void)strscpy_ok(d->hw_known[d->n_hw_known++], addr, 16);
+}
+
+static void known_from_scan(struct daemon *d, const struct hw_scan *s)
+{
+	d->n_hw_known = 0;
+	for (unsigned i = 0; i < s->n; i++)
+		known_set(d, s->fn[i].addr, true);
+}
+
+static int emit(const struct rg_event *ev, void *ud);
+
+/*
+ * After a loss (uevents, kernel-log records, fault lines): what the scan finds and the daemon did
+ * not know is a pci_change add, what it knew and the scan does not find a remove, each through
+ * the same path as a uevent's (rules, enforcement).
+ */
+static void rescan_diff(struct daemon *d, const struct hw_scan *s)
+{
+	unsigned added = 0, removed = 0;
+	struct rg_event ev;
+
+	for (unsigned i = 0; i < s->n; i++) {
+		bool known = false;
+
+		for (unsigned k = 0; k < d->n_hw_known && !known; k++)
+			known = strcmp(d->hw_known[k], s->fn[i].addr) == 0;
+		if (known)
+			continue;
+		hw_fn_to_event(&s->fn[i], RG_EV_PCI_CHANGE, RG_PROV_INVENTORY, now_realtime_ns(),
+			       &ev);
+		hw_runtime_annotate(d->hw, &ev);
+		ev.u.pci.change = RG_HW_ADD;
+		(void)emit(&ev, d);
+		added++;
+	}
+	for (unsigned k = 0; k < d->n_hw_known;) {
+		if (hw_scan_find(s, d->hw_known[k])) {
+			k++;
+			continue;
+		}
+		memset(&ev, 0, sizeof(ev));
+		ev.type = RG_EV_PCI_CHANGE;
+		ev.provider = RG_PROV_INVENTORY;
+		ev.ts = now_realtime_ns();
+		(void)strscpy_ok(ev.u.pci.addr, d->hw_known[k], sizeof(ev.u.pci.addr));
+		ev.u.pci.change = RG_HW_REMOVE;
+		(void)emit(&ev, d); /* takes it out of the known set */
+		removed++;
+	}
+	log_info("PCI rescan after a loss: %u function(s) added, %u removed, %u there.", added,
+		 removed, s->n);
+}
+
+/* A scan finished on the scanner's thread: the fingerprint from it, and after a loss what
+ * changed. */
+static void scan_done(struct daemon *d)
+{
+	_cleanup_(hw_scan_freep) struct hw_scan *s = NULL;
+	int err = 0;
+	bool diff = d->hw_rescan_diff;
+
+	s = hw_scanner_take(d->hw_scanner, &err);
+	if (!s) {
+		if (err)
+			log_warning_errno(err, "Failed to examine the PCI functions: %m");
+		return;
+	}
+	if (hw_scanner_busy(d->hw_scanner))
+		return; /* another one follows: that one is the bus as it is */
+	d->hw_rescan_diff = false;
+	if (hw_print_from_scan(s, &d->hwprint) >= 0)
+		d->hwprint_fresh = true;
+	if (diff)
+		rescan_diff(d, s);
+	known_from_scan(d, s);
+}
+
+static void request_scan(struct daemon *d, bool diff)
+{
+	int r;
+
+	if (!d->hw_scanner)
+		return;
+	d->hw_rescan_diff |= diff;
+	r = hw_scanner_request(d->hw_scanner);
+	if (r < 0)
+		log_warning_errno(r, "Failed to start a PCI scan: %m");
+}
+
+/* What the hardware layer lost since the last tick: AGENT-001 for each kind, then a rescan. */
+static void report_losses(struct daemon *d)
+{
+	struct hw_runtime_losses l;
+	char text[RG_TEXT_LEN];
+
+	if (!hw_runtime_losses(d->hw, &l))
+		return;
+	if (l.uevents) {
+		snprintf(text, sizeof(text),
+			 "PCI/Thunderbolt uevents lost (%llu socket overruns): the bus is scanned "
+			 "again",
+			 (unsigned long long)l.uevents);
+		log_warning("%s", text);
+		daemon_agent_event(d, RG_EV_AGENT_LOST, false, "hw_uevents", text, l.uevents, 0);
+	}
+	if (l.kmsg_gaps || l.kmsg_records) {
+		snprintf(text, sizeof(text),
+			 "kernel log records lost before the daemon read them (%llu gap(s), %llu "
+			 "record(s)): DMA faults and failed probes among them are not seen; the bus "
+			 "is scanned again",
+			 (unsigned long long)l.kmsg_gaps, (unsigned long long)l.kmsg_records);
+		log_warning("%s", text);
+		daemon_agent_event(d, RG_EV_AGENT_LOST, false, "kmsg", text,
+				   l.kmsg_records ? l.kmsg_records : l.kmsg_gaps, l.kmsg_gaps);
+	}
+	if (l.fault_lines) {
+		snprintf(text, sizeof(text),
+			 "DMA fault, AER or probe lines dropped (%llu: no burst slot free for their "
+			 "source); the bus is scanned again",
+			 (unsigned long long)l.fault_lines);
+		log_warning("%s", text);
+		daemon_agent_event(d, RG_EV_AGENT_LOST, false, "hw_fault_slots", text,
+				   l.fault_lines, 0);
+	}
+	request_scan(d, true);
+}
+
 static int emit(const struct rg_event *ev, void *ud)
 {
 	struct daemon *d = ud;
 
 	/* Added, removed, bound or unbound: the fingerprint is scanned again when next sent, once
 	 * for a whole card's worth of uevents rather than once per uevent. */
-	if (ev->type == RG_EV_PCI_CHANGE)
+	if (ev->type == RG_EV_PCI_CHANGE) {
 		d->hwprint_fresh = false;
+		/* a scan running now may have missed it: one more follows */
+		if (d->hw_scanner && hw_scanner_busy(d->hw_scanner))
+			request_scan(d, false);
+		if (ev->u.pci.change == RG_HW_ADD || ev->u.pci.change == RG_HW_REMOVE)
+			known_set(d, ev->u.pci.addr, ev->u.pci.change == RG_HW_ADD);
+	}
 	(void)daemon_event(ev, d);
 	/* Records logged before the daemon read the log are evidence (alerts), not a reason to
 	 * act now: the function they name may be another one by now, and the start-up sweep
@@ -466,6 +625,11 @@ void daemon_hw_print_update(struct daemon *d, const struct hw_scan *s)
 	uint64_t t0 = now_monotonic_ns();
 	int r;
 
+	if (!s && d->hw_scanner) {
+		/* off the event loop: the print said until then is the last one made */
+		request_scan(d, false);
+		return;
+	}
 	if (!s) {
 		r = root_init(&root, "/");
 		if (r >= 0) {
@@ -477,6 +641,8 @@ void daemon_hw_print_update(struct daemon *d, const struct hw_scan *s)
 			return;
 		}
 		s = own;
+	} else {
+		known_from_scan(d, s);
 	}
 	r = hw_print_from_scan(s, &d->hwprint);
 	if (r < 0) {
@@ -515,6 +681,9 @@ int daemon_hw_open(struct daemon *d)
 
 	if (r < 0)
 		return log_warning_errno(r, "Failed to watch PCI hotplug and DMA faults: %m");
+	r = hw_scanner_new("/", &d->hw_scanner);
+	if (r < 0)
+		log_warning_errno(r, "Failed to set up PCI scans off the event loop: %m");
 	/* what the kernel logged before: faults and failed probes are evidence, flagged
 	 * historical; the failed probes also mark the functions' events from now on */
 	hw_runtime_history(d->hw, emit, d);
@@ -542,8 +711,28 @@ int daemon_hw_inventory_event(const struct rg_event *ev, void *ud)
 	return r;
 }
 
+void daemon_hw_close(struct daemon *d)
+{
+	hw_runtime_free(d->hw);
+	d->hw = NULL;
+	hw_scanner_free(d->hw_scanner);
+	d->hw_scanner = NULL;
+	free(d->hw_known);
+	d->hw_known = NULL;
+	d->n_hw_known = d->cap_hw_known = 0;
+}
+
+int daemon_hw_scanner_fd(const struct daemon *d)
+{
+	return hw_scanner_fd(d->hw_scanner);
+}
+
 void daemon_hw_dispatch(struct daemon *d, int fd)
 {
+	if (fd >= 0 && d->hw_scanner && fd == hw_scanner_fd(d->hw_scanner)) {
+		scan_done(d);
+		return;
+	}
 	if (fd < 0 || !d->hw)
 		return;
 	if (fd == hw_runtime_uevent_fd(d->hw))
@@ -555,8 +744,10 @@ void daemon_hw_dispatch(struct daemon *d, int fd)
 void daemon_hw_tick(struct daemon *d, bool flush)
 {
 	hw_runtime_tick(d->hw, flush, emit, d);
-	if (!flush)
+	if (!flush) {
 		enforce_pending(d);
+		report_losses(d);
+	}
 }
 
 struct json_object *daemon_hw_stats(struct daemon *d)

@@ -7,6 +7,7 @@
  * fixture root (tests/fixtures/roots/qemu-q35).
  */
 #include <check.h>
+#include <poll.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "hw/baseline.h"
 #include "hw/cmdline.h"
 #include "hw/fingerprint.h"
+#include "hw/hw_scanner.h"
 #include "hw/iommu.h"
 #include "hw/pci.h"
 #include "hw/pci_caps.h"
@@ -913,6 +915,61 @@ START_TEST(test_posture_domains_groups)
 }
 END_TEST
 
+/* ---- scans off the event loop ---- */
+
+static struct hw_scan *scan_at(const char *dir);
+
+static struct hw_scan *scanner_wait(struct hw_scanner *sc, int *err)
+{
+	struct pollfd pfd = {.fd = hw_scanner_fd(sc), .events = POLLIN};
+
+	ck_assert_int_eq(poll(&pfd, 1, 30000), 1);
+	return hw_scanner_take(sc, err);
+}
+
+/* a scan on its own thread gives what hw_scan() gives; a request while one runs is one more scan
+ * after it; a root that cannot be opened is an error, not a scan */
+START_TEST(test_scanner)
+{
+	const char *fix = getenv("RG_FIXTURES");
+	char dir[300];
+	struct hw_scanner *sc = NULL;
+	struct hw_scan *s, *direct;
+	int err = 1, scans = 0;
+
+	ck_assert_msg(fix != NULL, "RG_FIXTURES is not set (run through meson test)");
+	snprintf(dir, sizeof(dir), "%s/roots/qemu-q35", fix);
+	direct = scan_at(dir);
+	ck_assert_int_eq(hw_scanner_new(dir, &sc), 0);
+	ck_assert(!hw_scanner_busy(sc));
+	ck_assert_int_eq(hw_scanner_request(sc), 0);
+	ck_assert_int_eq(hw_scanner_request(sc), 0);
+	do {
+		s = scanner_wait(sc, &err);
+		if (!s)
+			continue;
+		scans++;
+		ck_assert_int_eq(err, 0);
+		ck_assert_uint_eq(s->n, direct->n);
+		ck_assert_str_eq(s->fn[0].addr, direct->fn[0].addr);
+		hw_scan_free(s);
+	} while (hw_scanner_busy(sc));
+	ck_assert_int_ge(scans, 1);
+	ck_assert_int_le(scans, 2);
+	hw_scanner_free(sc);
+	hw_scan_free(direct);
+
+	ck_assert_int_eq(hw_scanner_new("/nonexistent/rg-root", &sc), 0);
+	ck_assert_int_eq(hw_scanner_request(sc), 0);
+	s = scanner_wait(sc, &err);
+	ck_assert_ptr_null(s);
+	ck_assert_int_lt(err, 0);
+	while (hw_scanner_busy(sc))
+		usleep(1000);
+	hw_scanner_free(sc);
+}
+END_TEST
+
 /* ---- the fingerprint digest of heartbeats ---- */
 
 __attribute__((format(printf, 1, 2))) static void sh(const char *fmt, ...)
@@ -1047,6 +1104,7 @@ static Suite *suite(void)
 	tcase_add_test(core, test_refuse_drivers);
 	tcase_add_test(core, test_port_and_require_keys);
 	tcase_add_test(core, test_posture_domains_groups);
+	tcase_add_test(core, test_scanner);
 	tcase_add_test(core, test_cmdline);
 	tcase_add_test(limits, test_caps_malformed);
 	tcase_add_test(limits, test_caps_limits);

@@ -17,7 +17,7 @@
 #   - `enforce --off` gives the port its bus mastering back and rescans: the card is back.
 # lab-machine: q35-iommu
 # lab-rxe: none
-# lab-timeout: 300
+# lab-timeout: 420
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
