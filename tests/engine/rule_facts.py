@@ -87,6 +87,8 @@ FACTS = {
         a("DMA-003", "high", None, pci__address="0000:08:00.0", pci__iommu__type="identity"),
         a("DMA-003", "high", None, pci__address="0000:09:00.0", pci__driver="vfio-pci"),
         a("DMA-003", "high", None, pci__address="0000:10:00.0", pci__class="0x60000"),
+        # bus mastering off, but no driver: the card's own bit is not believed
+        a("DMA-003", "high", None, pci__address="0000:05:00.0", pci__iommu__type="identity"),
     ],
     # iommu=pt, Thunderbolt without DMA protection, group 5 switched to identity; not: no IOMMU,
     # Thunderbolt protected, group 5 back to DMA; never aggregated

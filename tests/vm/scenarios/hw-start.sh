@@ -14,6 +14,8 @@
 #   - nobody runs programs named after a VT-d and an AMD-Vi fault line naming the NIC, made to
 #     segfault: the kernel's segfault lines carry the forged text, the daemon takes none of it
 #     (no dma_fault, no enforcement, the NIC stays bound); nobody cannot write to /dev/kmsg;
+#   - the daemon stopped (SIGSTOP) while 1 MB is logged: the records it missed are an
+#     agent_lost event (AGENT-001, agent.what kmsg) once it goes on;
 #   - `enforce --off` gives the port its bus mastering back and rescans: the card is back.
 # lab-machine: q35-iommu
 # lab-rxe: none
@@ -35,6 +37,7 @@ NIC=0000:03:00.0
 	fail "no edu card at $EDU: run with lab.sh --machine q35-iommu"
 rm -f /run/rdmaguard/hw-enforced
 bound_to() { [ "$(basename "$(readlink "/sys/bus/pci/devices/$1/driver" 2>/dev/null)")" = "$2" ]; }
+have_events() { [ "$(expect_json -q "$EV" --match "$1" --get event.sequence 2>/dev/null | wc -l)" -ge "$2" ]; }
 # the bus-master bit of a function's command register (0 or 1)
 master() { echo $((0x$(od -An -tx1 -j4 -N1 "/sys/bus/pci/devices/$1/config" | tr -d ' ') >> 2 & 1)); }
 
@@ -90,6 +93,19 @@ skipped=$(hw_status_get daemon kmsg_not_kernel)
 echo "rg-lab: hw-start forged lines done" >/dev/kmsg
 wait_for -t 30 -m "the daemon past the marker" hw_status_ge daemon kmsg_not_kernel $((skipped + 1))
 bound_to $NIC e1000e || fail "$NIC lost its driver"
+
+# --- a gap in the kernel log: the daemon stopped while the log wraps ---------------------------
+kill -STOP "$(bg_pid daemon)"
+/usr/bin/python3 -c '
+import os
+for i in range(6000):  # an open each: the kernel rate-limits each opener to 10 lines
+    fd = os.open("/dev/kmsg", os.O_WRONLY)
+    os.write(fd, b"rg-lab: hw-start filling the log %06d %s\n" % (i, b"x" * 160))
+    os.close(fd)
+'
+kill -CONT "$(bg_pid daemon)"
+wait_for -t 60 -m "AGENT-001 for the kernel log's gap" have_events \
+	'{"event.action": "agent_lost", "agent.what": "kmsg"}' 1
 daemon_stop daemon
 
 # --- what was recorded and raised ------------------------------------------------------------
@@ -102,6 +118,7 @@ expect_json "$EV" \
 	--match "{\"event.action\": \"dma_fault\", \"event.flags\": {\"?\": false}}" --absent \
 	--match "{\"event.action\": \"dma_fault\", \"pci.address\": \"$NIC\"}" --absent
 expect_json "$ALERTS" \
+	--match '{"rule.id": "AGENT-001", "agent.what": "kmsg"}' --min 1 \
 	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$EDU\",
 		  \"message\": \"~^Hardware enforcement on PCI function $EDU \\\\(1234:11e8.*: done: removed from the bus; port $PORT bus mastering cleared; at start, not in the baseline \\\\(re-save it if this is the seat's own\\\\)\$\"}" --count 1 \
 	--match "{\"rule.id\": \"DMA-006\", \"pci.address\": \"$EDU\"}" --min 1 \
