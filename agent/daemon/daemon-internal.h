@@ -23,6 +23,7 @@ struct output_loss;
 struct metrics_http;
 struct hw_runtime;
 struct hw_baseline;
+struct hw_scan;
 
 struct daemon {
 	const struct daemon_config *cfg;
@@ -117,8 +118,16 @@ void daemon_stop_signal(struct daemon *d, const struct signalfd_siginfo *si);
 
 /* daemon_hw.c */
 int daemon_hw_open(struct daemon *d);
+/* A scan of the machine's PCI functions, on the calling thread. 0 or -errno. */
+int daemon_hw_scan(struct hw_scan **ret);
+
+/* daemon_hw_enforce.c */
 /* Hardware enforcement at start: every function the baseline and allowlist do not cover. */
 void daemon_hw_enforce_present(struct daemon *d);
+/* What hardware enforcement does about a hardware event (not a historical one). */
+void daemon_hw_enforce_event(struct daemon *d, const struct rg_event *ev);
+/* Once a second: functions added whose driver did not bind in time. */
+void daemon_hw_enforce_tick(struct daemon *d);
 /* daemon_event() for the start-up inventory: a PCI function's event gets what the kernel's log
  * said of it (a failed probe) */
 int daemon_hw_inventory_event(const struct rg_event *ev, void *ud);

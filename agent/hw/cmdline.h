@@ -14,14 +14,14 @@
 
 /* What the options leave weakened (each the last word on it). */
 struct hw_cmdline {
-	bool intel_off;	     /* intel_iommu=off (also in a list), tboot_noforce */
-	bool amd_off;	     /* amd_iommu=off */
-	bool no_iommu;	     /* iommu=off */
-	bool passthrough;    /* iommu=pt, iommu.passthrough=<true> (not undone by nopt/false) */
-	bool soft;	     /* iommu=soft: bounce buffers, no translation */
-	bool intremap_off;   /* intremap=off: interrupts not remapped */
-	bool efi_early_dma;  /* efi=no_disable_early_pci_dma: bus mastering left on at boot */
-	char weakening[96];  /* the arguments that weaken, as written, space-separated */
+	bool intel_off;	    /* intel_iommu=off (also in a list), tboot_noforce */
+	bool amd_off;	    /* amd_iommu=off */
+	bool no_iommu;	    /* iommu=off */
+	bool passthrough;   /* iommu=pt, iommu.passthrough=<true> (not undone by nopt/false) */
+	bool soft;	    /* iommu=soft: bounce buffers, no translation */
+	bool intremap_off;  /* intremap=off: interrupts not remapped */
+	bool efi_early_dma; /* efi=no_disable_early_pci_dma: bus mastering left on at boot */
+	char weakening[96]; /* the arguments that weaken, as written, space-separated */
 };
 
 /* Parses len bytes of a command line (NUL bytes end it). Never fails: what it does not know it

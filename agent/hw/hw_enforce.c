@@ -236,37 +236,12 @@ int hw_enforce_port_above(const struct hw_enforce_paths *p, const char *addr, ch
 	return 0;
 }
 
-int hw_enforce_port_stop(const struct hw_enforce_paths *p, const char *port, bool link)
+/* Link Disable set (the card is off the link) or cleared (the link trains again) on port.
+ * 0 or -errno. */
+static int set_link_disable(const struct hw_enforce_paths *p, const char *port, bool disable)
 {
 	char path[256];
-	uint16_t lnk;
-	unsigned cap;
-	int fd, r;
-
-	if (!link)
-		return set_master(p, port, false, NULL);
-	r = dev_path(p, port, "config", path, sizeof(path));
-	if (r < 0)
-		return r;
-	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	cap = find_exp_cap(fd);
-	if (!cap || pread(fd, &lnk, 2, cap + PCI_EXP_LNKCTL) != 2)
-		r = -ENODEV;
-	else if (!(lnk & PCI_EXP_LNKCTL_LD)) {
-		lnk |= PCI_EXP_LNKCTL_LD;
-		r = pwrite(fd, &lnk, 2, cap + PCI_EXP_LNKCTL) == 2 ? 0 : -errno;
-	}
-	close(fd);
-	return r;
-}
-
-/* Link Disable cleared on port: the link trains again. 0 or -errno. */
-static int port_link_enable(const struct hw_enforce_paths *p, const char *port)
-{
-	char path[256];
-	uint16_t lnk;
+	uint16_t lnk, want;
 	unsigned cap;
 	int fd, r = dev_path(p, port, "config", path, sizeof(path));
 
@@ -276,14 +251,21 @@ static int port_link_enable(const struct hw_enforce_paths *p, const char *port)
 	if (fd < 0)
 		return -errno;
 	cap = find_exp_cap(fd);
-	if (!cap || pread(fd, &lnk, 2, cap + PCI_EXP_LNKCTL) != 2)
+	if (!cap || pread(fd, &lnk, 2, cap + PCI_EXP_LNKCTL) != 2) {
 		r = -ENODEV;
-	else if (lnk & PCI_EXP_LNKCTL_LD) {
-		lnk &= (uint16_t)~PCI_EXP_LNKCTL_LD;
-		r = pwrite(fd, &lnk, 2, cap + PCI_EXP_LNKCTL) == 2 ? 0 : -errno;
+	} else {
+		want = disable ? (uint16_t)(lnk | PCI_EXP_LNKCTL_LD)
+			       : (uint16_t)(lnk & ~PCI_EXP_LNKCTL_LD);
+		if (want != lnk && pwrite(fd, &want, 2, cap + PCI_EXP_LNKCTL) != 2)
+			r = -errno;
 	}
 	close(fd);
 	return r;
+}
+
+int hw_enforce_port_stop(const struct hw_enforce_paths *p, const char *port, bool link)
+{
+	return link ? set_link_disable(p, port, true) : set_master(p, port, false, NULL);
 }
 
 /* a sysfs attribute's first line, "" when unreadable */
@@ -471,7 +453,7 @@ int hw_enforce_undo(const struct hw_enforce_paths *p, struct hw_enforce_undone *
 		if (startswith(l, "port_master "))
 			r = set_master(p, l + 12, true, NULL);
 		else if (startswith(l, "port_link "))
-			r = port_link_enable(p, l + 10);
+			r = set_link_disable(p, l + 10, false);
 		else
 			continue;
 		if (r == 0)

@@ -16,11 +16,11 @@ struct hw_scanner {
 	pthread_mutex_t mu;
 	int efd;
 	char *root_dir;
-	bool running;	       /* a thread scans */
-	bool again;	       /* a request came while it did */
-	bool orphaned;	       /* freed while it ran: the thread frees the rest */
-	struct hw_scan *done;  /* the last result, not taken yet */
-	int err;	       /* its error */
+	bool running;	      /* a thread scans */
+	bool again;	      /* a request came while it did */
+	bool orphaned;	      /* freed while it ran: the thread frees the rest */
+	struct hw_scan *done; /* the last result, not taken yet */
+	int err;	      /* its error */
 };
 
 static void destroy(struct hw_scanner *sc)
