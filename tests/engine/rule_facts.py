@@ -121,6 +121,10 @@ FACTS = {
                   "4096: PTE Read access is not set"),
         a("DMA-006", "high", None, pci__address="0000:00:02.0", pci__driver="i915"),
         a("DMA-006", "high", None, pci__address="0000:01:00.0", dma__fault__count=64),
+        # a fault logged before the daemon started, then one now: two alerts, not one repeat
+        a("DMA-006", "high", None, pci__address="0000:03:00.0", dma__fault__address=4096,
+          event__flags=["historical"]),
+        a("DMA-006", "high", None, pci__address="0000:03:00.0", dma__fault__address=8192),
     ],
     # only the authorisation while Arena runs; not the dock before it, not the unauthorised add
     "DMA-007": [
