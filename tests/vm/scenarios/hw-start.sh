@@ -14,7 +14,7 @@
 #   - nobody runs programs named after a VT-d and an AMD-Vi fault line naming the NIC, made to
 #     segfault: the kernel's segfault lines carry the forged text, the daemon takes none of it
 #     (no dma_fault, no enforcement, the NIC stays bound); nobody cannot write to /dev/kmsg;
-#   - the daemon stopped (SIGSTOP) while 1 MB is logged: the records it missed are an
+#   - the daemon stopped (SIGSTOP) while 500 KB are logged: the records it missed are an
 #     agent_lost event (AGENT-001, agent.what kmsg) once it goes on;
 #   - `enforce --off` gives the port its bus mastering back and rescans: the card is back.
 # lab-machine: q35-iommu
@@ -98,7 +98,7 @@ bound_to $NIC e1000e || fail "$NIC lost its driver"
 kill -STOP "$(bg_pid daemon)"
 /usr/bin/python3 -c '
 import os
-for i in range(6000):  # an open each: the kernel rate-limits each opener to 10 lines
+for i in range(2500):  # an open each: the kernel rate-limits each opener to 10 lines
     fd = os.open("/dev/kmsg", os.O_WRONLY)
     os.write(fd, b"rg-lab: hw-start filling the log %06d %s\n" % (i, b"x" * 160))
     os.close(fd)
