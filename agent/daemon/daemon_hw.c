@@ -220,11 +220,6 @@ void daemon_hw_print_update(struct daemon *d, const struct hw_scan *s)
 	uint64_t t0 = now_monotonic_ns();
 	int r;
 
-	if (!s && d->hw_scanner) {
-		/* off the event loop: the print said until then is the last one made */
-		request_scan(d, false);
-		return;
-	}
 	if (!s) {
 		r = daemon_hw_scan(&own);
 		if (r < 0) {
@@ -250,8 +245,15 @@ void daemon_hw_print_add(struct daemon *d, struct json_object *o)
 {
 	struct json_object *hw, *pci, *arr;
 
-	if (!d->hwprint_fresh)
+	/* off the event loop: what is said until the scan is done is the last print made (none:
+	 * a scan of its own, as at start); a scan running now was asked for after the change, or
+	 * is followed by one that was (emit()) */
+	if (!d->hwprint_fresh && d->hw_scanner && d->hwprint.valid) {
+		if (!hw_scanner_busy(d->hw_scanner))
+			request_scan(d, false);
+	} else if (!d->hwprint_fresh) {
 		daemon_hw_print_update(d, NULL);
+	}
 	if (!d->hwprint.valid)
 		return;
 	hw = json_object_new_object();

@@ -242,7 +242,7 @@ void hw_cmdline_parse(const char *line, size_t len, struct hw_cmdline *ret)
 		name = lead ? arg + 1 : arg;
 		/* no quotes in the value; a quoted argument loses its closing quote */
 		if (tail[-1] == '"' && tail - 1 > (eq ? eq : name) &&
-		    (lead || (eq && eq[1] == '"')))
+		    (lead || (eq && eq + 1 < arg_end && eq[1] == '"')))
 			tail--;
 		if (eq) {
 			nn = (size_t)(eq - name);

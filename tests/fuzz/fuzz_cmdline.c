@@ -33,11 +33,11 @@ static void check(const struct hw_cmdline *c)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *buf = malloc(size + 4);
+	char *buf = malloc(size ? size : 1), *pre = malloc(size + 3);
 	struct hw_cmdline a, b;
 	const char *nul;
 
-	if (!buf)
+	if (!buf || !pre)
 		abort();
 	if (size)
 		memcpy(buf, data, size);
@@ -51,10 +51,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(memcmp(&a, &b, sizeof(a)) == 0, "past the NUL");
 	}
 	/* everything after "--" is init's */
-	memmove(buf + 3, buf, size);
-	memcpy(buf, "-- ", 3);
-	hw_cmdline_parse(buf, size + 3, &b);
+	memcpy(pre, "-- ", 3);
+	if (size)
+		memcpy(pre + 3, data, size);
+	hw_cmdline_parse(pre, size + 3, &b);
 	FUZZ_ASSERT(!hw_cmdline_weakened(&b) && !b.weakening[0], "after --: %s", b.weakening);
+	free(pre);
 	free(buf);
 	return 0;
 }
