@@ -152,41 +152,44 @@ static void request_scan(struct daemon *d, bool diff)
 		log_warning_errno(r, "Failed to start a PCI scan: %m");
 }
 
+/* One kind of loss: logged, and AGENT-001 (agent.what what, agent.count n). */
+static void lost(struct daemon *d, const char *what, uint64_t n, uint64_t n2, const char *fmt,
+		 ...) __attribute__((format(printf, 5, 6)));
+static void lost(struct daemon *d, const char *what, uint64_t n, uint64_t n2, const char *fmt,
+		 ...)
+{
+	char text[RG_TEXT_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	log_warning("%s", text);
+	daemon_agent_event(d, RG_EV_AGENT_LOST, false, what, text, n, n2);
+}
+
 /* What the hardware layer lost since the last tick: AGENT-001 for each kind, then a rescan. */
 static void report_losses(struct daemon *d)
 {
 	struct hw_runtime_losses l;
-	char text[RG_TEXT_LEN];
 
 	if (!hw_runtime_losses(d->hw, &l))
 		return;
-	if (l.uevents) {
-		snprintf(text, sizeof(text),
-			 "PCI/Thunderbolt uevents lost (%llu socket overruns): the bus is scanned "
-			 "again",
-			 (unsigned long long)l.uevents);
-		log_warning("%s", text);
-		daemon_agent_event(d, RG_EV_AGENT_LOST, false, "hw_uevents", text, l.uevents, 0);
-	}
-	if (l.kmsg_gaps || l.kmsg_records) {
-		snprintf(text, sizeof(text),
-			 "kernel log records lost before the daemon read them (%llu gap(s), %llu "
-			 "record(s)): DMA faults and failed probes among them are not seen; the bus "
-			 "is scanned again",
-			 (unsigned long long)l.kmsg_gaps, (unsigned long long)l.kmsg_records);
-		log_warning("%s", text);
-		daemon_agent_event(d, RG_EV_AGENT_LOST, false, "kmsg", text,
-				   l.kmsg_records ? l.kmsg_records : l.kmsg_gaps, l.kmsg_gaps);
-	}
-	if (l.fault_lines) {
-		snprintf(text, sizeof(text),
-			 "DMA fault, AER or probe lines dropped (%llu: no burst slot free for their "
-			 "source); the bus is scanned again",
-			 (unsigned long long)l.fault_lines);
-		log_warning("%s", text);
-		daemon_agent_event(d, RG_EV_AGENT_LOST, false, "hw_fault_slots", text,
-				   l.fault_lines, 0);
-	}
+	if (l.uevents)
+		lost(d, "hw_uevents", l.uevents, 0,
+		     "PCI/Thunderbolt uevents lost (%llu socket overruns): the bus is scanned again",
+		     (unsigned long long)l.uevents);
+	if (l.kmsg_gaps || l.kmsg_records)
+		lost(d, "kmsg", l.kmsg_records ? l.kmsg_records : l.kmsg_gaps, l.kmsg_gaps,
+		     "kernel log records lost before the daemon read them (%llu gap(s), %llu "
+		     "record(s)): DMA faults and failed probes among them are not seen; the bus is "
+		     "scanned again",
+		     (unsigned long long)l.kmsg_gaps, (unsigned long long)l.kmsg_records);
+	if (l.fault_lines)
+		lost(d, "hw_fault_slots", l.fault_lines, 0,
+		     "DMA fault, AER or probe lines dropped (%llu: no burst slot free for their "
+		     "source); the bus is scanned again",
+		     (unsigned long long)l.fault_lines);
 	request_scan(d, true);
 }
 
