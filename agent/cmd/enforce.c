@@ -112,6 +112,10 @@ int cmd_enforce(int argc, char **argv)
 			printf("Removed %zu pins from %s: enforcement is lifted.\n", removed, pin_dir);
 		/* hardware enforcement's undo (hw/hw_enforce.h): its state file says what it did */
 		h = hw_enforce_undo(NULL, &u);
+		if (h != -ENOENT && u.ports)
+			printf("Hardware: %u port(s) above stopped cards given back their bus "
+			       "mastering or link.\n",
+			       u.ports);
 		if (h != -ENOENT)
 			printf("Hardware: PCI bus rescanned %u time(s), bus mastering set again on %u "
 			       "function(s), driver_override cleared on %u function(s).\n",

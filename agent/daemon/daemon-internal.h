@@ -23,6 +23,7 @@ struct output_loss;
 struct metrics_http;
 struct hw_runtime;
 struct hw_baseline;
+struct hw_scan;
 
 struct daemon {
 	const struct daemon_config *cfg;
@@ -37,6 +38,16 @@ struct daemon {
 	bool hwprint_fresh;	 /* hwprint is the bus as it is: no PCI change since it was made */
 	struct hw_baseline *baseline; /* the policy's seat baseline, NULL none (daemon_hw.c) */
 	struct hw_added_table hw_added; /* when each PCI function appeared (hw_refuse.h) */
+	/* functions just added, left to hardware enforcement until their driver binds */
+	struct {
+		char addr[16];
+		uint64_t deadline_ns; /* monotonic */
+	} hw_pending[8];
+	unsigned n_hw_pending;
+	struct hw_scanner *hw_scanner; /* PCI scans off the event loop (hw/hw_scanner.h) */
+	bool hw_rescan_diff;	       /* the scan asked for follows a loss: report what changed */
+	char (*hw_known)[16];	       /* the PCI functions the daemon knows are there */
+	unsigned n_hw_known, cap_hw_known;
 	struct json_object *hooks; /* sensors_describe() at start */
 	int epfd, sigfd, timerfd, status_fd, pid_fd;
 	FILE *record;
@@ -107,8 +118,23 @@ void daemon_stop_signal(struct daemon *d, const struct signalfd_siginfo *si);
 
 /* daemon_hw.c */
 int daemon_hw_open(struct daemon *d);
+/* A scan of the machine's PCI functions, on the calling thread. 0 or -errno. */
+int daemon_hw_scan(struct hw_scan **ret);
+
+/* daemon_hw_enforce.c */
+/* Hardware enforcement at start: every function the baseline and allowlist do not cover. */
+void daemon_hw_enforce_present(struct daemon *d);
+/* What hardware enforcement does about a hardware event (not a historical one). */
+void daemon_hw_enforce_event(struct daemon *d, const struct rg_event *ev);
+/* Once a second: functions added whose driver did not bind in time. */
+void daemon_hw_enforce_tick(struct daemon *d);
+/* daemon_event() for the start-up inventory: a PCI function's event gets what the kernel's log
+ * said of it (a failed probe) */
+int daemon_hw_inventory_event(const struct rg_event *ev, void *ud);
 void daemon_hw_dispatch(struct daemon *d, int fd);
 void daemon_hw_tick(struct daemon *d, bool flush);
+void daemon_hw_close(struct daemon *d);
+int daemon_hw_scanner_fd(const struct daemon *d); /* -1: none */
 struct json_object *daemon_hw_stats(struct daemon *d); /* `status`: "hardware" */
 /* The seat's fingerprint from a scan (the start-up inventory's; NULL: scan now). */
 void daemon_hw_print_update(struct daemon *d, const struct hw_scan *s);

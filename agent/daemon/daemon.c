@@ -282,7 +282,7 @@ static int startup_inventory(struct daemon *d)
 		return r;
 	/* The fingerprint from the same scan (a scan of its own when there was none). */
 	daemon_hw_print_update(d, inv->hw);
-	r = inventory_foreach_event(inv, daemon_event, d);
+	r = inventory_foreach_event(inv, daemon_hw_inventory_event, d);
 	if (r < 0)
 		return r;
 	/* The seat baseline (validated at start): every difference, once, at start-up. */
@@ -441,7 +441,7 @@ static void daemon_done(struct daemon *d)
 			   d->cfg->pin_dir ? d->cfg->pin_dir : ENFORCE_PIN_DIR);
 	enforce_close(d->enf);
 	metrics_http_stop(d->metrics);
-	hw_runtime_free(d->hw);
+	daemon_hw_close(d);
 	hw_baseline_free(d->baseline);
 	if (d->sensors)
 		sensors_close(d->sensors);
@@ -667,6 +667,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 		log_error_errno(r, "Failed to start enforcement: %m");
 		goto out;
 	}
+	daemon_hw_enforce_present(&d);
 	if (enforce_started(d.enf)) {
 		char es[64];
 		size_t len = strlen(summary);
@@ -686,7 +687,8 @@ int daemon_run(const struct daemon_config *cfg_in)
 	    epoll_add(d.epfd, outputs_get_fd(d.outputs)) < 0 ||
 	    epoll_add(d.epfd, engine_hash_fd(d.engine)) < 0 ||
 	    (hw_runtime_uevent_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_uevent_fd(d.hw)) < 0) ||
-	    (hw_runtime_kmsg_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_kmsg_fd(d.hw)) < 0)) {
+	    (hw_runtime_kmsg_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_kmsg_fd(d.hw)) < 0) ||
+	    (daemon_hw_scanner_fd(&d) >= 0 && epoll_add(d.epfd, daemon_hw_scanner_fd(&d)) < 0)) {
 		log_error_errno(-errno, "Failed to set up the event loop: %m");
 		goto out;
 	}

@@ -61,6 +61,7 @@ enum {
 	DF_GAME_RDMA_EVENTS,
 	DF_POLICY_ROLE,
 	DF_POLICY_MR_MAX,
+	DF_POLICY_REQUIRE_IOMMU,
 	DF_MR_REMOTE,
 	DF_MR_IMPLICIT,
 	DF_EVENT_TIME,
@@ -110,6 +111,7 @@ static const struct dfield dfields[] = {
 	{"game.rdma_events", DF_GAME_RDMA_EVENTS, VK_INT, false},
 	{"policy.role", DF_POLICY_ROLE, VK_STR, false},
 	{"policy.mr_max_bytes", DF_POLICY_MR_MAX, VK_INT, false},
+	{"policy.require_iommu", DF_POLICY_REQUIRE_IOMMU, VK_BOOL, false},
 	{"rdma.mr.remote", DF_MR_REMOTE, VK_BOOL, false},
 	{"rdma.mr.implicit", DF_MR_IMPLICIT, VK_BOOL, false},
 	{"event.time", DF_EVENT_TIME, VK_TIME, false},
@@ -527,6 +529,9 @@ bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct 
 		if (!env)
 			return false;
 		set_int(v, VK_INT, env->mr_max_bytes);
+		return true;
+	case DF_POLICY_REQUIRE_IOMMU:
+		set_int(v, VK_BOOL, env && env->policy && env->policy->require_iommu);
 		return true;
 	case DF_MR_REMOTE:
 		if (ev->type != RG_EV_VERBS)

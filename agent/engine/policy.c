@@ -376,7 +376,8 @@ static int policy_from_doc(const struct jdoc *doc, struct rg_policy **ret, struc
 					   "enforce",	     "enforce_scope", "outputs",
 					   "seat",	     "fleet",	      "hardware",
 					   "baseline",      "hardware_enforce",
-					   "hardware_refuse_drivers", "metrics", NULL};
+					   "hardware_refuse_drivers", "hardware_enforce_port",
+					   "require_iommu", "metrics", NULL};
 	struct json_object *root = jdoc_root(doc), *arr, *v;
 	struct rg_policy *p = NULL;
 	const char *s;

@@ -29,6 +29,14 @@ enum rg_role {
 
 /* What hardware enforcement does to a PCI function the policy does not allow (docs/hardware-runtime.md):
  * "hardware_enforce", acted on only while enforcement is on. */
+/* "hardware_enforce_port": where hardware enforcement stops a card, also stop the port above it
+ * (hw/hw_enforce.h: only a root or downstream port with nothing else below it). */
+enum rg_hw_enforce_port {
+	RG_HW_PORT_OFF = 0,	/* the card only (default) */
+	RG_HW_PORT_BUS_MASTER,	/* clear the port's bus-master bit */
+	RG_HW_PORT_LINK,	/* disable the port's link (Link Control, Link Disable) */
+};
+
 enum rg_hw_enforce {
 	RG_HW_ENFORCE_OFF = 0,	  /* report only (default) */
 	RG_HW_ENFORCE_REMOVE,	  /* remove it from the bus (sysfs remove) */
@@ -144,6 +152,8 @@ struct rg_policy {
 	bool enforce;
 	int enforce_scope; /* enum rg_enforce_scope */
 	int hw_enforce;	   /* enum rg_hw_enforce */
+	int hw_enforce_port; /* enum rg_hw_enforce_port: what is also done to the port above */
+	bool require_iommu;  /* "require_iommu": a managed seat without a translating IOMMU alerts */
 	struct rg_policy_hw *hardware; /* policy_hw.h: the hardware allowlist */
 	size_t n_hardware;
 	char *baseline;		/* the seat baseline file (agent/hw/baseline.h), NULL none */

@@ -44,6 +44,25 @@ static bool driver_name_ok(const char *s)
 	return true;
 }
 
+/* "hardware_enforce_port": "off" | "bus_master" | "link" */
+static int parse_enforce_port(const struct jdoc *doc, struct json_object *root,
+			      struct rg_policy *p, struct rg_error *err)
+{
+	static const char *const names[] = {"off", "bus_master", "link"};
+	const char *s;
+	int r = jv_string(doc, root, "hardware_enforce_port", false, &s, err);
+
+	if (r < 0 || !s)
+		return r;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strcmp(s, names[i]) == 0) {
+			p->hw_enforce_port = (int)i;
+			return 0;
+		}
+	return jdoc_error(doc, jv_pos(doc, root, "hardware_enforce_port", false), err,
+			  "unknown hardware_enforce_port \"%s\" (off, bus_master or link)", s);
+}
+
 static int parse_refuse_drivers(const struct jdoc *doc, struct json_object *root,
 				struct rg_policy *p, struct rg_error *err)
 {
@@ -219,6 +238,7 @@ int policy_hw_parse(const struct jdoc *doc, struct json_object *root, struct rg_
 	struct json_object *v;
 	const char *s;
 	size_t n, i;
+	int b;
 	int r;
 
 	if (json_object_object_get_ex(root, "hardware", &v)) {
@@ -262,6 +282,13 @@ int policy_hw_parse(const struct jdoc *doc, struct json_object *root, struct rg_
 		jdoc_line_col(doc, jv_pos(doc, root, "baseline", false), &p->baseline_pos.line,
 			      &p->baseline_pos.column);
 	}
+	r = parse_enforce_port(doc, root, p, err);
+	if (r < 0)
+		return r;
+	r = jv_bool(doc, root, "require_iommu", &b, err);
+	if (r < 0)
+		return r;
+	p->require_iommu = b > 0;
 	return parse_refuse_drivers(doc, root, p, err);
 }
 

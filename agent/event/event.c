@@ -173,7 +173,7 @@ static const char *const hw_change_names[RG_HW__MAX] = {
 	[RG_HW_NONE] = "none",	       [RG_HW_ADD] = "add",	    [RG_HW_REMOVE] = "remove",
 	[RG_HW_BIND] = "bind",	       [RG_HW_UNBIND] = "unbind",   [RG_HW_AUTHORIZE] = "authorize",
 	[RG_HW_ADDED] = "added",       [RG_HW_REMOVED] = "removed", [RG_HW_CHANGED] = "changed",
-	[RG_HW_GROUP_TYPE] = "group_type",
+	[RG_HW_GROUP_TYPE] = "group_type", [RG_HW_PROBE_FAILED] = "probe_failed",
 };
 
 static const char *const pci_fact_names[RG_PCI_NFACTS] = {

@@ -236,6 +236,7 @@ enum rg_transport {
 #define RG_EVF_MALFORMED 0x8u /* the user buffer did not decode; fields are partial */
 #define RG_EVF_SOFT	0x10u /* software RDMA (rxe/siw) device, module or link */
 #define RG_EVF_FAILED	0x20u /* the syscall returned an error (ret < 0) */
+#define RG_EVF_HISTORICAL 0x40u /* from the kernel's log as it was before the daemon read it */
 
 /* A network endpoint: IPv4 is stored IPv4-mapped (::ffff:a.b.c.d), as RoCE v2 GIDs are. */
 struct rg_addr {
@@ -410,6 +411,7 @@ enum rg_hw_change {
 	RG_HW_REMOVED,	 /* hw_baseline: in the baseline, not on the machine */
 	RG_HW_CHANGED,	 /* hw_baseline: differs from the baseline (baseline.diff says how) */
 	RG_HW_GROUP_TYPE, /* iommu_posture: a group's domain type changed */
+	RG_HW_PROBE_FAILED, /* pci_change: a driver's probe of it failed (the kernel's log) */
 	RG_HW__MAX,
 };
 
@@ -459,7 +461,9 @@ struct rg_ev_pci { /* PCI_FUNCTION, PCI_CHANGE, DMA_FAULT, HW_BASELINE */
 	char vendor_name[40], device_name[64];
 	char upstream[16];   /* the bridge above */
 	char dsn[24];	     /* Device Serial Number "01-23-45-67-89-ab-cd-ef", "" none */
-	char text[96];	     /* hw_baseline: what changed; dma_fault: the kernel's reason */
+	char text[144];	     /* hw_baseline: what changed; dma_fault: the kernel's reason */
+	uint32_t probe_failed; /* the kernel logged a failed probe of a driver for it */
+	char probe_driver[32]; /* that driver */
 };
 
 struct rg_ev_iommu { /* IOMMU_POSTURE */

@@ -24,10 +24,10 @@
 		.from_str = fn##_from_string                                                       \
 	}
 
-_Static_assert(RG_EVF_FAILED == 1u << (EVENT_NFLAGS - 1), "event_flag_names[] follows RG_EVF_*");
+_Static_assert(RG_EVF_HISTORICAL == 1u << (EVENT_NFLAGS - 1), "event_flag_names[] follows RG_EVF_*");
 
 const char *const event_flag_names[EVENT_NFLAGS] = {"denied", "killed", "truncated", "malformed",
-						    "soft", "failed"};
+						    "soft", "failed", "historical"};
 
 static int has_qp_state(const struct rg_event *ev)
 {
@@ -250,6 +250,9 @@ static int has_tb_domain(const struct rg_event *ev)
 	F("pci.upstream.link.width", EFK_U32, u.pci.upstream_width),                            \
 	F("pci.vendor_name", EFK_STR, u.pci.vendor_name),                                       \
 	F("pci.device_name", EFK_STR, u.pci.device_name), F("pci.dsn", EFK_STR, u.pci.dsn),      \
+	{.name = "pci.driver_probe_failed", .kind = EFK_BOOLFLAG, .offset = EV(u.pci.probe_failed), \
+	 .aux = 1},                                                                               \
+	F("pci.probe_failed_driver", EFK_STR, u.pci.probe_driver),                               \
 	FACT("bus_master_no_driver", RG_PCI_FACT_BUS_MASTER_NO_DRIVER),                          \
 	FACT("fpga_vendor", RG_PCI_FACT_FPGA_VENDOR), FACT("dma_card_id", RG_PCI_FACT_DMA_CARD_ID), \
 	FACT("class_mismatch", RG_PCI_FACT_CLASS_MISMATCH),                                      \

@@ -58,7 +58,7 @@ struct event_field {
 };
 
 /* "event.flags" names, in RG_EVF_* bit order: what the writer writes and conditions compare. */
-#define EVENT_NFLAGS 6
+#define EVENT_NFLAGS 7
 extern const char *const event_flag_names[EVENT_NFLAGS];
 
 /* The fields every event type has (the process, the event's kind and time...). Returns the count. */

@@ -504,6 +504,19 @@ bool hw_baseline_covers(const struct hw_baseline *b, const struct hw_fn *fn, boo
 	return true;
 }
 
+unsigned hw_baseline_exempt(const struct hw_baseline *b, const struct hw_fn *fn)
+{
+	const struct bl_entry *e = b ? find(b, fn->addr) : NULL;
+
+	if (!e || !hw_baseline_covers(b, fn, false))
+		return HW_BL_NOT;
+	/* the same driver, or none in the baseline (a driver installed since) */
+	if (hw_baseline_covers(b, fn, true) || strcmp(e->v[FP_DRIVER], "none") == 0)
+		return HW_BL_COVERED;
+	/* the baseline has a driver there: driverless now is a clone's state, or a probe to come */
+	return fn->driver[0] ? HW_BL_NOT : HW_BL_DRIVERLESS;
+}
+
 /* The function the baseline describes (for a removed one): what the event needs. */
 static void entry_to_fn(const struct bl_entry *e, struct hw_fn *fn)
 {

@@ -51,6 +51,17 @@ unsigned hw_baseline_check(const struct hw_baseline *b, const struct hw_fn *fn, 
 bool hw_baseline_covers(const struct hw_baseline *b, const struct hw_fn *fn, bool with_driver);
 
 /*
+ * Whether hardware enforcement leaves fn alone as the seat's own: HW_BL_COVERED when the baseline
+ * has it with every field, its driver included (or the baseline has no driver there);
+ * HW_BL_DRIVERLESS when every field but the driver
+ * matches, the baseline has a driver there and fn has none (a clone of the seat's own device
+ * whose probe failed, or the seat's own before its driver binds: the caller decides, by waiting
+ * for the bind); HW_BL_NOT otherwise (no entry, another fingerprint, another driver).
+ */
+enum { HW_BL_NOT = 0, HW_BL_COVERED, HW_BL_DRIVERLESS };
+unsigned hw_baseline_exempt(const struct hw_baseline *b, const struct hw_fn *fn);
+
+/*
  * A whole scan against the baseline: cb for every function added or changed (with the event, its
  * baseline.change and baseline.diff filled) and every function of the baseline not on the machine
  * (removed: its fingerprint from the baseline). A non-zero return from cb stops and is returned.

@@ -4,8 +4,11 @@
  * DMA faults a second (the kernel rate-limits its own log to about 10 a burst, but a card can
  * keep one going for hours). The first line of a burst is an event at once, so that an alert
  * follows within a second; the rest of the window is one event with the count and the first
- * HW_BURST_ADDRS distinct addresses. Memory is fixed: HW_BURST_SLOTS bursts at a time, lines
- * beyond that are counted as dropped (and the count reported by the caller).
+ * HW_BURST_ADDRS distinct addresses. Memory is fixed: HW_BURST_SLOTS bursts at a time, and at
+ * most HW_BURST_PER_SOURCE of one source (the driver that printed the lines, and whether they
+ * were in the log before the reader opened it), so that no source, a flood of old records
+ * included, takes the slots a card's faults need; lines beyond that are counted as dropped (the
+ * caller reports the count as a loss).
  */
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +43,7 @@ void hw_bursts_add(struct hw_bursts *b, const struct hw_kline *l, uint64_t now_n
 {
 	struct hw_burst_slot *free_slot = NULL;
 	struct hw_burst_report first = {0};
+	unsigned same_source = 0;
 
 	b->lines++;
 	for (unsigned i = 0; i < HW_BURST_SLOTS; i++) {
@@ -50,8 +54,13 @@ void hw_bursts_add(struct hw_bursts *b, const struct hw_kline *l, uint64_t now_n
 				free_slot = s;
 			continue;
 		}
-		if (s->rep.kind != l->kind || strcmp(s->rep.addr, l->addr) != 0)
+		if (s->rep.kind != l->kind || s->rep.historical != l->historical ||
+		    strcmp(s->rep.addr, l->addr) != 0) {
+			if (s->rep.historical == l->historical &&
+			    strcmp(s->rep.source, l->source) == 0)
+				same_source++;
 			continue;
+		}
 		if (now_ns < s->window_end_ns) {
 			s->rep.count++;
 			note_addr(&s->rep, l);
@@ -62,9 +71,10 @@ void hw_bursts_add(struct hw_bursts *b, const struct hw_kline *l, uint64_t now_n
 			emit(b, &s->rep, cb, ud);
 		s->used = false;
 		free_slot = s;
+		same_source = 0; /* it takes the slot it had */
 		break;
 	}
-	if (!free_slot) {
+	if (!free_slot || same_source >= HW_BURST_PER_SOURCE) {
 		b->dropped++;
 		return;
 	}
@@ -72,6 +82,8 @@ void hw_bursts_add(struct hw_bursts *b, const struct hw_kline *l, uint64_t now_n
 	strscpy_ok(first.addr, l->addr, sizeof(first.addr));
 	strscpy_ok(first.source, l->source, sizeof(first.source));
 	strscpy_ok(first.reason, l->reason, sizeof(first.reason));
+	strscpy_ok(first.driver, l->driver, sizeof(first.driver));
+	first.historical = l->historical;
 	first.count = 1;
 	first.first = true;
 	note_addr(&first, l);

@@ -2,7 +2,9 @@
 /*
  * Hardware enforcement's actions and their undo (hw_enforce.h).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +20,12 @@
 
 #define PCI_COMMAND	   0x04
 #define PCI_COMMAND_MASTER 0x4
+#define PCI_HEADER_TYPE	   0x0e
+#define PCI_CAP_PTR	   0x34
+#define PCI_CAP_EXP	   0x10
+#define PCI_EXP_FLAGS	   0x02 /* Device/Port Type in bits 4-7 */
+#define PCI_EXP_LNKCTL	   0x10
+#define PCI_EXP_LNKCTL_LD  0x10 /* Link Disable */
 #define STATE_MAX	   (64 * 1024)
 
 static const char *sysfs(const struct hw_enforce_paths *p)
@@ -102,6 +110,162 @@ out:
 int hw_enforce_clear_master(const struct hw_enforce_paths *p, const char *addr, bool *was_set)
 {
 	return set_master(p, addr, false, was_set);
+}
+
+/* The first bytes of ADDR's config space (what anyone may read: 64). 0 or -errno. */
+static int read_config(const struct hw_enforce_paths *p, const char *addr, uint8_t *buf,
+		       size_t off, size_t n)
+{
+	char path[256];
+	int fd, r = dev_path(p, addr, "config", path, sizeof(path));
+	ssize_t got;
+
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	got = pread(fd, buf, n, (off_t)off);
+	r = got < 0 ? -errno : (size_t)got == n ? 0 : -EIO;
+	close(fd);
+	return r;
+}
+
+/* whether ADDR's sysfs directory has a subordinate bus below it (a pci_bus/ entry): the kernel
+ * made one for it, which it does for a bridge it configured only */
+static bool has_subordinate_bus(const struct hw_enforce_paths *p, const char *addr)
+{
+	char path[256];
+	struct stat st;
+
+	return dev_path(p, addr, "pci_bus", path, sizeof(path)) == 0 && lstat(path, &st) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+bool hw_enforce_is_bridge(const struct hw_enforce_paths *p, const char *addr)
+{
+	uint8_t ht;
+
+	return read_config(p, addr, &ht, PCI_HEADER_TYPE, 1) == 0 && (ht & 0x7f) == 1 &&
+	       has_subordinate_bus(p, addr);
+}
+
+/* The offset of the PCI Express capability in ADDR's config space (needs root for past 64
+ * bytes), 0 none. A list that loops ends after 48 steps. */
+static unsigned find_exp_cap(int fd)
+{
+	uint8_t pos = 0, hdr[2];
+
+	if (pread(fd, &pos, 1, PCI_CAP_PTR) != 1)
+		return 0;
+	for (unsigned i = 0; i < 48 && pos >= 0x40; i++) {
+		pos &= 0xfc;
+		if (pread(fd, hdr, 2, pos) != 2)
+			return 0;
+		if (hdr[0] == PCI_CAP_EXP)
+			return pos;
+		pos = hdr[1];
+	}
+	return 0;
+}
+
+/* the PCI address that is the last component of path's parent ("/.../0000:00:03.0/X"), "" */
+static void parent_addr(const char *path, char out[16])
+{
+	char buf[512], *slash;
+	unsigned n;
+
+	out[0] = 0;
+	if (!strscpy_ok(buf, path, sizeof(buf)) || !(slash = strrchr(buf, '/')))
+		return;
+	*slash = 0;
+	slash = strrchr(buf, '/');
+	n = hw_parse_bdf(slash ? slash + 1 : buf, out);
+	if (n != 12 || (slash ? slash[13] : buf[12]) != 0)
+		out[0] = 0;
+}
+
+int hw_enforce_port_above(const struct hw_enforce_paths *p, const char *addr, char port[16])
+{
+	char path[256], real[512], me[16], dir[300];
+	struct dirent *de;
+	uint8_t hdr[2];
+	unsigned cap;
+	DIR *d;
+	int fd, r = dev_path(p, addr, "", path, sizeof(path));
+
+	port[0] = 0;
+	if (r < 0)
+		return r;
+	path[strlen(path) - 1] = 0;
+	if (!realpath(path, real))
+		return -errno;
+	parent_addr(real, me);
+	if (!me[0] || !hw_enforce_is_bridge(p, me))
+		return -ENODEV;
+	/* a root port (4) or a switch's downstream port (6): its link is the card's alone */
+	r = dev_path(p, me, "config", path, sizeof(path));
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	cap = find_exp_cap(fd);
+	r = cap && pread(fd, hdr, 2, cap + PCI_EXP_FLAGS) == 2 ? 0 : -ENODEV;
+	close(fd);
+	if (r < 0 || (((hdr[0] >> 4) & 0xf) != 4 && ((hdr[0] >> 4) & 0xf) != 6))
+		return -ENODEV;
+	/* nothing below it but ADDR's device (its other functions) */
+	r = dev_path(p, me, "", dir, sizeof(dir));
+	if (r < 0)
+		return r;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char other[16];
+
+		if (hw_parse_bdf(de->d_name, other) == 12 && strlen(de->d_name) == 12 &&
+		    strncmp(other, addr, 10) != 0) {
+			closedir(d);
+			return -EBUSY;
+		}
+	}
+	closedir(d);
+	memcpy(port, me, sizeof(me));
+	return 0;
+}
+
+/* Link Disable set (the card is off the link) or cleared (the link trains again) on port.
+ * 0 or -errno. */
+static int set_link_disable(const struct hw_enforce_paths *p, const char *port, bool disable)
+{
+	char path[256];
+	uint16_t lnk, want;
+	unsigned cap;
+	int fd, r = dev_path(p, port, "config", path, sizeof(path));
+
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	cap = find_exp_cap(fd);
+	if (!cap || pread(fd, &lnk, 2, cap + PCI_EXP_LNKCTL) != 2) {
+		r = -ENODEV;
+	} else {
+		want = disable ? (uint16_t)(lnk | PCI_EXP_LNKCTL_LD)
+			       : (uint16_t)(lnk & ~PCI_EXP_LNKCTL_LD);
+		if (want != lnk && pwrite(fd, &want, 2, cap + PCI_EXP_LNKCTL) != 2)
+			r = -errno;
+	}
+	close(fd);
+	return r;
+}
+
+int hw_enforce_port_stop(const struct hw_enforce_paths *p, const char *port, bool link)
+{
+	return link ? set_link_disable(p, port, true) : set_master(p, port, false, NULL);
 }
 
 /* a sysfs attribute's first line, "" when unreadable */
@@ -250,10 +414,19 @@ static int undo_override(const struct hw_enforce_paths *p, const char *addr)
 	return r < 0 ? r : 1;
 }
 
+/* whether the line at l was seen before it in buf (the same action noted twice: undone once) */
+static bool seen_before(const char *buf, const char *l)
+{
+	for (const char *q = buf; q < l; q += strlen(q) + 1)
+		if (strcmp(q, l) == 0)
+			return true;
+	return false;
+}
+
 int hw_enforce_undo(const struct hw_enforce_paths *p, struct hw_enforce_undone *ret)
 {
 	_cleanup_free_ char *buf = NULL;
-	unsigned rescans = 0, masters = 0, overrides = 0;
+	unsigned rescans = 0, masters = 0, overrides = 0, ports = 0;
 	bool removed = false;
 	char path[256];
 	size_t len;
@@ -273,6 +446,23 @@ int hw_enforce_undo(const struct hw_enforce_paths *p, struct hw_enforce_undone *
 		if (startswith(l, "remove "))
 			removed = true;
 	}
+	/* the ports above stopped cards first: a rescan finds nothing behind a disabled link */
+	for (char *l = buf; l < buf + len; l += strlen(l) + 1) {
+		if (seen_before(buf, l))
+			continue;
+		if (startswith(l, "port_master "))
+			r = set_master(p, l + 12, true, NULL);
+		else if (startswith(l, "port_link "))
+			r = set_link_disable(p, l + 10, false);
+		else
+			continue;
+		if (r == 0)
+			ports++;
+		else if (r != -ENOENT && !first)
+			first = r;
+	}
+	if (ports)
+		usleep(200 * 1000); /* a link trains within 100 ms of being enabled (PCIe 6.6.1) */
 	/* the rescan first: a removed function comes back with bus mastering off anyway */
 	if (removed) {
 		if (snprintf_ok(path, sizeof(path), "%s/bus/pci/rescan", sysfs(p)) &&
@@ -282,7 +472,7 @@ int hw_enforce_undo(const struct hw_enforce_paths *p, struct hw_enforce_undone *
 			rescans++;
 	}
 	for (char *l = buf; l < buf + len; l += strlen(l) + 1) {
-		if (!startswith(l, "bus_master "))
+		if (!startswith(l, "bus_master ") || seen_before(buf, l))
 			continue;
 		r = set_master(p, l + 11, true, NULL);
 		if (r == 0)
@@ -303,6 +493,6 @@ int hw_enforce_undo(const struct hw_enforce_paths *p, struct hw_enforce_undone *
 	if (unlink(state(p)) < 0 && !first)
 		first = -errno;
 	if (ret)
-		*ret = (struct hw_enforce_undone){rescans, masters, overrides};
+		*ret = (struct hw_enforce_undone){rescans, masters, overrides, ports};
 	return first;
 }

@@ -32,6 +32,29 @@ int hw_enforce_remove(const struct hw_enforce_paths *p, const char *addr);
 int hw_enforce_clear_master(const struct hw_enforce_paths *p, const char *addr, bool *was_set);
 
 /*
+ * Whether ADDR is a bridge: its header type is 1 (the card says) and the kernel made a
+ * subordinate bus for it (ADDR/pci_bus/). An endpoint that only claims a bridge's class
+ * (0x0604, 0x0680) is not one.
+ */
+bool hw_enforce_is_bridge(const struct hw_enforce_paths *p, const char *addr);
+
+/*
+ * The port above ADDR, where stopping it stops ADDR's device alone: a bridge (above) that is a
+ * PCIe root port or downstream port, with nothing below it but ADDR's device's functions.
+ * 0 and port, -ENODEV (no such port: a root-bus function, a PCI bridge), -EBUSY (other devices
+ * below it), -errno.
+ */
+int hw_enforce_port_above(const struct hw_enforce_paths *p, const char *addr, char port[16]);
+
+/*
+ * Stops the port above a card (hw_enforce_port_above()): clears its bus-master bit (the port
+ * forwards no more memory requests upstream from below: the card's DMA goes nowhere, whatever the
+ * card's own bit says), or with link sets Link Disable in its Link Control register (the card is
+ * off the link). 0 or -errno.
+ */
+int hw_enforce_port_stop(const struct hw_enforce_paths *p, const char *port, bool link);
+
+/*
  * Where ADDR's IOMMU group (the function's iommu_group link, below sysfs) is "identity", switches
  * it to a translating domain: writes "DMA" to ROOT/kernel/iommu_groups/N/type (kernel 5.11+) and
  * reads the type back. The kernel refuses while a driver is bound (-EBUSY), while the group has
@@ -53,17 +76,20 @@ int hw_enforce_override(const struct hw_enforce_paths *p, const char *addr, cons
  */
 int hw_enforce_unbind(const struct hw_enforce_paths *p, const char *addr, const char *driver);
 
-/* Appends "remove ADDR", "bus_master ADDR" or "override ADDR" to the state file. */
+/* Appends "remove ADDR", "bus_master ADDR", "override ADDR", "port_master PORT" or
+ * "port_link PORT" to the state file. */
 int hw_enforce_note(const struct hw_enforce_paths *p, const char *what, const char *addr);
 
 struct hw_enforce_undone {
 	unsigned rescans;   /* bus rescans (functions removed) */
 	unsigned masters;   /* functions whose bus mastering was set again */
 	unsigned overrides; /* functions whose driver_override was cleared and that were probed */
+	unsigned ports;	    /* ports whose bus mastering or link was given back */
 };
 
 /*
- * Undoes what the state file lists: rescans the bus if anything was removed, sets bus mastering
+ * Undoes what the state file lists: gives the ports above stopped cards their bus mastering or
+ * link back, rescans the bus if anything was removed, sets bus mastering
  * again on each function whose bit was cleared, clears driver_override where it is still
  * HW_REFUSE_OVERRIDE (someone else's is left alone) and has the kernel probe the function again
  * (ROOT/bus/pci/drivers_probe), each only where the function is still there; then deletes the

@@ -78,7 +78,8 @@ unsigned hw_refuse_decide(const struct hw_refuse_in *in)
 	/* present at the daemon's start, or appeared before the session began */
 	if (!in->added_ns || in->added_ns < in->game_since)
 		return HW_REFUSE_PRESENT;
-	if ((in->class_code >> 16) == 0x06)
+	/* a bridge by what it is, not by the class it claims */
+	if (in->bridge)
 		return HW_REFUSE_BRIDGE;
 	if (in->allowed)
 		return HW_REFUSE_ALLOWED;

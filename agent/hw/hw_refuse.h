@@ -52,7 +52,7 @@ struct hw_refuse_in {
 	size_t n_drivers;
 	unsigned change;	     /* the pci_change's enum rg_hw_change */
 	const char *driver;	     /* the driver bound now ("" none) */
-	uint32_t class_code;
+	bool bridge;		     /* hw_enforce_is_bridge(): header type 1 and a subordinate bus */
 	uint64_t game_since;	     /* the earliest start of the running game sessions; 0: none */
 	uint64_t added_ns;	     /* hw_added_at(); 0: present when the daemon started */
 	bool allowed;		     /* policy_hw_allowed() */

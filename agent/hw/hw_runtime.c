@@ -12,16 +12,28 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "dma_fault.h"
+#include "hw/iommu.h"
 #include "hw/pci.h"
 #include "hw_runtime.h"
 #include "hw_uevent.h"
 #include "kmsg.h"
 
+/* Functions whose driver's probe failed (the kernel's log), until they are removed. */
+#define HW_PROBE_FAILED_MAX 64
+struct probe_failed {
+	char addr[16];
+	char driver[32];
+};
+
 struct hw_runtime {
 	int uevent_fd;
+	struct probe_failed probe[HW_PROBE_FAILED_MAX];
+	unsigned n_probe;
+	struct hw_runtime_losses reported; /* the counts at the last hw_runtime_losses() */
 	struct kmsg_reader kmsg;
 	struct rg_root root;
 	struct hw_bursts bursts;
+	struct hw_group_watch groups; /* the IOMMU groups' types at the last tick */
 	struct hw_runtime_stats st;
 	/* for the burst callback */
 	hw_runtime_emit emit;
@@ -42,7 +54,7 @@ int hw_runtime_open(const char *kmsg_path, struct hw_runtime **ret)
 		log_warning_errno(rt->uevent_fd, "Failed to listen to PCI uevents: %m");
 		rt->uevent_fd = -1;
 	}
-	r = kmsg_open(&rt->kmsg, kmsg_path ? kmsg_path : "/dev/kmsg");
+	r = kmsg_open(&rt->kmsg, kmsg_path ? kmsg_path : "/dev/kmsg", true);
 	if (r < 0) {
 		log_warning_errno(r, "Failed to open the kernel log for DMA faults: %m");
 		rt->kmsg.fd = -1;
@@ -52,6 +64,7 @@ int hw_runtime_open(const char *kmsg_path, struct hw_runtime **ret)
 		hw_runtime_free(rt);
 		return r;
 	}
+	(void)hw_groups_watch(&rt->root, &rt->groups, NULL, NULL); /* primes */
 	*ret = rt;
 	return 0;
 }
@@ -63,6 +76,7 @@ void hw_runtime_free(struct hw_runtime *rt)
 	if (rt->uevent_fd >= 0)
 		close(rt->uevent_fd);
 	kmsg_close(&rt->kmsg);
+	hw_groups_watch_done(&rt->groups);
 	if (rt->root.fd >= 0)
 		root_done(&rt->root);
 	free(rt);
@@ -90,6 +104,7 @@ static void describe(struct hw_runtime *rt, const char *addr, const struct hw_ue
 	if (r >= 0) {
 		hw_fn_to_event(fn, type, RG_PROV_NETLINK, now, ev);
 		free(fn);
+		hw_runtime_annotate(rt, ev);
 		return;
 	}
 	free(fn);
@@ -109,6 +124,51 @@ static void describe(struct hw_runtime *rt, const char *addr, const struct hw_ue
 		strscpy_ok(ev->u.pci.driver, u->driver, sizeof(ev->u.pci.driver));
 		ev->u.pci.has_driver = u->driver[0] != 0;
 	}
+}
+
+static struct probe_failed *probe_find(const struct hw_runtime *rt, const char *addr)
+{
+	for (unsigned i = 0; i < rt->n_probe; i++)
+		if (strcmp(rt->probe[i].addr, addr) == 0)
+			return (struct probe_failed *)&rt->probe[i];
+	return NULL;
+}
+
+/* A failed probe of addr by driver: remembered (the oldest forgotten when the table is full). */
+static void probe_note(struct hw_runtime *rt, const char *addr, const char *driver)
+{
+	struct probe_failed *p = probe_find(rt, addr);
+
+	if (!p) {
+		if (rt->n_probe == HW_PROBE_FAILED_MAX)
+			memmove(&rt->probe[0], &rt->probe[1], sizeof(rt->probe[0]) * --rt->n_probe);
+		p = &rt->probe[rt->n_probe++];
+	}
+	strscpy_ok(p->addr, addr, sizeof(p->addr));
+	strscpy_ok(p->driver, driver, sizeof(p->driver));
+}
+
+static void probe_forget(struct hw_runtime *rt, const char *addr)
+{
+	struct probe_failed *p = probe_find(rt, addr);
+
+	if (!p)
+		return;
+	memmove(p, p + 1, sizeof(*p) * (size_t)(&rt->probe[--rt->n_probe] - p));
+}
+
+void hw_runtime_annotate(const struct hw_runtime *rt, struct rg_event *ev)
+{
+	const struct probe_failed *p;
+
+	if (!rt || (ev->type != RG_EV_PCI_FUNCTION && ev->type != RG_EV_PCI_CHANGE &&
+		    ev->type != RG_EV_DMA_FAULT && ev->type != RG_EV_HW_BASELINE))
+		return;
+	p = probe_find(rt, ev->u.pci.addr);
+	if (!p)
+		return;
+	ev->u.pci.probe_failed = 1;
+	strscpy_ok(ev->u.pci.probe_driver, p->driver, sizeof(ev->u.pci.probe_driver));
 }
 
 static void tb_read(struct hw_runtime *rt, const char *name, const char *attr, char *buf,
@@ -199,6 +259,7 @@ void hw_runtime_uevents(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
 			break;
 		case HW_UEV_REMOVE:
 			ev.u.pci.change = RG_HW_REMOVE;
+			probe_forget(rt, u.slot);
 			break;
 		case HW_UEV_BIND:
 			ev.u.pci.change = RG_HW_BIND;
@@ -221,11 +282,24 @@ static void burst_report(const struct hw_burst_report *rep, void *data)
 	struct rg_event ev;
 
 	rt->st.fault_reports++;
-	/* a burst's first line is reported while the function is still there to be described */
-	describe(rt, rep->addr, NULL, RG_EV_DMA_FAULT, &ev);
-	ev.u.pci.count = (uint32_t)(rep->count > UINT32_MAX ? UINT32_MAX : rep->count);
-	ev.u.pci.fault_addr = rep->n_addrs ? rep->addrs[0] : 0;
-	hw_burst_describe(rep, ev.u.pci.text, sizeof(ev.u.pci.text));
+	if (rep->kind == HW_KLINE_PROBE_FAILED) {
+		/* once per function and driver: the event says which driver failed */
+		if (!rep->first)
+			return;
+		probe_note(rt, rep->addr, rep->driver);
+		describe(rt, rep->addr, NULL, RG_EV_PCI_CHANGE, &ev);
+		ev.u.pci.change = RG_HW_PROBE_FAILED;
+		hw_runtime_annotate(rt, &ev);
+	} else {
+		/* a burst's first line is reported while the function is still there to be
+		 * described */
+		describe(rt, rep->addr, NULL, RG_EV_DMA_FAULT, &ev);
+		ev.u.pci.count = (uint32_t)(rep->count > UINT32_MAX ? UINT32_MAX : rep->count);
+		ev.u.pci.fault_addr = rep->n_addrs ? rep->addrs[0] : 0;
+		hw_burst_describe(rep, ev.u.pci.text, sizeof(ev.u.pci.text));
+	}
+	if (rep->historical)
+		ev.flags |= RG_EVF_HISTORICAL;
 	(void)rt->emit(&ev, rt->ud);
 }
 
@@ -264,6 +338,9 @@ void hw_runtime_kmsg(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
 		case HW_KLINE_AER:
 			rt->st.aer_lines++;
 			break;
+		case HW_KLINE_PROBE_FAILED:
+			rt->st.probe_lines++;
+			break;
 		default:
 			/* a slot's link: the uevents that follow carry the evidence */
 			rt->st.link_lines++;
@@ -275,12 +352,37 @@ void hw_runtime_kmsg(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
 	free(rec);
 }
 
+/* A group's type changed: the posture as it is now, with the group, its type and the one
+ * before (iommu.change group_type: DMA-004's runtime clause). */
+static void group_changed(uint32_t id, const char *type, const char *previous, void *data)
+{
+	struct hw_runtime *rt = data;
+	struct hw_posture p;
+	struct rg_event ev;
+
+	rt->st.group_changes++;
+	if (hw_posture_read(&rt->root, &p) < 0)
+		memset(&p, 0, sizeof(p));
+	hw_posture_to_event(&p, now_realtime_ns(), &ev);
+	hw_posture_done(&p);
+	ev.provider = RG_PROV_NETLINK;
+	ev.u.iommu.change = RG_HW_GROUP_TYPE;
+	ev.u.iommu.has_group = 1;
+	ev.u.iommu.group = id;
+	(void)strscpy_ok(ev.u.iommu.group_type, type, sizeof(ev.u.iommu.group_type));
+	(void)strscpy_ok(ev.u.iommu.previous_type, previous, sizeof(ev.u.iommu.previous_type));
+	log_info("IOMMU group %u: type %s -> %s", id, previous[0] ? previous : "(new)", type);
+	(void)rt->emit(&ev, rt->ud);
+}
+
 void hw_runtime_tick(struct hw_runtime *rt, bool flush, hw_runtime_emit emit, void *ud)
 {
 	if (!rt)
 		return;
 	set_cb(rt, emit, ud);
 	hw_bursts_tick(&rt->bursts, now_monotonic_ns(), flush, burst_report, rt);
+	if (!flush)
+		(void)hw_groups_watch(&rt->root, &rt->groups, group_changed, rt);
 }
 
 void hw_runtime_stats(const struct hw_runtime *rt, struct hw_runtime_stats *ret)
@@ -294,4 +396,33 @@ void hw_runtime_stats(const struct hw_runtime *rt, struct hw_runtime_stats *ret)
 	ret->kmsg_user = rt->kmsg.user;
 	ret->kmsg_bad = rt->kmsg.bad;
 	ret->fault_dropped = rt->bursts.dropped;
+	ret->kmsg_lost_records = rt->kmsg.lost_records;
+	ret->kmsg_historical = rt->kmsg.historical;
+}
+
+void hw_runtime_history(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
+{
+	/* 1024 records a round: a 16 MiB log buffer holds fewer than 256 rounds' worth */
+	for (unsigned round = 0; rt && rt->kmsg.fd >= 0 && rt->kmsg.in_history && round < 256;
+	     round++)
+		hw_runtime_kmsg(rt, emit, ud);
+}
+
+bool hw_runtime_losses(struct hw_runtime *rt, struct hw_runtime_losses *ret)
+{
+	struct hw_runtime_losses now = {0};
+
+	memset(ret, 0, sizeof(*ret));
+	if (!rt)
+		return false;
+	now.uevents = rt->st.uevent_overruns;
+	now.kmsg_gaps = rt->kmsg.lost_gaps;
+	now.kmsg_records = rt->kmsg.lost_records;
+	now.fault_lines = rt->bursts.dropped;
+	ret->uevents = now.uevents - rt->reported.uevents;
+	ret->kmsg_gaps = now.kmsg_gaps - rt->reported.kmsg_gaps;
+	ret->kmsg_records = now.kmsg_records - rt->reported.kmsg_records;
+	ret->fault_lines = now.fault_lines - rt->reported.fault_lines;
+	rt->reported = now;
+	return ret->uevents || ret->kmsg_gaps || ret->kmsg_records || ret->fault_lines;
 }

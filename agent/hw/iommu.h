@@ -29,8 +29,9 @@ struct hw_posture {
 	bool cmdline_read;
 	char weakening[96];    /* the weakening command-line options, space-separated */
 	bool has_tb;	       /* a Thunderbolt domain exists */
-	char tb_security[16];  /* the first domain's security level */
-	int tb_dma_protection; /* -1 unknown */
+	unsigned tb_domains;   /* how many */
+	char tb_security[16];  /* the weakest domain's security level */
+	int tb_dma_protection; /* -1 unknown; 0 when any domain has it off */
 	char error[256];
 };
 
@@ -38,8 +39,25 @@ struct hw_posture {
 int hw_posture_read(const struct rg_root *root, struct hw_posture *ret);
 void hw_posture_done(struct hw_posture *p);
 
-/* Whether a kernel command-line option weakens the IOMMU ("iommu=pt", "intel_iommu=off", ...). */
+/* Whether a kernel command line (one option or more, hw/cmdline.h) leaves the IOMMU weakened
+ * ("iommu=pt", "intel_iommu=off", "iommu=force,pt", ...). */
 bool hw_cmdline_weakens(const char *opt);
+
+/*
+ * The groups' types from one look to the next (the daemon's tick): each group whose type changed
+ * since the last look (root switched it: identity takes the group's DMA out of translation), or
+ * that is new and identity, is reported through cb with its type and the one before ("" new).
+ * The first look only primes. 0 or -ENOMEM.
+ */
+struct hw_group_watch {
+	struct hw_group *groups; /* the last look, in id order */
+	unsigned n;
+	bool primed;
+};
+typedef void (*hw_group_change_cb)(uint32_t id, const char *type, const char *previous, void *ud);
+int hw_groups_watch(const struct rg_root *root, struct hw_group_watch *w, hw_group_change_cb cb,
+		    void *ud);
+void hw_groups_watch_done(struct hw_group_watch *w);
 
 /* The posture as an RG_EV_IOMMU_POSTURE event (change RG_HW_NONE). */
 void hw_posture_to_event(const struct hw_posture *p, uint64_t now_ns, struct rg_event *ev);

@@ -45,6 +45,33 @@ static void copy_clean(char *dst, size_t size, const char *src, size_t n)
 	dst[n] = 0;
 }
 
+/*
+ * The fields after FLAGS, up to ';': the caller ("caller=T123", "caller=C0"; a bare "T123" is
+ * taken too). Anything else is ignored, as the ABI asks.
+ */
+static void parse_extra(const char *p, const char *semi, struct kmsg_record *rec)
+{
+	const char *f = memchr(p, ',', (size_t)(semi - p));
+
+	while (f && f < semi) {
+		const char *v = f + 1, *next = memchr(v, ',', (size_t)(semi - v));
+		uint64_t id;
+
+		if ((size_t)(semi - v) > 7 && memcmp(v, "caller=", 7) == 0)
+			v += 7;
+		if (v < semi && (*v == 'T' || *v == 'C')) {
+			const char *d = v + 1;
+
+			if (parse_u64(&d, semi, &id) == 0 && id <= UINT32_MAX &&
+			    (d == semi || *d == ',')) {
+				rec->caller = *v;
+				rec->caller_id = (uint32_t)id;
+			}
+		}
+		f = next;
+	}
+}
+
 int kmsg_parse(const char *buf, size_t len, struct kmsg_record *rec)
 {
 	const char *p = buf, *end, *semi, *nl, *line;
@@ -67,6 +94,7 @@ int kmsg_parse(const char *buf, size_t len, struct kmsg_record *rec)
 	if (p >= semi)
 		return -EINVAL;
 	rec->cont = *p == 'c';
+	parse_extra(p, semi, rec);
 	rec->facility = (unsigned)(pri >> 3);
 	rec->level = (unsigned)(pri & 7);
 	/* the text: up to the first newline (a literal newline in a message is escaped) */
@@ -81,6 +109,7 @@ int kmsg_parse(const char *buf, size_t len, struct kmsg_record *rec)
 		n = (size_t)((nl ? nl : end) - p);
 		if (n < 2 || p[0] != ' ')
 			continue;
+		rec->has_dict = true;
 		if (n > 11 && memcmp(p, " SUBSYSTEM=", 11) == 0)
 			copy_clean(rec->subsystem, sizeof(rec->subsystem), p + 11, n - 11);
 		else if (n > 8 && memcmp(p, " DEVICE=", 8) == 0)
@@ -89,20 +118,21 @@ int kmsg_parse(const char *buf, size_t len, struct kmsg_record *rec)
 	return 0;
 }
 
-int kmsg_open(struct kmsg_reader *r, const char *path)
+int kmsg_open(struct kmsg_reader *r, const char *path, bool history)
 {
 	memset(r, 0, sizeof(*r));
 	r->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (r->fd < 0)
 		return -errno;
-	/* SEEK_END: the next read returns the first record logged after now */
-	if (lseek(r->fd, 0, SEEK_END) < 0) {
+	/* SEEK_SET: the oldest record still in the buffer; SEEK_END: the first logged after now */
+	if (lseek(r->fd, 0, history ? SEEK_SET : SEEK_END) < 0) {
 		int e = -errno;
 
 		close(r->fd);
 		r->fd = -1;
 		return e;
 	}
+	r->in_history = history;
 	return 0;
 }
 
@@ -114,6 +144,22 @@ void kmsg_close(struct kmsg_reader *r)
 		r->fd = -1;
 }
 
+/*
+ * A sequence number that does not follow the last one: records were lost between the two. After
+ * an EPIPE (counted as the gap already) the jump is only its size.
+ */
+static void note_seq(struct kmsg_reader *r, uint64_t seq)
+{
+	if (r->have_seq && seq > r->last_seq + 1) {
+		if (!r->epipe)
+			r->lost_gaps++;
+		r->lost_records += seq - r->last_seq - 1;
+	}
+	r->epipe = false;
+	r->last_seq = seq;
+	r->have_seq = true;
+}
+
 int kmsg_read(struct kmsg_reader *r, struct kmsg_record *rec)
 {
 	char buf[KMSG_RECORD_MAX + 1];
@@ -122,14 +168,17 @@ int kmsg_read(struct kmsg_reader *r, struct kmsg_record *rec)
 		ssize_t n = read(r->fd, buf, KMSG_RECORD_MAX);
 
 		if (n < 0) {
-			if (errno == EAGAIN)
+			if (errno == EAGAIN) {
+				r->in_history = false;
 				return 0;
+			}
 			if (errno == EINTR)
 				continue;
 			if (errno == EPIPE) {
 				/* overwritten before we read them: the next read resumes at the
-				 * oldest record left */
+				 * oldest record left (its sequence number says how many) */
 				r->lost_gaps++;
+				r->epipe = true;
 				continue;
 			}
 			return -errno;
@@ -141,7 +190,10 @@ int kmsg_read(struct kmsg_reader *r, struct kmsg_record *rec)
 			r->bad++;
 			continue;
 		}
-		r->last_seq = rec->seq;
+		note_seq(r, rec->seq);
+		rec->historical = r->in_history;
+		if (rec->historical)
+			r->historical++;
 		if (!kmsg_from_kernel(rec)) {
 			r->user++;
 			continue;

@@ -87,6 +87,8 @@ FACTS = {
         a("DMA-003", "high", None, pci__address="0000:08:00.0", pci__iommu__type="identity"),
         a("DMA-003", "high", None, pci__address="0000:09:00.0", pci__driver="vfio-pci"),
         a("DMA-003", "high", None, pci__address="0000:10:00.0", pci__class="0x60000"),
+        # bus mastering off, but no driver: the card's own bit is not believed
+        a("DMA-003", "high", None, pci__address="0000:05:00.0", pci__iommu__type="identity"),
     ],
     # iommu=pt, Thunderbolt without DMA protection, group 5 switched to identity; not: no IOMMU,
     # Thunderbolt protected, group 5 back to DMA; never aggregated
@@ -96,6 +98,13 @@ FACTS = {
                   "protection: ?; group ?: )"),
         a("DMA-004", "medium", None, thunderbolt__iommu_dma_protection=0),
         a("DMA-004", "medium", None, iommu__group=5, iommu__type="identity"),
+        a("DMA-004", "medium", None, iommu__identity_groups=3),
+    ],
+    # no IOMMU on a seat whose policy requires one; not the one that has one
+    "DMA-004-require": [
+        a("DMA-004", "medium", None,
+          message="IOMMU protection weakened (command line: ; Thunderbolt DMA protection: ?; "
+                  "group ?: )"),
     ],
     # edu hot-added; not its removal, not the allowed 15b3:1019, not a bind; with Arena running
     # a second one: critical
@@ -112,6 +121,10 @@ FACTS = {
                   "4096: PTE Read access is not set"),
         a("DMA-006", "high", None, pci__address="0000:00:02.0", pci__driver="i915"),
         a("DMA-006", "high", None, pci__address="0000:01:00.0", dma__fault__count=64),
+        # a fault logged before the daemon started, then one now: two alerts, not one repeat
+        a("DMA-006", "high", None, pci__address="0000:03:00.0", dma__fault__address=4096,
+          event__flags=["historical"]),
+        a("DMA-006", "high", None, pci__address="0000:03:00.0", dma__fault__address=8192),
     ],
     # only the authorisation while Arena runs; not the dock before it, not the unauthorised add
     "DMA-007": [

@@ -4,9 +4,12 @@
  * DMA fault, AER and link lines of the hardware layer (agent/hw/kmsg.h, dma_fault.h), and the
  * burst aggregation over them. Input: the record, in an exact-size allocation. Properties: the
  * record's strings are terminated and free of control bytes; a parsed line names a canonical
- * function address ("SSSS:BB:DD.F"), a known kind and source; bursts never report more lines
- * than were added, and a burst's description fits its buffer.
+ * function address ("SSSS:BB:DD.F"), a known kind and source; a taken line is taken only whole:
+ * the same text after a task's name ("x[1]: "), with anything after it, from user space or as a
+ * continuation is not taken; bursts never report more lines than were added, and a burst's
+ * description fits its buffer.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +44,30 @@ static void check_str(const char *s, size_t size, const char *what)
 		FUZZ_ASSERT((unsigned char)*s >= 0x20 && *s != 0x7f, "control byte in %s", what);
 }
 
+/* The record's text with something before or after it, or not from the kernel: not taken. */
+static void not_taken_unless_whole(const struct kmsg_record *rec)
+{
+	static struct kmsg_record r2;
+	struct hw_kline l;
+
+	r2 = *rec;
+	memcpy(r2.text, "x[1]: ", 6);
+	memcpy(r2.text + 6, rec->text, sizeof(r2.text) - 7);
+	r2.text[sizeof(r2.text) - 1] = 0;
+	FUZZ_ASSERT(!hw_kline_parse(&r2, &l), "taken after a prefix: %s", r2.text);
+	r2 = *rec;
+	if (strlen(rec->text) + 10 < sizeof(r2.text)) {
+		strcat(r2.text, "[55e1+1]");
+		FUZZ_ASSERT(!hw_kline_parse(&r2, &l), "taken with a suffix: %s", r2.text);
+	}
+	r2 = *rec;
+	r2.facility = 1;
+	FUZZ_ASSERT(!hw_kline_parse(&r2, &l), "taken from user space");
+	r2 = *rec;
+	r2.cont = true;
+	FUZZ_ASSERT(!hw_kline_parse(&r2, &l), "taken as a continuation");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct hw_bursts b;
@@ -66,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    "address %s", l.addr);
 			FUZZ_ASSERT(l.source[0] && memchr(l.source, 0, sizeof(l.source)), "source");
 			FUZZ_ASSERT(memchr(l.reason, 0, sizeof(l.reason)), "reason");
+			not_taken_unless_whole(&rec);
 			memset(&b, 0, sizeof(b));
 			reported = 0;
 			for (unsigned i = 0; i < 3; i++)

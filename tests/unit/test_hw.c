@@ -7,6 +7,7 @@
  * fixture root (tests/fixtures/roots/qemu-q35).
  */
 #include <check.h>
+#include <poll.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -18,7 +19,9 @@
 
 #include "engine/policy.h"
 #include "hw/baseline.h"
+#include "hw/cmdline.h"
 #include "hw/fingerprint.h"
+#include "hw/hw_scanner.h"
 #include "hw/iommu.h"
 #include "hw/pci.h"
 #include "hw/pci_caps.h"
@@ -562,6 +565,34 @@ START_TEST(test_baseline)
 	memcpy(fn.addr, "0000:07:00.0", 13);
 	ck_assert(!hw_baseline_covers(b, &fn, false));
 	ck_assert(!hw_baseline_covers(NULL, fn_at(s, "0000:01:00.0"), false));
+	/* the exemption compares the driver: driverless where the baseline has a driver is a
+	 * clone's state (or a probe to come: the caller decides), another driver is not the seat's
+	 * own; a driver where the baseline has none is (installed since) */
+	{
+		unsigned with = 0, without = 0;
+
+		for (unsigned i = 0; i < s->n; i++) {
+			fn = s->fn[i];
+			ck_assert_uint_eq(hw_baseline_exempt(b, &fn), HW_BL_COVERED);
+			if (fn.driver[0]) {
+				with++;
+				fn.driver[0] = 0;
+				ck_assert_uint_eq(hw_baseline_exempt(b, &fn), HW_BL_DRIVERLESS);
+				strcpy(fn.driver, "vfio-pci");
+				ck_assert_uint_eq(hw_baseline_exempt(b, &fn), HW_BL_NOT);
+			} else {
+				without++;
+				strcpy(fn.driver, "vfio-pci");
+				ck_assert_uint_eq(hw_baseline_exempt(b, &fn), HW_BL_COVERED);
+			}
+			fn.driver[0] = 0;
+			fn.device ^= 1;
+			ck_assert_uint_eq(hw_baseline_exempt(b, &fn), HW_BL_NOT);
+		}
+		ck_assert_uint_gt(with, 0);
+		ck_assert_uint_gt(without, 0);
+		ck_assert_uint_eq(hw_baseline_exempt(NULL, &s->fn[0]), HW_BL_NOT);
+	}
 
 	/* The card gone, a function changed: one event each, the removed one last. */
 	ck_assert_str_eq(s->fn[4].addr, "0000:01:00.0");
@@ -738,19 +769,204 @@ START_TEST(test_refuse_drivers)
 }
 END_TEST
 
+/* "hardware_enforce_port" and "require_iommu" */
+START_TEST(test_port_and_require_keys)
+{
+	struct rg_policy *p = policy("{\"hardware_enforce_port\": \"link\", \"require_iommu\": true}");
+
+	ck_assert_int_eq(p->hw_enforce_port, RG_HW_PORT_LINK);
+	ck_assert(p->require_iommu);
+	policy_free(p);
+	p = policy("{\"hardware_enforce_port\": \"bus_master\"}");
+	ck_assert_int_eq(p->hw_enforce_port, RG_HW_PORT_BUS_MASTER);
+	ck_assert(!p->require_iommu);
+	policy_free(p);
+	p = policy("{}");
+	ck_assert_int_eq(p->hw_enforce_port, RG_HW_PORT_OFF);
+	policy_free(p);
+	policy_error("{\"hardware_enforce_port\": \"unplug\"}",
+		     "p.json:1:27: unknown hardware_enforce_port \"unplug\" (off, bus_master or link)");
+	policy_error("{\"require_iommu\": 1}", "p.json:1:19: \"require_iommu\" must be true or false, not a number");
+}
+END_TEST
+
 START_TEST(test_cmdline)
 {
-	static const char *const weak[] = {"iommu=pt",	      "iommu=off",
-					   "intel_iommu=off", "intel_iommu=on,off",
-					   "amd_iommu=off",   "iommu.passthrough=1"};
-	static const char *const fine[] = {"intel_iommu=on", "intel_iommu=on,igfx_off",
-					   "iommu=force",    "iommu.strict=1",
-					   "amd_iommu=on",   "intel_iommu=offx"};
+	/* one option each, read as the kernel reads them: comma lists, prefixes (strncmp), '-' for
+	 * '_' in names, kstrtobool() values */
+	static const char *const weak[] = {
+	    "iommu=pt",		    "iommu=off",	     "iommu=soft",
+	    "iommu=force,pt",	    "iommu=nomerge,pt,force", "iommu=ptx",
+	    "intel_iommu=off",	    "intel_iommu=on,off",    "intel_iommu=offx",
+	    "intel-iommu=off",	    "intel_iommu=igfx_off,off", "intel_iommu=tboot_noforce",
+	    "amd_iommu=off",	    "amd_iommu=fullflush,off", "iommu.passthrough=1",
+	    "iommu.passthrough=y",  "iommu.passthrough=on",  "iommu.passthrough=true",
+	    "iommu.passthrough=Yes", "amd-iommu=off",  "intremap=off",
+	    "efi=debug,no_disable_early_pci_dma", "iommu=\"pt\"", "\"iommu=pt\"",
+	};
+	static const char *const fine[] = {
+	    "intel_iommu=on",	     "intel_iommu=on,igfx_off", "iommu=force",
+	    "iommu.strict=1",	     "amd_iommu=on",	       "iommu.passthrough=0",
+	    "iommu.passthrough=off", "iommu.passthrough=n",    "iommu.passthrough=false",
+	    "iommu.passthrough=x",   "iommu.passthrough",      "iommu",
+	    "xiommu=pt",	     "iommu.passthroughx=1",   "efi=no_disable_early_pci_dmax",
+	    "intel_iommu=o",	     "intremap=nosid",	       "",
+	};
+	/* whole lines: the last word wins, init's part does not count */
+	static const struct {
+		const char *line, *weakening;
+	} lines[] = {
+	    {"BOOT_IMAGE=/vmlinuz ro quiet iommu=pt", "iommu=pt"},
+	    {"iommu=pt iommu=nopt", ""},
+	    {"iommu=pt,nopt", ""},
+	    {"iommu.passthrough=1 iommu.passthrough=0", ""},
+	    {"iommu.passthrough=0 iommu=pt", "iommu=pt"},
+	    {"intel_iommu=off intel_iommu=on", ""},
+	    {"intel_iommu=on\tiommu=force,pt  intremap=off", "iommu=force,pt intremap=off"},
+	    {"ro -- iommu=pt", ""},
+	    {"init=\"/bin/sh -- x\" iommu=pt", "iommu=pt"},
+	    {"a=\"iommu=pt\"", ""},
+	    {"intel_iommu=off iommu=pt amd_iommu=off", "intel_iommu=off iommu=pt amd_iommu=off"},
+	};
+	struct hw_cmdline c;
 
 	for (size_t i = 0; i < sizeof(weak) / sizeof(weak[0]); i++)
 		ck_assert_msg(hw_cmdline_weakens(weak[i]), "%s", weak[i]);
 	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++)
 		ck_assert_msg(!hw_cmdline_weakens(fine[i]), "%s", fine[i]);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		hw_cmdline_parse(lines[i].line, strlen(lines[i].line), &c);
+		ck_assert_msg(strcmp(c.weakening, lines[i].weakening) == 0, "%s: \"%s\"",
+			      lines[i].line, c.weakening);
+		ck_assert(hw_cmdline_weakened(&c) == (lines[i].weakening[0] != 0));
+	}
+	hw_cmdline_parse("iommu=pt", 8, &c);
+	ck_assert(c.passthrough && !c.no_iommu && !c.intel_off);
+	/* a NUL ends the line; bytes outside ASCII are shown as '?' */
+	hw_cmdline_parse("iommu=pt\0intel_iommu=off", 24, &c);
+	ck_assert(!c.intel_off);
+	hw_cmdline_parse("iommu=pt,\x01\xff", 11, &c);
+	ck_assert_str_eq(c.weakening, "iommu=pt,??");
+}
+END_TEST
+
+__attribute__((format(printf, 1, 2))) static void sh(const char *fmt, ...);
+
+/* ---- the posture: every Thunderbolt domain, group types from one look to the next ---- */
+
+struct group_changes {
+	char line[8][64];
+	unsigned n;
+};
+
+static void group_changed(uint32_t id, const char *type, const char *previous, void *ud)
+{
+	struct group_changes *c = ud;
+
+	ck_assert_uint_lt(c->n, 8);
+	snprintf(c->line[c->n++], sizeof(c->line[0]), "%u %s <- %s", id, type, previous);
+}
+
+START_TEST(test_posture_domains_groups)
+{
+	char dir[] = "/tmp/rg-posture-XXXXXX";
+	struct group_changes c = {0};
+	struct hw_group_watch w = {0};
+	struct hw_posture p;
+	struct rg_root root;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	sh("cd %s && mkdir -p sys/class/iommu/dmar0 sys/kernel/iommu_groups/1 "
+		 "sys/kernel/iommu_groups/2 sys/bus/thunderbolt/devices/domain0 "
+		 "sys/bus/thunderbolt/devices/domain1 sys/bus/thunderbolt/devices/0-0 proc && "
+		 "echo DMA-FQ >sys/kernel/iommu_groups/1/type && "
+		 "echo DMA >sys/kernel/iommu_groups/2/type && "
+		 "echo secure >sys/bus/thunderbolt/devices/domain0/security && "
+		 "echo 1 >sys/bus/thunderbolt/devices/domain0/iommu_dma_protection && "
+		 "echo none >sys/bus/thunderbolt/devices/domain1/security && "
+		 "echo 0 >sys/bus/thunderbolt/devices/domain1/iommu_dma_protection && "
+		 "echo 'ro iommu=force,pt' >proc/cmdline",
+		 dir);
+	ck_assert_int_eq(root_init(&root, dir), 0);
+	ck_assert_int_eq(hw_posture_read(&root, &p), 0);
+	ck_assert_uint_eq(p.units, 1);
+	ck_assert_uint_eq(p.n_groups, 2);
+	ck_assert_uint_eq(p.tb_domains, 2);
+	ck_assert_str_eq(p.tb_security, "none");
+	ck_assert_int_eq(p.tb_dma_protection, 0);
+	ck_assert_str_eq(p.weakening, "iommu=force,pt");
+	hw_posture_done(&p);
+
+	ck_assert_int_eq(hw_groups_watch(&root, &w, group_changed, &c), 0);
+	ck_assert_uint_eq(c.n, 0); /* the first look primes */
+	sh("cd %s && echo identity >sys/kernel/iommu_groups/2/type && mkdir sys/kernel/iommu_groups/3 "
+	   "sys/kernel/iommu_groups/4 && echo identity >sys/kernel/iommu_groups/3/type && "
+	   "echo DMA >sys/kernel/iommu_groups/4/type",
+	   dir);
+	ck_assert_int_eq(hw_groups_watch(&root, &w, group_changed, &c), 0);
+	ck_assert_uint_eq(c.n, 2);
+	ck_assert_str_eq(c.line[0], "2 identity <- DMA");
+	ck_assert_str_eq(c.line[1], "3 identity <- ");
+	ck_assert_int_eq(hw_groups_watch(&root, &w, group_changed, &c), 0);
+	ck_assert_uint_eq(c.n, 2);
+	hw_groups_watch_done(&w);
+	root_done(&root);
+	sh("rm -rf %s", dir);
+}
+END_TEST
+
+/* ---- scans off the event loop ---- */
+
+static struct hw_scan *scan_at(const char *dir);
+
+static struct hw_scan *scanner_wait(struct hw_scanner *sc, int *err)
+{
+	struct pollfd pfd = {.fd = hw_scanner_fd(sc), .events = POLLIN};
+
+	ck_assert_int_eq(poll(&pfd, 1, 30000), 1);
+	return hw_scanner_take(sc, err);
+}
+
+/* a scan on its own thread gives what hw_scan() gives; a request while one runs is one more scan
+ * after it; a root that cannot be opened is an error, not a scan */
+START_TEST(test_scanner)
+{
+	const char *fix = getenv("RG_FIXTURES");
+	char dir[300];
+	struct hw_scanner *sc = NULL;
+	struct hw_scan *s, *direct;
+	int err = 1, scans = 0;
+
+	ck_assert_msg(fix != NULL, "RG_FIXTURES is not set (run through meson test)");
+	snprintf(dir, sizeof(dir), "%s/roots/qemu-q35", fix);
+	direct = scan_at(dir);
+	ck_assert_int_eq(hw_scanner_new(dir, &sc), 0);
+	ck_assert(!hw_scanner_busy(sc));
+	ck_assert_int_eq(hw_scanner_request(sc), 0);
+	ck_assert_int_eq(hw_scanner_request(sc), 0);
+	do {
+		s = scanner_wait(sc, &err);
+		if (!s)
+			continue;
+		scans++;
+		ck_assert_int_eq(err, 0);
+		ck_assert_uint_eq(s->n, direct->n);
+		ck_assert_str_eq(s->fn[0].addr, direct->fn[0].addr);
+		hw_scan_free(s);
+	} while (hw_scanner_busy(sc));
+	ck_assert_int_ge(scans, 1);
+	ck_assert_int_le(scans, 2);
+	hw_scanner_free(sc);
+	hw_scan_free(direct);
+
+	ck_assert_int_eq(hw_scanner_new("/nonexistent/rg-root", &sc), 0);
+	ck_assert_int_eq(hw_scanner_request(sc), 0);
+	s = scanner_wait(sc, &err);
+	ck_assert_ptr_null(s);
+	ck_assert_int_lt(err, 0);
+	while (hw_scanner_busy(sc))
+		usleep(1000);
+	hw_scanner_free(sc);
 }
 END_TEST
 
@@ -886,6 +1102,9 @@ static Suite *suite(void)
 	tcase_add_test(core, test_fingerprint);
 	tcase_add_test(core, test_allowlist);
 	tcase_add_test(core, test_refuse_drivers);
+	tcase_add_test(core, test_port_and_require_keys);
+	tcase_add_test(core, test_posture_domains_groups);
+	tcase_add_test(core, test_scanner);
 	tcase_add_test(core, test_cmdline);
 	tcase_add_test(limits, test_caps_malformed);
 	tcase_add_test(limits, test_caps_limits);

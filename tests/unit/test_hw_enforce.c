@@ -9,6 +9,8 @@
  * that cannot leave drivers/), and `enforce --off`'s undo, which clears only its own override.
  */
 #include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -169,7 +171,6 @@ static struct hw_refuse_in refusable(void)
 	    .n_drivers = 2,
 	    .change = RG_HW_BIND,
 	    .driver = "e1000e",
-	    .class_code = 0x020000,
 	    .game_since = 100,
 	    .added_ns = 200,
 	};
@@ -215,7 +216,7 @@ START_TEST(test_refuse_decide)
 	in.added_ns = 99;
 	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_PRESENT);
 	in = refusable();
-	in.class_code = 0x060400;
+	in.bridge = true;
 	ck_assert_uint_eq(hw_refuse_decide(&in), HW_REFUSE_BRIDGE);
 	in = refusable();
 	in.allowed = true;
@@ -343,6 +344,115 @@ START_TEST(test_undo_override)
 }
 END_TEST
 
+/* ROOT/devices/pci0000:00/PORT/ADDR with ROOT/bus/pci/devices links, as sysfs has them; each
+ * function's config: header type ht, class, and at 0x40 a PCI Express capability of type
+ * pcie_type (its Link Control at 0x50) */
+static void config_fixture(const char *path, uint8_t ht, uint32_t class_code, int pcie_type)
+{
+	uint8_t cfg[256] = {0};
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	cfg[0x04] = 0x06; /* memory, bus master */
+	cfg[0x09] = (uint8_t)class_code;
+	cfg[0x0a] = (uint8_t)(class_code >> 8);
+	cfg[0x0b] = (uint8_t)(class_code >> 16);
+	cfg[0x0e] = ht;
+	if (pcie_type >= 0) {
+		cfg[0x06] = 0x10;
+		cfg[0x34] = 0x40;
+		cfg[0x40] = 0x10;
+		cfg[0x42] = (uint8_t)(2 | (pcie_type << 4));
+	}
+	ck_assert_uint_eq(fwrite(cfg, 1, sizeof(cfg), f), sizeof(cfg));
+	fclose(f);
+}
+
+static void device_fixture(const char *parent, const char *addr, uint8_t ht, uint32_t class_code,
+			   int pcie_type, bool bus)
+{
+	char dir[512], path[600], link[600];
+
+	snprintf(dir, sizeof(dir), "%s/devices/pci0000:00/%s%s%s", root, parent, parent[0] ? "/" : "",
+		 addr);
+	mkdirs(dir);
+	snprintf(path, sizeof(path), "%s/config", dir);
+	config_fixture(path, ht, class_code, pcie_type);
+	if (bus) {
+		snprintf(path, sizeof(path), "%s/pci_bus", dir);
+		mkdirs(path);
+	}
+	snprintf(path, sizeof(path), "%s/bus/pci/devices", root);
+	mkdirs(path);
+	snprintf(link, sizeof(link), "%s/bus/pci/devices/%s", root, addr);
+	snprintf(path, sizeof(path), "../../../devices/pci0000:00/%s%s%s", parent,
+		 parent[0] ? "/" : "", addr);
+	ck_assert_int_eq(symlink(path, link), 0);
+}
+
+static uint16_t config16(const char *addr, unsigned off)
+{
+	char path[512];
+	uint16_t v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/config", root, addr);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, off, SEEK_SET), 0);
+	ck_assert_uint_eq(fread(&v, 2, 1, f), 1);
+	fclose(f);
+	return v;
+}
+
+/* A bridge is what the kernel made one (header type 1 and a subordinate bus), not a class an
+ * endpoint claims; the port above a card is stopped only where the card is alone below it; the
+ * undo gives the port back first */
+START_TEST(test_bridge_and_port)
+{
+	char state[128];
+	struct hw_enforce_paths p = {.sysfs = root, .state = state};
+	struct hw_enforce_undone u;
+	char port[16];
+
+	snprintf(state, sizeof(state), "%s/run/hw-enforced", root);
+	device_fixture("", "0000:00:03.0", 0x01, 0x060400, 4, true);       /* root port */
+	device_fixture("0000:00:03.0", "0000:01:00.0", 0x00, 0x060400, 0, false); /* claims it */
+	device_fixture("0000:00:03.0", "0000:01:00.1", 0x80, 0x068000, 0, false); /* and "other" */
+	device_fixture("", "0000:00:04.0", 0x01, 0x060400, 4, false);      /* no bus made */
+	device_fixture("", "0000:00:05.0", 0x01, 0x060400, 4, true);
+	device_fixture("0000:00:05.0", "0000:02:00.0", 0x00, 0x020000, 0, false);
+	device_fixture("0000:00:05.0", "0000:02:01.0", 0x00, 0x020000, 0, false); /* a neighbour */
+	device_fixture("", "0000:00:1f.0", 0x80, 0x060100, -1, false);     /* ISA bridge, root bus */
+
+	ck_assert(hw_enforce_is_bridge(&p, "0000:00:03.0"));
+	ck_assert(!hw_enforce_is_bridge(&p, "0000:01:00.0"));
+	ck_assert(!hw_enforce_is_bridge(&p, "0000:01:00.1"));
+	ck_assert(!hw_enforce_is_bridge(&p, "0000:00:04.0"));
+	ck_assert(!hw_enforce_is_bridge(&p, "0000:00:1f.0"));
+	ck_assert(!hw_enforce_is_bridge(&p, "0000:09:00.0"));
+
+	ck_assert_int_eq(hw_enforce_port_above(&p, "0000:01:00.1", port), 0);
+	ck_assert_str_eq(port, "0000:00:03.0");
+	ck_assert_int_eq(hw_enforce_port_above(&p, "0000:02:00.0", port), -EBUSY);
+	ck_assert_int_eq(hw_enforce_port_above(&p, "0000:00:1f.0", port), -ENODEV);
+	ck_assert_int_eq(hw_enforce_port_above(&p, "0000:00:03.0", port), -ENODEV);
+
+	ck_assert_int_eq(hw_enforce_port_stop(&p, "0000:00:03.0", true), 0);
+	ck_assert_uint_eq(config16("0000:00:03.0", 0x50), 0x10);
+	ck_assert_int_eq(hw_enforce_note(&p, "port_link", "0000:00:03.0"), 0);
+	ck_assert_int_eq(hw_enforce_port_stop(&p, "0000:00:05.0", false), 0);
+	ck_assert_uint_eq(config16("0000:00:05.0", 0x04), 0x02);
+	ck_assert_int_eq(hw_enforce_note(&p, "port_master", "0000:00:05.0"), 0);
+	ck_assert_int_eq(hw_enforce_note(&p, "port_master", "0000:00:05.0"), 0); /* undone once */
+	ck_assert_int_eq(hw_enforce_port_stop(&p, "0000:00:1f.0", true), -ENODEV);
+	ck_assert_int_eq(hw_enforce_undo(&p, &u), 0);
+	ck_assert_uint_eq(u.ports, 2);
+	ck_assert_uint_eq(config16("0000:00:03.0", 0x50), 0);
+	ck_assert_uint_eq(config16("0000:00:05.0", 0x04), 0x06);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hw_enforce");
@@ -355,6 +465,7 @@ int main(void)
 	tcase_add_test(tc, test_translating_left_alone);
 	tcase_add_test(tc, test_no_group);
 	tcase_add_test(tc, test_bad_address);
+	tcase_add_test(tc, test_bridge_and_port);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(refuse, setup, teardown);
 	tcase_add_test(refuse, test_refuse_decide);

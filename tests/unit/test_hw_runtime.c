@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "hw/dma_fault.h"
 #include "hw/hw_uevent.h"
@@ -52,10 +54,20 @@ START_TEST(test_kmsg_record)
 	ck_assert_str_eq(r.subsystem, "acpi");
 	ck_assert_str_eq(r.device, "+acpi:PNP0A08:00");
 	ck_assert_str_eq(r.text, "acpi PNP0A08:00: PCIe port services disabled");
+	ck_assert(r.has_dict);
+	ck_assert_uint_eq(r.caller, 0);
 	/* later kernels add fields after the flags ("caller" id) */
 	ck_assert_int_eq(kmsg_parse(REC("4,7,8,c,T123;x\n"), &r), 0);
 	ck_assert(r.cont);
 	ck_assert_str_eq(r.text, "x");
+	ck_assert_uint_eq(r.caller, 'T');
+	ck_assert_uint_eq(r.caller_id, 123);
+	ck_assert_int_eq(kmsg_parse(REC("3,7,8,-,caller=C3,x=y;x\n"), &r), 0);
+	ck_assert_uint_eq(r.caller, 'C');
+	ck_assert_uint_eq(r.caller_id, 3);
+	ck_assert(!r.has_dict);
+	ck_assert_int_eq(kmsg_parse(REC("3,7,8,-,caller=C3x;x\n"), &r), 0);
+	ck_assert_uint_eq(r.caller, 0);
 }
 END_TEST
 
@@ -275,24 +287,198 @@ START_TEST(test_bursts)
 }
 END_TEST
 
-/* more functions at once than slots: the rest are dropped and counted, memory stays fixed */
+/* more functions at once than one source may hold: the rest are dropped and counted, memory
+ * stays fixed, and the other sources (another IOMMU driver, AER, old records) still get theirs */
 START_TEST(test_bursts_full)
 {
 	static struct hw_bursts b;
 	struct got g = {0};
+	struct hw_kline l;
 	char addr[16];
 
 	memset(&b, 0, sizeof(b));
-	for (unsigned i = 0; i < HW_BURST_SLOTS + 10; i++) {
-		struct hw_kline l;
-
+	for (unsigned i = 0; i < HW_BURST_PER_SOURCE + 10; i++) {
 		snprintf(addr, sizeof(addr), "0000:%02x:00.0", i);
 		l = fault(addr, 0x1000);
 		g.n = 0;
 		hw_bursts_add(&b, &l, 1, collect, &g);
 	}
-	ck_assert_uint_eq(b.reports, HW_BURST_SLOTS);
+	ck_assert_uint_eq(b.reports, HW_BURST_PER_SOURCE);
 	ck_assert_uint_eq(b.dropped, 10);
+	/* a function already in a burst is still counted */
+	l = fault("0000:00:00.0", 0x2000);
+	hw_bursts_add(&b, &l, 2, collect, &g);
+	ck_assert_uint_eq(b.dropped, 10);
+	/* old records of the same driver, and another source, have slots of their own */
+	l = fault("0000:f0:00.0", 0x1000);
+	l.historical = true;
+	g.n = 0;
+	hw_bursts_add(&b, &l, 2, collect, &g);
+	ck_assert_uint_eq(g.n, 1);
+	ck_assert(g.r[0].historical);
+	l = fault("0000:f1:00.0", 0x1000);
+	strcpy(l.source, "amd-vi");
+	hw_bursts_add(&b, &l, 2, collect, &g);
+	ck_assert_uint_eq(g.n, 2);
+	ck_assert_uint_eq(b.dropped, 10);
+	/* every slot taken, whatever the sources: dropped */
+	for (unsigned i = 0; i < HW_BURST_SLOTS; i++) {
+		snprintf(addr, sizeof(addr), "0000:%02x:01.0", i);
+		l = fault(addr, 0x1000);
+		snprintf(l.source, sizeof(l.source), "s%u", i);
+		hw_bursts_add(&b, &l, 3, collect, &g);
+	}
+	ck_assert_uint_eq(b.dropped, 10 + HW_BURST_PER_SOURCE + 2);
+}
+END_TEST
+
+/*
+ * The kernel's log is not provenance: a program's name ends up in the segfault line (which the
+ * kernel prints at level 6, from the task), and begins it. As Debian's 6.1 logged it for
+ * programs named after a VT-d and an AMD-Vi fault line, and the same text at the drivers' level
+ * 3, in interrupt context, with a dictionary: none of them is a fault.
+ */
+#define SEGV_VTD                                                                                   \
+	"DMAR: [DMA Read[115]: segfault at 0 ip 000055e1d0a0113d sp 00007ffd4b1c9a30 error 4 in "   \
+	"DMAR: [DMA Read NO_PASID] Request device [02:00.0] fault addr 0x1000[55e1d0a01000+1000] "  \
+	"likely on CPU 0 (core 0, socket 0)"
+#define SEGV_AMD                                                                                   \
+	"AMD-Vi: Event l[2041]: segfault at 0 ip 00005581b7d4e13d sp 00007ffc0f7a9c10 error 4 in "  \
+	"AMD-Vi: Event logged [IO_PAGE_FAULT device=0000:00:02.0 domain=0x0000 address=0x1000 "     \
+	"flags=0x0000][5581b7d4e000+1000] likely on CPU 1 (core 1, socket 0)"
+#define SEGV_AER                                                                                   \
+	"pcieport 0000:[77]: segfault at 0 ip 0000561c in pcieport 0000:00:03.0: AER: Uncorrected "  \
+	"(Non-Fatal) error received: 0000:00:02.0[561c+1000] likely on CPU 0 (core 0, socket 0)"
+#define SEGV_PROBE                                                                                 \
+	"e1000e: probe of[31]: segfault at 0 ip 0000561c in e1000e: probe of 0000:00:02.0 failed "   \
+	"with error -5[561c+1000] likely on CPU 0 (core 0, socket 0)"
+
+START_TEST(test_forged_in_kernel_records)
+{
+	static const char *const texts[] = {SEGV_VTD, SEGV_AMD, SEGV_AER, SEGV_PROBE};
+	/* the same texts as other levels, callers and dictionaries would give them */
+	static const char *const heads[] = {"6,900,1,-;",	  "3,900,1,-;",
+					    "3,900,1,-,caller=C0;", "4,900,1,-;",
+					    "0,900,1,-;"};
+	/* exact driver lines, each made wrong in one way only */
+	static const char *const near[] = {
+	    /* a VT-d fault from a task (caller T), at level 6, with a dictionary */
+	    "3,1,2,-,caller=T115;DMAR: [DMA Read NO_PASID] Request device [02:00.0] fault addr "
+	    "0x1000 [fault reason 0x06] PTE Read access is not set\n",
+	    "6,1,2,-;DMAR: [DMA Read NO_PASID] Request device [02:00.0] fault addr 0x1000 [fault "
+	    "reason 0x06] PTE Read access is not set\n",
+	    "3,1,2,-;DMAR: [DMA Read NO_PASID] Request device [02:00.0] fault addr 0x1000 [fault "
+	    "reason 0x06] PTE Read access is not set\n SUBSYSTEM=pci\n DEVICE=+pci:0000:02:00.0\n",
+	    /* something after the driver's format, something before it */
+	    "3,1,2,-;DMAR: [DMA Read NO_PASID] Request device [02:00.0] fault addr 0x1000 [fault "
+	    "reason 0x06] PTE Read access is not set[55e1+1000]\n",
+	    "3,1,2,-; DMAR: [DMA Read NO_PASID] Request device [02:00.0] fault addr 0x1000 [fault "
+	    "reason 0x06] PTE Read access is not set\n",
+	    "3,1,2,-;DMAR: [DMA Read NO_PASID] Request device [02:00.0] fault addr 0x1000 [fault "
+	    "reason 0x06]\n",
+	    /* AMD-Vi: a dictionary naming another function, a level that is not the driver's,
+	     * text after the closing bracket */
+	    "3,9,10,-;pci 0000:05:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000b "
+	    "address=0xfffd0000 flags=0x0020]\n SUBSYSTEM=pci\n DEVICE=+pci:0000:00:02.0\n",
+	    "6,9,10,-;AMD-Vi: Event logged [IO_PAGE_FAULT device=0000:06:00.2 domain=0x0000 "
+	    "address=0x1000 flags=0x0000]\n",
+	    "3,9,10,-;AMD-Vi: Event logged [IO_PAGE_FAULT device=0000:06:00.2 domain=0x0000 "
+	    "address=0x1000 flags=0x0000] x\n",
+	    "3,9,10,-;x AMD-Vi: Event logged [IO_PAGE_FAULT device=0000:06:00.2 domain=0x0000 "
+	    "address=0x1000 flags=0x0000]\n",
+	    /* AER from a driver that is not the port's, or with a short address */
+	    "6,9,10,-;e1000e 0000:00:03.0: AER: Uncorrected (Non-Fatal) error received: "
+	    "0000:01:00.0\n",
+	    "6,9,10,-;pcieport 00:03.0: AER: Uncorrected (Non-Fatal) error received: 0000:01:00.0\n",
+	    "6,9,10,-;pcieport 0000:00:03.0: AER: Uncorrected (Non-Fatal) error received: "
+	    "0000:01:00.0 x\n",
+	    /* probes: another driver named in the text, the wrong level, a continuation */
+	    "3,9,10,-;r8169 0000:03:00.0: probe with driver e1000e failed with error -5\n",
+	    "6,9,10,-;r8169: probe of 0000:03:00.0 failed with error -5\n",
+	    "4,9,10,c;r8169: probe of 0000:03:00.0 failed with error -5\n",
+	    "4,9,10,-;r8169: probe of 0000:03:00.0 failed with error -5 x\n",
+	};
+	char buf[1024];
+	struct kmsg_record r;
+	struct hw_kline l;
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		for (size_t j = 0; j < sizeof(heads) / sizeof(heads[0]); j++) {
+			int n = snprintf(buf, sizeof(buf), "%s%s\n", heads[j], texts[i]);
+
+			ck_assert_int_eq(kmsg_parse(buf, (size_t)n, &r), 0);
+			ck_assert(kmsg_from_kernel(&r));
+			ck_assert_msg(hw_kline_parse(&r, &l) == 0, "took %s as %s of %s", buf,
+				      hw_kline_kind_to_string(l.kind), l.addr);
+		}
+	for (size_t i = 0; i < sizeof(near) / sizeof(near[0]); i++) {
+		ck_assert_int_eq(kmsg_parse(near[i], strlen(near[i]), &r), 0);
+		ck_assert_msg(hw_kline_parse(&r, &l) == 0, "took %s", near[i]);
+	}
+}
+END_TEST
+
+/* the driver core's failed probes, both forms (before and since 6.8) */
+START_TEST(test_probe_failed)
+{
+	struct hw_kline l;
+	static const char old[] = "4,1200,5000000,-;r8169: probe of 0000:03:00.0 failed with error "
+				  "-5\n";
+	static const char new[] = "3,1200,5000000,-;r8169 0000:03:00.0: probe with driver r8169 "
+				  "failed with error -19\n SUBSYSTEM=pci\n DEVICE=+pci:0000:03:00.0\n";
+	static const char new_nodict[] = "3,1200,5000000,-,caller=T88;iwlwifi 0000:04:00.0: probe "
+					 "with driver iwlwifi failed with error -110\n";
+
+	ck_assert_int_eq(parse_line(REC(old), &l), 1);
+	ck_assert_uint_eq(l.kind, HW_KLINE_PROBE_FAILED);
+	ck_assert_str_eq(l.addr, "0000:03:00.0");
+	ck_assert_str_eq(l.driver, "r8169");
+	ck_assert_str_eq(l.source, "probe");
+	ck_assert_str_eq(l.reason, "driver r8169: probe failed with error -5");
+	ck_assert(!l.has_fault_addr);
+	ck_assert_int_eq(parse_line(REC(new), &l), 1);
+	ck_assert_str_eq(l.driver, "r8169");
+	ck_assert_str_eq(l.reason, "driver r8169: probe failed with error -19");
+	ck_assert_int_eq(parse_line(REC(new_nodict), &l), 1);
+	ck_assert_str_eq(l.addr, "0000:04:00.0");
+	ck_assert_str_eq(l.driver, "iwlwifi");
+	ck_assert_str_eq(hw_kline_kind_to_string(HW_KLINE_PROBE_FAILED), "probe_failed");
+}
+END_TEST
+
+/* The reader over a socket that keeps records apart, as /dev/kmsg does: what is there at open is
+ * historical until the first "nothing more"; a sequence number that jumps is a gap and says how
+ * many records were lost; a user's record moves the sequence too (no false gap). */
+START_TEST(test_kmsg_reader)
+{
+	struct kmsg_reader rd;
+	struct kmsg_record r;
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv), 0);
+	memset(&rd, 0, sizeof(rd));
+	rd.fd = sv[0];
+	rd.in_history = true;
+	ck_assert_int_eq(write(sv[1], REC(VTD_READ)), sizeof(VTD_READ) - 1);
+	ck_assert_int_eq(write(sv[1], REC("12,613,13410550,-;user\n")), 23);
+	ck_assert_int_eq(kmsg_read(&rd, &r), 1);
+	ck_assert(r.historical);
+	ck_assert_uint_eq(r.seq, 612);
+	ck_assert_int_eq(kmsg_read(&rd, &r), 0);
+	ck_assert_uint_eq(rd.user, 1);
+	ck_assert_uint_eq(rd.historical, 2);
+	ck_assert(!rd.in_history);
+	ck_assert_int_eq(write(sv[1], REC(VTD_WRITE)), sizeof(VTD_WRITE) - 1);
+	ck_assert_int_eq(kmsg_read(&rd, &r), 1);
+	ck_assert(!r.historical);
+	ck_assert_uint_eq(rd.lost_gaps, 1);
+	ck_assert_uint_eq(rd.lost_records, 1); /* 614 */
+	ck_assert_int_eq(write(sv[1], REC("3,616,15184199,-;x\n")), 19);
+	ck_assert_int_eq(kmsg_read(&rd, &r), 1);
+	ck_assert_uint_eq(rd.lost_gaps, 1);
+	ck_assert_uint_eq(rd.historical, 2);
+	close(sv[1]);
+	kmsg_close(&rd);
 }
 END_TEST
 
@@ -381,6 +567,9 @@ int main(void)
 	tcase_add_test(errors, test_kmsg_malformed);
 	tcase_add_test(errors, test_lines_not_ours);
 	tcase_add_test(errors, test_uevent_bad);
+	tcase_add_test(errors, test_forged_in_kernel_records);
+	tcase_add_test(core, test_probe_failed);
+	tcase_add_test(core, test_kmsg_reader);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
 	suite_add_tcase(s, errors);

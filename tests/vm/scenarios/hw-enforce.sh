@@ -3,12 +3,13 @@
 # q35-iommu): the daemon with --enforce and a policy whose hardware allowlist does not cover
 # qemu's edu card.
 #   - "hardware_enforce": "bus_master": the card at 0000:01:00.0, its IOMMU group switched to
-#     identity before the daemon starts, reads memory outside the identity map (0xc0000000, the
-#     PCI hole: the machine's VT-d has no pass-through, pt=off, so an identity domain is a 1:1 map
-#     of RAM), the IOMMU refuses it, and the daemon clears the card's bus-master bit and switches
-#     the group back to a translating domain (DMA): a pci_change event flagged denied says both;
-#     the card's next DMA never leaves it (no fault logged); once the daemon is stopped, the
-#     card's read of RAM at 0x1000, which the identity map let through, faults;
+#     identity before the daemon starts, is acted on at start (it sits behind a port, the
+#     allowlist does not cover it): its bus-master bit cleared and its group switched back to a
+#     translating domain (DMA), the machine's own functions on the root bus left alone; the
+#     card then reads memory outside what it was given (0xc0000000, the PCI hole), the IOMMU
+#     refuses it, and the daemon clears its bus-master bit again: a pci_change event flagged
+#     denied says each; the card's next DMA never leaves it (no fault logged); once the daemon
+#     is stopped, the card's read of RAM at 0x1000 faults;
 #   - reloaded with "remove": a card hot-added into rp2 (QMP) is removed from the bus at once;
 #   - reloaded with "hardware_refuse_drivers": ["e1000e"] and a game: qemu's e1000e hot-added
 #     into rp3 before the game starts stays bound; a second one hot-added into rp4 while the game
@@ -84,9 +85,12 @@ have_events()
 }
 denied='"event.action": "pci_change", "event.flags": ["denied"]'
 
-# --- bus mastering cleared after a refused DMA, the identity group made to translate ----------
+# --- at start: bus mastering cleared, the identity group made to translate; then after a refused
+# DMA, bus mastering cleared again ----------------------------------------------------------------
+have_events "{$denied, \"pci.address\": \"$EDU\"}" 1 || fail "no enforcement on $EDU at start"
+assert_eq "$(cat "$gtype")" DMA "IOMMU group type of $EDU after the start"
 "$EDU_DMA" "$EDU" read 0xc0000000
-wait_for -t 30 -m "enforcement on $EDU" have_events "{$denied, \"pci.address\": \"$EDU\"}" 1
+wait_for -t 30 -m "enforcement on $EDU" have_events "{$denied, \"pci.address\": \"$EDU\"}" 2
 assert_eq "$("$EDU_DMA" "$EDU" master)" 0 "bus master bit of $EDU after enforcement"
 assert_eq "$(cat "$gtype")" DMA "IOMMU group type of $EDU after enforcement"
 faults=$(dmesg | grep -c 'Request device \[01:00.0\]' || true)
@@ -170,14 +174,15 @@ faults_at_0x1000() { dmesg | grep -c 'Request device \[01:00.0\] fault addr 0x10
 more_faults_at_0x1000() { [ "$(faults_at_0x1000)" -gt "$1" ]; }
 before=$(faults_at_0x1000)
 "$EDU_DMA" "$EDU" read 0x1000
-wait_for -t 30 -m "a DMAR fault at 0x1000 from $EDU (RAM, which the identity map let through)" \
+wait_for -t 30 -m "a DMAR fault at 0x1000 from $EDU (now translated)" \
 	more_faults_at_0x1000 "$before"
 
 # --- what was recorded and raised --------------------------------------------------------------
 expect_json "$EV" \
 	--match "{$denied, \"pci.address\": \"$EDU\", \"pci.vendor_id\": \"0x1234\",
-		  \"pci.enforcement\": \"done: bus mastering cleared; IOMMU group ${group##*/} identity -> DMA\",
+		  \"pci.enforcement\": \"~^done: bus mastering cleared( \\\\(it was off\\\\))?; IOMMU group ${group##*/} identity -> DMA; at start, not in the hardware allowlist\$\",
 		  \"pci.bus_master\": {\"?\": false}}" --count 1 \
+	--match "{$denied, \"pci.address\": \"$EDU\", \"pci.enforcement\": \"done: bus mastering cleared\"}" --count 1 \
 	--match "{$denied, \"pci.address\": \"$HOT\", \"pci.vendor_id\": \"0x1234\",
 		  \"pci.change\": \"remove\", \"pci.enforcement\": \"done: removed from the bus\"}" --count 1 \
 	--match "{\"event.flags\": [\"denied\"], \"pci.address\": \"~^0000:00:\"}" --absent \
@@ -194,7 +199,9 @@ expect_json "$ALERTS" \
 	--match "{\"rule.id\": \"DMA-010\", \"pci.address\": \"$NIC3\"}" --absent \
 	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"~^0000:0[34]:\"}" --absent \
 	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$EDU\",
-		  \"message\": \"Hardware enforcement on PCI function $EDU (1234:11e8  ): done: bus mastering cleared; IOMMU group ${group##*/} identity -> DMA\"}" --count 1 \
+		  \"message\": \"~^Hardware enforcement on PCI function $EDU \\\\(1234:11e8  \\\\): done: bus mastering cleared( \\\\(it was off\\\\))?; IOMMU group ${group##*/} identity -> DMA; at start, not in the hardware allowlist\$\"}" --count 1 \
+	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$EDU\",
+		  \"message\": \"Hardware enforcement on PCI function $EDU (1234:11e8  ): done: bus mastering cleared\"}" --count 1 \
 	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$HOT\",
 		  \"message\": \"Hardware enforcement on PCI function $HOT (1234:11e8  ): done: removed from the bus\"}" --count 1 \
 	--match "{\"rule.id\": \"DMA-005\", \"pci.address\": \"$HOT\"}" --count 1 \

@@ -63,8 +63,8 @@ dmar_before=$(dmar_lines)
 t0=$(date +%s.%N)
 "$EDU_DMA" "$EDU" read 0x1000
 wait_for -t 30 -m "the first dma_fault of $EDU" have_events \
-	"{\"event.action\": \"dma_fault\", \"pci.address\": \"$EDU\"}" 1
-within_1s "$t0" "{\"event.action\": \"dma_fault\", \"pci.address\": \"$EDU\"}"
+	"{\"event.action\": \"dma_fault\", \"event.flags\": {\"?\": false}, \"pci.address\": \"$EDU\"}" 1
+within_1s "$t0" "{\"event.action\": \"dma_fault\", \"event.flags\": {\"?\": false}, \"pci.address\": \"$EDU\"}"
 "$EDU_DMA" "$EDU" copy && fail "the copy went through the IOMMU"
 skipped=$(hw_status_get daemon kmsg_not_kernel)
 # forged by root: the kernel stores it with facility LOG_USER, whatever the prefix says
@@ -103,22 +103,26 @@ status_fp()
 	/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["hw"]["fingerprint"])' \
 		"$TMPDIR/daemon.status.json"
 }
+# fp_is WANT: status says hw.fingerprint WANT (the bus is scanned again off the event loop after
+# a change: the status right after it may still say the one before)
+fp_is() { [ "$(status_fp)" = "$1" ]; }
+fp_is_not() { [ "$(status_fp)" != "$1" ]; }
 # the bus is as it was: the fingerprint is what `baseline digest` computes
-fp0=$(status_fp)
-assert_eq "$fp0" "$("$RG" baseline digest)" "hw.fingerprint before the hotplug"
+fp0=$("$RG" baseline digest)
+wait_for -t 30 -m "hw.fingerprint before the hotplug: $fp0" fp_is "$fp0"
 
 # --- hotplug through QMP ---------------------------------------------------------------------
 qmp device_add '{"driver": "edu", "bus": "rp2", "id": "hot1"}'
 wait_for -t 30 -m "pci_change add of $HOT" have_events \
 	"{\"event.action\": \"pci_change\", \"pci.change\": \"add\", \"pci.address\": \"$HOT\"}" 1
 # the fingerprint follows the bus: scanned again after the change
-fp1=$(status_fp)
-[ "$fp1" != "$fp0" ] || fail "hw.fingerprint did not change with $HOT added"
-assert_eq "$fp1" "$("$RG" baseline digest)" "hw.fingerprint with $HOT"
+wait_for -t 30 -m "hw.fingerprint to change with $HOT added" fp_is_not "$fp0"
+fp1=$("$RG" baseline digest)
+wait_for -t 30 -m "hw.fingerprint with $HOT: $fp1" fp_is "$fp1"
 qmp device_del '{"id": "hot1"}'
 wait_for -t 60 -m "pci_change remove of $HOT" have_events \
 	"{\"event.action\": \"pci_change\", \"pci.change\": \"remove\", \"pci.address\": \"$HOT\"}" 1
-assert_eq "$(status_fp)" "$fp0" "hw.fingerprint with $HOT gone again"
+wait_for -t 30 -m "hw.fingerprint with $HOT gone again" fp_is "$fp0"
 
 stop_daemon
 
@@ -127,7 +131,7 @@ edu_ids='"pci.vendor_id": "0x1234", "pci.device_id": "0x11e8", "pci.class": "0xf
 expect_json "$EV" \
 	--match "{\"event.action\": \"pci_function\", \"pci.address\": \"$EDU\", $edu_ids,
 		  \"pci.iommu.type\": \"~^DMA(-FQ)?$\", \"pci.upstream.address\": \"0000:00:03.0\"}" --count 1 \
-	--match "{\"event.action\": \"dma_fault\", \"pci.address\": \"$EDU\", \"dma.fault.count\": 1,
+	--match "{\"event.action\": \"dma_fault\", \"event.flags\": {\"?\": false}, \"pci.address\": \"$EDU\", \"dma.fault.count\": 1,
 		  $edu_ids, \"pci.bus_master\": 1, \"pci.fact.bus_master_no_driver\": true,
 		  \"pci.iommu.type\": \"~^DMA(-FQ)?$\",
 		  \"dma.fault.address\": 4096,
@@ -145,17 +149,18 @@ expect_json "$EV" \
 		  \"pci.vendor_id\": \"0x8086\", \"pci.driver\": \"i801_smbus\"}" --count 1 \
 	--match '{"event.action": "pci_change", "pci.address": "~^0000:00:"}' --count 2
 # the alerts: the faults (DMA-006, the first at once), the card's appearances (DMA-005), and
-# nothing about the machine's own devices
+# nothing about the machine's own devices; the faults of the scenarios before this one are in
+# the kernel's log when the daemon starts: read as historical, left out here
 expect_json "$ALERTS" \
-	--match "{\"rule.id\": \"DMA-006\", \"pci.address\": \"$EDU\", \"dma.fault.count\": 1,
+	--match "{\"rule.id\": \"DMA-006\", \"event.flags\": {\"?\": false}, \"pci.address\": \"$EDU\", \"dma.fault.count\": 1,
 		  \"message\": \"~^The IOMMU refused 1 DMA accesses of $EDU \\\\(1234:11e8\\\\), the first at 4096: DMA Read\"}" --count 1 \
-	--match "{\"rule.id\": \"DMA-006\", \"pci.address\": \"$EDU\"}" --min 1 --max 2 \
+	--match "{\"rule.id\": \"DMA-006\", \"event.flags\": {\"?\": false}, \"pci.address\": \"$EDU\"}" --min 1 --max 2 \
 	--match "{\"rule.id\": \"DMA-005\", \"pci.address\": \"$EDU\"}" --count 1 \
 	--match "{\"rule.id\": \"DMA-005\", \"pci.address\": \"$HOT\"}" --count 1 \
 	--match '{"pci.address": "~^0000:00:"}' --absent \
-	--match '{"rule.id": "~^DMA-"}' --max 4
+	--match '{"rule.id": "~^DMA-", "event.flags": {"?": false}}' --max 4
 # every fault line counted once over the burst's events (the first at once, the rest at its end)
-total=$(expect_json -q "$EV" --match "{\"event.action\": \"dma_fault\", \"pci.address\": \"$EDU\"}" \
+total=$(expect_json -q "$EV" --match "{\"event.action\": \"dma_fault\", \"event.flags\": {\"?\": false}, \"pci.address\": \"$EDU\"}" \
 	--get dma.fault.count | awk '{ s += $1 } END { print s + 0 }')
 assert_eq "$total" 3 "DMA faults of $EDU counted over the dma_fault events"
 log "ok: 3 DMA faults, remove/rescan and QMP hotplug seen; the forged line ignored"
