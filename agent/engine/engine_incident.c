@@ -21,8 +21,7 @@ static void record(const struct incident *inc, const char *action, void *ud)
 	int r;
 
 	jw_reset(e->ijw);
-	incident_to_jw(inc, action, e->ijw);
-	engine_identity_to_jw(e, e->ijw);
+	engine_incident_to_jw(e, inc, action, e->ijw);
 	a.severity = incident_severity(inc);
 	r = jw_finish(e->ijw, &a.json, &a.len);
 	if (r < 0) {
@@ -35,6 +34,13 @@ static void record(const struct incident *inc, const char *action, void *ud)
 	r = e->inc_emit ? e->inc_emit(&a, e->inc_ud) : 0;
 	if (r < 0 && !e->emit_err)
 		e->emit_err = r;
+}
+
+void engine_incident_to_jw(struct rg_engine *e, const struct incident *inc, const char *action,
+			   struct jw *w)
+{
+	incident_to_jw(inc, action, w);
+	engine_identity_to_jw(e, w);
 }
 
 int engine_incidents_new(struct rg_engine *e)

@@ -86,6 +86,9 @@ const char *incident_kind_to_string(unsigned kind);
 int incident_rule_stage(const char *rule_id);
 /* The stage an event shows by its action (presence for device_present, ...); NONE if none. */
 int incident_event_stage(const struct cond_ctx *ctx);
+int incident_action_stage(unsigned event_type);
+/* The decisive facts' field names of a stage (NULL-terminated), as the records list them. */
+const char *const *incident_stage_fact_fields(unsigned stage);
 
 /* Every field may be 0/NULL for its default. */
 struct incident_config {

@@ -101,7 +101,12 @@ int incident_rule_stage(const char *rule_id)
 
 int incident_event_stage(const struct cond_ctx *ctx)
 {
-	switch (ctx->ev->type) {
+	return incident_action_stage(ctx->ev->type);
+}
+
+int incident_action_stage(unsigned type)
+{
+	switch (type) {
 	case RG_EV_DEVICE_PRESENT:
 	case RG_EV_DEVICE_ADD:
 	case RG_EV_MODULE_PRESENT:
@@ -151,6 +156,11 @@ static const char *const stage_facts[INCIDENT_STAGE__MAX][8] = {
 				     "rdma.traffic.packets_dropped", "dma.fault.address",
 				     "dma.fault.reason", "pci.address", NULL},
 };
+
+const char *const *incident_stage_fact_fields(unsigned stage)
+{
+	return stage < INCIDENT_STAGE__MAX ? stage_facts[stage] : NULL;
+}
 
 static int ref(const char *name, struct field_ref **ret)
 {
