@@ -317,9 +317,10 @@ static void make_id(struct incident_store *s, struct incident *inc)
 	char buf[256];
 	int n;
 
-	n = snprintf(buf, sizeof(buf), "%s|%u|%u:%" PRIu64 "|%s|%" PRIu64 "|%" PRIu64, s->boot_id,
-		     inc->kind, inc->root.pid, inc->root.start_boot_ns, inc->pci,
-		     inc->game_started_ns, inc->first_ns);
+	/* Only what the events say: a game's start time may come from the boot time, which a
+	 * replay need not know. */
+	n = snprintf(buf, sizeof(buf), "%s|%u|%u:%" PRIu64 "|%s|%" PRIu64, s->boot_id, inc->kind,
+		     inc->root.pid, inc->root.start_boot_ns, inc->pci, inc->first_ns);
 	memcpy(inc->id, "INC-", 4);
 	if (EVP_Digest(buf, (size_t)MIN(n, (int)sizeof(buf) - 1), md, &mdlen, EVP_sha256(), NULL) ==
 		1 &&

@@ -135,8 +135,7 @@ static size_t actor_clauses(const struct incident *inc, char cl[][200], size_t m
 			snprintf(cl[n++], 200, "accessed %s's memory (%s)", game, op);
 		else if (inc->library[0])
 			snprintf(cl[n++], 200, "had %s load %s", game, inc->library);
-		else
-			snprintf(cl[n++], 200, "did so while %s ran", game);
+		/* else only the game running: said after the clauses */
 	}
 	if (reached(inc, INCIDENT_STAGE_EXFILTRATION) && n < max)
 		snprintf(cl[n++], 200, "exchanged RDMA traffic%s%s", inc->peer[0] ? " with " : "",

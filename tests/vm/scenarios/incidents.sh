@@ -24,8 +24,9 @@ MEMREAD=$RG_BUILD/tests/host/rg-memread-sim
 mkdir -p "$TMPDIR/arena" "$OUT/daemon"
 cp /bin/sleep "$TMPDIR/arena/arena"
 POLICY=$TMPDIR/cafe-policy.json
-printf '{"role": "managed", "seat": "B-12", "games": [{"name": "Arena", "exe": "%s/arena/*"}]}\n' \
-	"$TMPDIR" >"$POLICY"
+# the agent's own command (its `incidents` below loads libibverbs) is allowed, as on a seat
+printf '{"role": "managed", "seat": "B-12", "games": [{"name": "Arena", "exe": "%s/arena/*"}],
+	"allow": [{"exe": "%s"}]}\n' "$TMPDIR" "$(readlink -f "$RG")" >"$POLICY"
 chmod 600 "$POLICY"
 
 bg daemon "$RG" daemon --sensor auto --policy "$POLICY" --rules "$RG_SRC/rules" \
