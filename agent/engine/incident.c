@@ -65,6 +65,7 @@ static void hash_remove(struct incident_store *s, struct incident *inc)
 static bool is_starter(const struct proc_node *n)
 {
 	const char *base;
+	size_t len;
 
 	if (n->pid <= 2 || (n->sid && n->sid == n->pid))
 		return true;
@@ -72,8 +73,11 @@ static bool is_starter(const struct proc_node *n)
 		return false;
 	base = strrchr(n->exe, '/');
 	base = base ? base + 1 : n->exe;
+	len = strlen(base);
+	if (len < 2 || len > 7) /* the names' lengths: most executables are not one */
+		return false;
 	for (size_t i = 0; starters[i]; i++)
-		if (strcmp(base, starters[i]) == 0)
+		if (base[0] == starters[i][0] && strcmp(base, starters[i]) == 0)
 			return true;
 	return false;
 }
