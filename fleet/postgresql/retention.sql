@@ -21,9 +21,10 @@ $$;
 
 -- A day's partition of one table (parent_pYYYYMMDD, [day, day + 1) in UTC). Rows of that day
 -- that wait in the default partition are moved into it first (ATTACH refuses otherwise).
--- Returns whether it was created.
+-- Returns whether it was created. SECURITY DEFINER, as create_partitions(): whoever calls them
+-- (maintain(), an administrator), the partitions are rdmaguard_owner's, which maintain() drops.
 CREATE OR REPLACE FUNCTION create_partition(parent text, day date) RETURNS boolean
-LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
 DECLARE
 	part text := format('%s_p%s', parent, to_char(day, 'YYYYMMDD'));
 	lo timestamptz := (day::text || ' 00:00:00+00')::timestamptz;
@@ -54,7 +55,7 @@ $$;
 -- Every managed table's partitions for the days from .. to (inclusive), and for every day that
 -- has rows waiting in a default partition. Returns the partitions created.
 CREATE OR REPLACE FUNCTION create_partitions(from_day date, to_day date)
-RETURNS SETOF text LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
+RETURNS SETOF text LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
 DECLARE
 	t record;
 	day date;

@@ -166,6 +166,7 @@ CREATE TABLE IF NOT EXISTS seat_state (
 	policy_sha256 text,                -- rdmaguard.policy.sha256
 	fingerprint text,                  -- hw.fingerprint
 	pci_dsns text[] NOT NULL DEFAULT '{}', -- pci.dsn[]
+	ident jsonb,                       -- the identity fields of the last notice, as sent
 	first_seen timestamptz NOT NULL,   -- collector clock, any message
 	last_seen timestamptz NOT NULL,
 	last_heartbeat timestamptz,        -- collector clock: silence is measured on it
@@ -226,7 +227,9 @@ CREATE TABLE IF NOT EXISTS incidents (
 	doc jsonb NOT NULL                 -- the latest record
 ) WITH (fillfactor = 70);
 CREATE INDEX IF NOT EXISTS incidents_seat ON incidents (seat, updated_at);
+-- seat_overview: the open incidents, and those closed within the open window
 CREATE INDEX IF NOT EXISTS incidents_open ON incidents (seat) WHERE closed_at IS NULL;
+CREATE INDEX IF NOT EXISTS incidents_closed ON incidents (closed_at);
 
 ---------------------------------------------------------------------------------------------------
 -- Written by people.
@@ -333,11 +336,15 @@ BEGIN
 END
 $$;
 
+-- The strings of a JSON array (or a single string), sorted. PL/pgSQL: its query is planned
+-- once a session, where an SQL function's would be planned at every call.
 CREATE OR REPLACE FUNCTION json_texts(j jsonb) RETURNS text[]
-LANGUAGE sql IMMUTABLE AS $$
-	SELECT coalesce(array_agg(x ORDER BY x), '{}') FROM jsonb_array_elements_text(
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	RETURN ARRAY(SELECT x FROM jsonb_array_elements_text(
 		CASE jsonb_typeof(j) WHEN 'array' THEN j WHEN 'string' THEN jsonb_build_array(j)
-		     ELSE '[]'::jsonb END) x
+		     ELSE '[]'::jsonb END) x ORDER BY x);
+END
 $$;
 
 -- An alert (event.kind alert): once, by event.id; its seat's state follows.
@@ -400,37 +407,58 @@ $$;
 
 -- A notice (agent_heartbeat, agent_start, agent_stop, or another event that is not an alert):
 -- the seat's state, its addresses and its identity history follow. Not deduplicated: a repeated
--- notice changes nothing but a row.
+-- notice changes nothing but a row. A heartbeat whose identity fields are those of the seat's
+-- last notice (seat_state.ident, compared as JSON) costs one UPDATE and one INSERT.
 CREATE OR REPLACE FUNCTION ingest_notice(d jsonb, seat text, rcv timestamptz, sender_ip inet)
 RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
 	action text := coalesce(d #>> '{event,action}', '?');
-	ips inet[] := rdmaguard.json_inets(d #> '{host,ip}');
-	fp text := coalesce(d #>> '{hw,fingerprint}', d #>> '{host,hardware,fingerprint}');
-	dsns text[] := rdmaguard.json_texts(coalesce(d #> '{pci,dsn}',
-						      d #> '{host,hardware,pci_dsn}'));
-	version text := d #>> '{agent,version}';
+	ts timestamptz := (d ->> '@timestamp')::timestamptz;
 	hb boolean := action = 'agent_heartbeat';
+	fpj jsonb := coalesce(d #> '{hw,fingerprint}', d #> '{host,hardware,fingerprint}');
+	dsnj jsonb := coalesce(d #> '{pci,dsn}', d #> '{host,hardware,pci_dsn}');
+	ident jsonb := jsonb_build_array(d #> '{host,ip}', fpj, dsnj, d #> '{agent,version}',
+					 d #> '{host,mac}', d #> '{host,name}', d #> '{host,id}',
+					 d #> '{rdmaguard,policy,sha256}');
 	games integer;
+	ips inet[];
+	fp text;
+	dsns text[];
+	version text := d #>> '{agent,version}';
 	old rdmaguard.seat_state;
 	what text[] := '{}';
 BEGIN
-	IF action NOT IN ('agent_heartbeat', 'agent_start', 'agent_stop') THEN
+	IF d #>> '{agent,proctree,games_running}' ~ '^[0-9]{1,9}$' THEN
+		games := (d #>> '{agent,proctree,games_running}')::integer;
+	END IF;
+	IF hb THEN
+		UPDATE rdmaguard.seat_state s SET last_seen = greatest(s.last_seen, rcv),
+			last_heartbeat = rcv, last_heartbeat_ts = ts, last_notice = action,
+			last_notice_at = rcv, games_running = coalesce(games, s.games_running),
+			heartbeats = s.heartbeats + 1, sender_ip = sender_ip
+		WHERE s.seat = seat AND s.ident = ident;
+		IF FOUND THEN
+			INSERT INTO rdmaguard.agent_events (received_at, ts, seat, action, event_id,
+							    sender_ip, changed, doc)
+			VALUES (rcv, ts, seat, action, (d #>> '{event,id}')::uuid, sender_ip, false,
+				NULL);
+			RETURN;
+		END IF;
+	ELSIF action NOT IN ('agent_start', 'agent_stop') THEN
 		-- Not one of the notices that describe the seat: kept, the identity left alone.
 		INSERT INTO rdmaguard.agent_events (received_at, ts, seat, action, event_id,
 						    sender_ip, changed, doc)
-		VALUES (rcv, (d ->> '@timestamp')::timestamptz, seat, action,
-			(d #>> '{event,id}')::uuid, sender_ip, false, d);
+		VALUES (rcv, ts, seat, action, (d #>> '{event,id}')::uuid, sender_ip, false, d);
 		INSERT INTO rdmaguard.seat_state AS s (seat, first_seen, last_seen, sender_ip)
 		VALUES (seat, rcv, rcv, sender_ip)
 		ON CONFLICT ON CONSTRAINT seat_state_pkey DO UPDATE SET
 			last_seen = greatest(s.last_seen, rcv);
 		RETURN;
 	END IF;
-	IF d #>> '{agent,proctree,games_running}' ~ '^[0-9]{1,9}$' THEN
-		games := (d #>> '{agent,proctree,games_running}')::integer;
-	END IF;
+	ips := rdmaguard.json_inets(d #> '{host,ip}');
+	fp := fpj #>> '{}';
+	dsns := rdmaguard.json_texts(dsnj);
 	SELECT * INTO old FROM rdmaguard.seat_state s WHERE s.seat = ingest_notice.seat FOR UPDATE;
 	IF NOT FOUND OR old.last_notice IS NULL THEN
 		what := ARRAY['seen'];
@@ -449,8 +477,7 @@ BEGIN
 	END IF;
 	INSERT INTO rdmaguard.agent_events (received_at, ts, seat, action, event_id, sender_ip,
 					    changed, doc)
-	VALUES (rcv, (d ->> '@timestamp')::timestamptz, seat, action,
-		(d #>> '{event,id}')::uuid, sender_ip, what <> '{}',
+	VALUES (rcv, ts, seat, action, (d #>> '{event,id}')::uuid, sender_ip, what <> '{}',
 		CASE WHEN NOT hb OR what <> '{}' THEN d END);
 	IF what <> '{}' THEN
 		INSERT INTO rdmaguard.seat_changes VALUES (rcv, seat, what, ips, fp, dsns, version,
@@ -464,19 +491,20 @@ BEGIN
 		WHERE NOT x = ANY (coalesce(old.host_ips, '{}'));
 	END IF;
 	INSERT INTO rdmaguard.seat_state AS s (seat, host_name, host_id, host_ips, host_macs,
-		agent_version, policy_sha256, fingerprint, pci_dsns, first_seen, last_seen,
+		agent_version, policy_sha256, fingerprint, pci_dsns, ident, first_seen, last_seen,
 		last_heartbeat, last_heartbeat_ts, last_notice, last_notice_at, games_running,
 		identity_changed_at, heartbeats, sender_ip)
 	VALUES (seat, coalesce(d #>> '{host,name}', d #>> '{host,hostname}'), d #>> '{host,id}', ips,
 		rdmaguard.json_texts(d #> '{host,mac}'), version, d #>> '{rdmaguard,policy,sha256}',
-		fp, dsns, rcv, rcv, CASE WHEN hb THEN rcv END,
-		CASE WHEN hb THEN (d ->> '@timestamp')::timestamptz END, action, rcv, games,
-		CASE WHEN what <> '{}' THEN rcv END, CASE WHEN hb THEN 1 ELSE 0 END, sender_ip)
+		fp, dsns, ident, rcv, rcv, CASE WHEN hb THEN rcv END, CASE WHEN hb THEN ts END,
+		action, rcv, games, CASE WHEN what <> '{}' THEN rcv END, CASE WHEN hb THEN 1 ELSE 0 END,
+		sender_ip)
 	ON CONFLICT ON CONSTRAINT seat_state_pkey DO UPDATE SET
 		host_name = excluded.host_name, host_id = excluded.host_id,
 		host_ips = excluded.host_ips, host_macs = excluded.host_macs,
 		agent_version = excluded.agent_version, policy_sha256 = excluded.policy_sha256,
 		fingerprint = excluded.fingerprint, pci_dsns = excluded.pci_dsns,
+		ident = excluded.ident,
 		last_seen = greatest(s.last_seen, rcv),
 		last_heartbeat = coalesce(excluded.last_heartbeat, s.last_heartbeat),
 		last_heartbeat_ts = coalesce(excluded.last_heartbeat_ts, s.last_heartbeat_ts),
@@ -567,7 +595,10 @@ DECLARE
 	seat text;
 	sender_ip inet;
 BEGIN
-	IF sender ~ '^[0-9A-Fa-f:.]{2,45}$' THEN
+	IF sender ~ '^(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])){3}$'
+	THEN
+		sender_ip := sender::inet; -- IPv4: no subtransaction
+	ELSIF sender ~ '^[0-9A-Fa-f:.]{2,45}$' THEN
 		BEGIN
 			sender_ip := sender::inet;
 		EXCEPTION WHEN others THEN

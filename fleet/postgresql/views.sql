@@ -218,11 +218,14 @@ oa AS (
 		SELECT 1 FROM rdmaguard.review_notes n WHERE n.incident_id = a.incident_id))
 	GROUP BY a.seat),
 oi AS (
+	-- open, or closed within the window: two index scans (incidents_open, incidents_closed)
 	SELECT i.seat, count(*) AS incidents, count(*) FILTER (WHERE i.verdict) AS verdicts
-	FROM rdmaguard.incidents i
-	CROSS JOIN cfg
-	WHERE (i.closed_at IS NULL OR i.closed_at > cfg.at - cfg.open_window)
-	  AND NOT EXISTS (SELECT 1 FROM rdmaguard.review_notes n
+	FROM (SELECT x.incident_id, x.seat, x.verdict FROM rdmaguard.incidents x
+	      WHERE x.closed_at IS NULL
+	      UNION ALL
+	      SELECT x.incident_id, x.seat, x.verdict FROM rdmaguard.incidents x CROSS JOIN cfg
+	      WHERE x.closed_at > cfg.at - cfg.open_window) i
+	WHERE NOT EXISTS (SELECT 1 FROM rdmaguard.review_notes n
 			  WHERE n.incident_id = i.incident_id)
 	GROUP BY i.seat),
 v AS (
