@@ -55,7 +55,8 @@ $$;
 -- Every managed table's partitions for the days from .. to (inclusive), and for every day that
 -- has rows waiting in a default partition. Returns the partitions created.
 CREATE OR REPLACE FUNCTION create_partitions(from_day date, to_day date)
-RETURNS SETOF text LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
+RETURNS SETOF text LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
 DECLARE
 	t record;
 	day date;
@@ -88,6 +89,7 @@ DECLARE
 	t record;
 	p record;
 	cut timestamptz;
+	q text;
 	held boolean;
 	today date := (now() AT TIME ZONE 'UTC')::date;
 BEGIN
@@ -130,24 +132,16 @@ BEGIN
 	END LOOP;
 	-- The rows that wait in a default partition are moved out by create_partitions(), so
 	-- they reach their day's partition and its retention.
-	cut := at - keep;
 	action := 'pruned';
-	DELETE FROM rdmaguard.event_ids e WHERE e.received_at < cut;
-	GET DIAGNOSTICS n = ROW_COUNT;
-	object := 'event_ids';
-	RETURN NEXT;
-	DELETE FROM rdmaguard.seat_addresses a WHERE a.until < cut;
-	GET DIAGNOSTICS n = ROW_COUNT;
-	object := 'seat_addresses';
-	RETURN NEXT;
-	DELETE FROM rdmaguard.seat_changes c WHERE c.received_at < cut;
-	GET DIAGNOSTICS n = ROW_COUNT;
-	object := 'seat_changes';
-	RETURN NEXT;
-	DELETE FROM rdmaguard.incidents i WHERE i.updated_at < cut;
-	GET DIAGNOSTICS n = ROW_COUNT;
-	object := 'incidents';
-	RETURN NEXT;
+	FOR object, q IN VALUES
+		('event_ids', 'DELETE FROM rdmaguard.event_ids WHERE received_at < $1'),
+		('seat_addresses', 'DELETE FROM rdmaguard.seat_addresses WHERE until < $1'),
+		('seat_changes', 'DELETE FROM rdmaguard.seat_changes WHERE received_at < $1'),
+		('incidents', 'DELETE FROM rdmaguard.incidents WHERE updated_at < $1') LOOP
+		EXECUTE q USING at - keep;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		RETURN NEXT;
+	END LOOP;
 END
 $$;
 

@@ -348,11 +348,11 @@ END
 $$;
 
 -- An alert (event.kind alert): once, by event.id; its seat's state follows.
-CREATE OR REPLACE FUNCTION ingest_alert(d jsonb, seat text, rcv timestamptz, sender_ip inet)
+CREATE OR REPLACE FUNCTION ingest_alert(d jsonb, id uuid, ts timestamptz, seat text,
+					rcv timestamptz, sender_ip inet)
 RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
-	id uuid := (d #>> '{event,id}')::uuid;
 	ips inet[] := '{}';
 	rule text := coalesce(d #>> '{rule,id}', '?');
 	weak text := rdmaguard.posture_reason(rule);
@@ -381,7 +381,7 @@ BEGIN
 	INSERT INTO rdmaguard.alerts (received_at, ts, event_id, seat, host_id, rule_id, severity,
 				      severity_rank, incident_id, game, peer_ips, process_name,
 				      message, sender_ip, doc)
-	VALUES (rcv, (d ->> '@timestamp')::timestamptz, id, seat, d #>> '{host,id}', rule,
+	VALUES (rcv, ts, id, seat, d #>> '{host,id}', rule,
 		coalesce(d ->> 'severity', 'medium'), rdmaguard.severity_rank(d ->> 'severity'),
 		coalesce(d #>> '{rdmaguard,incident,id}', d #>> '{incident,id}'), game, ips,
 		d #>> '{process,name}', d ->> 'message', sender_ip, d);
@@ -409,12 +409,12 @@ $$;
 -- the seat's state, its addresses and its identity history follow. Not deduplicated: a repeated
 -- notice changes nothing but a row. A heartbeat whose identity fields are those of the seat's
 -- last notice (seat_state.ident, compared as JSON) costs one UPDATE and one INSERT.
-CREATE OR REPLACE FUNCTION ingest_notice(d jsonb, seat text, rcv timestamptz, sender_ip inet)
+CREATE OR REPLACE FUNCTION ingest_notice(d jsonb, id uuid, ts timestamptz, seat text,
+					 rcv timestamptz, sender_ip inet)
 RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
 	action text := coalesce(d #>> '{event,action}', '?');
-	ts timestamptz := (d ->> '@timestamp')::timestamptz;
 	hb boolean := action = 'agent_heartbeat';
 	fpj jsonb := coalesce(d #> '{hw,fingerprint}', d #> '{host,hardware,fingerprint}');
 	dsnj jsonb := coalesce(d #> '{pci,dsn}', d #> '{host,hardware,pci_dsn}');
@@ -441,7 +441,7 @@ BEGIN
 		IF FOUND THEN
 			INSERT INTO rdmaguard.agent_events (received_at, ts, seat, action, event_id,
 							    sender_ip, changed, doc)
-			VALUES (rcv, ts, seat, action, (d #>> '{event,id}')::uuid, sender_ip, false,
+			VALUES (rcv, ts, seat, action, id, sender_ip, false,
 				NULL);
 			RETURN;
 		END IF;
@@ -449,7 +449,7 @@ BEGIN
 		-- Not one of the notices that describe the seat: kept, the identity left alone.
 		INSERT INTO rdmaguard.agent_events (received_at, ts, seat, action, event_id,
 						    sender_ip, changed, doc)
-		VALUES (rcv, ts, seat, action, (d #>> '{event,id}')::uuid, sender_ip, false, d);
+		VALUES (rcv, ts, seat, action, id, sender_ip, false, d);
 		INSERT INTO rdmaguard.seat_state AS s (seat, first_seen, last_seen, sender_ip)
 		VALUES (seat, rcv, rcv, sender_ip)
 		ON CONFLICT ON CONSTRAINT seat_state_pkey DO UPDATE SET
@@ -477,11 +477,11 @@ BEGIN
 	END IF;
 	INSERT INTO rdmaguard.agent_events (received_at, ts, seat, action, event_id, sender_ip,
 					    changed, doc)
-	VALUES (rcv, ts, seat, action, (d #>> '{event,id}')::uuid, sender_ip, what <> '{}',
+	VALUES (rcv, ts, seat, action, id, sender_ip, what <> '{}',
 		CASE WHEN NOT hb OR what <> '{}' THEN d END);
 	IF what <> '{}' THEN
-		INSERT INTO rdmaguard.seat_changes VALUES (rcv, seat, what, ips, fp, dsns, version,
-							   (d #>> '{event,id}')::uuid, d);
+		INSERT INTO rdmaguard.seat_changes VALUES (rcv, seat, what, ips, fp, dsns, version, id,
+							   d);
 	END IF;
 	IF old.host_ips IS DISTINCT FROM ips THEN
 		UPDATE rdmaguard.seat_addresses a SET until = rcv
@@ -523,35 +523,33 @@ BEGIN
 END
 $$;
 
--- An incident record (event.kind incident, or event.dataset rdmaguard.incident): once, by
--- event.id; the incident's current row follows the latest record by the seat's clock.
-CREATE OR REPLACE FUNCTION ingest_incident(d jsonb, seat text, rcv timestamptz, sender_ip inet)
+-- An incident record (event.dataset rdmaguard.incident, or event.kind incident): once, by
+-- event.id (the record's id); the incident's current row follows the latest record by the
+-- seat's clock. The agent's record (docs/incidents.md): event.action incident_opened,
+-- incident_updated, incident_closed; rdmaguard.incident.id, .status (open, closed), .stage,
+-- .verdict (cheat, suspicious, notice, agent), message (the summary), severity.
+CREATE OR REPLACE FUNCTION ingest_incident(d jsonb, id uuid, ts timestamptz, seat text,
+					   rcv timestamptz, sender_ip inet)
 RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
-	id uuid := (d #>> '{event,id}')::uuid;
-	inc jsonb := coalesce(d #> '{rdmaguard,incident}', d -> 'incident', '{}');
+	inc jsonb := coalesce(d #> '{rdmaguard,incident}', d -> 'incident');
 	iid text := inc ->> 'id';
-	ts timestamptz := (d ->> '@timestamp')::timestamptz;
 	state text := lower(coalesce(inc ->> 'state',
-				     regexp_replace(d #>> '{event,action}', '^incident_', ''),
-				     'updated'));
+				     regexp_replace(d #>> '{event,action}', '^incident_', '')));
 	sev text := coalesce(inc ->> 'severity', d ->> 'severity', 'medium');
 	rank smallint := rdmaguard.severity_rank(sev);
-	verdict boolean := rank >= 4 OR coalesce(lower(inc ->> 'verdict') NOT IN
-					 ('', 'false', 'none', 'no', 'null'), false);
+	-- the agent's verdicts: cheat, suspicious, notice, agent; only a cheat is a verdict here
+	verdict boolean := coalesce(lower(inc ->> 'verdict') IN ('cheat', 'true'), false);
 	summary text := coalesce(inc ->> 'summary', d ->> 'message');
 	stage text := coalesce(inc ->> 'stage', inc #>> '{stages,-1}');
 BEGIN
-	IF iid IS NULL THEN
-		RAISE EXCEPTION 'incident record without rdmaguard.incident.id';
-	END IF;
 	INSERT INTO rdmaguard.event_ids VALUES (id, rcv) ON CONFLICT DO NOTHING;
 	IF NOT FOUND THEN
 		RETURN;
 	END IF;
-	IF state NOT IN ('opened', 'updated', 'closed') THEN
-		state := 'updated';
+	IF state IS NULL OR state NOT IN ('opened', 'updated', 'closed') THEN
+		state := CASE WHEN inc ->> 'status' = 'closed' THEN 'closed' ELSE 'updated' END;
 	END IF;
 	INSERT INTO rdmaguard.incident_events VALUES (rcv, ts, id, seat, iid, state, stage, sev, rank,
 						      verdict, summary, sender_ip, d);
@@ -582,8 +580,11 @@ $$;
 
 -- One message from rsyslog: msg is the RFC 5424 MSG (the agent's JSON; a BOM before it, as
 -- the outputs' bom=1 sends, is dropped), hostname the syslog HOSTNAME, sender the address it
--- came from. Never raises: what cannot be read goes to rejects. SECURITY DEFINER: the
--- ingesting role may call this and nothing else.
+-- came from. Never raises: what cannot be read goes to rejects. Everything that can fail (the
+-- JSON, the id, the time, the lengths of what is indexed) is read inside the one EXCEPTION
+-- block; the writes come after it, so that no message takes a subtransaction's XID (ompgsql's
+-- transactions of many messages would overflow the 64 a backend caches and slow every
+-- snapshot). SECURITY DEFINER: the ingesting role may call this and nothing else.
 CREATE OR REPLACE FUNCTION ingest(msg text, hostname text, sender text)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
@@ -591,7 +592,9 @@ SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
 DECLARE
 	rcv timestamptz := statement_timestamp();
 	d jsonb;
-	kind text;
+	id uuid;
+	ts timestamptz;
+	route text;
 	seat text;
 	sender_ip inet;
 BEGIN
@@ -613,23 +616,42 @@ BEGIN
 		IF jsonb_typeof(d) <> 'object' OR (d #>> '{event,id}') IS NULL THEN
 			RAISE EXCEPTION 'not an rdmaguard event (no event.id)';
 		END IF;
-		kind := d #>> '{event,kind}';
+		id := (d #>> '{event,id}')::uuid;
+		ts := (d ->> '@timestamp')::timestamptz;
 		seat := coalesce(d #>> '{labels,seat}', d #>> '{host,name}', d #>> '{host,hostname}',
 				 hostname);
-		IF seat IS NULL OR seat = '' THEN
-			RAISE EXCEPTION 'no seat (labels.seat, host.name, HOSTNAME)';
+		IF seat IS NULL OR seat = '' OR length(seat) > 200 THEN
+			RAISE EXCEPTION 'no seat of at most 200 characters (labels.seat, host.name, '
+					'HOSTNAME)';
 		END IF;
-		IF kind = 'alert' THEN
-			PERFORM rdmaguard.ingest_alert(d, seat, rcv, sender_ip);
-		ELSIF kind = 'incident' OR d #>> '{event,dataset}' = 'rdmaguard.incident' THEN
-			PERFORM rdmaguard.ingest_incident(d, seat, rcv, sender_ip);
-		ELSE
-			PERFORM rdmaguard.ingest_notice(d, seat, rcv, sender_ip);
+		route := CASE WHEN d #>> '{event,kind}' = 'alert' THEN 'alert'
+			      WHEN d #>> '{event,dataset}' = 'rdmaguard.incident'
+				   OR d #>> '{event,kind}' = 'incident' THEN 'incident'
+			      ELSE 'notice' END;
+		IF route <> 'notice' AND ts IS NULL THEN
+			RAISE EXCEPTION 'no @timestamp';
+		END IF;
+		IF route = 'incident' AND coalesce(length(coalesce(d #>> '{rdmaguard,incident,id}',
+								   d #>> '{incident,id}')), 0)
+					  NOT BETWEEN 1 AND 200 THEN
+			RAISE EXCEPTION 'no rdmaguard.incident.id of at most 200 characters';
+		END IF;
+		IF route = 'alert' AND length(coalesce(d #>> '{rdmaguard,incident,id}',
+							d #>> '{incident,id}')) > 200 THEN
+			RAISE EXCEPTION 'rdmaguard.incident.id longer than 200 characters';
 		END IF;
 	EXCEPTION WHEN others THEN
 		INSERT INTO rdmaguard.rejects (received_at, hostname, sender_ip, reason, msg)
 		VALUES (rcv, hostname, sender_ip, SQLERRM, msg);
+		RETURN;
 	END;
+	IF route = 'alert' THEN
+		PERFORM rdmaguard.ingest_alert(d, id, ts, seat, rcv, sender_ip);
+	ELSIF route = 'incident' THEN
+		PERFORM rdmaguard.ingest_incident(d, id, ts, seat, rcv, sender_ip);
+	ELSE
+		PERFORM rdmaguard.ingest_notice(d, id, ts, seat, rcv, sender_ip);
+	END IF;
 END
 $$;
 

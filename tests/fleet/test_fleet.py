@@ -116,7 +116,8 @@ class Postgres:
         check(r.returncode == 0, "initdb: %s" % r.stderr)
         r = self.run([PGBIN + "/pg_ctl", "-D", self.data, "-l", self.log, "-w", "-t", "30",
                       "-o", "-k %s -p %d -c listen_addresses='' -c fsync=off "
-                      "-c full_page_writes=off -c TimeZone=UTC %s" % (self.dir, self.port, self.opts),
+                      "-c full_page_writes=off -c TimeZone=UTC %s"
+                      % (self.dir, self.port, self.opts),
                       "start"])
         self.started = r.returncode == 0
         check(self.started, "pg_ctl start: %s %s" % (r.stdout, r.stderr))
@@ -264,15 +265,17 @@ def agent_seat(d, port, seat):
 
 
 def incident(seat, iid, state, stage, severity, verdict, summary):
-    """An incident record with the fields the store reads (docs/fleet.md#incidents)."""
+    """An incident record as the agent writes it (docs/incidents.md): the fields the store
+    reads (docs/fleet.md#incidents)."""
     return {"@timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime()),
-            "event": {"id": str(uuid.uuid4()), "kind": "incident",
-                      "action": "incident_" + state, "dataset": "rdmaguard.incident"},
+            "event": {"id": str(uuid.uuid4()), "kind": "state",
+                      "action": "incident_" + state, "dataset": "rdmaguard.incident",
+                      "category": ["intrusion_detection"]},
             "severity": severity, "message": summary, "labels": {"seat": seat},
             "host": {"name": "lan-" + seat.lower()},
-            "rdmaguard": {"incident": {"id": iid, "state": state, "stage": stage,
-                                       "severity": severity, "verdict": verdict,
-                                       "summary": summary}}}
+            "rdmaguard": {"incident": {"id": iid, "kind": "actor",
+                                       "status": "closed" if state == "closed" else "open",
+                                       "stage": stage, "verdict": verdict, "alerts": 2}}}
 
 
 def send_docs(d, port, docs, name):
@@ -318,19 +321,20 @@ def console(d, pg, rs, alerts):
     notes and what they clear."""
     b12 = "b12-" + uuid.uuid4().hex[:8]
     a01 = "a01-" + uuid.uuid4().hex[:8]
-    recs = [incident("B-12", b12, "opened", "capability", "high", False,
+    recs = [incident("B-12", b12, "opened", "capability", "high", "suspicious",
                      "rping registered remote-readable memory"),
-            incident("A-01", a01, "opened", "access", "medium", False, "ib_send_bw opened uverbs0"),
-            incident("B-12", b12, "updated", "target", "critical", True,
+            incident("A-01", a01, "opened", "access", "critical", "notice",
+                     "ib_send_bw opened uverbs0"),
+            incident("B-12", b12, "updated", "target", "critical", "cheat",
                      "rping read Arena's memory into it during the match"),
-            incident("A-01", a01, "closed", "access", "medium", False, "ib_send_bw exited")]
+            incident("A-01", a01, "closed", "access", "medium", "notice", "ib_send_bw exited")]
     send_docs(d, rs.port, recs, "incidents")
     wait_for(lambda: pg.scalar("SELECT count(*) FROM rdmaguard.incident_events") == "4", 30,
              "4 incident records in PostgreSQL")
     inc = pg.rows("SELECT incident_id, seat, state, stage, severity, verdict, records, "
                   "closed_at IS NOT NULL AS closed FROM rdmaguard.incidents ORDER BY seat")
     check(inc == [{"incident_id": a01, "seat": "A-01", "state": "closed", "stage": "access",
-                   "severity": "medium", "verdict": False, "records": 2, "closed": True},
+                   "severity": "critical", "verdict": False, "records": 2, "closed": True},
                   {"incident_id": b12, "seat": "B-12", "state": "updated", "stage": "target",
                    "severity": "critical", "verdict": True, "records": 2, "closed": False}],
           "incidents: %r" % inc)
@@ -409,7 +413,8 @@ def roles(pg):
               "DELETE FROM rdmaguard.agent_events",
               "INSERT INTO rdmaguard.review_notes (seat, note) VALUES ('A-01', 'x')",
               "SELECT * FROM rdmaguard.maintain('0 days', '0 days')",
-              "SELECT rdmaguard.ingest_alert('{}', 'A-01', now(), NULL)",
+              "SELECT rdmaguard.ingest_alert('{}', gen_random_uuid(), now(), 'A-01', now(), "
+              "NULL)",
               "SELECT rdmaguard.create_partition('alerts', '2000-01-01')"):
         pg.refused(q, "rg_ingest", "permission denied")
     pg.refused("DROP TABLE rdmaguard.alerts_default", "rg_ingest", "must be owner")
