@@ -18,7 +18,7 @@
 --
 -- Field names are the agent's ECS names (docs/seat.md): host.name, host.id, host.ip[], host.mac[],
 -- agent.version, labels.seat, destination.ip, source.ip, related.ip[], rdma.peer.address/gid,
--- hw.fingerprint, pci.dsn[], game.name/running, rdmaguard.incident.* (docs/incidents.md):
+-- hw.fingerprint, pci.dsn[], game.name/running, rdmaguard.incident.* (incident records):
 -- rdmaguard.ingest() is the one place that knows where each key field is.
 
 SET client_min_messages = warning;
@@ -525,7 +525,7 @@ $$;
 
 -- An incident record (event.dataset rdmaguard.incident, or event.kind incident): once, by
 -- event.id (the record's id); the incident's current row follows the latest record by the
--- seat's clock. The agent's record (docs/incidents.md): event.action incident_opened,
+-- seat's clock. The agent's record: event.action incident_opened,
 -- incident_updated, incident_closed; rdmaguard.incident.id, .status (open, closed), .stage,
 -- .verdict (cheat, suspicious, notice, agent), message (the summary), severity.
 CREATE OR REPLACE FUNCTION ingest_incident(d jsonb, id uuid, ts timestamptz, seat text,

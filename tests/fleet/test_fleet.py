@@ -1,30 +1,39 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The fleet's central side on real engines (suite "output"): a throwaway PostgreSQL 15 cluster
-with fleet/postgresql/{schema,views}.sql, a private rsyslogd running the shipped
-fleet/rsyslog/rdmaguard-central.conf (imrelp -> ompgsql; only its port, socket, database and
-user are replaced, and its RELP-over-TLS input uncommented with a PKI made here), and four seats
-speaking to it over relp:// (B-13's alerts over relp+tls://) at once:
+with fleet/postgresql/{schema,retention,views}.sql (installed twice), a private rsyslogd running
+the shipped fleet/rsyslog/rdmaguard-central.conf (imrelp -> ompgsql, logged in as a role of
+rdmaguard_ingest; only its port, socket, database and user are replaced, and its RELP-over-TLS
+input uncommented with a PKI made here), and five seats speaking to it over relp:// (B-13's
+alerts over relp+tls://, D-01's with bom=1) at once:
 
   - the alerts: `rdmaguard replay` of the rule fixtures, one run per seat (--hostname B-12, ...),
     RDMA-009's peers rewritten to 10.0.0.77/78 (no seat) for B-12 and to A-01's and B-12's
-    addresses for B-13, RDMA-005 for A-01;
+    addresses for B-13, RDMA-005 for A-01, DMA-004 (the IOMMU weakened) for D-01;
   - the heartbeats: C-01's are a real daemon's (as root: `rdmaguard daemon` with "seat": "C-01",
     --heartbeat 1, over relp://, stopped after its first heartbeat; its hw.fingerprint is this
-    machine's `rdmaguard baseline digest`, which A-01 and B-12 then report too); the others'
-    are written by the test with the same fields (labels.seat, host.name, host.ip[],
+    machine's `rdmaguard baseline digest`, which A-01, B-12 and D-01 then report too); the
+    others' are written by the test with the same fields (labels.seat, host.name, host.ip[],
     hw.fingerprint, pci.dsn[]) and sent through the outputs module's relp:// output
-    (tests/output/driver.c), a second after C-01's last.
+    (tests/output/driver.c), a second after C-01's last; then incident records as the agent
+    writes them, the same way.
 
 Then every view's answer is asserted exactly: silent_seats, rdma_peers (verdict strings),
 dsn_shared, fingerprint_outliers, timeline and match_timeline, each alert stored once (event.id),
-a message that is not JSON kept in rejects, and purge() keeping a held match's alerts.
+no rejects; the incidents and an incident's timeline; the room (seat_overview: one seat in each
+state) before and after a referee's notes, the notes' who and when, and every refusal of the
+roles (the ingesting role reads, changes, deletes nothing; nobody changes a note); a message
+that is not JSON kept in rejects; fingerprint_outliers in a room of three hardware generations;
+maintain() dropping old days, keeping a held match's, moving rows out of a default partition.
 
 Deliberate breaks that turn it red: a plain JOIN for rdma_peers' LEFT JOIN (the peers that are
-no seat vanish), no majority condition in fingerprint_outliers (every seat an outlier of
-another fingerprint), ON CONFLICT dropped from ingest() (a duplicate makes rsyslog retry), the
-seat taken from the syslog HOSTNAME before labels.seat (heartbeats under another seat). Usage: test_fleet.py (env: RG_RDMAGUARD, RG_OUTPUT_DRIVER,
-RG_SOURCE_ROOT). Every process started is stopped at the end, also on failure.
+no seat vanish), ON CONFLICT dropped from ingest() (a duplicate makes rsyslog retry), the seat
+taken from the syslog HOSTNAME before labels.seat (heartbeats under another seat), the BOM of
+bom=1 left before the JSON (D-01's alerts in rejects), a strict majority asked of
+fingerprint_outliers (nothing found in the room of three generations), SELECT or UPDATE granted
+to rdmaguard_ingest, the notes' trigger letting an UPDATE through, a held match's day dropped.
+Usage: test_fleet.py (env: RG_RDMAGUARD, RG_OUTPUT_DRIVER, RG_SOURCE_ROOT). Every process
+started is stopped at the end, also on failure.
 """
 import json
 import os
@@ -265,7 +274,7 @@ def agent_seat(d, port, seat):
 
 
 def incident(seat, iid, state, stage, severity, verdict, summary):
-    """An incident record as the agent writes it (docs/incidents.md): the fields the store
+    """An incident record as the agent writes it (rdmaguard incidents): the fields the store
     reads (docs/fleet.md#incidents)."""
     return {"@timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime()),
             "event": {"id": str(uuid.uuid4()), "kind": "state",
