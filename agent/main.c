@@ -16,6 +16,8 @@ static const struct {
 	{"baseline", cmd_baseline, "save or check the seat's hardware baseline (baseline save FILE)"},
 	{"daemon", cmd_daemon, "watch continuously with eBPF sensors and raise alerts"},
 	{"enforce", cmd_enforce, "show or lift the pinned enforcement (enforce --status|--off)"},
+	{"explain", cmd_explain, "tell one incident's timeline (explain INCIDENT-ID [FILE])"},
+	{"incidents", cmd_incidents, "list the incidents of the daemon or of a file"},
 	{"policy", cmd_policy, "validate policy files (policy check FILE...)"},
 	{"rules", cmd_rules, "list or validate rules (rules list, rules check DIR)"},
 	{"replay", cmd_replay, "feed a recorded event file through the rule engine"},

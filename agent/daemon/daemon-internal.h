@@ -49,6 +49,7 @@ struct daemon {
 	struct rg_identity id; /* the seat: host.* of alerts, notices and status */
 	/* counters for heartbeat and status */
 	uint64_t alerts_sent, alerts_below_threshold, alerts_too_large, submit_errors;
+	uint64_t incident_records_sent; /* of the submitted, incident records (not alerts) */
 	uint64_t record_errors;
 	uint64_t events_by[RG_EV__MAX][RG_PROV__MAX]; /* event.action x event.provider */
 	uint64_t enforce_denied, enforce_killed;     /* events the kernel refused, processes killed */
@@ -71,6 +72,8 @@ struct daemon {
 
 /* daemon_events.c */
 int daemon_alert(const struct rg_alert *alert, void *ud);
+/* daemon_incidents.c: a control request about incidents (id NULL: all of them). */
+int daemon_incidents_serve(struct daemon *d, int fd, const char *id);
 int daemon_event(const struct rg_event *in, void *ud);
 void daemon_agent_event(struct daemon *d, unsigned type, bool ok, const char *what,
 			const char *text, uint64_t count, uint64_t count2);

@@ -363,10 +363,10 @@ static void on_tick(struct daemon *d)
 	}
 }
 
-static void serve_status(struct daemon *d)
+static void serve_status(struct daemon *d, int fd)
 {
 	struct json_object *doc = daemon_stats(d, true);
-	int r;
+	const char *txt;
 
 	if (!doc)
 		return;
@@ -378,10 +378,35 @@ static void serve_status(struct daemon *d)
 		ADD(m, "scrapes", json_object_new_uint64(metrics_http_served(d->metrics)));
 		ADD(doc, "metrics", m);
 	}
-	while ((r = status_serve_one(d->status_fd, doc)) != -EAGAIN)
-		if (r < 0 && r != -EPERM && r != -ETIMEDOUT && r != -EPIPE)
-			break;
+	txt = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
+	if (control_write(fd, txt, strlen(txt)) >= 0)
+		(void)control_write(fd, "\n", 1);
 	json_object_put(doc);
+}
+
+/* Every root client waiting on the status socket: its request answered (control.h). */
+static void serve_control(struct daemon *d)
+{
+	char req[CONTROL_REQUEST_MAX];
+
+	for (;;) {
+		_cleanup_close_ int fd = control_accept(d->status_fd);
+
+		if (fd == -EPERM)
+			continue;
+		if (fd < 0)
+			break;
+		if (control_read_request(fd, req, sizeof(req)) < 0)
+			continue;
+		if (!req[0] || strcmp(req, "status") == 0)
+			serve_status(d, fd);
+		else if (strcmp(req, "incidents") == 0)
+			(void)daemon_incidents_serve(d, fd, NULL);
+		else if (startswith(req, "incident "))
+			(void)daemon_incidents_serve(d, fd, req + strlen("incident "));
+		else
+			(void)control_write(fd, "{\"error\":\"unknown request\"}\n", 28);
+	}
 }
 
 static int run_loop(struct daemon *d)
@@ -403,7 +428,7 @@ static int run_loop(struct daemon *d)
 			else if (fd == d->timerfd)
 				on_tick(d);
 			else if (fd == d->status_fd)
-				serve_status(d);
+				serve_control(d);
 			else if (fd == outputs_get_fd(d->outputs))
 				(void)outputs_dispatch(d->outputs);
 			else if (d->metrics && fd == metrics_http_fd(d->metrics))
@@ -625,6 +650,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 	}
 	policy = NULL; /* the engine's now */
 	rules = NULL;
+	engine_set_incident_fn(d.engine, daemon_alert, &d); /* next to the alerts */
 	r = identity_collect(NULL, &d.id);
 	if (r < 0)
 		log_warning_errno(r, "Failed to read the seat's identity: %m");

@@ -34,6 +34,8 @@ int daemon_alert(const struct rg_alert *alert, void *ud)
 		d->alerts_too_large++; /* counted and reported by the outputs as a loss */
 	else if (r < 0)
 		d->submit_errors++;
+	else if (alert->incident)
+		d->incident_records_sent++;
 	else
 		d->alerts_sent++;
 	return 0;

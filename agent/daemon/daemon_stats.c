@@ -124,6 +124,17 @@ struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 	ADD(pt, "games_running", json_object_new_uint64(es.games_running));
 	ADD(o, "proctree", pt);
 	pt = json_object_new_object();
+	ADD(pt, "open", json_object_new_uint64(es.incidents.open));
+	ADD(pt, "closed_kept", json_object_new_uint64(es.incidents.closed_kept));
+	ADD(pt, "opened", json_object_new_uint64(es.incidents.opened));
+	ADD(pt, "updated", json_object_new_uint64(es.incidents.updated));
+	ADD(pt, "closed", json_object_new_uint64(es.incidents.closed));
+	ADD(pt, "evicted", json_object_new_uint64(es.incidents.evicted));
+	ADD(pt, "forgotten", json_object_new_uint64(es.incidents.forgotten));
+	ADD(pt, "log_dropped", json_object_new_uint64(es.incidents.log_dropped));
+	ADD(pt, "records_sent", json_object_new_uint64(d->incident_records_sent));
+	ADD(o, "incidents", pt);
+	pt = json_object_new_object();
 	ADD(pt, "hashed", json_object_new_uint64(es.hash.hashed));
 	ADD(pt, "cached", json_object_new_uint64(es.hash.cached));
 	ADD(pt, "queued", json_object_new_uint64(es.hash.queued));

@@ -122,8 +122,15 @@ int outputs_submit_alert(struct rg_outputs *o, const struct rg_alert *a, unsigne
 	rec = output_rec_new(a, sev, flags);
 	if (!rec)
 		return -ENOMEM;
-	for (i = 0; i < o->n; i++)
+	for (i = 0; i < o->n; i++) {
+		enum output_records want = o->outs[i].spec.records;
+
+		if ((want == OUTPUT_RECORDS_ALERTS && a->incident) ||
+		    (want == OUTPUT_RECORDS_INCIDENTS && !a->incident &&
+		     !(flags & OUTPUT_SUBMIT_LOSS)))
+			continue;
 		output_enqueue(&o->outs[i], rec, QE_ALERT);
+	}
 	output_rec_unref(rec);
 	return 0;
 }

@@ -333,6 +333,24 @@ int output_spec_parse(const char *spec, struct output_spec *ret, char *err, size
 	o->facility = -1;
 	if (!*spec)
 		return spec_error(err, errlen, spec, "empty output");
+	if (startswith(spec, "alerts:") || startswith(spec, "incidents:")) {
+		bool alerts = startswith(spec, "alerts:");
+		const char *inner = spec + (alerts ? 7 : 10);
+		const char *pre = alerts ? "alerts:" : "incidents:";
+		int r;
+
+		if (startswith(inner, "alerts:") || startswith(inner, "incidents:"))
+			return spec_error(err, errlen, spec, "more than one of alerts: and incidents:");
+		r = output_spec_parse(inner, o, err, errlen);
+		if (r < 0)
+			return r;
+		o->records = alerts ? OUTPUT_RECORDS_ALERTS : OUTPUT_RECORDS_INCIDENTS;
+		if (strlen(pre) + strlen(o->name) >= sizeof(o->name))
+			return spec_error(err, errlen, spec, "too long");
+		memmove(o->name + strlen(pre), o->name, strlen(o->name) + 1);
+		memcpy(o->name, pre, strlen(pre));
+		return 0;
+	}
 	if (strcmp(spec, "stdout") == 0 || strcmp(spec, "-") == 0) {
 		o->type = OUTPUT_STDOUT;
 		strcpy(o->name, "stdout");
