@@ -74,6 +74,8 @@ struct chain_verifier {
 	char head[65];	 /* its hash */
 	char where[512]; /* "FILE:LINE" of the last line */
 	uint64_t lines, restarts, first_seq;
+	bool entered_mid;      /* the first line continues an earlier chain */
+	uint64_t heads_before; /* heads before the first line: not checked */
 	char what[1024]; /* the first thing that does not check out */
 };
 

@@ -136,13 +136,16 @@ int chain_verify_line(struct chain_verifier *v, const char *where, const char *l
 	} else if (seq != v->seq + 1) {
 		return fail(v, "%s: seq %llu follows seq %llu (%s): lines %s", where,
 			    (unsigned long long)seq, (unsigned long long)v->seq, v->where,
-			    seq > v->seq + 1 ? "deleted before it" : "reordered or repeated");
+			    seq > v->seq + 1 ? "deleted or reordered before it"
+					     : "reordered or repeated");
 	} else if (strcmp(prev, v->head) != 0) {
 		return fail(v, "%s: changed: the next line (%s) holds another hash for it",
 			    v->where, where);
 	}
-	if (!v->started || v->lines == 0)
+	if (!v->started || v->lines == 0) {
 		v->first_seq = seq;
+		v->entered_mid = seq > 1;
+	}
 	v->started = true;
 	v->seq = seq;
 	memcpy(v->head, hash, sizeof(hash));
@@ -200,12 +203,19 @@ int chain_verify_fd(struct chain_verifier *v, const char *name, int fd)
 
 int chain_verify_finish(struct chain_verifier *v)
 {
-	for (size_t i = 0; i < v->n_heads; i++)
+	for (size_t i = 0; i < v->n_heads; i++) {
+		/* A log that enters a chain mid-way (--partial, --from) cannot hold what came
+		 * before it. */
+		if (v->entered_mid && v->heads[i].seq < v->first_seq) {
+			v->heads_before++;
+			continue;
+		}
 		if (!v->heads[i].found)
 			return fail(v,
 				    "head seq %llu (%s) received from the agent is not in the log "
 				    "(it ends at seq %llu): lines deleted, changed or truncated",
 				    (unsigned long long)v->heads[i].seq, v->heads[i].hash,
 				    (unsigned long long)v->seq);
+	}
 	return 0;
 }
