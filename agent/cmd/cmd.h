@@ -23,9 +23,9 @@ struct incident_set;
 /* incidents.c: the incidents of a file, or of the daemon (file NULL; id: that one's log too). */
 int cmd_incidents_load(const char *file, const char *socket, const char *id,
 		       const struct incident_load_opts *o, struct incident_set *s);
-/* incidents.c: the loading options both commands take (getopt c); 0 taken, 1 not one, -1 bad. */
-int cmd_incidents_option(const char *cmd, int c, struct incident_load_opts *o,
-			 const char **socket);
+/* incidents.c: the options both commands take. 0, 1 (--help: usage_fn ran), -1 (bad usage). */
+int cmd_incidents_parse(const char *cmd, int argc, char **argv, void (*usage_fn)(void),
+			const char **format, struct incident_load_opts *o, const char **socket);
 
 /* Prints "rdmaguard CMD: unrecognised ... Try 'rdmaguard CMD --help'." and returns RG_EXIT_ERROR. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

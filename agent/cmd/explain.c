@@ -5,7 +5,6 @@
  *
  * One incident's timeline, from the running daemon (no FILE) or a file (cmd_incidents_load()).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,7 +25,7 @@ static void usage(void)
 	    "timeline of its alerts, each with its time, process and lineage, device, MR flags,\n"
 	    "peer, game, the rule that fired and the facts that decided it. Without FILE, from\n"
 	    "the running daemon (the alerts it keeps for the incident); with FILE, from a file\n"
-	    "output or a `daemon --record`ed event file, as `rdmaguard incidents` reads them.\n\n"
+	    "output or an event file the daemon recorded, as `rdmaguard incidents` reads them.\n\n"
 	    "  -f, --format FMT    text (default) or json (one document)\n"
 	    "  -s, --socket PATH   status socket (default " STATUS_SOCKET_DEFAULT ")\n"
 	    "      --policy, --rules, --hostname, --boot-id, --boot-time   as for `incidents`\n"
@@ -36,39 +35,15 @@ static void usage(void)
 
 int cmd_explain(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"socket", required_argument, NULL, 's'},
-	    {"policy", required_argument, NULL, 'p'},
-	    {"rules", required_argument, NULL, 'r'},
-	    {"hostname", required_argument, NULL, 'H'},
-	    {"boot-id", required_argument, NULL, 'B'},
-	    {"boot-time", required_argument, NULL, 'T'},
-	    {"help", no_argument, NULL, 'h'},
-	    {},
-	};
 	struct incident_load_opts o = {0};
 	struct incident_set set = {0};
 	const char *socket = STATUS_SOCKET_DEFAULT, *format = "text", *file = NULL, *id;
 	struct incident_view *v;
-	int c, r;
+	int r;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:s:h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage();
-			return RG_EXIT_OK;
-		}
-		if (c == 'f') {
-			format = optarg;
-			continue;
-		}
-		r = cmd_incidents_option("explain", c, &o, &socket);
-		if (r < 0)
-			return RG_EXIT_ERROR;
-		if (r > 0)
-			return cmd_usage_error("explain", "invalid option");
-	}
+	r = cmd_incidents_parse("explain", argc, argv, usage, &format, &o, &socket);
+	if (r != 0)
+		return r > 0 ? RG_EXIT_OK : RG_EXIT_ERROR;
 	if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
 		return cmd_usage_error("explain", "unknown format '%s' (text or json)", format);
 	if (optind >= argc)

@@ -65,7 +65,7 @@ static void usage(void)
 	    "Lists the incidents: the alerts grouped by actor chain, PCI function or seat, with\n"
 	    "the stage reached, the verdict and one sentence for a referee (docs/incidents.md).\n"
 	    "Without FILE, from the running daemon over its root-only socket; with FILE, offline\n"
-	    "from a file output (file:PATH) or a `daemon --record`ed event file, which is fed\n"
+	    "from a file output (file:PATH) or an event file the daemon recorded, which is fed\n"
 	    "through the rule engine as `rdmaguard replay` does ('-' reads stdin).\n\n"
 	    "  -f, --format FMT    table (default) or json (one incident record a line)\n"
 	    "  -s, --socket PATH   status socket (default " STATUS_SOCKET_DEFAULT ")\n"
@@ -77,37 +77,8 @@ static void usage(void)
 	    "Exit codes: 0 listed, 2 an error (the daemon did not answer, a bad line).\n");
 }
 
-/* The options both commands take; 0 handled, 1 not one of them, <0 bad usage. */
-int cmd_incidents_option(const char *cmd, int c, struct incident_load_opts *o, const char **socket)
-{
-	switch (c) {
-	case 's':
-		*socket = optarg;
-		return 0;
-	case 'p':
-		o->policy = optarg;
-		return 0;
-	case 'r':
-		o->rules = optarg;
-		return 0;
-	case 'H':
-		o->hostname = optarg;
-		return 0;
-	case 'B':
-		o->boot_id = optarg;
-		return 0;
-	case 'T':
-		if (parse_timestamp(optarg, &o->boot_realtime_ns) < 0 || !o->boot_realtime_ns)
-			return cmd_usage_error(cmd, "invalid --boot-time '%s' (RFC 3339 UTC)",
-					       optarg)
-				   ? -1
-				   : -1;
-		return 0;
-	}
-	return 1;
-}
-
-int cmd_incidents(int argc, char **argv)
+int cmd_incidents_parse(const char *cmd, int argc, char **argv, void (*usage_fn)(void),
+			const char **format, struct incident_load_opts *o, const char **socket)
 {
 	static const struct option opts[] = {
 	    {"format", required_argument, NULL, 'f'},
@@ -120,27 +91,57 @@ int cmd_incidents(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {},
 	};
-	struct incident_load_opts o = {0};
-	struct incident_set set = {0};
-	const char *socket = STATUS_SOCKET_DEFAULT, *format = "table", *file = NULL;
-	int c, r;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:s:h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage();
-			return RG_EXIT_OK;
+		switch (c) {
+		case 'h':
+			usage_fn();
+			return 1;
+		case 'f':
+			*format = optarg;
+			break;
+		case 's':
+			*socket = optarg;
+			break;
+		case 'p':
+			o->policy = optarg;
+			break;
+		case 'r':
+			o->rules = optarg;
+			break;
+		case 'H':
+			o->hostname = optarg;
+			break;
+		case 'B':
+			o->boot_id = optarg;
+			break;
+		case 'T':
+			if (parse_timestamp(optarg, &o->boot_realtime_ns) < 0 ||
+			    !o->boot_realtime_ns)
+				return cmd_usage_error(
+					   cmd, "invalid --boot-time '%s' (RFC 3339 UTC)", optarg)
+					   ? -1
+					   : -1;
+			break;
+		default:
+			return cmd_usage_error(cmd, "invalid option") ? -1 : -1;
 		}
-		if (c == 'f') {
-			format = optarg;
-			continue;
-		}
-		r = cmd_incidents_option("incidents", c, &o, &socket);
-		if (r < 0)
-			return RG_EXIT_ERROR;
-		if (r > 0)
-			return cmd_usage_error("incidents", "invalid option");
 	}
+	return 0;
+}
+
+int cmd_incidents(int argc, char **argv)
+{
+	struct incident_load_opts o = {0};
+	struct incident_set set = {0};
+	const char *socket = STATUS_SOCKET_DEFAULT, *format = "table", *file = NULL;
+	int r;
+
+	r = cmd_incidents_parse("incidents", argc, argv, usage, &format, &o, &socket);
+	if (r != 0)
+		return r > 0 ? RG_EXIT_OK : RG_EXIT_ERROR;
 	if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
 		return cmd_usage_error("incidents", "unknown format '%s' (table or json)", format);
 	if (optind < argc)

@@ -134,6 +134,9 @@ int incident_alert_stage(const char *rule_id, const struct cond_ctx *ctx);
 void incident_add_facts(struct incident_store *s, struct incident *inc, unsigned stage,
 			struct cond_ctx *ctx);
 
+/* The target stage's weakest evidence: "game.running=NAME". */
+void incident_add_game_fact(struct incident *inc, struct cond_ctx *ctx);
+
 /* incident_json.c */
 /* One sentence a referee can read aloud. */
 void incident_summary(const struct incident *inc, char *buf, size_t size);

@@ -317,9 +317,10 @@ static void make_id(struct incident_store *s, struct incident *inc)
 	char buf[256];
 	int n;
 
-	n = snprintf(buf, sizeof(buf), "%s|%u|%u:%" PRIu64 "|%s|%" PRIu64 "|%" PRIu64, s->boot_id,
-		     inc->kind, inc->root.pid, inc->root.start_boot_ns, inc->pci,
-		     inc->game_started_ns, inc->first_ns);
+	/* Only what the events say: a game's start time may come from the boot time, which a
+	 * replay need not know. */
+	n = snprintf(buf, sizeof(buf), "%s|%u|%u:%" PRIu64 "|%s|%" PRIu64, s->boot_id, inc->kind,
+		     inc->root.pid, inc->root.start_boot_ns, inc->pci, inc->first_ns);
 	memcpy(inc->id, "INC-", 4);
 	if (EVP_Digest(buf, (size_t)MIN(n, (int)sizeof(buf) - 1), md, &mdlen, EVP_sha256(), NULL) ==
 		1 &&
@@ -458,7 +459,8 @@ int incident_assign(struct incident_store *s, struct cond_ctx *ctx,
 				       NULL, ctx, g, games, n_games, rec, ud);
 		key = PROC_KEY(root->pid, root->start_boot_ns);
 	} else if (stage != INCIDENT_STAGE_NONE && s->f_pci &&
-		   field_ref_format(s->f_pci, ctx, pci, sizeof(pci))) {
+		   field_ref_format(s->f_pci, ctx, pci, sizeof(pci)) && pci[0] &&
+		   strcmp(pci, "?") != 0) {
 		kind = INCIDENT_KIND_PCI;
 		inc = find_fit(s, kind, key, pci, ctx, g, games, n_games, rec, ud);
 	} else
@@ -588,9 +590,12 @@ static void add_actor(struct incident *inc, const struct proc_node *n)
 	inc->n_actors++;
 }
 
-/* Evidence of stage for the alert; true if the stage is new to the incident. */
+/*
+ * Evidence of stage for the alert; true if the stage is new to the incident. weak: the target
+ * stage shown by the game running only (its one fact the game's name).
+ */
 static bool add_stage(struct incident_store *s, struct incident *inc, unsigned stage,
-		      struct cond_ctx *ctx, const struct incident_alert *a)
+		      struct cond_ctx *ctx, const struct incident_alert *a, bool weak)
 {
 	struct inc_stage *st = &inc->st[stage];
 	bool fresh = !(inc->stages & (1u << stage));
@@ -606,7 +611,10 @@ static bool add_stage(struct incident_store *s, struct incident *inc, unsigned s
 	if (st->n_ids < INC_MAX_STAGE_ALERTS)
 		strscpy_ok(st->ids[st->n_ids++], a->uuid, INC_UUID_LEN);
 facts:
-	incident_add_facts(s, inc, stage, ctx);
+	if (weak)
+		incident_add_game_fact(inc, ctx);
+	else
+		incident_add_facts(s, inc, stage, ctx);
 	inc->stages |= 1u << stage;
 	return fresh;
 }
@@ -631,11 +639,11 @@ void incident_add_alert(struct incident_store *s, const char *id, struct cond_ct
 	if (inc->kind == INCIDENT_KIND_ACTOR && ctx->proc)
 		add_actor(inc, ctx->proc);
 	if (stage >= 0 && stage < INCIDENT_STAGE__MAX)
-		fresh = add_stage(s, inc, (unsigned)stage, ctx, a);
+		fresh = add_stage(s, inc, (unsigned)stage, ctx, a, false);
 	/* The game running is the target stage's weakest evidence (docs/incidents.md). */
 	if (stage != INCIDENT_STAGE_NONE && ctx->game_running && stage != INCIDENT_STAGE_TARGET) {
 		inc->during_game = true;
-		fresh |= add_stage(s, inc, INCIDENT_STAGE_TARGET, ctx, a);
+		fresh |= add_stage(s, inc, INCIDENT_STAGE_TARGET, ctx, a, true);
 	} else if (ctx->game_running)
 		inc->during_game = true;
 	log_add(s, inc, INCIDENT_LOG_ALERT, a->json, a->len);

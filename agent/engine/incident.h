@@ -79,11 +79,13 @@ int incident_stage_from_string(const char *s);	      /* -EINVAL if unknown */
 const char *incident_kind_to_string(unsigned kind);
 
 /*
- * The stage of a rule (the table in incident_stage.c, docs/incidents.md): an enum
- * incident_stage, INCIDENT_STAGE_NONE, or INCIDENT_STAGE_EVENT (also for a rule not in the
- * table, a site's own).
+ * The stage of a shipped rule (the table in incident_stage.c, docs/incidents.md): an enum
+ * incident_stage, INCIDENT_STAGE_NONE, or INCIDENT_STAGE_EVENT; -ENOENT for a rule not in the
+ * table (a site's own: its alerts take their event's stage). incident_rule_stage_at(): the
+ * i-th entry of the table, NULL past the end.
  */
 int incident_rule_stage(const char *rule_id);
+const char *incident_rule_stage_at(size_t i, int *stage);
 /* The stage an event shows by its action (presence for device_present, ...); NONE if none. */
 int incident_event_stage(const struct cond_ctx *ctx);
 int incident_action_stage(unsigned event_type);

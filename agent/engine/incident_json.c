@@ -135,8 +135,7 @@ static size_t actor_clauses(const struct incident *inc, char cl[][200], size_t m
 			snprintf(cl[n++], 200, "accessed %s's memory (%s)", game, op);
 		else if (inc->library[0])
 			snprintf(cl[n++], 200, "had %s load %s", game, inc->library);
-		else
-			snprintf(cl[n++], 200, "did so while %s ran", game);
+		/* else only the game running: said after the clauses */
 	}
 	if (reached(inc, INCIDENT_STAGE_EXFILTRATION) && n < max)
 		snprintf(cl[n++], 200, "exchanged RDMA traffic%s%s", inc->peer[0] ? " with " : "",
@@ -178,7 +177,10 @@ void incident_summary(const struct incident *inc, char *buf, size_t size)
 		goto game;
 	}
 	if (inc->kind == INCIDENT_KIND_SEAT) {
-		say(&s, "Seat %s: ", seat[0] ? seat : "(this machine)");
+		if (seat[0])
+			say(&s, "Seat %s: ", seat);
+		else
+			say(&s, "This seat: ");
 		stage_list(inc, &s);
 		goto game;
 	}
@@ -187,8 +189,8 @@ void incident_summary(const struct incident *inc, char *buf, size_t size)
 		say(&s, ", started by %s", inc->starter_comm);
 	else if (inc->starter_pid)
 		say(&s, ", started by pid %u", inc->starter_pid);
-	if (inc->starter_comm[0] && inc->starter_session)
-		say(&s, " in its own session");
+	if (inc->starter_comm[0] && inc->starter_session && inc->starter_pid != 1)
+		say(&s, " in a login session");
 	if (seat[0])
 		say(&s, " on seat %s", seat);
 	say(&s, ")");
@@ -200,8 +202,12 @@ void incident_summary(const struct incident *inc, char *buf, size_t size)
 		stage_list(inc, &s);
 	}
 game:
-	if (inc->during_game && inc->game_name[0])
-		say(&s, " during %s", inc->game_name);
+	if (inc->during_game && inc->game_name[0]) {
+		if (strstr(buf, inc->game_name))
+			say(&s, " during the match");
+		else
+			say(&s, " while %s ran", inc->game_name);
+	}
 	if (inc->peer[0] && !reached(inc, INCIDENT_STAGE_EXFILTRATION))
 		say(&s, "; peer %s", inc->peer);
 }

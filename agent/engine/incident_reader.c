@@ -90,7 +90,8 @@ bool incident_line_is_event(const char *line, size_t len)
 		return false;
 	o = json_tokener_parse_ex(tok, line, (int)MIN(len, (size_t)INT32_MAX));
 	kind = o ? str_at(o, "event.kind") : NULL;
-	r = kind && strcmp(kind, "event") == 0;
+	/* what the daemon records says "event"; hand-written event files may say nothing */
+	r = kind ? strcmp(kind, "event") == 0 : o && str_at(o, "event.action");
 	json_object_put(o);
 	json_tokener_free(tok);
 	return r;

@@ -53,7 +53,7 @@ int incident_set_feed(struct incident_set *s, const char *line, size_t len, size
 struct incident_view *incident_set_find(struct incident_set *s, const char *id);
 /* Whether id has the form INC-<16 lowercase hex digits>. */
 bool incident_id_valid(const char *id);
-/* Whether a line is a recorded event (event.kind "event"), for telling the file kinds apart. */
+/* Whether a line is a recorded event (event.kind "event", or no kind and an event.action). */
 bool incident_line_is_event(const char *line, size_t len);
 
 /*

@@ -96,7 +96,15 @@ int incident_rule_stage(const char *rule_id)
 	for (size_t i = 0; rule_id && i < ARRAY_SIZE(rule_stages); i++)
 		if (strcmp(rule_stages[i].rule, rule_id) == 0)
 			return rule_stages[i].stage;
-	return INCIDENT_STAGE_EVENT;
+	return -ENOENT;
+}
+
+const char *incident_rule_stage_at(size_t i, int *stage)
+{
+	if (i >= ARRAY_SIZE(rule_stages))
+		return NULL;
+	*stage = rule_stages[i].stage;
+	return rule_stages[i].rule;
 }
 
 int incident_event_stage(const struct cond_ctx *ctx)
@@ -140,7 +148,7 @@ int incident_alert_stage(const char *rule_id, const struct cond_ctx *ctx)
 {
 	int stage = incident_rule_stage(rule_id);
 
-	return stage == INCIDENT_STAGE_EVENT ? incident_event_stage(ctx) : stage;
+	return stage == INCIDENT_STAGE_EVENT || stage < 0 ? incident_event_stage(ctx) : stage;
 }
 
 /* The decisive facts of each stage: the fields that say what was done, to what, where. */
@@ -239,6 +247,17 @@ static void add_fact(struct inc_stage *st, const char *name, const char *value)
 		memcpy(st->facts[st->n_facts++], fact, sizeof(fact));
 }
 
+void incident_add_game_fact(struct incident *inc, struct cond_ctx *ctx)
+{
+	const struct game_session *g = ctx->game;
+
+	if (g && g->name) {
+		add_fact(&inc->st[INCIDENT_STAGE_TARGET], "game.running", g->name);
+		if (!inc->target_game[0])
+			strscpy_ok(inc->target_game, g->name, sizeof(inc->target_game));
+	}
+}
+
 static bool fmt(struct field_ref *f, struct cond_ctx *ctx, char *buf, size_t size)
 {
 	return f && field_ref_format(f, ctx, buf, size) && buf[0] && strcmp(buf, "0") != 0;
@@ -279,7 +298,8 @@ void incident_add_facts(struct incident_store *s, struct incident *inc, unsigned
 			strscpy_ok(inc->target_op, v, sizeof(inc->target_op));
 			inc->target_pid = ctx->target ? ctx->target->pid : 0;
 		}
-		if (ctx->ev->type == RG_EV_LIBRARY_LOAD && fmt(s->f_dll, ctx, v, sizeof(v)))
+		if (ctx->ev->type == RG_EV_LIBRARY_LOAD && ctx->proc &&
+		    (ctx->proc->flags & PROC_F_GAME) && fmt(s->f_dll, ctx, v, sizeof(v)))
 			strscpy_ok(inc->library, v, sizeof(inc->library));
 	}
 }

@@ -93,7 +93,7 @@ static int alert_stage(struct json_object *a)
 	const char *action = str_at(a, "event.action");
 	int t = action ? event_type_from_string(action) : -1;
 
-	if (st == INCIDENT_STAGE_EVENT)
+	if (st == INCIDENT_STAGE_EVENT || st < 0)
 		st = t >= 0 ? incident_action_stage((unsigned)t) : INCIDENT_STAGE_NONE;
 	return st;
 }
