@@ -13,6 +13,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "bundle.h"
+#include "evidence-internal.h"
 #include "sigkey.h"
 
 struct bundle {
@@ -23,19 +24,6 @@ struct bundle {
 	size_t n_files;
 	bool finished;
 };
-
-static int set_err(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
-static int set_err(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
 
 static bool name_char(char c)
 {
@@ -69,12 +57,13 @@ int bundle_new(const char *out, const char *incident_id, struct bundle **ret, ch
 	struct bundle *b;
 
 	if (strlen(incident_id) >= sizeof(b->incident))
-		return set_err(err, errlen, -EINVAL, "incident id too long");
+		return evidence_err(err, errlen, -EINVAL, "incident id too long");
 	/* The bundle holds process names and command lines: its owner's alone until copied. */
 	if (mkdir(out, 0700) < 0)
-		return set_err(err, errlen, -errno, "%s: %s", out,
-			       errno == EEXIST ? "exists already (a bundle is never overwritten)"
-					       : strerror(errno));
+		return evidence_err(err, errlen, -errno, "%s: %s", out,
+				    errno == EEXIST
+					? "exists already (a bundle is never overwritten)"
+					: strerror(errno));
 	b = calloc(1, sizeof(*b));
 	if (b)
 		b->dirfd = -1;
@@ -89,7 +78,7 @@ int bundle_new(const char *out, const char *incident_id, struct bundle **ret, ch
 
 		(void)rmdir(out);
 		bundle_free(b);
-		return set_err(err, errlen, r, "%s: %s", out, strerror(-r));
+		return evidence_err(err, errlen, r, "%s: %s", out, strerror(-r));
 	}
 	strcpy(b->incident, incident_id);
 	*ret = b;
@@ -198,6 +187,19 @@ static struct json_object *manifest_json(const struct bundle *b, const char *key
 	return o;
 }
 
+/* The pretty text of o and a newline, in a fresh buffer (NULL: no memory); o is put. */
+static char *json_text(struct json_object *o)
+{
+	char *t;
+
+	if (asprintf(&t, "%s\n",
+		     json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							   JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		t = NULL;
+	json_object_put(o);
+	return t;
+}
+
 int bundle_finish(struct bundle *b, EVP_PKEY *key, char *err, size_t errlen)
 {
 	struct json_object *m = NULL, *s = NULL;
@@ -207,40 +209,30 @@ int bundle_finish(struct bundle *b, EVP_PKEY *key, char *err, size_t errlen)
 
 	r = sigkey_text(key, keytext);
 	if (r < 0)
-		return set_err(err, errlen, r, "the seat key has no Ed25519 public half");
+		return evidence_err(err, errlen, r, "the seat key has no Ed25519 public half");
 	m = manifest_json(b, keytext);
-	r = asprintf(&mtext, "%s\n",
-		     json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
-							   JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(m);
-	if (r < 0) {
-		mtext = NULL;
+	mtext = json_text(m);
+	if (!mtext)
 		return -ENOMEM;
-	}
 	r = sigkey_sign(key, mtext, strlen(mtext), sig);
 	if (r >= 0)
 		r = sha256_mem(mtext, strlen(mtext), sha);
 	if (r < 0)
-		return set_err(err, errlen, r, "could not sign the manifest");
+		return evidence_err(err, errlen, r, "could not sign the manifest");
 	s = json_object_new_object();
 	json_object_object_add(s, "format", json_object_new_string(BUNDLE_SIG_FORMAT));
 	json_object_object_add(s, "key", json_object_new_string(keytext));
 	json_object_object_add(s, "manifest_sha256", json_object_new_string(sha));
 	json_object_object_add(s, "signature", json_object_new_string(sig));
-	r = asprintf(&stext, "%s\n",
-		     json_object_to_json_string_ext(s, JSON_C_TO_STRING_PRETTY |
-							   JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(s);
-	if (r < 0) {
-		stext = NULL;
+	stext = json_text(s);
+	if (!stext)
 		return -ENOMEM;
-	}
 	r = write_at(b->dirfd, BUNDLE_MANIFEST, mtext, strlen(mtext));
 	if (r >= 0)
 		r = write_at(b->dirfd, BUNDLE_SIGNATURE, stext, strlen(stext));
 	if (r < 0)
-		return set_err(err, errlen, r, "%s: cannot write the manifest: %s", b->out,
-			       strerror(-r));
+		return evidence_err(err, errlen, r, "%s: cannot write the manifest: %s", b->out,
+				    strerror(-r));
 	b->finished = true;
 	return 0;
 }

@@ -17,24 +17,12 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "bundle.h"
+#include "evidence-internal.h"
 #include "sigkey.h"
 
 #define JSON_DEPTH 8 /* the manifest is three levels deep */
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put);
-
-static int set_err(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
-static int set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* A JSON object from text, strictly (no trailing garbage, bounded depth). */
 static int parse_object(const char *text, size_t len, struct json_object **ret, char *err,
@@ -48,14 +36,14 @@ static int parse_object(const char *text, size_t len, struct json_object **ret, 
 		return -ENOMEM;
 	if (len > INT32_MAX || memchr(text, 0, len)) {
 		json_tokener_free(tok);
-		return set_err(err, errlen, "not JSON text (a NUL byte)");
+		return evidence_err(err, errlen, -EINVAL, "not JSON text (a NUL byte)");
 	}
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	used = tok->char_offset;
 	if (!o || json_tokener_get_error(tok) != json_tokener_success) {
-		int r = set_err(err, errlen, "not valid JSON at byte %zu: %s", used,
-				json_tokener_error_desc(json_tokener_get_error(tok)));
+		int r = evidence_err(err, errlen, -EINVAL, "not valid JSON at byte %zu: %s", used,
+				     json_tokener_error_desc(json_tokener_get_error(tok)));
 
 		json_object_put(o);
 		json_tokener_free(tok);
@@ -67,11 +55,12 @@ static int parse_object(const char *text, size_t len, struct json_object **ret, 
 		used++;
 	if (used != len) {
 		json_object_put(o);
-		return set_err(err, errlen, "data after the JSON object at byte %zu", used);
+		return evidence_err(err, errlen, -EINVAL, "data after the JSON object at byte %zu",
+				    used);
 	}
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
-		return set_err(err, errlen, "not a JSON object");
+		return evidence_err(err, errlen, -EINVAL, "not a JSON object");
 	}
 	*ret = o;
 	return 0;
@@ -85,11 +74,11 @@ static int get_str(struct json_object *o, const char *key, char *out, size_t max
 	const char *s;
 
 	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return set_err(err, errlen, "\"%s\" missing or not a string", key);
+		return evidence_err(err, errlen, -EINVAL, "\"%s\" missing or not a string", key);
 	s = json_object_get_string(v);
 	if ((size_t)json_object_get_string_len(v) >= max ||
 	    strlen(s) != (size_t)json_object_get_string_len(v))
-		return set_err(err, errlen, "\"%s\" too long or holds a NUL", key);
+		return evidence_err(err, errlen, -EINVAL, "\"%s\" too long or holds a NUL", key);
 	strcpy(out, s);
 	return 0;
 }
@@ -116,7 +105,8 @@ static int only_keys(struct json_object *o, const char *const *keys, const char 
 		for (size_t i = 0; keys[i] && !known; i++)
 			known = strcmp(k, keys[i]) == 0;
 		if (!known)
-			return set_err(err, errlen, "%s: unknown key \"%.64s\"", where, k);
+			return evidence_err(err, errlen, -EINVAL, "%s: unknown key \"%.64s\"",
+					    where, k);
 	}
 	return 0;
 }
@@ -131,22 +121,24 @@ static int parse_entry(struct json_object *f, size_t i, struct bundle_entry *e, 
 
 	snprintf(where, sizeof(where), "files[%zu]", i);
 	if (!json_object_is_type(f, json_type_object))
-		return set_err(err, errlen, "%s: not an object", where);
+		return evidence_err(err, errlen, -EINVAL, "%s: not an object", where);
 	if (only_keys(f, keys, where, err, errlen) < 0)
 		return -EINVAL;
 	if (get_str(f, "path", e->path, sizeof(e->path), msg, sizeof(msg)) < 0 ||
 	    get_str(f, "kind", e->kind, sizeof(e->kind), msg, sizeof(msg)) < 0 ||
 	    get_str(f, "sha256", e->sha256, sizeof(e->sha256), msg, sizeof(msg)) < 0)
-		return set_err(err, errlen, "%s: %s", where, msg);
+		return evidence_err(err, errlen, -EINVAL, "%s: %s", where, msg);
 	if (!bundle_path_valid(e->path) || strcmp(e->path, BUNDLE_MANIFEST) == 0 ||
 	    strcmp(e->path, BUNDLE_SIGNATURE) == 0)
-		return set_err(err, errlen, "%s: path \"%s\" is not allowed in a bundle", where,
-			       e->path);
+		return evidence_err(err, errlen, -EINVAL,
+				    "%s: path \"%s\" is not allowed in a bundle", where, e->path);
 	if (!is_hex64(e->sha256))
-		return set_err(err, errlen, "%s: sha256 is not 64 lowercase hex digits", where);
+		return evidence_err(err, errlen, -EINVAL,
+				    "%s: sha256 is not 64 lowercase hex digits", where);
 	if (!json_object_object_get_ex(f, "size", &v) || !json_object_is_type(v, json_type_int) ||
 	    (size = json_object_get_int64(v)) < 0 || (uint64_t)size > BUNDLE_FILE_MAX)
-		return set_err(err, errlen, "%s: size missing or out of range", where);
+		return evidence_err(err, errlen, -EINVAL, "%s: size missing or out of range",
+				    where);
 	e->size = (uint64_t)size;
 	return 0;
 }
@@ -172,13 +164,14 @@ int bundle_manifest_parse(const char *text, size_t len, struct bundle_manifest *
 	    get_str(o, "key", m->key, sizeof(m->key), err, errlen) < 0)
 		return -EINVAL;
 	if (strcmp(fmt, BUNDLE_FORMAT) != 0)
-		return set_err(err, errlen, "format \"%s\" is not " BUNDLE_FORMAT, fmt);
+		return evidence_err(err, errlen, -EINVAL, "format \"%s\" is not " BUNDLE_FORMAT,
+				    fmt);
 	if (!json_object_object_get_ex(o, "files", &files) ||
 	    !json_object_is_type(files, json_type_array))
-		return set_err(err, errlen, "\"files\" missing or not an array");
+		return evidence_err(err, errlen, -EINVAL, "\"files\" missing or not an array");
 	n = json_object_array_length(files);
 	if (n > BUNDLE_MAX_FILES)
-		return set_err(err, errlen, "more than %d files", BUNDLE_MAX_FILES);
+		return evidence_err(err, errlen, -EINVAL, "more than %d files", BUNDLE_MAX_FILES);
 	m->files = calloc(n ? n : 1, sizeof(*m->files));
 	if (!m->files)
 		return -ENOMEM;
@@ -188,8 +181,9 @@ int bundle_manifest_parse(const char *text, size_t len, struct bundle_manifest *
 			goto fail;
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(m->files[j].path, m->files[i].path) == 0) {
-				r = set_err(err, errlen, "files[%zu]: \"%s\" listed twice", i,
-					    m->files[i].path);
+				r = evidence_err(err, errlen, -EINVAL,
+						 "files[%zu]: \"%s\" listed twice", i,
+						 m->files[i].path);
 				goto fail;
 			}
 		m->n_files = i + 1;
@@ -225,9 +219,11 @@ int bundle_sig_parse(const char *text, size_t len, char key[static 64], char sha
 	    get_str(o, "signature", sig, 89, err, errlen) < 0)
 		return -EINVAL;
 	if (strcmp(fmt, BUNDLE_SIG_FORMAT) != 0)
-		return set_err(err, errlen, "format \"%s\" is not " BUNDLE_SIG_FORMAT, fmt);
+		return evidence_err(err, errlen, -EINVAL, "format \"%s\" is not " BUNDLE_SIG_FORMAT,
+				    fmt);
 	if (!is_hex64(sha))
-		return set_err(err, errlen, "manifest_sha256 is not 64 lowercase hex digits");
+		return evidence_err(err, errlen, -EINVAL,
+				    "manifest_sha256 is not 64 lowercase hex digits");
 	return 0;
 }
 

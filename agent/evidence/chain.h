@@ -20,11 +20,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CHAIN_ZERO	  "0000000000000000000000000000000000000000000000000000000000000000"
-#define CHAIN_SUFFIX_MAX  128	     /* bytes chain_line() adds at most */
-#define CHAIN_TAIL_MAX	  (1u << 20) /* bytes read back from a file's end to resume its chain */
-#define CHAIN_HEAD_SIGNED "rdmaguard-chain-head-1" /* first line of what a head's signature signs  \
-						    */
+#define CHAIN_ZERO	 "0000000000000000000000000000000000000000000000000000000000000000"
+#define CHAIN_SUFFIX_MAX 128	    /* bytes chain_line() adds at most */
+#define CHAIN_TAIL_MAX	 (1u << 20) /* bytes read back from a file's end to resume its chain */
+#define CHAIN_HEAD_SIGNED                                                                          \
+	"rdmaguard-chain-head-1" /* first line of what a head's signature signs                    \
+				  */
 
 struct chain_state {
 	uint64_t seq;  /* of the last line written; 0: none yet */
@@ -76,7 +77,7 @@ struct chain_verifier {
 	uint64_t lines, restarts, first_seq;
 	bool entered_mid;      /* the first line continues an earlier chain */
 	uint64_t heads_before; /* heads before the first line: not checked */
-	char what[1024]; /* the first thing that does not check out */
+	char what[1024];       /* the first thing that does not check out */
 };
 
 /* from: NULL, or the head the first line must follow ("SEQ:HEX", as verify-log prints it). */

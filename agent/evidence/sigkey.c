@@ -14,13 +14,13 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "engine/trust.h"
+#include "evidence-internal.h"
 #include "sigkey.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(BIO *, BIO_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(EVP_MD_CTX *, EVP_MD_CTX_free);
 
-static int set_err(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
-static int set_err(char *err, size_t errlen, int r, const char *fmt, ...)
+int evidence_err(char *err, size_t errlen, int r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -30,6 +30,14 @@ static int set_err(char *err, size_t errlen, int r, const char *fmt, ...)
 		va_end(ap);
 	}
 	return r;
+}
+
+/* The 32 raw bytes of key's public half. 0 or -EINVAL. */
+static int raw_public(EVP_PKEY *key, unsigned char raw[static 32])
+{
+	size_t len = 32;
+
+	return key && EVP_PKEY_get_raw_public_key(key, raw, &len) == 1 && len == 32 ? 0 : -EINVAL;
 }
 
 void sigkey_b64_encode(const void *in, size_t n, char *out)
@@ -66,24 +74,22 @@ int sigkey_b64_decode(const char *s, void *out, size_t want)
 int sigkey_text(EVP_PKEY *key, char out[static SIGKEY_TEXT_LEN])
 {
 	unsigned char raw[32];
-	size_t len = sizeof(raw);
 
-	if (!key || EVP_PKEY_get_raw_public_key(key, raw, &len) != 1 || len != sizeof(raw))
+	if (raw_public(key, raw) < 0)
 		return -EINVAL;
 	memcpy(out, "ed25519:", 8);
-	sigkey_b64_encode(raw, len, out + 8);
+	sigkey_b64_encode(raw, sizeof(raw), out + 8);
 	return 0;
 }
 
 int sigkey_fingerprint(EVP_PKEY *key, char out[static SIGKEY_FP_LEN])
 {
 	unsigned char raw[32];
-	size_t len = sizeof(raw);
 
-	if (!key || EVP_PKEY_get_raw_public_key(key, raw, &len) != 1 || len != sizeof(raw))
+	if (raw_public(key, raw) < 0)
 		return -EINVAL;
 	memcpy(out, "sha256:", 7);
-	return sha256_mem(raw, len, out + 7);
+	return sha256_mem(raw, sizeof(raw), out + 7);
 }
 
 int sigkey_from_text(const char *text, EVP_PKEY **ret)
@@ -190,29 +196,30 @@ int sigkey_generate(const char *state_dir, bool force, bool *created, char *err,
 
 	*created = false;
 	if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
-		return set_err(err, errlen, -errno, "%s: cannot create: %s", state_dir,
-			       strerror(errno));
+		return evidence_err(err, errlen, -errno, "%s: cannot create: %s", state_dir,
+				    strerror(errno));
 	dirfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
-		return set_err(err, errlen, -errno, "%s: %s", state_dir, strerror(errno));
+		return evidence_err(err, errlen, -errno, "%s: %s", state_dir, strerror(errno));
 	if (!force && fstatat(dirfd, SIGKEY_PRIVATE, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0;
 	key = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
 	if (!key)
-		return set_err(err, errlen, -EIO, "OpenSSL could not make an Ed25519 key");
+		return evidence_err(err, errlen, -EIO, "OpenSSL could not make an Ed25519 key");
 	r = pem_text(key, true, &priv, &plen);
 	if (r >= 0)
 		r = pem_text(key, false, &pub, &ulen);
 	if (r < 0)
-		return set_err(err, errlen, r, "OpenSSL could not write the key: %s", strerror(-r));
+		return evidence_err(err, errlen, r, "OpenSSL could not write the key: %s",
+				    strerror(-r));
 	/* The public half first: a private key without it can be repaired, the reverse not. */
 	r = write_atomic(dirfd, SIGKEY_PUBLIC, pub, ulen, 0644);
 	if (r >= 0)
 		r = write_atomic(dirfd, SIGKEY_PRIVATE, priv, plen, 0600);
 	explicit_bzero(priv, plen);
 	if (r < 0)
-		return set_err(err, errlen, r, "%s: cannot write the key: %s", state_dir,
-			       strerror(-r));
+		return evidence_err(err, errlen, r, "%s: cannot write the key: %s", state_dir,
+				    strerror(-r));
 	*created = true;
 	return 0;
 }
@@ -225,13 +232,13 @@ static int read_key_file(int fd, const char *path, char **ret, size_t *ret_len, 
 	int r = read_fd_bounded(fd, SIGKEY_FILE_MAX, ret, ret_len, &truncated);
 
 	if (r < 0)
-		return set_err(err, errlen, r, "%s: %s", path,
-			       r == -EBADFD ? "not a regular file" : strerror(-r));
+		return evidence_err(err, errlen, r, "%s: %s", path,
+				    r == -EBADFD ? "not a regular file" : strerror(-r));
 	if (truncated) {
 		free(*ret);
 		*ret = NULL;
-		return set_err(err, errlen, -EINVAL, "%s: larger than %d bytes, not a key", path,
-			       SIGKEY_FILE_MAX);
+		return evidence_err(err, errlen, -EINVAL, "%s: larger than %d bytes, not a key",
+				    path, SIGKEY_FILE_MAX);
 	}
 	return 0;
 }
@@ -250,15 +257,15 @@ int sigkey_load_private(const char *state_dir, bool check_owner, EVP_PKEY **ret,
 	int r;
 
 	if (!snprintf_ok(path, sizeof(path), "%s/%s", state_dir, SIGKEY_PRIVATE))
-		return set_err(err, errlen, -ENAMETOOLONG, "%s: path too long", state_dir);
+		return evidence_err(err, errlen, -ENAMETOOLONG, "%s: path too long", state_dir);
 	fd = trust_open_file(AT_FDCWD, path, path, check_owner, &e);
 	if (fd < 0)
-		return set_err(err, errlen, fd, "%s", rg_error_format(&e, msg, sizeof(msg)));
+		return evidence_err(err, errlen, fd, "%s", rg_error_format(&e, msg, sizeof(msg)));
 	if (fstat(fd, &st) < 0)
-		return set_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		return evidence_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
 	/* Ed25519 signatures are only worth what the secrecy of this file is. */
 	if (st.st_uid != geteuid() || (st.st_mode & 077))
-		return set_err(
+		return evidence_err(
 		    err, errlen, -EPERM,
 		    "%s: refused: the private key must be owned by uid %u and readable by "
 		    "it alone (owner %u, mode %04o)",
@@ -271,7 +278,8 @@ int sigkey_load_private(const char *state_dir, bool check_owner, EVP_PKEY **ret,
 	explicit_bzero(text, len);
 	if (!key || !EVP_PKEY_is_a(key, "ED25519")) {
 		EVP_PKEY_free(key);
-		return set_err(err, errlen, -EINVAL, "%s: not an Ed25519 private key (PEM)", path);
+		return evidence_err(err, errlen, -EINVAL, "%s: not an Ed25519 private key (PEM)",
+				    path);
 	}
 	*ret = key;
 	return 0;
@@ -288,14 +296,14 @@ int sigkey_load_public(const char *path, EVP_PKEY **ret, char *err, size_t errle
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return set_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		return evidence_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
 	r = read_key_file(fd, path, &text, &len, err, errlen);
 	if (r < 0)
 		return r;
 	if (startswith(text, "ed25519:")) {
 		if (sigkey_from_text(strstrip(text), &key) < 0)
-			return set_err(err, errlen, -EINVAL, "%s: not an \"ed25519:BASE64\" key",
-				       path);
+			return evidence_err(err, errlen, -EINVAL,
+					    "%s: not an \"ed25519:BASE64\" key", path);
 		*ret = key;
 		return 0;
 	}
@@ -311,7 +319,7 @@ int sigkey_load_public(const char *path, EVP_PKEY **ret, char *err, size_t errle
 	}
 	if (!key || !EVP_PKEY_is_a(key, "ED25519")) {
 		EVP_PKEY_free(key);
-		return set_err(err, errlen, -EINVAL, "%s: not an Ed25519 public key", path);
+		return evidence_err(err, errlen, -EINVAL, "%s: not an Ed25519 public key", path);
 	}
 	*ret = key;
 	return 0;

@@ -428,6 +428,22 @@ static int fn_cmp(const void *a, const void *b)
 	return strcmp(((const struct hw_fn *)a)->addr, ((const struct hw_fn *)b)->addr);
 }
 
+/* libpci over sysfs (the host's, or a private copy), the bus scanned; its errors longjmp to
+ * pci_jmp, which the caller has set. */
+static struct pci_access *libpci_open(const char *sysfs)
+{
+	struct pci_access *a = pci_alloc();
+
+	a->error = pci_error_cb;
+	a->warning = pci_warning_cb;
+	a->debug = pci_debug_cb;
+	a->method = PCI_ACCESS_SYS_BUS_PCI;
+	pci_set_param(a, "sysfs.path", (char *)sysfs);
+	pci_init(a);
+	pci_scan_bus(a);
+	return a;
+}
+
 static int run_libpci(const char *sysfs, struct hw_scan *s, char (*addrs)[16], unsigned n)
 {
 	struct pci_access *volatile a = NULL;
@@ -443,14 +459,7 @@ static int run_libpci(const char *sysfs, struct hw_scan *s, char (*addrs)[16], u
 		return -EIO;
 	}
 	pci_jmp = &jb;
-	a = pci_alloc();
-	a->error = pci_error_cb;
-	a->warning = pci_warning_cb;
-	a->debug = pci_debug_cb;
-	a->method = PCI_ACCESS_SYS_BUS_PCI;
-	pci_set_param(a, "sysfs.path", (char *)sysfs);
-	pci_init(a);
-	pci_scan_bus(a);
+	a = libpci_open(sysfs);
 	for (struct pci_dev *d = a->devices; d && s->n < n; d = d->next) {
 		struct hw_fn *fn = &s->fn[s->n];
 		char addr[16];
@@ -584,14 +593,7 @@ static int read_config_libpci(const char *sysfs, const char *addr, uint8_t *buf,
 		return -EIO; /* as run_libpci(): what libpci had allocated is left */
 	}
 	pci_jmp = &jb;
-	a = pci_alloc();
-	a->error = pci_error_cb;
-	a->warning = pci_warning_cb;
-	a->debug = pci_debug_cb;
-	a->method = PCI_ACCESS_SYS_BUS_PCI;
-	pci_set_param(a, "sysfs.path", (char *)sysfs);
-	pci_init(a);
-	pci_scan_bus(a);
+	a = libpci_open(sysfs);
 	for (struct pci_dev *d = a->devices; d; d = d->next) {
 		char here[16];
 
