@@ -103,7 +103,7 @@ struct rg_engine {
 	EVP_MD_CTX *md_ctx;
 	struct jw *jw; /* alerts are written here, one at a time */
 	struct incident_store *incidents; /* NULL: incidents_off */
-	struct jw *ijw;			  /* incident records and the raw events they keep */
+	struct jw *ijw;			  /* incident records */
 	engine_emit_fn inc_emit;	  /* engine_set_incident_fn() */
 	void *inc_ud;
 	/* Entity ids of recent processes (direct-mapped by pid and start): an alert names its

@@ -2,8 +2,9 @@
 /*
  * The engine's side of incidents (incident.h): each alert is assigned its incident before it is
  * written (the alert names it), joins it after it was emitted (with the raw event behind it, as
- * `daemon --record` writes it), and the incident's records go to the same emit callback as the
- * alerts, marked (struct rg_alert.incident), with the seat's identity the alerts carry.
+ * `daemon --record` writes it, when asked for), and the incident's records go to the same emit
+ * callback as the alerts, marked (struct rg_alert.incident), with the seat's identity the alerts
+ * carry.
  */
 #include <errno.h>
 #include <string.h>
@@ -83,14 +84,11 @@ void engine_incident_add(struct rg_engine *e, const char *id, struct cond_ctx *c
 	    .last_ns = last_ns,
 	    .json = a->json,
 	    .len = a->len,
+	    .event = ctx->ev,
 	};
 
 	if (!e->incidents)
 		return;
-	jw_reset(e->ijw);
-	if (event_to_jw(ctx->ev, e->ijw) < 0 ||
-	    jw_finish(e->ijw, &ia.event_json, &ia.event_len) < 0)
-		ia.event_json = NULL;
 	incident_add_alert(e->incidents, id, ctx, &ia, record, e);
 }
 

@@ -15,6 +15,7 @@
 #define INC_MAX_ACTORS	     16
 #define INC_MAX_RULES	     24
 #define INC_MAX_FACTS	     8
+#define INC_FACT_ALERTS	     8 /* facts read from a stage's first alerts only */
 #define INC_FACT_LEN	     160
 #define INC_MAX_STAGE_ALERTS 4
 #define INC_UUID_LEN	     37
@@ -46,10 +47,12 @@ struct inc_actor {
 struct inc_log {
 	uint8_t kind; /* enum incident_log_kind */
 	uint32_t len;
-	char *json;
+	void *data; /* an alert's JSON text (NUL-terminated), or a copy of the struct rg_event */
 };
 
 struct incident {
+	struct incident_store *store;
+	int32_t hnext; /* open incidents' hash chain */
 	bool in_use, open;
 	uint8_t kind; /* enum incident_kind */
 	uint64_t seq; /* opening order */
@@ -109,9 +112,16 @@ struct incident_store {
 	struct incident_config cfg;
 	struct incident *inc; /* max_open + max_closed slots */
 	size_t cap;
-	uint32_t *order; /* the slots in use, in opening order */
+	uint32_t *order;  /* the slots in use, in opening order */
+	int32_t *buckets; /* open incidents by key (find_open()) */
+	uint32_t bucket_mask;
+	struct {
+		const char *rule; /* a rule id's pointer (the engine's, stable) */
+		int stage;
+	} stage_cache[16];
 	size_t n_order;
-	struct incident *last; /* the one incident_assign() gave last */
+	struct incident *last;	 /* the one incident_assign() gave last (NULL: none) */
+	struct incident *recent; /* the same, kept: the next alert's first guess */
 	size_t n_open, n_closed;
 	uint64_t seq;
 	uint64_t next_check;
@@ -123,13 +133,14 @@ struct incident_store {
 	struct field_ref *f_pci, *f_device, *f_peer, *f_mr_len, *f_mr_access, *f_mem_op, *f_dll;
 	char boot_id[64];
 	char seat[INC_NAME_LEN];
+	struct jw *jw; /* a kept event written when asked for (incident_log_get) */
 };
 
 /* incident_stage.c */
 int incident_facts_init(struct incident_store *s);
 void incident_facts_free(struct incident_store *s);
 /* The stage an alert of rule_id on ctx shows (rule table, else the event). */
-int incident_alert_stage(const char *rule_id, const struct cond_ctx *ctx);
+int incident_alert_stage(struct incident_store *s, const char *rule_id, const struct cond_ctx *ctx);
 /* Adds ctx's decisive facts for stage to inc (and what the summary uses). */
 void incident_add_facts(struct incident_store *s, struct incident *inc, unsigned stage,
 			struct cond_ctx *ctx);

@@ -14,6 +14,7 @@
 #include "incident-internal.h"
 #include "common/macro.h"
 #include "common/util.h"
+#include "event/event_json.h"
 #include "proctree/proctree.h"
 
 /*
@@ -28,9 +29,43 @@ static const char *const starters[] = {
     "tmux",  "screen", "runuser", "setsid", "agetty",  "xterm", NULL,
 };
 
+#define INCIDENT_CHECK_NS (10ull * 1000000000ull)
+
+/* Open incidents are found by their key through hash chains (buckets, hnext). */
+static uint32_t key_hash(uint8_t kind, struct proc_key root, const char *pci)
+{
+	uint64_t h = 1469598103934665603ull ^ kind;
+
+	h = (h ^ root.pid) * 1099511628211ull;
+	h = (h ^ root.start_boot_ns) * 1099511628211ull;
+	for (; pci && *pci; pci++)
+		h = (h ^ (unsigned char)*pci) * 1099511628211ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static void hash_add(struct incident_store *s, struct incident *inc)
+{
+	uint32_t b = key_hash(inc->kind, inc->root, inc->pci) & s->bucket_mask;
+
+	inc->hnext = s->buckets[b];
+	s->buckets[b] = (int32_t)(inc - s->inc);
+}
+
+static void hash_remove(struct incident_store *s, struct incident *inc)
+{
+	int32_t *p = &s->buckets[key_hash(inc->kind, inc->root, inc->pci) & s->bucket_mask];
+
+	for (; *p >= 0; p = &s->inc[*p].hnext)
+		if (*p == (int32_t)(inc - s->inc)) {
+			*p = inc->hnext;
+			return;
+		}
+}
+
 static bool is_starter(const struct proc_node *n)
 {
 	const char *base;
+	size_t len;
 
 	if (n->pid <= 2 || (n->sid && n->sid == n->pid))
 		return true;
@@ -38,8 +73,11 @@ static bool is_starter(const struct proc_node *n)
 		return false;
 	base = strrchr(n->exe, '/');
 	base = base ? base + 1 : n->exe;
+	len = strlen(base);
+	if (len < 2 || len > 7) /* the names' lengths: most executables are not one */
+		return false;
 	for (size_t i = 0; starters[i]; i++)
-		if (strcmp(base, starters[i]) == 0)
+		if (base[0] == starters[i][0] && strcmp(base, starters[i]) == 0)
 			return true;
 	return false;
 }
@@ -78,10 +116,15 @@ int incident_store_new(const struct incident_config *cfg, struct incident_store 
 	s->cap = s->cfg.max_open + s->cfg.max_closed;
 	s->inc = calloc(s->cap, sizeof(*s->inc));
 	s->order = calloc(s->cap, sizeof(*s->order));
-	if (!s->inc || !s->order) {
+	s->bucket_mask = 15;
+	while (s->bucket_mask < 2 * s->cfg.max_open)
+		s->bucket_mask = s->bucket_mask * 2 + 1;
+	s->buckets = malloc(((size_t)s->bucket_mask + 1) * sizeof(*s->buckets));
+	if (!s->inc || !s->order || !s->buckets) {
 		incident_store_free(s);
 		return -ENOMEM;
 	}
+	memset(s->buckets, 0xff, ((size_t)s->bucket_mask + 1) * sizeof(*s->buckets));
 	r = incident_facts_init(s);
 	if (r < 0) {
 		incident_store_free(s);
@@ -94,7 +137,7 @@ int incident_store_new(const struct incident_config *cfg, struct incident_store 
 static void log_clear(struct incident_store *s, struct incident *inc)
 {
 	for (size_t i = 0; i < inc->n_log; i++)
-		free(inc->log[i].json);
+		free(inc->log[i].data);
 	free(inc->log);
 	s->log_total -= inc->log_bytes;
 	inc->log = NULL;
@@ -108,6 +151,8 @@ void incident_store_free(struct incident_store *s)
 	for (size_t i = 0; s->inc && i < s->cap; i++)
 		log_clear(s, &s->inc[i]);
 	incident_facts_free(s);
+	jw_free(s->jw);
+	free(s->buckets);
 	free(s->inc);
 	free(s->order);
 	free(s);
@@ -116,6 +161,8 @@ void incident_store_free(struct incident_store *s)
 void incident_store_set_seat(struct incident_store *s, const char *seat)
 {
 	strscpy_ok(s->seat, seat ? seat : "", sizeof(s->seat));
+	/* a reload: the rule ids the stage cache knows by address are gone */
+	memset(s->stage_cache, 0, sizeof(s->stage_cache));
 }
 
 void incident_store_stats(const struct incident_store *s, struct incident_stats *ret)
@@ -166,12 +213,22 @@ size_t incident_log_count(const struct incident *inc)
 int incident_log_get(const struct incident *inc, size_t i, enum incident_log_kind *kind,
 		     const char **json, size_t *len)
 {
+	struct incident_store *s = inc->store;
+
 	if (i >= inc->n_log)
 		return -ENOENT;
 	*kind = inc->log[i].kind;
-	*json = inc->log[i].json;
-	*len = inc->log[i].len;
-	return 0;
+	if (*kind == INCIDENT_LOG_ALERT) {
+		*json = inc->log[i].data;
+		*len = inc->log[i].len;
+		return 0;
+	}
+	if (!s->jw && !(s->jw = jw_new()))
+		return -ENOMEM;
+	jw_reset(s->jw);
+	if (event_to_jw(inc->log[i].data, s->jw) < 0)
+		return -ENOMEM;
+	return jw_finish(s->jw, json, len);
 }
 
 /* Forgets the oldest closed incident (its slot and log go). */
@@ -195,6 +252,7 @@ static void forget_oldest_closed(struct incident_store *s)
 static void close_incident(struct incident_store *s, struct incident *inc, uint64_t at,
 			   const char *reason, incident_record_fn rec, void *ud)
 {
+	hash_remove(s, inc);
 	inc->open = false;
 	inc->closed_ns = MAX(at, inc->last_ns);
 	inc->close_reason = reason;
@@ -254,10 +312,11 @@ void incident_expire(struct incident_store *s, uint64_t now, struct proctree *tr
 		     const struct game_session *games, size_t n_games, incident_record_fn rec,
 		     void *ud)
 {
-	/* Checked once a second of event time: closing is not urgent, events are. */
+	/* Checked once every 10 s of event time: closing is not urgent, events are (the close time
+	 * is when it was due; an alert checks its own incident, incident_assign()). */
 	if (now < s->next_check)
 		return;
-	s->next_check = now + 1000000000ull;
+	s->next_check = now + INCIDENT_CHECK_NS;
 	for (size_t i = 0; i < s->n_order; i++) {
 		struct incident *inc = &s->inc[s->order[i]];
 		const char *why;
@@ -300,6 +359,7 @@ static struct incident *new_slot(struct incident_store *s, uint64_t now, inciden
 	if (!inc)
 		return NULL;
 	memset(inc, 0, sizeof(*inc));
+	inc->store = s;
 	inc->in_use = inc->open = true;
 	inc->seq = ++s->seq;
 	inc->game = -1;
@@ -317,10 +377,11 @@ static void make_id(struct incident_store *s, struct incident *inc)
 	char buf[256];
 	int n;
 
-	/* Only what the events say: a game's start time may come from the boot time, which a
-	 * replay need not know. */
+	/* Only what a recording keeps of the events: a game's start time may come from the boot
+	 * time, which a replay need not know, and a recorded time has microseconds. */
 	n = snprintf(buf, sizeof(buf), "%s|%u|%u:%" PRIu64 "|%s|%" PRIu64, s->boot_id, inc->kind,
-		     inc->root.pid, inc->root.start_boot_ns, inc->pci, inc->first_ns);
+		     inc->root.pid, inc->root.start_boot_ns, inc->pci,
+		     inc->first_ns - inc->first_ns % 1000);
 	memcpy(inc->id, "INC-", 4);
 	if (EVP_Digest(buf, (size_t)MIN(n, (int)sizeof(buf) - 1), md, &mdlen, EVP_sha256(), NULL) ==
 		1 &&
@@ -398,8 +459,9 @@ static bool fits_game(struct incident *inc, const struct game_session *g, uint64
 static struct incident *find_open(struct incident_store *s, uint8_t kind, struct proc_key root,
 				  const char *pci)
 {
-	for (size_t i = 0; i < s->n_order; i++) {
-		struct incident *inc = &s->inc[s->order[i]];
+	for (int32_t i = s->buckets[key_hash(kind, root, pci) & s->bucket_mask]; i >= 0;
+	     i = s->inc[i].hnext) {
+		struct incident *inc = &s->inc[i];
 
 		if (!inc->open || inc->kind != kind)
 			continue;
@@ -414,12 +476,11 @@ static struct incident *find_open(struct incident_store *s, uint8_t kind, struct
 }
 
 /* An open incident of this key that the alert may join; one that is due is closed first. */
-static struct incident *find_fit(struct incident_store *s, uint8_t kind, struct proc_key root,
-				 const char *pci, struct cond_ctx *ctx,
-				 const struct game_session *g, const struct game_session *games,
-				 size_t n_games, incident_record_fn rec, void *ud)
+static struct incident *check_fit(struct incident_store *s, struct incident *inc,
+				  struct cond_ctx *ctx, const struct game_session *g,
+				  const struct game_session *games, size_t n_games,
+				  incident_record_fn rec, void *ud)
 {
-	struct incident *inc = find_open(s, kind, root, pci);
 	uint64_t ts = ctx->ev->ts, due;
 	const char *why;
 
@@ -433,13 +494,41 @@ static struct incident *find_fit(struct incident_store *s, uint8_t kind, struct 
 	return fits_game(inc, g, ts, games, n_games) ? inc : NULL;
 }
 
+static struct incident *find_fit(struct incident_store *s, uint8_t kind, struct proc_key root,
+				 const char *pci, struct cond_ctx *ctx,
+				 const struct game_session *g, const struct game_session *games,
+				 size_t n_games, incident_record_fn rec, void *ud)
+{
+	return check_fit(s, find_open(s, kind, root, pci), ctx, g, games, n_games, rec, ud);
+}
+
+/*
+ * The incident the previous alert went to, when n already acts in it (most alerts come in runs
+ * from one process): no walk up the tree, no search.
+ */
+static struct incident *recent_fit(struct incident_store *s, struct proc_node *n,
+				   struct cond_ctx *ctx, const struct game_session *g,
+				   const struct game_session *games, size_t n_games,
+				   incident_record_fn rec, void *ud)
+{
+	struct incident *inc = s->recent;
+
+	if (!inc || !inc->in_use || !inc->open || inc->kind != INCIDENT_KIND_ACTOR)
+		return NULL;
+	for (size_t i = 0; i < inc->n_actors; i++)
+		if (inc->actors[i].key.pid == n->pid &&
+		    inc->actors[i].key.start_boot_ns == n->start_boot_ns)
+			return check_fit(s, inc, ctx, g, games, n_games, rec, ud);
+	return NULL;
+}
+
 int incident_assign(struct incident_store *s, struct cond_ctx *ctx,
 		    const struct game_session *games, size_t n_games, const char *rule_id,
 		    char id_out[static INCIDENT_ID_LEN], incident_record_fn rec, void *ud)
 {
 	struct proc_node *chain[PROCTREE_MAX_DEPTH], *root = NULL;
 	const struct game_session *g = running_game(ctx, games, n_games);
-	int stage = incident_alert_stage(rule_id, ctx);
+	int stage = incident_alert_stage(s, rule_id, ctx);
 	struct incident *inc = NULL;
 	struct proc_key key = {0};
 	char pci[32] = "";
@@ -452,19 +541,25 @@ int incident_assign(struct incident_store *s, struct cond_ctx *ctx,
 	if (stage != INCIDENT_STAGE_NONE && ctx->proc && ctx->proc->pid &&
 	    ctx->ev->provider != RG_PROV_AGENT) {
 		kind = INCIDENT_KIND_ACTOR;
-		root = actor_root(ctx->tree, ctx->proc, chain, &n_chain);
-		/* The nearest ancestor-or-self that roots an open incident. */
-		for (size_t i = 0; i < n_chain && !inc; i++)
-			inc = find_fit(s, kind, PROC_KEY(chain[i]->pid, chain[i]->start_boot_ns),
-				       NULL, ctx, g, games, n_games, rec, ud);
-		key = PROC_KEY(root->pid, root->start_boot_ns);
+		inc = recent_fit(s, ctx->proc, ctx, g, games, n_games, rec, ud);
+		if (!inc) {
+			root = actor_root(ctx->tree, ctx->proc, chain, &n_chain);
+			/* The nearest ancestor-or-self that roots an open incident. */
+			for (size_t i = 0; i < n_chain && !inc; i++)
+				inc = find_fit(s, kind,
+					       PROC_KEY(chain[i]->pid, chain[i]->start_boot_ns),
+					       NULL, ctx, g, games, n_games, rec, ud);
+			key = PROC_KEY(root->pid, root->start_boot_ns);
+		}
 	} else if (stage != INCIDENT_STAGE_NONE && s->f_pci &&
 		   field_ref_format(s->f_pci, ctx, pci, sizeof(pci)) && pci[0] &&
 		   strcmp(pci, "?") != 0) {
 		kind = INCIDENT_KIND_PCI;
 		inc = find_fit(s, kind, key, pci, ctx, g, games, n_games, rec, ud);
-	} else
-		inc = find_fit(s, kind, key, "", ctx, g, games, n_games, rec, ud);
+	} else {
+		pci[0] = 0; /* field_ref_format() wrote "?" */
+		inc = find_fit(s, kind, key, pci, ctx, g, games, n_games, rec, ud);
+	}
 	if (!inc) {
 		inc = new_slot(s, ts, rec, ud);
 		if (!inc)
@@ -480,6 +575,7 @@ int incident_assign(struct incident_store *s, struct cond_ctx *ctx,
 			inc->game_started_ns = g->started_ns;
 		}
 		make_id(s, inc);
+		hash_add(s, inc);
 	}
 	if (inc->game < 0 && g) {
 		/* Tied to the first game session during which it fires. */
@@ -490,20 +586,20 @@ int incident_assign(struct incident_store *s, struct cond_ctx *ctx,
 		inc->game_pid = g->pid;
 		strscpy_ok(inc->game_name, g->name ? g->name : "", sizeof(inc->game_name));
 	}
-	s->last = inc;
+	s->last = s->recent = inc;
 	s->st.alerts++;
 	memcpy(id_out, inc->id, INCIDENT_ID_LEN);
 	return 0;
 }
 
-/* Keeps a copy of one log line, within the incident's and the store's budgets. */
-static void log_add(struct incident_store *s, struct incident *inc, uint8_t kind, const char *json,
+/* Keeps a copy of one log entry (len bytes), within the incident's and the store's budgets. */
+static void log_add(struct incident_store *s, struct incident *inc, uint8_t kind, const void *data,
 		    size_t len)
 {
 	struct inc_log *l;
 	char *copy;
 
-	if (!json || !len)
+	if (!data || !len)
 		return;
 	if (inc->n_log >= s->cfg.max_log_records || inc->log_bytes + len > s->cfg.max_log_bytes) {
 		inc->log_dropped++;
@@ -529,9 +625,9 @@ static void log_add(struct incident_store *s, struct incident *inc, uint8_t kind
 	copy = malloc(len + 1);
 	if (!copy)
 		goto fail;
-	memcpy(copy, json, len);
+	memcpy(copy, data, len);
 	copy[len] = 0;
-	inc->log[inc->n_log++] = (struct inc_log){.kind = kind, .len = (uint32_t)len, .json = copy};
+	inc->log[inc->n_log++] = (struct inc_log){.kind = kind, .len = (uint32_t)len, .data = copy};
 	inc->log_bytes += len;
 	s->log_total += len;
 	return;
@@ -623,14 +719,15 @@ void incident_add_alert(struct incident_store *s, const char *id, struct cond_ct
 			const struct incident_alert *a, incident_record_fn rec, void *ud)
 {
 	struct incident *inc = s->last;
-	int stage = incident_alert_stage(a->rule_id, ctx), sev;
-	bool fresh = false;
+	int stage = incident_alert_stage(s, a->rule_id, ctx), sev;
+	bool fresh = false, strong;
 
 	if (!inc || strcmp(inc->id, id) != 0)
 		inc = (struct incident *)incident_store_find(s, id);
 	if (!inc)
 		return;
 	sev = incident_severity(inc);
+	strong = inc->target_op[0] || inc->library[0];
 	inc->alerts++;
 	inc->matches += a->count;
 	inc->max_alert_severity = MAX(inc->max_alert_severity, a->severity);
@@ -647,12 +744,14 @@ void incident_add_alert(struct incident_store *s, const char *id, struct cond_ct
 	} else if (ctx->game_running)
 		inc->during_game = true;
 	log_add(s, inc, INCIDENT_LOG_ALERT, a->json, a->len);
-	log_add(s, inc, INCIDENT_LOG_EVENT, a->event_json, a->event_len);
+	log_add(s, inc, INCIDENT_LOG_EVENT, a->event, a->event ? sizeof(*a->event) : 0);
 	if (!inc->records) {
 		inc->records++;
 		if (rec)
 			rec(inc, "opened", ud);
-	} else if (fresh || incident_severity(inc) != sev) {
+	} else if (fresh || incident_severity(inc) != sev ||
+		   strong != (inc->target_op[0] || inc->library[0])) {
+		/* a new stage, a new severity, or the game's memory read after the game only ran */
 		inc->records++;
 		s->st.updated++;
 		if (rec)

@@ -43,6 +43,7 @@
 #include "common/prockey.h"
 
 struct cond_ctx;
+struct rg_event;
 struct game_session;
 struct proctree;
 
@@ -121,7 +122,7 @@ struct incident_store;
 
 int incident_store_new(const struct incident_config *cfg, struct incident_store **ret);
 void incident_store_free(struct incident_store *s);
-/* The policy's seat name after a reload (the summaries). */
+/* After a reload (engine_reload()): the policy's seat name (the summaries); the new rules. */
 void incident_store_set_seat(struct incident_store *s, const char *seat);
 void incident_store_stats(const struct incident_store *s, struct incident_stats *ret);
 
@@ -152,7 +153,10 @@ enum incident_log_kind {
 	INCIDENT_LOG_EVENT, /* the event that raised it, as `daemon --record` writes it */
 };
 size_t incident_log_count(const struct incident *inc);
-/* One JSON line (no newline) of the log; -ENOENT past the end. */
+/*
+ * One JSON line (no newline) of the log; -ENOENT past the end, -ENOMEM. An event is kept as the
+ * event itself and written when asked for: its text is valid until the next call.
+ */
 int incident_log_get(const struct incident *inc, size_t i, enum incident_log_kind *kind,
 		     const char **json, size_t *len);
 
@@ -183,8 +187,7 @@ struct incident_alert {
 	const char *message;
 	const char *json;
 	size_t len;
-	const char *event_json;
-	size_t event_len;
+	const struct rg_event *event; /* the event that raised it (kept as it is), or NULL */
 };
 void incident_add_alert(struct incident_store *s, const char *id, struct cond_ctx *ctx,
 			const struct incident_alert *a, incident_record_fn rec, void *ud);

@@ -6,6 +6,7 @@
  * each stage, read from the alert's event with the rule language's own field names.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,9 +145,17 @@ int incident_action_stage(unsigned type)
 	}
 }
 
-int incident_alert_stage(const char *rule_id, const struct cond_ctx *ctx)
+int incident_alert_stage(struct incident_store *s, const char *rule_id, const struct cond_ctx *ctx)
 {
-	int stage = incident_rule_stage(rule_id);
+	/* the table by the rule id's pointer: two alerts in three are of a rule seen before */
+	size_t slot = ((uintptr_t)rule_id >> 4) % ARRAY_SIZE(s->stage_cache);
+	int stage;
+
+	if (s->stage_cache[slot].rule != rule_id) {
+		s->stage_cache[slot].rule = rule_id;
+		s->stage_cache[slot].stage = incident_rule_stage(rule_id);
+	}
+	stage = s->stage_cache[slot].stage;
 
 	return stage == INCIDENT_STAGE_EVENT || stage < 0 ? incident_event_stage(ctx) : stage;
 }
@@ -269,7 +278,8 @@ void incident_add_facts(struct incident_store *s, struct incident *inc, unsigned
 	struct inc_stage *st = &inc->st[stage];
 	char v[INC_FACT_LEN];
 
-	for (size_t i = 0; i < s->n_facts[stage]; i++)
+	/* The decisive facts are the first ones: the later alerts of a stage repeat them. */
+	for (size_t i = 0; st->alerts <= INC_FACT_ALERTS && i < s->n_facts[stage]; i++)
 		if (fmt(s->facts[stage][i], ctx, v, sizeof(v)))
 			add_fact(st, field_ref_name(s->facts[stage][i]), v);
 	/* What the summary says: the device, the largest remote-access MR, the peer, the game. */
