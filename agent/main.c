@@ -15,6 +15,7 @@ static const struct {
 	{"audit", cmd_audit, "one-shot inventory of every trace of RDMA on this machine"},
 	{"baseline", cmd_baseline, "save or check the seat's hardware baseline (baseline save FILE)"},
 	{"daemon", cmd_daemon, "watch continuously with eBPF sensors and raise alerts"},
+	{"evidence", cmd_evidence, "signed incident bundles, the seat key, chained logs"},
 	{"enforce", cmd_enforce, "show or lift the pinned enforcement (enforce --status|--off)"},
 	{"explain", cmd_explain, "tell one incident's timeline (explain INCIDENT-ID [FILE])"},
 	{"incidents", cmd_incidents, "list the incidents of the daemon or of a file"},

@@ -9,6 +9,7 @@ int cmd_audit(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
 int cmd_enforce(int argc, char **argv);
+int cmd_evidence(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_incidents(int argc, char **argv);
 int cmd_policy(int argc, char **argv);

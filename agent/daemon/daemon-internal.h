@@ -7,6 +7,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,6 +80,9 @@ struct daemon {
 	uint64_t *keys, *next_keys;
 	size_t nkeys, nnext;
 	bool keys_overflow;
+	/* the seat key (daemon_evidence.c); NULL: none, nothing is signed */
+	EVP_PKEY *sigkey;
+	char sigkey_text[64], sigkey_fp[72];
 };
 
 /* daemon_events.c */
@@ -88,6 +92,13 @@ int daemon_incidents_serve(struct daemon *d, int fd, const char *id);
 int daemon_event(const struct rg_event *in, void *ud);
 void daemon_agent_event(struct daemon *d, unsigned type, bool ok, const char *what,
 			const char *text, uint64_t count, uint64_t count2);
+
+/* daemon_evidence.c: the seat key, made if missing and loaded; its public half into rg (the
+ * "rdmaguard" object of notices and status); the chain heads of stats' outputs signed. */
+int daemon_evidence_start(struct daemon *d, const char *state_dir);
+void daemon_evidence_done(struct daemon *d);
+void daemon_evidence_add(struct daemon *d, struct json_object *rg);
+void daemon_evidence_sign_heads(struct daemon *d, struct json_object *stats);
 
 /* daemon_stats.c */
 struct json_object *daemon_stats(struct daemon *d, bool with_hooks);

@@ -473,6 +473,7 @@ static void daemon_done(struct daemon *d)
 	if (d->outputs)
 		outputs_free(d->outputs);
 	engine_free(d->engine);
+	daemon_evidence_done(d);
 	json_object_put(d->hooks);
 	if (d->record && d->record != stdout)
 		fclose(d->record);
@@ -610,17 +611,14 @@ int daemon_run(const struct daemon_config *cfg_in)
 		goto out;
 	if (parse_outputs(&cfg, policy, specs, &nspecs) < 0)
 		goto out;
-	/* Only network outputs keep state (their spools). */
-	for (size_t i = 0; i < nspecs; i++)
-		if (output_type_is_network(specs[i].type)) {
-			r = mkdir_parents(cfg.state_dir, 0700);
-			if (r < 0) {
-				log_error_errno(r, "Failed to create the state directory %s: %m",
-						cfg.state_dir);
-				goto out;
-			}
-			break;
-		}
+	/* The spools of network outputs and the seat key live there. */
+	r = mkdir_parents(cfg.state_dir, 0700);
+	if (r < 0) {
+		log_error_errno(r, "Failed to create the state directory %s: %m", cfg.state_dir);
+		goto out;
+	}
+	if (daemon_evidence_start(&d, cfg.state_dir) < 0)
+		goto out;
 	r = setup_signals(&d);
 	if (r < 0) {
 		log_error_errno(r, "Failed to set up signal handling: %m");

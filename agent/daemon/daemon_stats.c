@@ -107,6 +107,7 @@ struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 	ADD(o, "sensors", sn);
 
 	outputs_stats(d->outputs, o);
+	daemon_evidence_sign_heads(d, o);
 	if (d->enf)
 		ADD(o, "enforce", enforce_describe(d->enf));
 	if (d->hw)
@@ -231,16 +232,17 @@ void daemon_identity_add(struct daemon *d, struct json_object *o)
 		ADD(labels, "seat", json_object_new_string(p->seat));
 		ADD(o, "labels", labels);
 	}
+	if (!json_object_object_get_ex(o, "rdmaguard", &rg)) {
+		rg = json_object_new_object();
+		ADD(o, "rdmaguard", rg);
+	}
 	if (p->sha256[0]) {
 		struct json_object *pol = json_object_new_object();
 
-		if (!json_object_object_get_ex(o, "rdmaguard", &rg)) {
-			rg = json_object_new_object();
-			ADD(o, "rdmaguard", rg);
-		}
 		ADD(pol, "sha256", json_object_new_string(p->sha256));
 		ADD(rg, "policy", pol);
 	}
+	daemon_evidence_add(d, rg);
 	/* hw.fingerprint and pci.dsn[]: the names the fleet's ingest() reads
 	 * (fleet/postgresql/schema.sql). */
 	daemon_hw_print_add(d, o);

@@ -157,6 +157,8 @@ static int load_events(struct incident_set *s, FILE *f, const char *path,
 		snprintf(err, errlen, "%s: %s", path, l.msg);
 		r = l.err;
 	}
+	if (r >= 0 && o->with_engine)
+		o->with_engine(e, o->ud);
 out:
 	jw_free(w);
 	event_reader_free(reader);

@@ -21,6 +21,8 @@
 
 #include "incident.h"
 
+struct rg_engine;
+
 #define INCIDENT_READER_MAX	   65536
 #define INCIDENT_READER_MAX_ALERTS 4096
 #define INCIDENT_READER_MAX_LINE   (1u << 20)
@@ -65,6 +67,10 @@ struct incident_load_opts {
 	const char *hostname;	   /* NULL: this machine's */
 	const char *boot_id;	   /* NULL: this machine's (incident ids mix it in) */
 	uint64_t boot_realtime_ns; /* 0: unknown */
+	/* A --record'ed file: called with the engine once every event went through it (the
+	 * evidence export reads the kept logs there); NULL: not called. */
+	void (*with_engine)(struct rg_engine *e, void *ud);
+	void *ud;
 };
 int incident_set_load(struct incident_set *s, const char *path, const struct incident_load_opts *o,
 		      char *err, size_t errlen);

@@ -69,6 +69,7 @@ struct output_spec {
 	enum output_records records;
 	char name[OUTPUT_NAME_MAX]; /* canonical form without parameters: stats, messages, spool */
 	char path[PATH_MAX];	    /* file: the path as given */
+	bool chain;		    /* file+chain:PATH, lines hash-chained (evidence/chain.h) */
 	char host[OUTPUT_HOST_MAX]; /* syslog: DNS name or IP literal (IPv6 without brackets) */
 	bool host_is_ip;
 	uint16_t port;		    /* syslog: default 514 (tcp), 6514 (tls), 2514 (relp, relp+tls) */
@@ -81,7 +82,8 @@ struct output_spec {
 };
 
 /*
- * Parses [alerts:|incidents:]SPEC, SPEC one of stdout | file:PATH | syslog+tcp://HOST[:PORT][?facility=F&bom=1] |
+ * Parses [alerts:|incidents:]SPEC, SPEC one of stdout | file:PATH | file+chain:PATH |
+ * syslog+tcp://HOST[:PORT][?facility=F&bom=1] |
  * syslog+tls://HOST[:PORT][?ca=FILE&cert=FILE&key=FILE&facility=F&bom=1] |
  * relp://HOST[:PORT][?facility=F&bom=1] |
  * relp+tls://HOST[:PORT]?ca=FILE&cert=FILE&key=FILE[&peer=NAME&facility=F&bom=1] (ca, cert and

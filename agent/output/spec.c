@@ -358,18 +358,20 @@ int output_spec_parse(const char *spec, struct output_spec *ret, char *err, size
 		strcpy(o->name, "stdout");
 		return 0;
 	}
-	if (startswith(spec, "file:")) {
-		const char *path = spec + 5;
+	if (startswith(spec, "file:") || startswith(spec, "file+chain:")) {
+		const char *path = strchr(spec, ':') + 1;
 
 		o->type = OUTPUT_FILE;
+		o->chain = startswith(spec, "file+chain:");
 		if (!*path)
-			return spec_error(err, errlen, spec, "missing path after \"file:\"");
+			return spec_error(err, errlen, spec, "missing path after \"%.*s\"",
+					  (int)(path - spec), spec);
 		if (strlen(path) >= sizeof(o->path))
 			return spec_error(err, errlen, spec, "path too long");
 		if (path[strlen(path) - 1] == '/')
 			return spec_error(err, errlen, spec, "path names a directory");
 		strcpy(o->path, path);
-		snprintf(o->name, sizeof(o->name), "file:%s", path);
+		snprintf(o->name, sizeof(o->name), "%s:%s", o->chain ? "file+chain" : "file", path);
 		return 0;
 	}
 	if (startswith(spec, "syslog+tcp://")) {
@@ -393,7 +395,8 @@ int output_spec_parse(const char *spec, struct output_spec *ret, char *err, size
 				  "syslog needs a transport: syslog+tcp:// or syslog+tls:// "
 				  "(UDP would lose alerts)");
 	return spec_error(err, errlen, spec,
-			  "unknown output (expected stdout, file:PATH, syslog+tcp://HOST:PORT, "
+			  "unknown output (expected stdout, file:PATH, file+chain:PATH, "
+			  "syslog+tcp://HOST:PORT, "
 			  "syslog+tls://HOST:PORT?ca=FILE, relp://HOST:PORT or "
 			  "relp+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE)");
 }

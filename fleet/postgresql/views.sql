@@ -24,6 +24,18 @@ SELECT seat, last_heartbeat, last_heartbeat_ts, host_name, host_id, host_ips, ho
 FROM rdmaguard.seat_state
 WHERE last_heartbeat IS NOT NULL;
 
+-- The seat keys the agents announced (rdmaguard.seat_key of every notice: start, heartbeats,
+-- stop; docs/evidence.md): a row a seat and key, when first and last seen. The key a referee
+-- verifies a seat's evidence bundle with; a seat with two keys was reinstalled, or is not the
+-- machine it was.
+CREATE OR REPLACE VIEW seat_keys AS
+SELECT seat, doc #>> '{rdmaguard,seat_key,public}' AS public_key,
+       doc #>> '{rdmaguard,seat_key,fingerprint}' AS fingerprint,
+       min(received_at) AS first_seen, max(received_at) AS last_seen, count(*) AS notices
+FROM rdmaguard.agent_events
+WHERE doc #> '{rdmaguard,seat_key,public}' IS NOT NULL
+GROUP BY 1, 2, 3;
+
 -- Seats with no heartbeat for quiet (an agent stopped, a seat cut off), by the collector's
 -- clock (a seat's own clock could lie): SELECT * FROM rdmaguard.silent_seats('5 minutes');
 CREATE OR REPLACE FUNCTION silent_seats(quiet interval, at timestamptz DEFAULT now())

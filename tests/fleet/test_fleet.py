@@ -537,6 +537,17 @@ def scenario(d):
             got = pg.rows("SELECT seat, fingerprint, pci_dsns FROM rdmaguard.seat_state")
             check(got == [{"seat": "C-01", "fingerprint": fp, "pci_dsns": SEATS["C-01"][2]}],
                   "the daemon's notices: %r, want C-01 %s %s" % (got, fp, SEATS["C-01"][2]))
+            keys = pg.rows("SELECT seat, public_key, fingerprint, notices FROM "
+                           "rdmaguard.seat_keys")
+            kg = subprocess.run([RDMAGUARD, "evidence", "keygen", "--state-dir",
+                                 os.path.join(d, "state-daemon-C-01")], capture_output=True,
+                                text=True, timeout=30)
+            check(kg.returncode == 0 and keys and len(keys) == 1 and
+                  keys[0]["seat"] == "C-01" and keys[0]["notices"] >= 3 and
+                  "public %s\n" % keys[0]["public_key"] in kg.stdout and
+                  "fingerprint %s\n" % keys[0]["fingerprint"] in kg.stdout,
+                  "seat_keys: C-01's key as its daemon made it, in every notice: %r, %s" %
+                  (keys, kg.stdout))
             print("C-01 is a real daemon: hw.fingerprint %s" % fp)
         else:  # no daemon without root: C-01's heartbeat is written as the others'
             fp = "fp-std"

@@ -328,6 +328,13 @@ def check_files(root):
     check(os.path.islink(os.path.join(
         root, "etc/systemd/system/multi-user.target.wants/rdmaguard.service")),
         "the service is enabled (multi-user.target.wants)")
+    # The seat key, made by the postinst (docs/evidence.md).
+    for name, mode in (("seat-key.pem", 0o600), ("seat-key.pub", 0o644)):
+        full = os.path.join(root, "var/lib/rdmaguard", name)
+        st = os.stat(full) if os.path.isfile(full) else None
+        check(st and st.st_uid == 0 and (st.st_mode & 0o7777) == mode,
+              f"/var/lib/rdmaguard/{name}: made at install, root's, {mode:o}",
+              oct(st.st_mode) if st else "missing")
 
 
 def schema_validator(root):
