@@ -630,7 +630,13 @@ BEGIN
 		IF jsonb_typeof(d) <> 'object' OR (d #>> '{event,id}') IS NULL THEN
 			RAISE EXCEPTION 'not an rdmaguard event (no event.id)';
 		END IF;
-		id := (d #>> '{event,id}')::uuid;
+		IF d #>> '{event,dataset}' = 'rdmaguard.incident' THEN
+			-- an incident record's id is its incident's and its number (INC-...-N): the
+			-- ledger keys it by the uuid of its md5, the same for a record sent twice
+			id := md5(d #>> '{event,id}')::uuid;
+		ELSE
+			id := (d #>> '{event,id}')::uuid;
+		END IF;
 		ts := (d ->> '@timestamp')::timestamptz;
 		seat := coalesce(d #>> '{labels,seat}', d #>> '{host,name}', d #>> '{host,hostname}',
 				 hostname);

@@ -338,10 +338,13 @@ def console(d, pg, rs, alerts):
                      "rping read Arena's memory into it during the match"),
             incident("A-01", a01, "closed", "access", "medium", "notice", "ib_send_bw exited")]
     send_docs(d, rs.port, recs, "incidents")
-    wait_for(lambda: pg.scalar("SELECT count(*) FROM rdmaguard.incident_events") == "4", 30,
+    # the seats' own replays send incident records too: count this test's two incidents
+    wait_for(lambda: pg.scalar("SELECT count(*) FROM rdmaguard.incident_events WHERE "
+                               "incident_id IN ('%s', '%s')" % (b12, a01)) == "4", 30,
              "4 incident records in PostgreSQL")
     inc = pg.rows("SELECT incident_id, seat, state, stage, severity, verdict, records, "
-                  "closed_at IS NOT NULL AS closed FROM rdmaguard.incidents ORDER BY seat")
+                  "closed_at IS NOT NULL AS closed FROM rdmaguard.incidents WHERE incident_id "
+                  "IN ('%s', '%s') ORDER BY seat" % (a01, b12))
     check(inc == [{"incident_id": a01, "seat": "A-01", "state": "closed", "stage": "access",
                    "severity": "critical", "verdict": False, "records": 2, "closed": True},
                   {"incident_id": b12, "seat": "B-12", "state": "updated", "stage": "target",
@@ -364,7 +367,7 @@ def console(d, pg, rs, alerts):
             "D-01": "weak"}
     got = room()
     check({s: r["state"] for s, r in got.items()} == want, "seat_overview: %r" % got)
-    check(got["D-01"]["weak_reasons"] == ["iommu"] and got["D-01"]["open_medium"] == 3 and
+    check(got["D-01"]["weak_reasons"] == ["iommu"] and got["D-01"]["open_medium"] == 4 and
           got["B-12"]["open_high"] == 4 and got["B-12"]["open_verdicts"] == 1 and
           got["A-01"]["open_incidents"] == 1 and got["B-12"]["row_label"] == "B" and
           got["B-12"]["seat_number"] == 12, "seat_overview's columns: %r" % got)
@@ -405,7 +408,7 @@ def console(d, pg, rs, alerts):
     check(got["B-12"]["state"] == "suspicious" and got["B-12"]["open_verdicts"] == 0 and
           got["B-13"]["state"] == "ok", "seat_overview after the notes: %r" % got)
     inc = pg.rows("SELECT incident_id, open, notes FROM rdmaguard.seat_incidents "
-                  "ORDER BY seat")
+                  "WHERE incident_id IN ('%s', '%s') ORDER BY seat" % (a01, b12))
     check(inc == [{"incident_id": a01, "open": True, "notes": None},
                   {"incident_id": b12, "open": False, "notes": 1}], "seat_incidents: %r" % inc)
 
@@ -537,13 +540,15 @@ def scenario(d):
             got = pg.rows("SELECT seat, fingerprint, pci_dsns FROM rdmaguard.seat_state")
             check(got == [{"seat": "C-01", "fingerprint": fp, "pci_dsns": SEATS["C-01"][2]}],
                   "the daemon's notices: %r, want C-01 %s %s" % (got, fp, SEATS["C-01"][2]))
+            # the start and stop notices keep their documents; a heartbeat that changes
+            # nothing keeps none (schema.sql, agent_events), so 2 notices at least
             keys = pg.rows("SELECT seat, public_key, fingerprint, notices FROM "
                            "rdmaguard.seat_keys")
             kg = subprocess.run([RDMAGUARD, "evidence", "keygen", "--state-dir",
                                  os.path.join(d, "state-daemon-C-01")], capture_output=True,
                                 text=True, timeout=30)
             check(kg.returncode == 0 and keys and len(keys) == 1 and
-                  keys[0]["seat"] == "C-01" and keys[0]["notices"] >= 3 and
+                  keys[0]["seat"] == "C-01" and keys[0]["notices"] >= 2 and
                   "public %s\n" % keys[0]["public_key"] in kg.stdout and
                   "fingerprint %s\n" % keys[0]["fingerprint"] in kg.stdout,
                   "seat_keys: C-01's key as its daemon made it, in every notice: %r, %s" %
@@ -574,7 +579,7 @@ def scenario(d):
         for seat, (rc, out, err) in sorted(results.items()):
             check(rc == 1, "replay %s: exit %d: %s" % (seat, rc, err))
             alerts[seat] = out
-        check([len(alerts[s]) for s in ("A-01", "B-12", "B-13", "D-01")] == [2, 4, 4, 3],
+        check([len(alerts[s]) for s in ("A-01", "B-12", "B-13", "D-01")] == [2, 4, 4, 4],
               "alerts per seat %r" % {s: len(a) for s, a in alerts.items()})
         total = sum(len(a) for a in alerts.values())
         wait_for(lambda: pg.scalar("SELECT count(*) FROM rdmaguard.alerts") == str(total) and
