@@ -9,15 +9,12 @@
 #   fuzz      tests/fuzz/run.sh: every fuzz target for RG_FUZZ_SECONDS seconds (default 60)
 #   valgrind  memcheck (tests/hardening/valgrind.sh) on the unit suite of build/: the Check
 #             binaries and every rdmaguard the CLI tests start; any error or leak fails
-#   bench-vm  the benchmark's VM boot under qemu -icount (bench/bench.py --quick --vm-only, results
-#             in build/bench-vm/): instruction counts, which the machine's load does not change
 # What runs beside what (docs/ci-budget.md): from the end of build/'s compile, the VM lab (suite
 # e2e; qemu, one host CPU) in the background, and in another job the tests of suite beside (the
 # package test and the lab's harness: downloads and idle guests, mostly waiting); the privileged
 # suites of step sanitize in the background beside its unit suite and step fuzz (valgrind, which
-# a daemon's uprobes in libibverbs would stop with SIGTRAP, waits for them); bench-vm in the
-# lab's lane or the foreground, whichever is free first. Background output comes last; the
-# foreground runs at nice 10 meanwhile, which leaves qemu its CPU.
+# a daemon's uprobes in libibverbs would stop with SIGTRAP, waits for them). Background output
+# comes last; the foreground runs at nice 10 meanwhile, which leaves qemu its CPU.
 # Each step prints its time as it ends, and a summary of them all comes last. RG_TEST_STEPS picks
 # steps (default "build sanitize fuzz valgrind"). Extra arguments go to the `meson test` of step
 # build and then only that step runs, in the foreground (tests/run.sh --suite unit);
@@ -70,18 +67,15 @@ tests_in() {
 
 # job_start NAME WHAT COMMAND...: COMMAND in the background, in its own process group (setsid) so
 # that it can be stopped whole; its output in JOBS/NAME/log, "RC END" in JOBS/NAME/status.
-# JOBS/NAME.after, if there, is run (sourced by that sh) in the same process group once COMMAND
-# has ended (the lab's lane runs bench-vm so).
 job_start() {
 	jd=$jobs_dir/$1
 	mkdir "$jd"
 	date +%s >"$jd/t0"
-	[ ! -f "$jobs_dir/$1.after" ] || mv "$jobs_dir/$1.after" "$jd/after"
 	echo "==== tests/run.sh: $1: $2: in the background (output at the end)"
 	shift 2
 	# shellcheck disable=SC2016 # expanded by that sh
 	setsid -w sh -c 'd=$1; shift; echo $$ >"$d/pgid"; rc=0; "$@" || rc=$?
-		echo "$rc $(date +%s)" >"$d/status"; [ ! -f "$d/after" ] || . "$d/after"' \
+		echo "$rc $(date +%s)" >"$d/status"' \
 		sh "$jd" "$@" >"$jd/log" 2>&1 &
 	echo $! >"$jd/pid"
 	running="$running $(basename "$jd")"
@@ -124,22 +118,10 @@ job_stop() {
 		wait "$(cat "$jd/pid")" 2>/dev/null || true
 	fi
 	[ -s "$jd/status" ] || echo "stopped $(date +%s)" >"$jd/status"
-	[ ! -s "$jobs_dir/bench-vm/t0" ] || [ -s "$jobs_dir/bench-vm/status" ] ||
-		echo "stopped $(date +%s)" >"$jobs_dir/bench-vm/status"
 }
 
-# bench-vm, once, by whichever lane claims it first (mkdir is atomic). Its guest's clock counts
-# instructions and skips idle time (-icount sleep=off): a guest that waits on the host (9p reads)
-# sees its own timeouts pass at once, so its qemu gets the CPU before anything else (nice -5): a
-# bpftool run in it timed out at a load of 20 with it at nice 0.
-bench_vm_cmd="nice -n -5 /usr/bin/python3 bench/bench.py --build build --quick --vm-only \
---out build/bench-vm"
-bench_vm_claim() {
-	has_step bench-vm && mkdir "$jobs_dir/bench-vm.claimed" 2>/dev/null
-}
-
-# The VM lab (suite e2e, but for what is also in suite beside) in the background, then bench-vm
-# if the foreground has not taken it yet; the tests of suite beside in another background job.
+# The VM lab (suite e2e, but for what is also in suite beside) in the background; the tests of
+# suite beside in another background job.
 vm_start() {
 	# shellcheck disable=SC2046 # one name a word
 	set -- $(tests_in beside)
@@ -152,17 +134,6 @@ vm_start() {
 		esac
 	done
 	if [ -n "$lab" ]; then
-		if has_step bench-vm; then
-			# the lane's afterword: claim bench-vm, run it, and record it as a job of its own
-			bd=$jobs_dir/bench-vm
-			cat >"$jobs_dir/e2e.after" <<-EOF
-				if mkdir "$jobs_dir/bench-vm.claimed" 2>/dev/null; then
-					mkdir "$bd"; date +%s >"$bd/t0"
-					rc=0; $bench_vm_cmd >"$bd/log" 2>&1 || rc=\$?
-					echo "\$rc \$(date +%s)" >"$bd/status"
-				fi
-			EOF
-		fi
 		# shellcheck disable=SC2086 # one name a word
 		job_start e2e "$lab" meson test -C build --no-rebuild --print-errorlogs \
 			--logbase testlog-e2e $lab
@@ -176,30 +147,6 @@ vm_start() {
 	fi
 }
 
-# bench_vm_wait: the lane's bench-vm, if it ran it, in the output and the summary.
-bench_vm_wait() {
-	bd=$jobs_dir/bench-vm
-	[ -s "$bd/t0" ] || return 0
-	echo "==== tests/run.sh: bench-vm: its output (in the VM lab's lane)"
-	cat "$bd/log" 2>/dev/null || true
-	set -- 1 "$(date +%s)"
-	if [ -s "$bd/status" ]; then
-		read -r b_rc b_at <"$bd/status"
-		set -- "$b_rc" "$b_at"
-	fi
-	result=ok
-	if [ "$1" != 0 ]; then
-		result=FAILED
-		[ "$1" != stopped ] || result=stopped
-		status=1
-	fi
-	echo "==== tests/run.sh: bench-vm: $result in $(($2 - $(cat "$bd/t0"))) s"
-	summary="$summary$(printf '  %-13s %6s s  %s (in the background from %s s)' bench-vm \
-		"$(($2 - $(cat "$bd/t0")))" "$result" "$(($(cat "$bd/t0") - started))")
-"
-	rm -f "$bd/t0"
-}
-
 # shellcheck disable=SC2317 # the EXIT trap
 finish() {
 	rc=$?
@@ -209,7 +156,6 @@ finish() {
 	for j in $running; do
 		job_wait "$j"
 	done
-	bench_vm_wait
 	rm -rf "$jobs_dir"
 	result=ok
 	[ "$rc" = 0 ] || result="FAILED (exit $rc)"
@@ -298,21 +244,13 @@ for s in $steps; do
 		$nice tests/fuzz/run.sh "${RG_FUZZ_SECONDS:-60}" || rc=$?
 		end $rc
 		;;
-	bench-vm) ;; # after the other steps, below
 	*)
-		echo "tests/run.sh: unknown step '$s' (build sanitize fuzz valgrind bench-vm)" >&2
+		echo "tests/run.sh: unknown step '$s' (build sanitize fuzz valgrind)" >&2
 		exit 2
 		;;
 	esac
 done
 job_wait sanitize-root
-if bench_vm_claim; then
-	begin bench-vm "$bench_vm_cmd"
-	rc=0
-	$bench_vm_cmd || rc=$?
-	end $rc
-fi
 job_wait beside
 job_wait e2e
-bench_vm_wait
 exit $status
