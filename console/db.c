@@ -139,6 +139,16 @@ out:
 	return r;
 }
 
+/* now + ms on the monotonic clock, which the change condition variable uses */
+static void deadline(struct timespec *until, int ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, until);
+	until->tv_sec += ms / 1000;
+	until->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until->tv_nsec >= 1000000000L)
+		until->tv_sec++, until->tv_nsec -= 1000000000L;
+}
+
 static void bump(void)
 {
 	pthread_mutex_lock(&change_lock);
@@ -162,11 +172,7 @@ unsigned long db_changes_wait(unsigned long seen, int timeout_ms)
 	struct timespec until;
 	unsigned long now;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L)
-		until.tv_sec++, until.tv_nsec -= 1000000000L;
+	deadline(&until, timeout_ms);
 	pthread_mutex_lock(&change_lock);
 	while (changes == seen && !stopping)
 		if (pthread_cond_timedwait(&change_cond, &change_lock, &until) == ETIMEDOUT)
@@ -174,6 +180,19 @@ unsigned long db_changes_wait(unsigned long seen, int timeout_ms)
 	now = changes;
 	pthread_mutex_unlock(&change_lock);
 	return now;
+}
+
+/* Sleeps ms, or less when the console stops. */
+static void pause_ms(int ms)
+{
+	struct timespec until;
+
+	deadline(&until, ms);
+	pthread_mutex_lock(&change_lock);
+	while (!stopping)
+		if (pthread_cond_timedwait(&change_cond, &change_lock, &until) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&change_lock);
 }
 
 /* One connection's life: LISTEN, then notifications until it breaks or the console stops. */
@@ -222,8 +241,7 @@ static void *listen_main(void *arg)
 		} else {
 			log_warning("The database for LISTEN: %s", err);
 		}
-		if (!db_stopping())
-			db_changes_wait(~0UL, 1000); /* a second before the next try */
+		pause_ms(1000); /* before the next try */
 	}
 	return NULL;
 }
