@@ -21,7 +21,8 @@ configuration (tests/fleet/test_fleet.py's helpers):
   - a referee marks the incident reviewed with a note: the note is stored with the account and
     the database's who and when, the tile leaves `incident`; a viewer sees no form and is
     refused (403), and a write without the CSRF token is refused (403);
-  - over TLS (a certificate made here) the cookie is also Secure.
+  - over TLS (a certificate made here) the cookie is also Secure; a room-layout file is read
+    (and a bad line of one is reported at file:line:column, exit 2).
 
 With --screenshot FILE it also saves a picture of the room (docs/console-room.png).
 Deliberate breaks that turn it red: innerHTML for the alerts' cells in console.js (an <img>
@@ -143,6 +144,12 @@ def start_up(d, pg):
                         "--accounts", bad], capture_output=True, text=True, timeout=30)
     check(r.returncode == 2 and "%s:2:7: the role is viewer or referee" % bad in r.stderr,
           "a bad accounts line: exit %d %r" % (r.returncode, r.stderr))
+    with open(bad, "w") as f:
+        f.write("A-01 1 1\n# the stage\nB-01 2 x\n")
+    r = subprocess.run([CONSOLE, "serve", "--db", db, "--listen", "127.0.0.1:%d" % free_port(),
+                        "--layout", bad], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 2 and "%s:3:1: expected LABEL ROW COLUMN" % bad in r.stderr,
+          "a bad layout line: exit %d %r" % (r.returncode, r.stderr))
 
 
 def accounts(d):
@@ -307,14 +314,21 @@ def review(d, pg, drv, base):
 
 def tls(d, pg, acc):
     pki = fleet.make_pki(d, "pki-console")
+    layout = os.path.join(d, "layout")
+    with open(layout, "w") as f:
+        f.write("# the referees' table\nC-07 12 1\n  A-01\t12 2\n")
     c = Console(d, pg, "tls", ["--accounts", acc, "--tls-cert", pki["server"], "--tls-key",
-                               pki["server_key"]])
+                               pki["server_key"], "--layout", layout])
     ctx = ssl.create_default_context(cafile=pki["ca"])
     st, hdr, _ = http("https://127.0.0.1:%d/api/login" % c.port,
                       {"user": "bob", "password": "bob-password"}, ctx=ctx)
     cookie = hdr.get("Set-Cookie", "")
     check(st == 200 and "Secure" in cookie and "HttpOnly" in cookie, "over TLS: %r" % cookie)
     check("max-age" in hdr.get("Strict-Transport-Security", ""), "HSTS over TLS")
+    st, _, body = http("https://127.0.0.1:%d/api/layout" % c.port, ctx=ctx,
+                       headers={"Cookie": cookie.split(";")[0]})
+    check(st == 200 and json.loads(body) == {"C-07": [12, 1], "A-01": [12, 2]},
+          "the layout file: %d %r" % (st, body))
     c.stop()
 
 
