@@ -85,7 +85,7 @@ static int parse_line(char *line, struct account *acc, size_t *col, size_t *what
 	*what = 2;
 	if (!hash_valid(hash))
 		return -EINVAL;
-	snprintf(acc->name, sizeof(acc->name), "%s", line);
+	snprintf(acc->name, sizeof(acc->name), "%.64s", line); /* valid: at most 64 */
 	acc->hash = strdup(hash);
 	return acc->hash ? 0 : -ENOMEM;
 }
