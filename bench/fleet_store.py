@@ -527,7 +527,9 @@ CROSS JOIN bench_seats s""" % a.hb_hours)
         qs = [
             ("silent_seats", "SELECT * FROM rdmaguard.silent_seats('5 minutes')"),
             ("rdma_peers (1 day)", "SELECT verdict FROM rdmaguard.rdma_peers "
-                                   "WHERE ts > now() - interval '1 day'"),
+                                   "WHERE received_at > now() - interval '1 day'"),
+            ("rdma_peers (1 day, by ts)", "SELECT verdict FROM rdmaguard.rdma_peers "
+                                          "WHERE ts > now() - interval '1 day'"),
             ("dsn_shared", "SELECT * FROM rdmaguard.dsn_shared"),
             ("fingerprint_groups", "SELECT * FROM rdmaguard.fingerprint_groups"),
             ("fingerprint_outliers", "SELECT * FROM rdmaguard.fingerprint_outliers"),
