@@ -333,8 +333,8 @@ document.addEventListener("DOMContentLoaded", async () => {
 		openSeat = null;
 		$("seat-view").hidden = true;
 	});
-	// The silent state comes from the clock, not from an event: look again every 10 s.
-	setInterval(() => { if (session) refreshRoom(); }, 10000);
+	// The silent state comes from the clock, not from an event: look again every 30 s.
+	setInterval(() => { if (session) refreshRoom(); }, 30000);
 	try {
 		session = await api("/api/session");
 		start();

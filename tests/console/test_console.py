@@ -15,7 +15,7 @@ configuration (tests/fleet/test_fleet.py's helpers):
     data-seat and data-state, the best of three loads (the figure is printed);
   - an alert sent by a seat through rsyslog (the outputs module's relp:// output, the shipped
     imrelp -> ompgsql configuration) turns its seat's tile to `incident` within 2 s of its row
-    reaching the database (alerts.received_at);
+    reaching the database (alerts.received_at), for two seats, C-07 and G-44;
   - its process is named `<img src=x onerror=alert(1)>`, and a seat is labelled with another
     such string: no alert dialog, no element injected, the text shown literally;
   - a referee marks the incident reviewed with a note: the note is stored with the account and
@@ -27,7 +27,7 @@ configuration (tests/fleet/test_fleet.py's helpers):
 With --screenshot FILE it also saves a picture of the room (docs/console-room.png).
 Deliberate breaks that turn it red: innerHTML for the alerts' cells in console.js (an <img>
 injected), the console's login check dropped from api.c (401 not given), the LISTEN thread not
-started (the tile changes only on the 10 s poll: over 2 s), the CSRF comparison dropped (the
+started (the tiles change only on the 30 s poll: over 2 s), the CSRF comparison dropped (the
 write without the token is recorded), the loopback check of main.c dropped (exit 0, not 3).
 Environment: RG_CONSOLE, RG_OUTPUT_DRIVER, RG_RDMAGUARD, RG_SOURCE_ROOT.
 """
@@ -38,6 +38,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -242,23 +243,39 @@ def login_required(d, drv, base):
     check(not drv.find_elements(By.CSS_SELECTOR, "#room .tile"), "tiles after a wrong password")
 
 
+def alert_to_tile(d, pg, rs, drv, seat, doc):
+    """Sends doc through rsyslog, from a thread (the sender's exit, its flush, is no part of
+    the time measured); the seconds from its row's received_at to seat's tile in incident.
+    Two seats: the page's fallback read every 30 s lands within 2 s of one alert by chance
+    (1 in 15), of both hardly ever."""
+    check(tile_state(drv, seat) == "ok", "%s before: %s" % (seat, tile_state(drv, seat)))
+    sender = threading.Thread(target=fleet.send_docs, args=(d, rs.port, [doc], seat + "-alert"))
+    sender.start()
+    t_tile = wait_for(lambda: tile_state(drv, seat) == "incident" and time.time(), 15,
+                      "%s's tile to turn incident" % seat, 0.02)
+    sender.join()
+    rcv = float(pg.scalar("SELECT extract(epoch FROM received_at) FROM rdmaguard.alerts "
+                          "WHERE seat = '%s'" % seat))
+    lag = t_tile - rcv
+    print("%s: tile incident %.3f s after its alert reached the database" % (seat, lag))
+    check(lag < 2.0, "%s's tile changed %.3f s after the alert reached the database"
+          % (seat, lag))
+    return lag
+
+
 def live_alert(d, pg, rs, drv):
-    """An alert through rsyslog: C-07's tile turns to incident; the XSS process name."""
+    """Alerts through rsyslog: C-07's and G-44's tiles turn to incident; the XSS process name
+    in C-07's."""
     from selenium.webdriver.common.by import By
-    check(tile_state(drv, "C-07") == "ok", "C-07 before: %s" % tile_state(drv, "C-07"))
     a = alert("C-07", "RDMA-008", "critical", XSS, "memory of Arena read by " + XSS,
               game="Arena")
     a["rdmaguard"] = {"incident": {"id": "inc-c07"}}
     inc = fleet.incident("C-07", "inc-c07", "opened", "target", "critical", "cheat",
                          "RDMA read of Arena's memory by " + XSS)
-    fleet.send_docs(d, rs.port, [a], "c07-alert")
-    t_tile = wait_for(lambda: tile_state(drv, "C-07") == "incident" and time.time(), 15,
-                      "C-07's tile to turn incident", 0.02)
-    rcv = float(pg.scalar("SELECT extract(epoch FROM received_at) FROM rdmaguard.alerts "
-                          "WHERE seat = 'C-07'"))
-    lag = t_tile - rcv
-    print("C-07: tile incident %.3f s after its alert reached the database" % lag)
-    check(lag < 2.0, "the tile changed %.3f s after the alert reached the database" % lag)
+    lags = [alert_to_tile(d, pg, rs, drv, "C-07", a),
+            alert_to_tile(d, pg, rs, drv, "G-44", alert("G-44", "RDMA-008", "critical",
+                                                        "cheat-dma", "memory of Arena read",
+                                                        game="Arena"))]
     fleet.send_docs(d, rs.port, [inc], "c07-incident")
     wait_for(lambda: pg.scalar("SELECT count(*) FROM rdmaguard.incidents") == "1", 15,
              "the incident in the store")
@@ -271,7 +288,7 @@ def live_alert(d, pg, rs, drv):
     check(not drv.find_elements(By.CSS_SELECTOR, "#seat img, #room img, header img"),
           "an <img> was injected into the page")
     no_dialog(drv)
-    return lag
+    return lags
 
 
 def review(d, pg, drv, base):
