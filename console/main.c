@@ -14,13 +14,13 @@
 #include <unistd.h>
 
 #include <arpa/inet.h>
-#include <json-c/json.h>
 
 #include "config.h"
 #include "common/log.h"
 #include "accounts.h"
 #include "db.h"
 #include "http.h"
+#include "layout.h"
 
 enum {
 	EXIT_OK = 0,
@@ -28,8 +28,6 @@ enum {
 	EXIT_USAGE = 2,	  /* bad usage, a file that does not read or parse */
 	EXIT_INSECURE = 3 /* beyond loopback without TLS and accounts: refused */
 };
-
-#define LAYOUT_MAX 20000
 
 static const char usage_text[] =
     "Usage: rdmaguard-console serve --db CONNINFO --listen ADDRESS:PORT\n"
@@ -84,59 +82,6 @@ static int slurp(const char *path, char **out)
 	}
 	fclose(f);
 	return *out ? 0 : -ENODATA;
-}
-
-/* "LABEL ROW COLUMN" lines (1-based, at most 1000 each), # comments: {"LABEL": [row, col]} */
-static int layout_load(const char *path, char **json)
-{
-	json_object *o = json_object_new_object();
-	char line[512];
-	unsigned lineno = 0, count = 0;
-	FILE *f = fopen(path, "re");
-	int r = 0;
-
-	if (!f) {
-		log_error("%s: %s", path, strerror(errno));
-		json_object_put(o);
-		return -errno;
-	}
-	while (r == 0 && fgets(line, sizeof(line), f)) {
-		char label[201], *p = line;
-		int row, col, used = 0;
-
-		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		p += strspn(p, " \t");
-		if (*p == '\0' || *p == '#')
-			continue;
-		if (sscanf(p, "%200s %d %d %n", label, &row, &col, &used) != 3 || p[used] != '\0') {
-			log_error("%s:%u:%zu: expected LABEL ROW COLUMN", path, lineno,
-				  (size_t)(p - line) + 1);
-			r = -EINVAL;
-		} else if (row < 1 || row > 1000 || col < 1 || col > 1000) {
-			log_error("%s:%u:%zu: ROW and COLUMN are 1 to 1000", path, lineno,
-				  (size_t)(strchr(p, ' ') - line) + 2);
-			r = -EINVAL;
-		} else if (json_object_object_get_ex(o, label, NULL)) {
-			log_error("%s:%u:%zu: seat %s placed twice", path, lineno,
-				  (size_t)(p - line) + 1, label);
-			r = -EINVAL;
-		} else if (++count > LAYOUT_MAX) {
-			log_error("%s:%u:1: more than %d seats", path, lineno, LAYOUT_MAX);
-			r = -E2BIG;
-		} else {
-			json_object *a = json_object_new_array();
-
-			json_object_array_add(a, json_object_new_int(row));
-			json_object_array_add(a, json_object_new_int(col));
-			json_object_object_add(o, label, a);
-		}
-	}
-	fclose(f);
-	if (r == 0)
-		*json = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
-	return r;
 }
 
 static int split_listen(char *s, struct console_cfg *cfg)
