@@ -256,7 +256,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	}
 }
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+/* libmicrohttpd's messages, as the console's warnings */
+__attribute__((format(printf, 2, 0))) static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char buf[512];
 
