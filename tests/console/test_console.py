@@ -132,25 +132,24 @@ def http(url, body=None, headers=None, ctx=None):
 
 
 def start_up(d, pg):
-    """Refusals at start: beyond loopback without TLS and accounts; a bad accounts line."""
+    """Refusals at start: beyond loopback without TLS and accounts (exit 3); a bad accounts
+    line and a bad layout line, at file:line:column (exit 2)."""
     db = "host=%s port=%d dbname=fleet user=rg_console" % (pg.dir, pg.port)
-    r = subprocess.run([CONSOLE, "serve", "--db", db, "--listen", "0.0.0.0:%d" % free_port()],
-                       capture_output=True, text=True, timeout=30)
-    check(r.returncode == 3 and "without TLS and accounts" in r.stderr,
-          "serve on 0.0.0.0 without TLS: exit %d %r" % (r.returncode, r.stderr))
-    bad = os.path.join(d, "bad-accounts")
-    with open(bad, "w") as f:
-        f.write("# accounts\nalice:boss:$y$j9T$abc$def\n")
-    r = subprocess.run([CONSOLE, "serve", "--db", db, "--listen", "127.0.0.1:%d" % free_port(),
-                        "--accounts", bad], capture_output=True, text=True, timeout=30)
-    check(r.returncode == 2 and "%s:2:7: the role is viewer or referee" % bad in r.stderr,
-          "a bad accounts line: exit %d %r" % (r.returncode, r.stderr))
-    with open(bad, "w") as f:
-        f.write("A-01 1 1\n# the stage\nB-01 2 x\n")
-    r = subprocess.run([CONSOLE, "serve", "--db", db, "--listen", "127.0.0.1:%d" % free_port(),
-                        "--layout", bad], capture_output=True, text=True, timeout=30)
-    check(r.returncode == 2 and "%s:3:1: expected LABEL ROW COLUMN" % bad in r.stderr,
-          "a bad layout line: exit %d %r" % (r.returncode, r.stderr))
+    bad = os.path.join(d, "bad-file")
+    for host, opt, text, code, want in (
+            ("0.0.0.0", None, None, 3, "without TLS and accounts"),
+            ("127.0.0.1", "--accounts", "# accounts\nalice:boss:$y$j9T$abc$def\n", 2,
+             "%s:2:7: the role is viewer or referee" % bad),
+            ("127.0.0.1", "--layout", "A-01 1 1\n# the stage\nB-01 2 x\n", 2,
+             "%s:3:1: expected LABEL ROW COLUMN" % bad)):
+        args = [CONSOLE, "serve", "--db", db, "--listen", "%s:%d" % (host, free_port())]
+        if opt:
+            with open(bad, "w") as f:
+                f.write(text)
+            args += [opt, bad]
+        r = subprocess.run(args, capture_output=True, text=True, timeout=30)
+        check(r.returncode == code and want in r.stderr,
+              "%s: exit %d %r, want %d and %r" % (args[4:], r.returncode, r.stderr, code, want))
 
 
 def accounts(d):
