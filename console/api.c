@@ -35,7 +35,6 @@ static const char seat_sql[] =
     "'incidents', (SELECT coalesce(json_agg(x ORDER BY x.open DESC, x.updated_at DESC), '[]') "
     "FROM (SELECT i.incident_id, i.state, i.stage, i.severity, i.verdict, i.summary, "
     "i.opened_at, i.updated_at, i.closed_at, i.records, i.reviewed_at, i.notes, i.open, "
-    "i.doc #>> '{rdmaguard,incident,bundle}' AS bundle, "
     "(SELECT coalesce(json_agg(t ORDER BY t.at, t.kind), '[]') FROM (SELECT tl.at, tl.ts, "
     "tl.kind, tl.what, tl.severity, tl.text, tl.detail, tl.who "
     "FROM rdmaguard.incident_timeline tl WHERE tl.incident_id = i.incident_id "

@@ -246,8 +246,6 @@ function incidentBox(i) {
 		encodeURIComponent(i.incident_id), download: "" }, "Export what the store holds"),
 		" · the signed bundle, on the seat: ",
 		el("code", null, "rdmaguard evidence export " + i.incident_id + " DIR"));
-	if (i.bundle)
-		links.append(" · the agent's bundle: ", el("code", null, i.bundle));
 	box.append(links);
 	if (session && session.role === "referee" && i.open)
 		box.append(reviewForm({ incident_id: i.incident_id }, "Mark reviewed"));
