@@ -210,13 +210,15 @@ oa AS (
 	       count(*) FILTER (WHERE a.severity_rank = 4) AS critical,
 	       count(*) FILTER (WHERE a.severity_rank = 4 AND a.game IS NOT NULL) AS critical_in_game,
 	       max(a.received_at) AS last_alert
-	FROM rdmaguard.alerts a
+	-- now() and setting() here, not cfg: a stable expression prunes the partitions when the
+	-- query starts. The notes are joined once above the partitions, not in each.
+	FROM (SELECT x.seat, x.received_at, x.severity_rank, x.game, x.incident_id
+	      FROM rdmaguard.alerts x
+	      WHERE x.received_at > now() - rdmaguard.setting('open_window')::interval) a
 	LEFT JOIN rdmaguard.seat_reviews r ON r.seat = a.seat
-	-- now() and setting() here, not cfg: a stable expression prunes the partitions at start
-	WHERE a.received_at > now() - rdmaguard.setting('open_window')::interval
-	  AND (r.reviewed_at IS NULL OR a.received_at > r.reviewed_at)
-	  AND NOT (a.incident_id IS NOT NULL AND EXISTS (
-		SELECT 1 FROM rdmaguard.review_notes n WHERE n.incident_id = a.incident_id))
+	LEFT JOIN (SELECT DISTINCT n.incident_id FROM rdmaguard.review_notes n
+		   WHERE n.incident_id IS NOT NULL) ri ON ri.incident_id = a.incident_id
+	WHERE (r.reviewed_at IS NULL OR a.received_at > r.reviewed_at) AND ri.incident_id IS NULL
 	GROUP BY a.seat),
 oi AS (
 	-- open, or closed within the window: two index scans (incidents_open, incidents_closed)
