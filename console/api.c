@@ -30,7 +30,7 @@ static const char seat_sql[] =
     "'identity', (SELECT row_to_json(s) FROM (SELECT seat, host_name, host_id, host_ips, "
     "host_macs, agent_version, policy_sha256, fingerprint, pci_dsns, first_seen, last_seen, "
     "last_heartbeat, last_notice, games_running, game, weak_reasons, weak_since, "
-    "identity_changed_at, alerts, heartbeats, host(sender_ip) AS sender_ip "
+    "identity_changed_at, heartbeats, host(sender_ip) AS sender_ip "
     "FROM rdmaguard.seat_state WHERE seat = $1) s), "
     "'incidents', (SELECT coalesce(json_agg(x ORDER BY x.open DESC, x.updated_at DESC), '[]') "
     "FROM (SELECT i.incident_id, i.state, i.stage, i.severity, i.verdict, i.summary, "
