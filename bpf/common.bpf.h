@@ -662,6 +662,42 @@ static __always_inline bool lookup_rdma_fd(int fd, __u32 *node, __u32 *rdev)
 }
 #endif /* !RG_ENFORCE_OBJECT */
 
+#ifndef RG_ENFORCE_OBJECT
+/* enum rg_mem_op (agent/event/event.h) */
+#define MEM_READV   1
+#define MEM_WRITEV  2
+#define MEM_ATTACH  3
+#define MEM_SEIZE   4
+#define MEM_TRACEME 6
+#define MEM_AUTO    7
+#define MEM_EXEC    8
+
+#define PT_PTRACED 0x1 /* task_struct.ptrace */
+
+/*
+ * A ptrace link that no attach request made (PTRACE_TRACEME, the auto-attach of a new process to
+ * its parent's tracer at fork, a traced process's exec): tracer, the actor, holds target's memory.
+ */
+static __always_inline void emit_ptrace_link(struct task_struct *tracer, struct task_struct *target,
+					     __u32 op, __s64 ret, __u16 hook)
+{
+	struct rg_rec_mem *r;
+
+	if (!tracer || (rg_self_tgid && BPF_CORE_READ(tracer, tgid) == rg_self_tgid))
+		return;
+	r = RESERVE(struct rg_rec_mem);
+	if (!r)
+		return;
+	fill_hdr_task(&r->h, tracer, RG_REC_MEM, hook);
+	r->op = op;
+	r->target_pid = BPF_CORE_READ(target, tgid);
+	r->ret = ret;
+	r->target_start_boot_ns = task_start_ns(target);
+	BPF_CORE_READ_STR_INTO(&r->target_comm, target, comm);
+	rg_submit(r);
+}
+#endif /* !RG_ENFORCE_OBJECT */
+
 /* Does the file look like libibverbs, librdmacm or a verbs provider? By name (lib*-rdmav*.so,
  * the providers perftest links directly) or by directory (.../libibverbs/). */
 static __always_inline bool is_rdma_lib(struct file *file)

@@ -169,6 +169,16 @@ struct {
 	__type(value, struct rg_flow_val);
 } roce_flows __weak SEC(".maps");
 
+/* Files of interest reported at their open (security_file_open) outside an open syscall, with
+ * no fd yet (io_uring, open_by_handle_at()): their fd_install(), if one comes, is not reported
+ * again. Keyed by the struct file; taken by the first fd_install() of that file. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u32);
+} opened_files __weak SEC(".maps");
+
 /* The TCP ports iWARP uses, learnt by the agent from rdma_cm's addresses. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

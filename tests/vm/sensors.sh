@@ -18,8 +18,20 @@ daemon_start()
 	local name=$1 mode=$2 d=$OUT/$1
 	mkdir -p "$d"
 	bg "$name" "$RG" daemon --sensor "$mode" --rules "$RG_SRC/rules" \
+		${SENSORS_POLICY:+--policy "$SENSORS_POLICY"} \
 		--record "$d/events.jsonl" --output "file:$d/alerts.jsonl" \
 		--ready-file "$d/ready" --status-socket "$TMPDIR/$name.sock"
+}
+
+# sensors_policy: the daemons started after it have a policy with one game, Arena
+# ($TMPDIR/arena/arena, a copy of sleep): run_fixed starts it.
+sensors_policy()
+{
+	mkdir -p "$TMPDIR/arena"
+	cp /bin/sleep "$TMPDIR/arena/arena"
+	SENSORS_POLICY=$TMPDIR/sensors-policy.json
+	printf '{"games": [{"name": "Arena", "exe": "%s/arena/*"}]}\n' "$TMPDIR" >"$SENSORS_POLICY"
+	chmod 600 "$SENSORS_POLICY"
 }
 
 _daemons_ready()
@@ -566,7 +578,9 @@ want_newfd()
 	local pid child fd
 	pid=$(fact newfd pid)
 	child=$(fact newfd child)
-	for fd in "$(fact newfd uring_fd)" "$(fact newfd dup_fd)"; do
+	# the io_uring open is seen at the LSM's file_open check, with no fd yet (its fd_install()
+	# is not reported again)
+	for fd in -1 "$(fact newfd dup_fd)"; do
 		want "{\"event.action\": \"device_open\", \"process.pid\": $pid, \"rdma.fd\": $fd,
 			\"file.path\": \"$(uverbs_of rxe0)\", \"rdma.node\": \"uverbs\",
 			\"rdma.device\": \"rxe0\"}" --count 1
@@ -576,6 +590,38 @@ want_newfd()
 	want "{\"event.action\": \"device_open\", \"process.pid\": {\"|\": [$pid, $child]}}" --count 3
 	want "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
 		\"memory.op\": \"proc_mem_open\", \"target.process.pid\": $(fact newfd victim)}" --count 1
+}
+
+# run_fixed / want_fixed: io_uring with fixed files, no fd in the process's table (rg-host-driver
+# fixed): the uverbs node opened into a fixed slot, then the game's /proc/PID/mem, read with a
+# fixed-file READ. fentry and kprobe see both opens at the LSM's file_open check; the process
+# uses RDMA, so reading the game is RDMA-008.
+run_fixed()
+{
+	bg game "$TMPDIR/arena/arena" 600
+	wait_for -m "the game to run" test -e "/proc/$(bg_pid game)/exe"
+	"$RG_BUILD/tests/host/rg-host-driver" fixed "$(uverbs_of rxe0)" "$(bg_pid game)" \
+		>"$OUT/driver-fixed.txt" || fail "rg-host-driver fixed failed"
+	[ "$(fact fixed fixed_node)" = 0 ] && [ "$(fact fixed fixed_mem)" = 0 ] &&
+		[ "$(fact fixed fixed_read)" = 16 ] ||
+		fail "rg-host-driver fixed: $(tr '\n' ' ' <"$OUT/driver-fixed.txt")"
+}
+
+want_fixed()
+{
+	local pid game
+	pid=$(fact fixed pid)
+	game=$(bg_pid game)
+	want "{\"event.action\": \"device_open\", \"process.pid\": $pid, \"rdma.fd\": -1,
+		\"file.path\": \"$(uverbs_of rxe0)\", \"rdma.node\": \"uverbs\"}" --count 1
+	want "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"proc_mem_open\", \"target.process.pid\": $game}" --count 1
+}
+
+want_fixed_alert()
+{
+	want "{\"rule.id\": \"RDMA-008\", \"process.pid\": $(fact fixed pid),
+		\"target.process.pid\": $(bg_pid game)}" --min 1
 }
 
 # --- the common set: ibv_rc_pingpong, rping, memory access, library loads ----------------------
@@ -627,20 +673,24 @@ want_common()
 # sensors_scenario MODE: one daemon on --sensor MODE records the common set; it must have
 # attached MODE's flavour on every hook point that has one, and the events must be the same
 # whatever the flavour (agent-tools.sh does auto and tracepoint, and every tool). Beyond the
-# tracepoint fallback, the new fds of run_newfd too.
+# tracepoint fallback, the new fds of run_newfd and the fixed files of run_fixed too.
 sensors_scenario()
 {
+	[ "$1" = tracepoint ] || sensors_policy
 	start_daemon "$1"
 	run_common
 	[ "$1" = tracepoint ] || run_newfd
+	[ "$1" = tracepoint ] || run_fixed
 	stop_daemon
 	want_hooks "$1"
+	[ "$1" = tracepoint ] || want_fixed_alert
 	check_events "$ALERTS"
 	want_agent "$1"
 	need_common
 	fetch_needs
 	want_common
 	[ "$1" = tracepoint ] || want_newfd
+	[ "$1" = tracepoint ] || want_fixed
 	check_events
 }
 
