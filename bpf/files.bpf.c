@@ -94,7 +94,10 @@ static __always_inline void emit_open(int fd, struct file *file, __u32 what, __u
 	struct rg_rec_open *r;
 	struct inode *inode;
 
-	r = RESERVE(struct rg_rec_open);
+	if (what == RG_OPEN_RDMA)
+		r = RESERVE_HI(struct rg_rec_open);
+	else
+		r = RESERVE_MEM(struct rg_rec_open, bpf_get_current_task_btf(), current_tgid());
 	if (!r)
 		return;
 	fill_hdr(&r->h, RG_REC_OPEN, hook);
@@ -164,8 +167,15 @@ static __always_inline void on_file_open(struct file *file, __u16 hook, const bo
 	what = classify_file_(file, &node, &rdev, btf);
 	if (!what || is_self())
 		return;
-	if (what == RG_OPEN_RDMA && enf_open_reported(file, node, rdev, 0))
-		return;
+	if (what == RG_OPEN_RDMA) {
+		__u32 tgid = current_tgid();
+
+		/* no fd to remember: the process is an RDMA user all the same */
+		rdma_users_latch();
+		bpf_map_update_elem(&rdma_procs, &tgid, &one, BPF_ANY);
+		if (enf_open_reported(file, node, rdev, 0))
+			return;
+	}
 	bpf_map_update_elem(&opened_files, &key, &one, BPF_ANY);
 	emit_open(-1, file, what, node, rdev, hook);
 }

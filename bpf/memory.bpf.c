@@ -30,7 +30,8 @@ static __always_inline void mem_enter(__u32 op, __u32 target)
 static __always_inline void emit_mem(__u32 op, __u32 target, __s64 ret, struct task_struct *t,
 				     __u16 hook, __u16 flags)
 {
-	struct rg_rec_mem *r = RESERVE(struct rg_rec_mem);
+	struct rg_rec_mem *r = RESERVE_MEM(struct rg_rec_mem, bpf_get_current_task_btf(),
+					   current_tgid());
 
 	if (!r)
 		return;

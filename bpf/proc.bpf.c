@@ -149,7 +149,7 @@ struct module_load_args {
 SEC("tracepoint/module/module_load")
 int tp_module_load(struct module_load_args *ctx)
 {
-	struct rg_rec_module *r = RESERVE(struct rg_rec_module);
+	struct rg_rec_module *r = RESERVE_HI(struct rg_rec_module);
 
 	if (!r)
 		return 0;

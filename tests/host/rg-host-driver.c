@@ -11,10 +11,12 @@
  * device; tests/lib/standin-dev.h).
  *
  * Scenarios: verbs, cm, writev, proc, exit CODE, mem, lib, hold, creat, heldfd NODE, newfd NODE
- * (a real node, for the VM lab), fixed NODE|- PID|- (io_uring fixed files) and traceme. meson also builds it for 32 bits (rg-host-driver32, gcc
+ * (a real node, for the VM lab), fixed NODE|- PID|- (io_uring fixed files), traceme, flood
+ * SECONDS and cheat NODE (a flood of low-value records, and what it must not hide). meson also builds it for 32 bits (rg-host-driver32, gcc
  * -m32): the same syscalls through the ia32 entry points.
  */
 #include <dirent.h>
+#include <grp.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -29,6 +31,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1060,12 +1063,65 @@ static int scenario_traceme(const char *self)
 	return 0;
 }
 
+/*
+ * A flood of low-value records: as nobody, opens and closes /proc/self/mem as fast as it can for
+ * SECONDS (or until killed). Prints its pid first, then the number of opens.
+ */
+static int scenario_flood(const char *seconds)
+{
+	struct timespec t0, t;
+	long n = 0, secs = atol(seconds);
+
+	/* dumpable again after the change of credentials: its /proc/self is its own */
+	if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0 ||
+	    prctl(PR_SET_DUMPABLE, 1) < 0)
+		die("become nobody");
+	say("pid=%d\n", getpid());
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 256; i++) {
+			int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+
+			if (fd < 0)
+				die("open /proc/self/mem");
+			close(fd);
+			n++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < secs);
+	say("opens=%ld\n", n);
+	return 0;
+}
+
+/* The cheat beside a flood: the stand-in uverbs0 (or NODE) opened, one legacy REG_MR with remote
+ * read written to it. */
+static int scenario_cheat(const char *node)
+{
+	static struct ib_uverbs_reg_mr_resp mr_resp = {.mr_handle = 0x78};
+	struct cmd_reg_mr reg;
+	int fd;
+
+	if (strcmp(node, "standin") == 0) {
+		standin_dev();
+		node = "/dev/infiniband/uverbs0";
+	}
+	say("pid=%d\n", getpid());
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die("open the node");
+	say("fd=%d\n", fd);
+	reg_mr_cmd(&reg, &mr_resp, 0x5000, IB_UVERBS_ACCESS_REMOTE_READ);
+	wr(fd, &reg, sizeof(reg), "write reg_mr");
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr,
 			"usage: rg-host-driver verbs|cm|writev|proc|exit CODE|mem|lib|hold|heldfd NODE|newfd "
-			"NODE|creat|fixed NODE|- PID|-|traceme\n");
+			"NODE|creat|fixed NODE|- PID|-|traceme|flood SECONDS|cheat NODE\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "verbs") == 0)
@@ -1090,6 +1146,10 @@ int main(int argc, char **argv)
 		return scenario_newfd(argv[2]);
 	if (strcmp(argv[1], "creat") == 0)
 		return scenario_creat();
+	if (strcmp(argv[1], "flood") == 0 && argc > 2)
+		return scenario_flood(argv[2]);
+	if (strcmp(argv[1], "cheat") == 0 && argc > 2)
+		return scenario_cheat(argv[2]);
 	if (strcmp(argv[1], "traceme") == 0)
 		return scenario_traceme(argv[0][0] == '/' ? argv[0] : "/proc/self/exe");
 	if (strcmp(argv[1], "fixed") == 0 && argc > 3)

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpf/events.h"
 #include "common/util.h"
 #include "event/event.h"
 #include "event/event_json.h"
@@ -704,6 +706,66 @@ START_TEST(test_traceme)
 }
 END_TEST
 
+static bool is_budget(const struct rg_event *ev, const void *arg)
+{
+	(void)arg;
+	return strcmp(ev->u.agent.what, "budget") == 0;
+}
+
+static void poll_for(struct rg_sensors *s, uint64_t ns)
+{
+	uint64_t end = now_monotonic_ns() + ns;
+
+	while (now_monotonic_ns() < end)
+		ck_assert_int_ge(sensors_poll(s, 50, collect, &C), 0);
+}
+
+/*
+ * A flood cannot hide the cheat: nobody opens /proc/self/mem as fast as it can for 6 s, into a
+ * 64 KiB ring, while a cheat opens uverbs0 and registers an MR, five times. Each cheat's
+ * device_open and reg_mr arrive, every time (the RDMA ring); the flood is cut to its budget, and
+ * its drops are counted and reported for its process.
+ */
+START_TEST(test_flood)
+{
+	struct rg_sensors *s = open_sensors(SENSORS_TRACEPOINT, 65536, false);
+	uint32_t cheat[5], flood;
+	struct driver f, d;
+	uint64_t dropped = 0;
+	long opens;
+	int status;
+
+	driver_start(&f, "flood", "6");
+	driver_wait_key(&f, "pid");
+	flood = (uint32_t)kv(&f, "pid");
+	poll_for(s, 500000000ull);
+	for (size_t i = 0; i < 5; i++) {
+		driver_start(&d, "cheat", "standin");
+		status = driver_finish(&d);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "cheat failed: %s",
+			      d.text);
+		cheat[i] = (uint32_t)kv(&d, "pid");
+		poll_for(s, 300000000ull);
+	}
+	status = driver_finish(&f);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "flood failed: %s", f.text);
+	opens = kv(&f, "opens");
+	poll_for(s, 2000000000ull); /* the budget's report comes with the next second */
+	for (size_t i = 0; i < 5; i++) {
+		ck_assert_uint_eq(count_matching(RG_EV_DEVICE_OPEN, cheat[i], NULL, NULL), 1);
+		verbs(cheat[i], RG_OP_REG_MR, RG_VIA_WRITE, 0);
+	}
+	ck_assert_int_eq(sensors_budget_dropped(s, &dropped), 0);
+	fprintf(stderr, "flood: %ld opens, %" PRIu64 " dropped over budget, %zu memory events\n",
+		opens, dropped, count_matching(RG_EV_MEMORY_ACCESS, flood, NULL, NULL));
+	ck_assert_uint_gt(dropped, 0);
+	ck_assert_uint_le(count_matching(RG_EV_MEMORY_ACCESS, flood, NULL, NULL),
+			  RG_BUDGET_BURST + 7 * RG_BUDGET_PER_SEC);
+	ck_assert_uint_ge(count_matching(RG_EV_AGENT_LOST, flood, is_budget, NULL), 1);
+	sensors_close(s);
+}
+END_TEST
+
 /* writev()/pwritev2(): each iovec is a command (rg-host-driver writev) */
 START_TEST(test_writev)
 {
@@ -1266,6 +1328,7 @@ int main(void)
 	tcase_add_test(core, test_ring_wakeups);
 	tcase_add_test(paths, test_fixed_files);
 	tcase_add_test(paths, test_traceme);
+	tcase_add_test(paths, test_flood);
 	tcase_add_test(limits, test_lost);
 	tcase_add_test(errors, test_bad_ringbuf);
 	suite_add_tcase(su, core);
