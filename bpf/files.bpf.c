@@ -3,7 +3,8 @@
  * New fds on RDMA nodes and on /proc/PID/mem, once the kernel has resolved the path (symlinks,
  * relative paths and /dev/char aliases do not hide the node); mmap of a uverbs fd; executable
  * mappings of RDMA libraries (ld.so maps a library's text with PROT_EXEC, whether it came from
- * DT_NEEDED, dlopen or LD_PRELOAD).
+ * DT_NEEDED, dlopen or LD_PRELOAD; a mapping made executable later with mprotect(2) is seen at
+ * the LSM's file_mprotect check, as enforcement sees it, except on the tracepoint fallback).
  *
  * With BPF LSM, fentry or kprobes every open is seen where every path passes, the LSM's file_open
  * check (security_file_open(), in do_dentry_open()): also io_uring's IORING_OP_OPENAT into a
@@ -339,6 +340,49 @@ static __always_inline void on_mmap_file(struct file *file, unsigned long prot, 
 		return;
 	if (is_rdma_lib(file) && !enf_takes_lib())
 		emit_lib(file, prot, hook, 0);
+}
+
+/* mprotect(PROT_EXEC) of a mapping not executable before: a library mapped as data, then made
+ * code (a loader of its own), is as loaded as one ld.so maps. */
+#define VM_EXEC 0x4
+
+static __always_inline void on_mprotect(struct vm_area_struct *vma, unsigned long prot,
+					__u16 hook)
+{
+	struct file *file;
+
+	if (!(prot & PROT_EXEC) || (BPF_CORE_READ(vma, vm_flags) & VM_EXEC) || is_self())
+		return;
+	file = BPF_CORE_READ(vma, vm_file);
+	if (file && is_rdma_lib(file) && !enf_takes_lib())
+		emit_lib(file, prot, hook, 0);
+}
+
+SEC("fexit/security_file_mprotect")
+int BPF_PROG(fx_security_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot,
+	     unsigned long prot, int ret)
+{
+	if (!ret)
+		on_mprotect(vma, prot, RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("kprobe/security_file_mprotect")
+int BPF_KPROBE(kp_security_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot,
+	       unsigned long prot)
+{
+	on_mprotect(vma, prot, RG_HOOK_KPROBE);
+	return 0;
+}
+
+SEC("lsm/file_mprotect")
+int BPF_PROG(lsm_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot,
+	     unsigned long prot, int ret)
+{
+	if (ret)
+		return ret; /* denied before us (enforcement reports it) */
+	on_mprotect(vma, prot, RG_HOOK_LSM);
+	return 0; /* observe only */
 }
 
 SEC("fentry/security_mmap_file")

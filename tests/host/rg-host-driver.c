@@ -12,7 +12,7 @@
  *
  * Scenarios: verbs, cm, writev, proc, exit CODE, mem, lib, hold, creat, heldfd NODE, newfd NODE
  * (a real node, for the VM lab), fixed NODE|- PID|- (io_uring fixed files), traceme, flood
- * SECONDS and cheat NODE (a flood of low-value records, and what it must not hide). meson also builds it for 32 bits (rg-host-driver32, gcc
+ * SECONDS and cheat NODE (a flood of low-value records, and what it must not hide), mprotect LIB. meson also builds it for 32 bits (rg-host-driver32, gcc
  * -m32): the same syscalls through the ia32 entry points.
  */
 #include <dirent.h>
@@ -1063,6 +1063,27 @@ static int scenario_traceme(const char *self)
 	return 0;
 }
 
+/* LIB mapped as data, then made executable with mprotect(2) (a loader of its own). */
+static int scenario_mprotect(const char *lib)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	say("pid=%d\n", getpid());
+	fd = open(lib, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		die("open the library");
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	say("mprotect=%d\n", mprotect(p, 4096, PROT_READ | PROT_EXEC));
+	say("ino=%lu\n", (unsigned long)st.st_ino);
+	munmap(p, 4096);
+	close(fd);
+	return 0;
+}
+
 /*
  * A flood of low-value records: as nobody, opens and closes /proc/self/mem as fast as it can for
  * SECONDS (or until killed). Prints its pid first, then the number of opens.
@@ -1121,7 +1142,7 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr,
 			"usage: rg-host-driver verbs|cm|writev|proc|exit CODE|mem|lib|hold|heldfd NODE|newfd "
-			"NODE|creat|fixed NODE|- PID|-|traceme|flood SECONDS|cheat NODE\n");
+			"NODE|creat|fixed NODE|- PID|-|traceme|flood SECONDS|cheat NODE|mprotect LIB\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "verbs") == 0)
@@ -1146,6 +1167,8 @@ int main(int argc, char **argv)
 		return scenario_newfd(argv[2]);
 	if (strcmp(argv[1], "creat") == 0)
 		return scenario_creat();
+	if (strcmp(argv[1], "mprotect") == 0 && argc > 2)
+		return scenario_mprotect(argv[2]);
 	if (strcmp(argv[1], "flood") == 0 && argc > 2)
 		return scenario_flood(argv[2]);
 	if (strcmp(argv[1], "cheat") == 0 && argc > 2)

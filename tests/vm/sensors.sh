@@ -176,10 +176,10 @@ _flavours()
 {
 	case $1 in
 	auto)
-		# fexit on the modules, fentry on fd_install; LSM hooks where the bpf LSM is active
-		# (Debian's 6.1 lists it by default), else fentry
+		# fexit on the modules; LSM hooks (file_open with fentry on fd_install) where the
+		# bpf LSM is active (Debian's 6.1 lists it by default), else fentry
 		if grep -qw bpf /sys/kernel/security/lsm; then
-			echo fentry fentry lsm
+			echo fentry lsm lsm
 		else
 			echo fentry fentry fentry
 		fi
@@ -627,6 +627,41 @@ want_fixed()
 	want "{\"event.action\": \"memory_access\", \"process.pid\": $(bg_pid flood)}" --max 400
 }
 
+# run_links / want_links: ptrace links no attach request makes (rg-host-driver traceme:
+# PTRACE_TRACEME, a grandchild auto-attached at fork, its exec under trace), and libibverbs
+# mapped as data, then made executable with mprotect (rg-host-driver mprotect).
+run_links()
+{
+	run_driver traceme
+	"$RG_BUILD/tests/host/rg-host-driver" mprotect "$(readlink -f "$(ibverbs_lib)")" \
+		>"$OUT/driver-mprotect.txt" || fail "rg-host-driver mprotect failed"
+	[ "$(fact mprotect mprotect)" = 0 ] || fail "rg-host-driver mprotect: mprotect failed"
+}
+
+ibverbs_lib()
+{
+	local f
+	for f in /usr/lib/*/libibverbs.so.1 /usr/lib/libibverbs.so.1; do
+		[ -e "$f" ] && echo "$f" && return
+	done
+	fail "no libibverbs.so.1"
+}
+
+want_links()
+{
+	local pid
+	pid=$(fact traceme pid)
+	want "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"ptrace_traceme\", \"target.process.pid\": $(fact traceme child)}" --count 1
+	want "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"ptrace_auto_attach\",
+		\"target.process.pid\": $(fact traceme grandchild)}" --count 1
+	want "{\"event.action\": \"memory_access\", \"process.pid\": $pid,
+		\"memory.op\": \"ptrace_exec\", \"target.process.pid\": $(fact traceme grandchild)}" --count 1
+	want "{\"event.action\": \"library_load\", \"process.pid\": $(fact mprotect pid),
+		\"rdma.library\": \"libibverbs\"}" --count 1
+}
+
 want_fixed_alert()
 {
 	want "{\"rule.id\": \"RDMA-008\", \"process.pid\": $(fact fixed pid),
@@ -690,6 +725,7 @@ sensors_scenario()
 	run_common
 	[ "$1" = tracepoint ] || run_newfd
 	[ "$1" = tracepoint ] || run_fixed
+	[ "$1" = tracepoint ] || run_links
 	stop_daemon
 	want_hooks "$1"
 	[ "$1" = tracepoint ] || want_fixed_alert
@@ -700,6 +736,7 @@ sensors_scenario()
 	want_common
 	[ "$1" = tracepoint ] || want_newfd
 	[ "$1" = tracepoint ] || want_fixed
+	[ "$1" = tracepoint ] || want_links
 	check_events
 }
 
