@@ -63,9 +63,10 @@ verifier_headroom()
 {
 	local pid top v id list="" progs
 	pid=$(bg_pid "$1")
-	top=$(awk 'FNR == 1 { id = "" } /^prog_id:/ { id = $2 }
-		/^verified_insns:/ && id != "" { print $2, id }' /proc/"$pid"/fdinfo/* 2>/dev/null |
-		sort -rn | head -n 3)
+	# an fd closed between the glob and awk's read makes awk exit 2: not a failure here
+	top=$({ awk 'FNR == 1 { id = "" } /^prog_id:/ { id = $2 }
+		/^verified_insns:/ && id != "" { print $2, id }' /proc/"$pid"/fdinfo/* 2>/dev/null ||
+		true; } | sort -rn | head -n 3)
 	[ -n "$top" ] || fail "$1: no BPF program with verified_insns in /proc/$pid/fdinfo"
 	progs=$(bpftool prog show 2>/dev/null || true)
 	while read -r v id; do
