@@ -341,7 +341,7 @@ enum rg_counter {
 	RG_CNT_DENIED,		 /* enforcement: operations refused */
 	RG_CNT_KILLED,		 /* enforcement: processes sent SIGKILL */
 	RG_CNT_RINGBUF_HI_FULL,	 /* a record was lost: the RDMA ring (events_hi) was full */
-	RG_CNT_BUDGET,		 /* a low-value record was dropped: its process was over budget */
+	RG_CNT_BUDGET,		 /* a low-value record dropped: its process was over budget */
 	RG_CNT__MAX,
 };
 

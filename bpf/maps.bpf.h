@@ -6,7 +6,8 @@
  * Each .bpf.c file of an object includes this header (through common.bpf.h) and the maps are
  * __weak: `bpftool gen object` links the copies into one. Which object gets which map:
  *   every object (sensors, sensors_mod, enforce)  events, counters, scratch
- *   sensors and sensors_mod                       events_hi, rdma_fds, rdma_procs, rdma_seen, pending,
+ *   sensors and sensors_mod                       events_hi, rdma_fds, rdma_procs, rdma_seen,
+ *                                                 pending,
  *                                                 pending_count, posts, rb_poll (the agent
  *                                                 shares the main object's with sensors_mod)
  *   sensors only                                  roce_flows, iwarp_ports, self_objs, budget,

@@ -219,7 +219,8 @@ SEC("fexit/security_ptrace_traceme")
 int BPF_PROG(fx_ptrace_traceme, struct task_struct *parent, int ret)
 {
 	if (!ret)
-		emit_ptrace_link(parent, bpf_get_current_task_btf(), MEM_TRACEME, 0, RG_HOOK_FENTRY);
+		emit_ptrace_link(parent, bpf_get_current_task_btf(), MEM_TRACEME, 0,
+				 RG_HOOK_FENTRY);
 	return 0;
 }
 

@@ -2,8 +2,9 @@
 /*
  * Process lifecycle: exec (exe path, argv), fork (new processes only, not threads), exit (when
  * the last thread of the process exits); and the ptrace links these make: a new process
- * auto-attached to its parent's tracer, a traced process's exec (a memory_access by the tracer). These hooks are not on any syscall's path, so every hook
- * flavour uses them. The agent seeds its process tree from /proc before they are attached.
+ * auto-attached to its parent's tracer, a traced process's exec (a memory_access by the
+ * tracer). These hooks are not on any syscall's path, so every hook flavour uses them. The
+ * agent seeds its process tree from /proc before they are attached.
  */
 #include "cmd.bpf.h"
 
@@ -84,7 +85,8 @@ int tp_sched_exec(struct trace_event_raw_sched_process_exec *ctx)
 	rg_submit(r);
 	/* traced: the tracer holds the new program's memory (PTRACE_TRACEME then exec) */
 	if (BPF_CORE_READ(task, ptrace) & PT_PTRACED)
-		emit_ptrace_link(BPF_CORE_READ(task, parent), task, MEM_EXEC, 0, RG_HOOK_TRACEPOINT);
+		emit_ptrace_link(BPF_CORE_READ(task, parent), task, MEM_EXEC, 0,
+				 RG_HOOK_TRACEPOINT);
 	return 0;
 }
 

@@ -155,7 +155,8 @@ static int load_main(struct rg_sensors *s, bool safe)
 				       "Ring buffer size %zu is not a power of two >= 4096.", rb);
 	bpf_map__set_max_entries(s->skel->maps.events, (uint32_t)rb);
 	/* the RDMA ring: half the main one (a page at the least) */
-	bpf_map__set_max_entries(s->skel->maps.events_hi, (uint32_t)(rb / 2 < 4096 ? 4096 : rb / 2));
+	bpf_map__set_max_entries(s->skel->maps.events_hi,
+				 (uint32_t)(rb / 2 < 4096 ? 4096 : rb / 2));
 	for (size_t i = 0; i < ARRAY_SIZE(s->cfg.shared_maps); i++) {
 		const struct sensors_shared_map *m = &s->cfg.shared_maps[i];
 		struct bpf_map *map;

@@ -54,8 +54,9 @@ struct json_object *sensors_ring_describe(const struct rg_sensors *s)
 							  : "always"));
 	json_object_object_add(o, "bursts", json_object_new_uint64(s->wake.st.bursts));
 	json_object_object_add(o, "policy_errors", json_object_new_uint64(s->wake.errors));
-	json_object_object_add(o, "rdma_ring_bytes",
-			       json_object_new_uint64(bpf_map__max_entries(s->skel->maps.events_hi)));
+	json_object_object_add(
+	    o, "rdma_ring_bytes",
+	    json_object_new_uint64(bpf_map__max_entries(s->skel->maps.events_hi)));
 	if (sensors_budget_dropped((struct rg_sensors *)s, &dropped) == 0)
 		json_object_object_add(o, "budget_dropped", json_object_new_uint64(dropped));
 	return o;
@@ -169,7 +170,8 @@ static void check_budget(struct rg_sensors *s)
 		snprintf(ev.u.agent.text, sizeof(ev.u.agent.text),
 			 "%" PRIu64 " memory-access records of %s (pid %u) dropped over its budget "
 			 "(%u at once, %u a second; %u since it started)",
-			 ev.u.agent.count, comm, key, RG_BUDGET_BURST, RG_BUDGET_PER_SEC, v.dropped);
+			 ev.u.agent.count, comm, key, RG_BUDGET_BURST, RG_BUDGET_PER_SEC,
+			 v.dropped);
 		b->reported = v.dropped;
 		reported++;
 		if (deliver(s, &ev) < 0)

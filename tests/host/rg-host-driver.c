@@ -12,8 +12,9 @@
  *
  * Scenarios: verbs, cm, writev, proc, exit CODE, mem, lib, hold, creat, heldfd NODE, newfd NODE
  * (a real node, for the VM lab), fixed NODE|- PID|- (io_uring fixed files), traceme, flood
- * SECONDS and cheat NODE (a flood of low-value records, and what it must not hide), mprotect LIB. meson also builds it for 32 bits (rg-host-driver32, gcc
- * -m32): the same syscalls through the ia32 entry points.
+ * SECONDS and cheat NODE (a flood of low-value records, and what it must not hide), mprotect
+ * LIB. meson also builds it for 32 bits (rg-host-driver32, gcc -m32): the same syscalls through
+ * the ia32 entry points.
  */
 #include <dirent.h>
 #include <grp.h>
@@ -1142,7 +1143,8 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr,
 			"usage: rg-host-driver verbs|cm|writev|proc|exit CODE|mem|lib|hold|heldfd NODE|newfd "
-			"NODE|creat|fixed NODE|- PID|-|traceme|flood SECONDS|cheat NODE|mprotect LIB\n");
+			"NODE|creat|fixed NODE|- PID|-|traceme|flood SECONDS|cheat NODE|\n"
+			"       mprotect LIB\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "verbs") == 0)
