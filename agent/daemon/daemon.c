@@ -276,6 +276,7 @@ static int startup_inventory(struct daemon *d)
 		return r;
 	/* The fingerprint from the same scan (a scan of its own when there was none). */
 	daemon_hw_print_update(d, inv->hw);
+	hw_facts_baseline(inv->hw, d->baseline);
 	r = inventory_foreach_event(inv, daemon_event, d);
 	if (r < 0)
 		return r;

@@ -29,6 +29,7 @@
 #include "common/caps.h"
 #include "hw/hw-internal.h"
 #include "hw/iommu.h"
+#include "hw/modalias.h"
 #include "hw/pci_caps.h"
 
 #define SYS_PCI "/sys/bus/pci/devices"
@@ -60,20 +61,6 @@ __attribute__((format(printf, 1, 2))) static void pci_warning_cb(char *msg, ...)
 __attribute__((format(printf, 1, 2))) static void pci_debug_cb(char *msg, ...)
 {
 	(void)msg;
-}
-
-bool hw_is_pci_addr(const char *s)
-{
-	unsigned dom, bus, dev, fn;
-	int n = -1;
-
-	if (strlen(s) != 12 || sscanf(s, "%4x:%2x:%2x.%1u%n", &dom, &bus, &dev, &fn, &n) != 4 ||
-	    n != 12)
-		return false;
-	for (const char *p = s; *p; p++)
-		if (!strchr("0123456789abcdef:.", *p))
-			return false;
-	return dev < 32 && fn < 8;
 }
 
 static int cmp_addr(const void *a, const void *b)
@@ -295,6 +282,29 @@ static void find_children(const struct rg_root *root, const char *dir, unsigned 
 	closedir(d);
 }
 
+/* The MSI/MSI-X vectors the kernel allocated to the function (sysfs msi_irqs/N): only a driver
+ * allocates them. Bounded like every directory walk here. */
+static unsigned count_msi_irqs(const struct rg_root *root, const char *addr)
+{
+	char path[128];
+	struct dirent *de;
+	unsigned n = 0, seen = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), SYS_PCI "/%s/msi_irqs", addr);
+	d = root_opendir(root, path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && seen++ < 4096) {
+		uint32_t v;
+
+		if (safe_atou32(de->d_name, 10, &v) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
 static void read_sysfs(const struct rg_root *root, struct hw_fn *fn)
 {
 	char path[256], buf[512];
@@ -329,6 +339,23 @@ static void read_sysfs(const struct rg_root *root, struct hw_fn *fn)
 	}
 	snprintf(path, sizeof(path), SYS_PCI "/%s", fn->addr);
 	find_children(root, path, 2, fn);
+	fn->msi_vectors = count_msi_irqs(root, fn->addr);
+}
+
+/* The drivers the kernel has for the functions left without one (modalias.h). */
+static void find_available_drivers(const struct rg_root *root, struct hw_scan *s)
+{
+	_cleanup_(hw_modalias_freep) struct hw_modalias *m = NULL;
+	bool any = false;
+
+	for (unsigned i = 0; i < s->n && !any; i++)
+		any = !s->fn[i].driver[0];
+	if (!any || hw_modalias_load(root, &m) < 0)
+		return;
+	for (unsigned i = 0; i < s->n; i++)
+		if (!s->fn[i].driver[0])
+			(void)hw_modalias_lookup(m, &s->fn[i], s->fn[i].driver_available,
+						 sizeof(s->fn[i].driver_available));
 }
 
 /* ---- libpci ---- */
@@ -406,7 +433,10 @@ static void examine(struct pci_access *a, struct pci_dev *d, struct hw_fn *fn)
 	if (!len) {
 		(void)snprintf_ok(fn->error, sizeof(fn->error), "config space unreadable%s%.80s",
 				  pci_msg[0] ? ": " : "", pci_msg);
-		fn->facts |= RG_PCI_FACT_CAPS_MALFORMED;
+		/* Could not be examined: what the card says about itself is unknown, which is
+		 * not one of its tells (a sysfs read can fail for the kernel's own reasons). */
+		fn->facts |= RG_PCI_FACT_CONFIG_UNREADABLE;
+		fn->aspm = fn->l0s_exit = fn->l1_exit = -1;
 		return;
 	}
 	hw_caps_walk(cfg, len, fn);
@@ -456,7 +486,7 @@ static int run_libpci(const char *sysfs, struct hw_scan *s, char (*addrs)[16], u
 		char addr[16];
 		bool listed = false;
 
-		snprintf(addr, sizeof(addr), "%04x:%02x:%02x.%u", (unsigned)d->domain & 0xffff,
+		snprintf(addr, sizeof(addr), "%04x:%02x:%02x.%u", (unsigned)d->domain & 0xfffffff,
 			 (unsigned)d->bus & 0xff, (unsigned)d->dev & 0x1f, (unsigned)d->func & 7);
 		for (unsigned i = 0; i < n && !listed; i++)
 			listed = strcmp(addrs[i], addr) == 0;
@@ -522,6 +552,7 @@ int hw_scan(const struct rg_root *root, struct hw_scan **ret)
 		qsort(s->fn, s->n, sizeof(*s->fn), fn_cmp);
 	for (unsigned i = 0; i < s->n; i++)
 		read_sysfs(root, &s->fn[i]);
+	find_available_drivers(root, s);
 	s->posture = calloc(1, sizeof(*s->posture));
 	if (!s->posture)
 		return -ENOMEM;

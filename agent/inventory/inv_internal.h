@@ -12,7 +12,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "inventory/inventory.h"
-#include "inventory/pci_ids.h"
+#include "hw/pci_ids.h"
 
 /* Error strings next to an object. Formats "what: why"; never fails (drops on OOM). */
 void inv_errors_add(struct inv_errors *e, const char *fmt, ...) _printf_(2, 3);
@@ -84,14 +84,12 @@ void line_reader_close(struct line_reader *lr);
 
 /* Parses a sysfs GID "fe80:0000:0000:0000:0202:c9ff:fe31:7e40" into 16 bytes. */
 int inv_parse_gid(const char *s, uint8_t gid[16]);
-/* True if s looks like a PCI address "dddd:bb:dd.f". */
-bool inv_is_pci_addr(const char *s);
 /* Copies a sanitised, bounded string (control bytes become '?'). */
 void inv_strcpy(char *dst, size_t size, const char *src);
 /* Appends name to a fixed list of names if not there yet; false when full. */
 bool inv_name_add(char (*list)[64], unsigned *n, unsigned max, const char *name);
 
-/* RDMA PCI IDs and drivers: pci_ids.h. */
+/* RDMA PCI IDs and drivers, PCI addresses: hw/pci_ids.h. */
 
 /* JSON helpers that tolerate allocation failure (a failed value becomes null). */
 void json_add_str(struct json_object *o, const char *key, const char *val); /* skips NULL */

@@ -97,9 +97,9 @@ static void read_function(const struct rg_root *root, const char *addr, struct i
 #undef ATTR
 
 	/* Classification. */
-	if (inv_pci_vendor_name(p->vendor)) {
+	if (hw_rdma_vendor_name(p->vendor)) {
 		p->known_vendor = true;
-		inv_strcpy(p->vendor_name, sizeof(p->vendor_name), inv_pci_vendor_name(p->vendor));
+		inv_strcpy(p->vendor_name, sizeof(p->vendor_name), hw_rdma_vendor_name(p->vendor));
 	}
 	switch (p->class_code >> 8) {
 	case 0x0207: /* InfiniBand controller */
@@ -113,9 +113,9 @@ static void read_function(const struct rg_root *root, const char *addr, struct i
 	}
 	if (p->known_vendor && (p->class_code >> 16) == 0x02)
 		p->evidence |= INV_PCI_EV_VENDOR;
-	if (inv_pci_device_is_rdma(p->vendor, p->device))
+	if (hw_rdma_device(p->vendor, p->device))
 		p->evidence |= INV_PCI_EV_DEVICE;
-	if (p->driver[0] && inv_pci_driver_is_rdma(p->driver))
+	if (p->driver[0] && hw_rdma_driver(p->driver))
 		p->evidence |= INV_PCI_EV_DRIVER;
 	for (i = 0; i < inv->n_devices; i++) {
 		const struct inv_device *d = &inv->devices[i];
@@ -160,7 +160,7 @@ void inv_pci_collect(const struct rg_root *root, struct inventory *inv)
 		inv_section_truncated(&inv->s_pci, "pci: more than %u functions, the rest not examined",
 				      INV_MAX_PCI_SCAN);
 	for (i = 0; i < n; i++) {
-		if (!inv_is_pci_addr(names[i])) {
+		if (!hw_is_pci_addr(names[i])) {
 			inv_section_entry_error(&inv->s_pci, SYS_PCI "/%s: not a PCI address", names[i]);
 			continue;
 		}

@@ -210,7 +210,7 @@ static bool find_pci_function(const char *path, char *out, size_t size, char *ad
 	if (!strscpy_ok(tmp, path, sizeof(tmp)))
 		return false;
 	while ((slash = strrchr(tmp, '/')) && slash != tmp) {
-		if (inv_is_pci_addr(slash + 1)) {
+		if (hw_is_pci_addr(slash + 1)) {
 			inv_strcpy(addr, asize, slash + 1);
 			return strscpy_ok(out, tmp, size);
 		}
