@@ -157,6 +157,11 @@ static void dsn_duplicate(struct hw_fn *fn, const struct hw_fn *o)
 		(void)strscpy_ok(fn->dsn_original, o->addr, sizeof(fn->dsn_original));
 }
 
+static bool downstream_facing(const struct hw_fn *fn)
+{
+	return fn->pcie && (fn->pcie_type == 4 || fn->pcie_type == 6);
+}
+
 static void facts_upstream(struct hw_scan *s, struct hw_fn *fn)
 {
 	const struct hw_fn *up = hw_scan_find(s, fn->upstream);
@@ -164,7 +169,9 @@ static void facts_upstream(struct hw_scan *s, struct hw_fn *fn)
 
 	if (up) {
 		fn->upstream_link = up->link;
-		if (fn->link.speed && up->link.speed &&
+		/* A root or downstream port's Link Status is the link below it, to its own card:
+		 * a switch's internal link to a GPU may well run faster than the switch's own. */
+		if (fn->link.speed && up->link.speed && !downstream_facing(fn) &&
 		    (fn->link.speed > up->link.speed || fn->link.width > up->link.width))
 			fn->facts |= RG_PCI_FACT_LINK_ABOVE_UPSTREAM;
 	}
