@@ -436,6 +436,7 @@ static void daemon_done(struct daemon *d)
 	metrics_http_stop(d->metrics);
 	hw_runtime_free(d->hw);
 	hw_baseline_free(d->baseline);
+	free(d->irq_watch);
 	if (d->sensors)
 		sensors_close(d->sensors);
 	if (d->outputs)

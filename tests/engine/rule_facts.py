@@ -84,18 +84,20 @@ FACTS = {
           pci__dsn_original="0000:0a:00.0"),
     ],
     # masked cards: the RT5392 clone (its driver exists, MSI on), the Sound Blaster clone (its
-    # driver exists, DSN zero), the RTL8168 whose probe failed, the silent audio controller and
-    # the hot-added RTL8168 with the Xilinx link; not: the Crystal HD decoder (driverless bus
+    # driver exists, DSN zero), the RTL8168 whose probe failed, the bound e1000e whose link is up
+    # but whose vectors never counted (not breathing), and the hot-added RTL8168 with the
+    # Xilinx link; not: the Crystal HD decoder (driverless bus
     # master alone: DMA-012's), the IOMMU function, the bound I225-V, the card's removal
     "DMA-011": [
         a("DMA-011", "high", None, pci__address="0000:03:00.0", pci__driver_available="rt2800pci",
           message="PCI function 0000:03:00.0 (1814:5392 Ralink corp. RT5392 PCIe Wireless "
-                  "Network Adapter) has no driver bound and shows the tells of a masked DMA card"),
+                  "Network Adapter, no driver) shows the tells of a masked DMA card"),
         a("DMA-011", "high", None, pci__address="0000:04:00.0", pci__fact__dsn_zero=True),
         a("DMA-011", "high", None, pci__address="0000:05:00.0",
           pci__fact__driver_probe_failed=True),
         a("DMA-012", "medium", None, pci__address="0000:06:00.0"),
-        a("DMA-011", "high", None, pci__address="0000:08:00.0", pci__fact__not_breathing=True),
+        a("DMA-011", "high", None, pci__address="0000:08:00.0", pci__fact__not_breathing=True,
+          pci__driver="e1000e"),
         a("DMA-005", "high", None, pci__address="0000:09:00.0"),
         a("DMA-011", "high", None, pci__address="0000:09:00.0", pci__fact__fpga_link=True),
     ],

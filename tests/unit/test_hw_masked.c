@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hw/hw-internal.h"
+#include "hw/irq_watch.h"
 #include "hw/modalias.h"
 #include "hw/pci.h"
 #include "hw/pci_caps.h"
@@ -425,6 +426,94 @@ START_TEST(test_fpga_link)
 }
 END_TEST
 
+/*
+ * Not breathing, on this machine's real counters (tests/fixtures/pci-config/irq: /proc/interrupts
+ * taken twice, 3 s apart, and each function's msi_irqs). The NIC 0000:00:03.0 (vectors 37-39)
+ * has counted since boot: it breathes. A network function given the three vectors of
+ * 0000:00:01.0 that never counted (28-30) is watched at the first check and reported at the
+ * first check a window later, once; one whose link is down is not watched.
+ */
+static void irq_root(const char *interrupts)
+{
+	char path[512], text[16384];
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/pci-config/irq/%s", fixtures(), interrupts);
+	len = read_whole(path, text, sizeof(text));
+	writef("proc/interrupts", text, len);
+}
+
+static void irq_fn(const char *addr, const unsigned *irqs, unsigned n, const char *oper)
+{
+	static uint8_t cfg[4096];
+	char rel[300];
+	size_t len = load_q35("0000:01:00.0", cfg); /* an e1000e: class 0x020000 */
+
+	function(addr, cfg, len, "e1000e", 9);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(rel, sizeof(rel), "sys/devices/pci0000:00/0000:00:1c.0/%s/msi_irqs/%u", addr,
+			 irqs[i]);
+		writef(rel, "msix\n", 5);
+	}
+	snprintf(rel, sizeof(rel), "sys/devices/pci0000:00/0000:00:1c.0/%s/net/eth%c/operstate",
+		 addr, addr[6]);
+	writef(rel, oper, strlen(oper));
+}
+
+static unsigned silent_reports;
+static char silent_addr[16];
+
+static void on_silent(const struct hw_fn *fn, void *ud)
+{
+	(void)ud;
+	silent_reports++;
+	snprintf(silent_addr, sizeof(silent_addr), "%s", fn->addr);
+	ck_assert(fn->facts & RG_PCI_FACT_NOT_BREATHING);
+}
+
+START_TEST(test_not_breathing)
+{
+	static const unsigned nic[] = {37, 38, 39}, silent[] = {28, 29, 30};
+	static struct hw_irq_watch w;
+	struct hw_irq_sample smp;
+	struct rg_root root;
+	char path[512], text[16384];
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/pci-config/irq/interrupts.0", fixtures());
+	len = read_whole(path, text, sizeof(text));
+	ck_assert_uint_eq(hw_irq_count(text, len, nic, 3), 5095 + 4262);
+	ck_assert_uint_eq(hw_irq_count(text, len, silent, 3), 0);
+
+	strcpy(scratch, "/tmp/rg-hwirq-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices", scratch);
+	mkdirs(path);
+	irq_fn("0000:01:00.0", nic, 3, "up\n");
+	irq_fn("0000:02:00.0", silent, 3, "up\n");
+	irq_fn("0000:03:00.0", silent, 3, "down\n");
+	irq_root("interrupts.0");
+	ck_assert_int_eq(root_init(&root, scratch), 0);
+	ck_assert_int_eq(hw_irq_sample(&root, "0000:02:00.0", &smp), 0);
+	ck_assert_uint_eq(smp.vectors, 3);
+	ck_assert(smp.up);
+	ck_assert_uint_eq(smp.count, 0);
+	for (int round = 0; round < 4; round++) {
+		_cleanup_(hw_scan_freep) struct hw_scan *s = NULL;
+
+		irq_root(round % 2 ? "interrupts.1" : "interrupts.0");
+		ck_assert_int_eq(hw_scan(&root, &s), 0);
+		/* at 0 s, 300 s, 600 s, 900 s of a 600 s window */
+		hw_irq_watch_check(&w, &root, s, 1000 + round * 300ull * 1000000000ull,
+				   HW_IRQ_WINDOW_NS, on_silent, NULL);
+		ck_assert_uint_eq(silent_reports, round >= 2 ? 1 : 0);
+	}
+	ck_assert_str_eq(silent_addr, "0000:02:00.0");
+	root_done(&root);
+	teardown();
+}
+END_TEST
+
 /* The parser keeps well-formed PCI aliases only, whatever else the file holds. */
 START_TEST(test_modalias_parse)
 {
@@ -505,6 +594,7 @@ static Suite *suite(void)
 	tcase_add_test(real, test_no_modules_alias);
 	tcase_add_test(real, test_dsn_copy_and_unreadable);
 	tcase_add_test(real, test_fpga_link);
+	tcase_add_test(real, test_not_breathing);
 	tcase_add_test(parse, test_modalias_parse);
 	tcase_add_test(parse, test_modalias_hostile);
 	suite_add_tcase(s, real);
