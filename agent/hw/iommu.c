@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/listdir.h"
 #include "hw/iommu.h"
 
 static int cmp_group(const void *a, const void *b)
@@ -50,21 +51,53 @@ bool hw_cmdline_weakens(const char *opt)
 	return false;
 }
 
-static void read_cmdline(const struct rg_root *root, struct hw_posture *p)
+bool hw_cmdline_relevant(const char *opt)
+{
+	static const char *const prefixes[] = {
+	    "intel_iommu=", "amd_iommu=", "amd_iommu_", "iommu=", "iommu.", "iommu_", "vfio",
+	    "swiotlb=", "pci=", "thunderbolt.", "efi=", "module_blacklist=", "modprobe.blacklist=",
+	    "initcall_blacklist=", "lockdown=", "nomodule", "module.sig_enforce",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (startswith(opt, prefixes[i]))
+			return true;
+	return false;
+}
+
+static int read_cmdline(const struct rg_root *root, struct hw_posture *p)
 {
 	_cleanup_free_ char *data = NULL;
 	char *tok, *save = NULL;
-	size_t len = 0, used = 0;
+	size_t len = 0, used = 0, rused = 0;
+	bool truncated = false, init = false;
+	int r;
 
-	if (root_read_file(root, "/proc/cmdline", 16384, &data, &len, NULL) < 0)
-		return;
+	r = root_read_file(root, "/proc/cmdline", 16384, &data, &len, &truncated);
+	if (r < 0) {
+		hw_errors_add(&p->errors, "/proc/cmdline: %s", read_strerror(r));
+		return r == -ENOMEM ? r : 0;
+	}
+	if (truncated)
+		hw_errors_add(&p->errors, "/proc/cmdline: longer than 16384 bytes, the rest ignored");
+	if (memchr(data, 0, len))
+		hw_errors_add(&p->errors, "/proc/cmdline: contains NUL bytes");
+	p->cmdline_report = calloc(1, len + 1);
+	if (!p->cmdline_report)
+		return -ENOMEM;
 	p->cmdline_read = true;
 	for (tok = strtok_r(data, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
 		size_t n = strlen(tok);
 
 		if (strcmp(tok, "--") == 0)
-			break; /* what follows is init's, not the kernel's */
-		if (!hw_cmdline_weakens(tok) || used + n + 2 > sizeof(p->weakening))
+			init = true; /* what follows is init's, not the kernel's */
+		if (hw_cmdline_relevant(tok)) {
+			if (rused)
+				p->cmdline_report[rused++] = ' ';
+			memcpy(p->cmdline_report + rused, tok, n);
+			rused += n;
+		}
+		if (init || !hw_cmdline_weakens(tok) || used + n + 2 > sizeof(p->weakening))
 			continue;
 		if (used)
 			p->weakening[used++] = ' ';
@@ -73,36 +106,55 @@ static void read_cmdline(const struct rg_root *root, struct hw_posture *p)
 		p->weakening[used] = 0;
 	}
 	str_sanitize(p->weakening);
+	str_sanitize(p->cmdline_report);
+	return 0;
 }
 
-static void read_thunderbolt(const struct rg_root *root, struct hw_posture *p)
+/* The posture's Thunderbolt fields: the first domain's. */
+static int read_thunderbolt(const struct rg_root *root, struct hw_posture *p)
+{
+	int r = hw_tb_read(root, &p->tb);
+
+	p->tb_dma_protection = -1;
+	for (unsigned i = 0; i < p->tb.n; i++) {
+		const struct hw_tb *t = &p->tb.tb[i];
+
+		if (!t->domain || p->has_tb)
+			continue;
+		p->has_tb = true;
+		(void)strscpy_ok(p->tb_security, t->security, sizeof(p->tb_security));
+		p->tb_dma_protection = t->iommu_dma_protection;
+	}
+	return r;
+}
+
+/* The IOMMU units: how many, and the first HW_MAX_UNITS names. */
+static int read_units(const struct rg_root *root, struct hw_posture *p)
 {
 	struct dirent *de;
 	unsigned seen = 0;
+	char **names = NULL;
+	bool truncated = false;
 	DIR *d;
+	int n;
 
-	p->tb_dma_protection = -1;
-	d = root_opendir(root, "/sys/bus/thunderbolt/devices");
-	if (!d)
-		return;
-	while ((de = readdir(d)) && seen++ < 1024) {
-		char path[600], buf[32];
-		uint32_t v;
-
-		if (!startswith(de->d_name, "domain") || p->has_tb)
-			continue;
-		p->has_tb = true;
-		snprintf(path, sizeof(path), "/sys/bus/thunderbolt/devices/%s/security",
-			 de->d_name);
-		if (root_read_line(root, path, buf, sizeof(buf)) > 0)
-			(void)strscpy_ok(p->tb_security, buf, sizeof(p->tb_security));
-		snprintf(path, sizeof(path), "/sys/bus/thunderbolt/devices/%s/iommu_dma_protection",
-			 de->d_name);
-		if (root_read_line(root, path, buf, sizeof(buf)) > 0 &&
-		    safe_atou32(buf, 10, &v) == 0)
-			p->tb_dma_protection = v != 0;
+	d = root_opendir(root, "/sys/class/iommu");
+	if (d) {
+		while ((de = readdir(d)) && seen++ < 4096)
+			if (de->d_name[0] != '.')
+				p->units++;
+		closedir(d);
 	}
-	closedir(d);
+	n = root_list_dir(root, "/sys/class/iommu", HW_MAX_UNITS, &names, &truncated);
+	if (n == -ENOMEM)
+		return n;
+	if (n < 0 && n != -ENOENT)
+		hw_errors_add(&p->errors, "/sys/class/iommu: %s", read_strerror(n));
+	p->truncated |= truncated;
+	for (int i = 0; i < n; i++)
+		(void)strscpy_ok(p->unit_names[p->n_unit_names++], names[i], 64);
+	strv_free(names, n > 0 ? (unsigned)n : 0);
+	return 0;
 }
 
 int hw_posture_read(const struct rg_root *root, struct hw_posture *p)
@@ -112,14 +164,8 @@ int hw_posture_read(const struct rg_root *root, struct hw_posture *p)
 	DIR *d;
 
 	memset(p, 0, sizeof(*p));
-	d = root_opendir(root, "/sys/class/iommu");
-	if (d) {
-		while ((de = readdir(d)) && seen++ < 4096)
-			if (de->d_name[0] != '.')
-				p->units++;
-		closedir(d);
-	}
-	seen = 0;
+	if (read_units(root, p) < 0)
+		return -ENOMEM;
 	d = root_opendir(root, "/sys/kernel/iommu_groups");
 	if (d) {
 		while ((de = readdir(d)) && seen++ < 4 * HW_MAX_GROUPS) {
@@ -129,8 +175,10 @@ int hw_posture_read(const struct rg_root *root, struct hw_posture *p)
 
 			if (safe_atou32(de->d_name, 10, &id) < 0)
 				continue;
-			if (p->n_groups == HW_MAX_GROUPS)
+			if (p->n_groups == HW_MAX_GROUPS) {
+				p->truncated = true;
 				break;
+			}
 			if (p->n_groups == cap) {
 				unsigned ncap = cap ? cap * 2 : 32;
 				struct hw_group *ng = realloc(p->groups, ncap * sizeof(*ng));
@@ -155,8 +203,8 @@ int hw_posture_read(const struct rg_root *root, struct hw_posture *p)
 		if (p->n_groups)
 			qsort(p->groups, p->n_groups, sizeof(*p->groups), cmp_group);
 	}
-	read_cmdline(root, p);
-	read_thunderbolt(root, p);
+	if (read_cmdline(root, p) < 0 || read_thunderbolt(root, p) < 0)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -167,6 +215,9 @@ void hw_posture_done(struct hw_posture *p)
 	free(p->groups);
 	p->groups = NULL;
 	p->n_groups = 0;
+	free(p->cmdline_report);
+	p->cmdline_report = NULL;
+	hw_tb_done(&p->tb);
 }
 
 void hw_posture_to_event(const struct hw_posture *p, uint64_t now_ns, struct rg_event *ev)

@@ -13,8 +13,11 @@
 
 #include "common/util.h"
 #include "event/event.h"
+#include "hw/hw_attr.h"
+#include "hw/thunderbolt.h"
 
 #define HW_MAX_GROUPS 4096
+#define HW_MAX_UNITS  64 /* IOMMU unit names kept */
 
 struct hw_group {
 	uint32_t id;
@@ -23,16 +26,26 @@ struct hw_group {
 
 struct hw_posture {
 	unsigned units;		 /* /sys/class/iommu entries */
+	char unit_names[HW_MAX_UNITS][64]; /* the first of them, version order ("dmar0") */
+	unsigned n_unit_names;
+	bool truncated; /* more units or groups than are kept */
 	struct hw_group *groups; /* in id order */
 	unsigned n_groups;
 	unsigned identity_groups;
 	bool cmdline_read;
 	char weakening[96];    /* the weakening command-line options, space-separated */
+	char *cmdline_report; /* the IOMMU/DMA-relevant options (hw_cmdline_relevant()), "" */
 	bool has_tb;	       /* a Thunderbolt domain exists */
 	char tb_security[16];  /* the first domain's security level */
 	int tb_dma_protection; /* -1 unknown */
+	struct hw_tb_list tb; /* every Thunderbolt domain and device */
+	struct hw_errors errors; /* what could not be read ("PATH: why") */
 	char error[256];
 };
+
+/* Whether a kernel command-line option is one the report shows: IOMMU, DMA, VFIO, Thunderbolt,
+ * module blacklists, lockdown ("intel_iommu=on", "vfio-pci.ids=...", ...). */
+bool hw_cmdline_relevant(const char *opt);
 
 /* Reads the posture below root. 0 or -ENOMEM; what could not be read is in ->error. */
 int hw_posture_read(const struct rg_root *root, struct hw_posture *ret);

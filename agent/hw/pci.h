@@ -22,6 +22,7 @@
 
 #include "common/util.h"
 #include "event/event.h"
+#include "hw/hw_attr.h"
 
 struct rg_policy;
 
@@ -29,6 +30,8 @@ struct rg_policy;
 #define HW_MAX_CAPS	 48   /* standard capabilities kept (a list can hold at most 48) */
 #define HW_MAX_ECAPS	 64   /* extended capabilities kept */
 #define HW_MAX_DEPTH	 16   /* bridges walked upwards for ACS / external-facing / link */
+#define HW_MAX_NETDEVS	 8    /* netdev names kept per function */
+#define HW_MAX_NOT_ADDR	 8    /* entries of /sys/bus/pci/devices that are no address, named */
 
 struct hw_bar {
 	uint64_t size;	/* 0: not implemented */
@@ -84,6 +87,12 @@ struct hw_fn {
 	int8_t aspm, l0s_exit, l1_exit;
 
 	char driver[32]; /* bound driver, "" none */
+	char driver_module[64]; /* its module (driver/module), "" built in */
+	char driver_taint[16];	/* that module's /sys/module/M/taint ("POE"), "" */
+	char netdevs[HW_MAX_NETDEVS][64]; /* net/ names, version order */
+	unsigned n_netdevs;
+	int config_bus_master; /* bus mastering as the first 64 bytes of config say; -1 unread */
+	struct hw_errors errors; /* sysfs attributes that could not be read ("PATH: why") */
 	char driver_available[32]; /* none bound: the module modules.alias has for it, "" none */
 	/* The kernel logged that a driver's probe of this function failed. Set by whoever reads
 	 * the kernel log (the daemon) before the facts are computed; a scan leaves it false. */
@@ -109,6 +118,9 @@ struct hw_scan {
 	struct hw_fn *fn; /* in address order */
 	unsigned n;
 	bool truncated;		    /* more than HW_MAX_FUNCTIONS */
+	int list_errno;		    /* listing /sys/bus/pci/devices failed: -errno (ENOENT: no bus) */
+	char not_addr[HW_MAX_NOT_ADDR][64]; /* its entries that are no PCI address */
+	unsigned n_not_addr;
 	char error[256];	    /* why the scan failed as a whole ("" ok; then n is 0) */
 	struct hw_posture *posture; /* iommu.h; NULL when not examined */
 };

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "common/caps.h"
+#include "common/listdir.h"
 #include "hw/hw-internal.h"
 #include "hw/iommu.h"
 #include "hw/modalias.h"
@@ -68,41 +69,30 @@ static int cmp_addr(const void *a, const void *b)
 	return strcmp(a, b); /* elements are char[16] */
 }
 
-/* The addresses under /sys/bus/pci/devices, sorted; at most HW_MAX_FUNCTIONS. */
-static int list_functions(const struct rg_root *root, char (**ret)[16], unsigned *ret_n,
-			  bool *truncated)
+/* The addresses under /sys/bus/pci/devices, sorted; at most HW_MAX_FUNCTIONS. Entries that are
+ * no PCI address are named in the scan. */
+static int list_functions(const struct rg_root *root, struct hw_scan *s, char (**ret)[16],
+			  unsigned *ret_n)
 {
-	char(*v)[16] = NULL;
-	unsigned n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
+	char **names = NULL, (*v)[16];
+	unsigned n = 0;
+	int k;
 
-	*truncated = false;
-	d = root_opendir(root, SYS_PCI);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (!hw_is_pci_addr(de->d_name))
-			continue;
-		if (n == HW_MAX_FUNCTIONS) {
-			*truncated = true;
-			break;
-		}
-		if (n == cap) {
-			unsigned ncap = cap ? cap * 2 : 64;
-			char(*nv)[16] = realloc(v, ncap * sizeof(*v));
-
-			if (!nv) {
-				closedir(d);
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = ncap;
-		}
-		(void)strscpy_ok(v[n++], de->d_name, 16);
+	k = root_list_dir(root, SYS_PCI, HW_MAX_FUNCTIONS, &names, &s->truncated);
+	if (k < 0)
+		return k;
+	v = calloc(k ? (size_t)k : 1, sizeof(*v));
+	if (!v) {
+		strv_free(names, (unsigned)k);
+		return -ENOMEM;
 	}
-	closedir(d);
+	for (int i = 0; i < k; i++) {
+		if (hw_is_pci_addr(names[i]))
+			(void)strscpy_ok(v[n++], names[i], 16);
+		else if (s->n_not_addr < HW_MAX_NOT_ADDR)
+			(void)strscpy_ok(s->not_addr[s->n_not_addr++], names[i], 64);
+	}
+	strv_free(names, (unsigned)k);
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_addr);
 	*ret = v;
@@ -232,7 +222,8 @@ out:
 
 /* ---- sysfs facts about a function, below the root ---- */
 
-static void link_basename(const struct rg_root *root, const char *path, char *out, size_t size)
+/* The last step of a link's target ("../../bus/pci/drivers/igc" -> "igc"): 0 or -errno. */
+static int link_basename(const struct rg_root *root, const char *path, char *out, size_t size)
 {
 	char buf[512];
 	const char *slash;
@@ -241,10 +232,13 @@ static void link_basename(const struct rg_root *root, const char *path, char *ou
 	out[0] = 0;
 	r = root_readlink(root, path, buf, sizeof(buf));
 	if (r < 0)
-		return;
+		return r;
+	while (r > 1 && buf[r - 1] == '/')
+		buf[--r] = 0;
 	slash = strrchr(buf, '/');
 	snprintf(out, size, "%s", slash ? slash + 1 : buf);
 	str_sanitize(out);
+	return out[0] ? 0 : -EINVAL;
 }
 
 /* What hangs off the function: netdevs, RDMA devices, block devices, USB buses, searched two
@@ -305,13 +299,64 @@ static unsigned count_msi_irqs(const struct rg_root *root, const char *addr)
 	return n;
 }
 
+/* The attributes the report shows as the kernel has them, and what could not be read of them:
+ * IDs and class (required), subsystem, the driver's module and its taint, the bus-master bit
+ * of the first 64 bytes of config space (what any reader gets), the netdevs' names. */
+static void read_report_attrs(const struct rg_root *root, struct hw_fn *fn)
+{
+	static const char *const ids[] = {"vendor", "device", "class"};
+	_cleanup_free_ char *config = NULL;
+	char path[256], **names = NULL;
+	uint32_t v, sv = 0, sd = 0;
+	size_t len = 0;
+	int r, k;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		snprintf(path, sizeof(path), SYS_PCI "/%s/%s", fn->addr, ids[i]);
+		(void)hw_attr_u32(root, &fn->errors, true, path, 16, &v);
+	}
+	snprintf(path, sizeof(path), SYS_PCI "/%s/subsystem_vendor", fn->addr);
+	r = hw_attr_u32(root, &fn->errors, false, path, 16, &sv);
+	snprintf(path, sizeof(path), SYS_PCI "/%s/subsystem_device", fn->addr);
+	if (r == 0 && hw_attr_u32(root, &fn->errors, false, path, 16, &sd) == 0 && sv <= 0xffff &&
+	    sd <= 0xffff) {
+		fn->subsys_vendor = (uint16_t)sv;
+		fn->subsys_device = (uint16_t)sd;
+	}
+	if (fn->driver[0]) {
+		snprintf(path, sizeof(path), SYS_PCI "/%s/driver/module", fn->addr);
+		link_basename(root, path, fn->driver_module, sizeof(fn->driver_module));
+		if (fn->driver_module[0] &&
+		    snprintf_ok(path, sizeof(path), "/sys/module/%s/taint", fn->driver_module))
+			(void)hw_attr(root, NULL, false, path, fn->driver_taint,
+				      sizeof(fn->driver_taint));
+	}
+	fn->config_bus_master = -1;
+	snprintf(path, sizeof(path), SYS_PCI "/%s/config", fn->addr);
+	r = root_read_file(root, path, 64, &config, &len, NULL);
+	if (r == 0 && len >= 6)
+		fn->config_bus_master = (config[4] & 0x4) ? 1 : 0;
+	else if (r < 0 && r != -ENOENT)
+		hw_errors_add(&fn->errors, "%s: %s", path, read_strerror(r));
+	else if (r == 0)
+		hw_errors_add(&fn->errors, "%s: only %zu bytes", path, len);
+	snprintf(path, sizeof(path), SYS_PCI "/%s/net", fn->addr);
+	k = root_list_dir(root, path, HW_MAX_NETDEVS, &names, NULL);
+	for (int i = 0; i < k; i++)
+		(void)strscpy_ok(fn->netdevs[fn->n_netdevs++], names[i], sizeof(fn->netdevs[0]));
+	strv_free(names, k > 0 ? (unsigned)k : 0);
+}
+
 static void read_sysfs(const struct rg_root *root, struct hw_fn *fn)
 {
 	char path[256], buf[512];
 	uint32_t v;
+	int r;
 
 	snprintf(path, sizeof(path), SYS_PCI "/%s/driver", fn->addr);
-	link_basename(root, path, fn->driver, sizeof(fn->driver));
+	r = link_basename(root, path, fn->driver, sizeof(fn->driver));
+	if (r < 0 && r != -ENOENT)
+		hw_errors_add(&fn->errors, "%s: %s", path, read_strerror(r));
 	fn->iommu_group = -1;
 	snprintf(path, sizeof(path), SYS_PCI "/%s/iommu_group", fn->addr);
 	link_basename(root, path, buf, sizeof(buf));
@@ -320,7 +365,11 @@ static void read_sysfs(const struct rg_root *root, struct hw_fn *fn)
 		snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%u/type", v);
 		if (root_read_line(root, path, fn->iommu_type, sizeof(fn->iommu_type)) < 0)
 			fn->iommu_type[0] = 0;
+	} else if (buf[0]) {
+		hw_errors_add(&fn->errors, SYS_PCI "/%s/iommu_group: unexpected target '%.32s'",
+			      fn->addr, buf);
 	}
+	read_report_attrs(root, fn);
 	snprintf(path, sizeof(path), SYS_PCI "/%s/removable", fn->addr);
 	if (root_read_line(root, path, buf, sizeof(buf)) > 0 && strcmp(buf, "removable") == 0)
 		fn->external = true;
@@ -515,10 +564,11 @@ int hw_scan(const struct rg_root *root, struct hw_scan **ret)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	r = list_functions(root, &addrs, &n, &s->truncated);
+	r = list_functions(root, s, &addrs, &n);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
+		s->list_errno = r;
 		snprintf(s->error, sizeof(s->error), SYS_PCI ": %s", strerror(-r));
 		n = 0;
 	}

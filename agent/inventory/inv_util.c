@@ -99,28 +99,6 @@ void inv_section_truncated(struct inv_section *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *inv_strerror(int r)
-{
-	switch (r) {
-	case -ENODATA:
-		return "empty";
-	case -E2BIG:
-		return "value too long";
-	case -EBADFD:
-		return "not a regular file";
-	case -ELOOP:
-		return "symbolic link loop";
-	case -ENAMETOOLONG:
-		return "path too long";
-	case -EINVAL:
-		return "invalid value";
-	case -ERANGE:
-		return "number out of range";
-	default:
-		return strerror(r < 0 ? -r : r);
-	}
-}
-
 int inv_path(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
@@ -147,7 +125,7 @@ int inv_attr(const struct rg_root *root, struct inv_errors *errs, int mode, cons
 		buf[0] = 0;
 		/* An optional attribute may be absent or empty (rxe's and siw's fw_ver is ""). */
 		if ((r != -ENOENT && r != -ENODATA) || mode == INV_ATTR_REQUIRED)
-			inv_errors_add(errs, "%s: %s", path, r == -ENOENT ? "missing" : inv_strerror(r));
+			inv_errors_add(errs, "%s: %s", path, r == -ENOENT ? "missing" : read_strerror(r));
 	}
 	return r;
 }
@@ -272,99 +250,6 @@ int inv_link_basename(const struct rg_root *root, const char *path, char *out, s
 		return -EINVAL;
 	inv_strcpy(out, size, b);
 	return 0;
-}
-
-void inv_strv_free(char **v, unsigned n)
-{
-	unsigned i;
-
-	if (!v)
-		return;
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-int inv_list_dir(const struct rg_root *root, const char *path, unsigned max, char ***ret,
-		 bool *ret_truncated)
-{
-	/* Keeps the max smallest names (version order), so that a cap cuts deterministically;
-	 * examines at most 16 * max + 4096 entries of a directory. */
-	unsigned long scan_max = 16ul * max + 4096, scanned = 0;
-	DIR *d;
-	struct dirent *de;
-	char **v = NULL;
-	unsigned n = 0, cap = 0;
-	bool truncated = false;
-
-	*ret = NULL;
-	if (ret_truncated)
-		*ret_truncated = false;
-	if (max == 0)
-		return -EINVAL;
-	d = root_opendir(root, path);
-	if (!d)
-		return -errno;
-	for (;;) {
-		unsigned lo, hi;
-		char *name;
-
-		errno = 0;
-		de = readdir(d);
-		if (!de)
-			break;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (++scanned > scan_max) {
-			truncated = true;
-			break;
-		}
-		if (n == max) {
-			truncated = true;
-			if (strverscmp(de->d_name, v[n - 1]) >= 0)
-				continue;
-			free(v[--n]); /* the largest makes room */
-		}
-		if (n == cap) {
-			unsigned ncap = cap ? cap * 2 : 16;
-			char **nv;
-
-			if (ncap > max)
-				ncap = max;
-			nv = realloc(v, ncap * sizeof(*v));
-			if (!nv)
-				goto oom;
-			v = nv;
-			cap = ncap;
-		}
-		name = strdup(de->d_name);
-		if (!name)
-			goto oom;
-		lo = 0;
-		hi = n;
-		while (lo < hi) {
-			unsigned mid = (lo + hi) / 2;
-
-			if (strverscmp(v[mid], name) <= 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		memmove(v + lo + 1, v + lo, (n - lo) * sizeof(*v));
-		v[lo] = name;
-		n++;
-	}
-	closedir(d);
-	for (unsigned i = 0; i < n; i++)
-		str_sanitize(v[i]);
-	*ret = v;
-	if (ret_truncated)
-		*ret_truncated = truncated;
-	return (int)n;
-oom:
-	closedir(d);
-	inv_strv_free(v, n);
-	return -ENOMEM;
 }
 
 int line_reader_open_fd(struct line_reader *lr, int fd, bool check_regular)
