@@ -41,7 +41,7 @@ void strv_free(char **v, unsigned n)
 }
 
 int root_list_dir(const struct rg_root *root, const char *path, unsigned max, char ***ret,
-		 bool *ret_truncated)
+		  bool *ret_truncated)
 {
 	/* Keeps the max smallest names (version order), so that a cap cuts deterministically;
 	 * examines at most 16 * max + 4096 entries of a directory. */

@@ -492,6 +492,7 @@ struct rg_ev_iommu { /* IOMMU_POSTURE */
 	char cmdline[96];	  /* the weakening options */
 	char tb_security[16];	  /* none, user, secure, dponly, usbonly, nopcie */
 	char group_type[16], previous_type[16];
+	char summary[160]; /* what weakens it, for messages (hw_posture_event_summary()) */
 };
 
 struct rg_ev_tb { /* THUNDERBOLT */

@@ -309,6 +309,7 @@ static const struct event_field iommu_fields[] = {
 	 .aux = EV(u.iommu.has_group), .present = has_posture_group},
 	F("iommu.type", EFK_STR, u.iommu.group_type),
 	F("iommu.previous_type", EFK_STR, u.iommu.previous_type),
+	F("iommu.summary", EFK_STR, u.iommu.summary),
 	F("thunderbolt.present", EFK_U32, u.iommu.has_tb),
 	{.name = "thunderbolt.iommu_dma_protection", .kind = EFK_U32,
 	 .offset = EV(u.iommu.tb_dma_protection), .size = 4, .aux = EV(u.iommu.has_tb),

@@ -34,7 +34,8 @@ int hw_attr(const struct rg_root *root, struct hw_errors *e, bool required, cons
 		buf[0] = 0;
 		/* An optional attribute may be absent or empty. */
 		if ((r != -ENOENT && r != -ENODATA) || required)
-			hw_errors_add(e, "%s: %s", path, r == -ENOENT ? "missing" : read_strerror(r));
+			hw_errors_add(e, "%s: %s", path,
+				      r == -ENOENT ? "missing" : read_strerror(r));
 	}
 	return r < 0 ? r : 0;
 }

@@ -238,4 +238,36 @@ void hw_posture_to_event(const struct hw_posture *p, uint64_t now_ns, struct rg_
 	event_set_str(e->cmdline, sizeof(e->cmdline), p->weakening, sizeof(p->weakening));
 	event_set_str(e->tb_security, sizeof(e->tb_security), p->tb_security,
 		      sizeof(p->tb_security));
+	hw_posture_event_summary(ev);
+}
+
+void hw_posture_event_summary(struct rg_event *ev)
+{
+	struct rg_ev_iommu *e = &ev->u.iommu;
+	char *s = e->summary;
+	size_t size = sizeof(e->summary), off = 0;
+
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		if (off && off + 2 < size)                                                         \
+			off += (size_t)snprintf(s + off, size - off, "; ");                         \
+		if (off < size)                                                                    \
+			off += (size_t)snprintf(s + off, size - off, __VA_ARGS__);                  \
+	} while (0)
+	s[0] = 0;
+	if (e->weakened)
+		ADD("command line %.*s", (int)sizeof(e->cmdline), e->cmdline);
+	if (e->has_tb && !e->tb_dma_protection)
+		ADD("Thunderbolt without IOMMU DMA protection");
+	if (e->has_tb && strncmp(e->tb_security, "none", sizeof(e->tb_security)) == 0)
+		ADD("Thunderbolt security level none");
+	if (e->change == RG_HW_GROUP_TYPE && e->has_group)
+		ADD("group %u switched from %.*s to %.*s", e->group,
+		    (int)sizeof(e->previous_type),
+		    e->previous_type[0] ? e->previous_type : "unknown", (int)sizeof(e->group_type),
+		    e->group_type[0] ? e->group_type : "unknown");
+	if (!off)
+		ADD("nothing weakens it");
+#undef ADD
+	s[size - 1] = 0;
 }

@@ -56,3 +56,11 @@ bool hw_cmdline_weakens(const char *opt);
 
 /* The posture as an RG_EV_IOMMU_POSTURE event (change RG_HW_NONE). */
 void hw_posture_to_event(const struct hw_posture *p, uint64_t now_ns, struct rg_event *ev);
+
+/*
+ * Writes iommu.summary from the event's own fields: what weakens the IOMMU, in words ("command
+ * line iommu=pt; Thunderbolt without IOMMU DMA protection; group 5 switched from DMA-FQ to
+ * identity"), "nothing weakens it" otherwise; never an empty field. hw_posture_to_event() calls
+ * it; whoever then sets the group-type change fields calls it again.
+ */
+void hw_posture_event_summary(struct rg_event *ev);

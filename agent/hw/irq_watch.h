@@ -18,8 +18,8 @@
 #include "common/util.h"
 #include "hw/pci.h"
 
-#define HW_IRQ_MAX_VECTORS 256	  /* vectors of one function summed */
-#define HW_IRQ_WATCH_MAX   64	  /* functions watched at once */
+#define HW_IRQ_MAX_VECTORS 256 /* vectors of one function summed */
+#define HW_IRQ_WATCH_MAX   64  /* functions watched at once */
 #define HW_IRQ_WINDOW_NS   (600ull * 1000000000ull)
 
 struct hw_irq_sample {

@@ -9,10 +9,10 @@ static const struct {
 	uint32_t id;
 	const char *name;
 } rdma_vendors[] = {
-	{0x15b3, "Mellanox"},  {0x14e4, "Broadcom"}, {0x8086, "Intel"},	  {0x1425, "Chelsio"},
-	{0x1077, "QLogic"},    {0x19e5, "Huawei"},   {0x1d0f, "Amazon"},	  {0x1ded, "Alibaba"},
-	{0x1414, "Microsoft"}, {0x15ad, "VMware"},   {0x1dd8, "Pensando"}, {0x10df, "Emulex"},
-	{0x1137, "Cisco"},
+    {0x15b3, "Mellanox"},  {0x14e4, "Broadcom"}, {0x8086, "Intel"},    {0x1425, "Chelsio"},
+    {0x1077, "QLogic"},	   {0x19e5, "Huawei"},	 {0x1d0f, "Amazon"},   {0x1ded, "Alibaba"},
+    {0x1414, "Microsoft"}, {0x15ad, "VMware"},	 {0x1dd8, "Pensando"}, {0x10df, "Emulex"},
+    {0x1137, "Cisco"},
 };
 
 const char *hw_rdma_vendor_name(uint32_t vendor)
@@ -35,11 +35,12 @@ bool hw_rdma_vendor_first(uint32_t vendor)
 
 bool hw_rdma_driver(const char *driver)
 {
-	/* Drivers whose functions carry an RDMA device (directly or through an auxiliary device). */
+	/* Drivers whose functions carry an RDMA device (directly or through an auxiliary device).
+	 */
 	static const char *const drivers[] = {
-		"mlx5_core", "mlx4_core", "bnxt_en", "ice",	   "qede",   "cxgb4",  "hns3",
-		"efa",	     "erdma",	  "mana",    "vmw_pvrdma", "hfi1",   "ib_qib", "ib_mthca",
-		"enic",	     "ionic",	  "be2net",  "irdma",	   "ocrdma", "qedr",
+	    "mlx5_core", "mlx4_core", "bnxt_en", "ice",	       "qede",	 "cxgb4",  "hns3",
+	    "efa",	 "erdma",     "mana",	 "vmw_pvrdma", "hfi1",	 "ib_qib", "ib_mthca",
+	    "enic",	 "ionic",     "be2net",	 "irdma",      "ocrdma", "qedr",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(drivers); i++)

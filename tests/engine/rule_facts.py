@@ -128,10 +128,10 @@ FACTS = {
     # Thunderbolt protected, group 5 back to DMA; never aggregated
     "DMA-004": [
         a("DMA-004", "medium", None, iommu__cmdline="iommu=pt",
-          message="IOMMU protection weakened (command line: iommu=pt; Thunderbolt DMA "
-                  "protection: ?; group ?: )"),
+          message="IOMMU protection weakened: command line iommu=pt"),
         a("DMA-004", "medium", None, thunderbolt__iommu_dma_protection=0),
-        a("DMA-004", "medium", None, iommu__group=5, iommu__type="identity"),
+        a("DMA-004", "medium", None, iommu__group=5, iommu__type="identity",
+          message="IOMMU protection weakened: group 5 switched from DMA-FQ to identity"),
     ],
     # edu hot-added; not its removal, not the allowed 15b3:1019, not a bind; with Arena running
     # a second one: critical

@@ -132,17 +132,42 @@ static int col_index(char **hdr, int n, const char *name)
 /* ---- a record as the config space lspci read ---- */
 
 enum {
-	C_HWID, C_ROOT, C_MODS_KNOWN, C_ADDR, C_CLASS, C_VID, C_DID, C_SUBSYS, C_NAME, C_DRIVER,
-	C_MODULES, C_BM, C_MSI, C_MSIX, C_PM, C_EXP, C_LSPEED, C_LWIDTH, C_ASPM, C_L0S, C_L1,
-	C_SSPEED, C_SWIDTH, C_DSN, C_CAPMINUS, C_PARENT, C__N
+	C_HWID,
+	C_ROOT,
+	C_MODS_KNOWN,
+	C_ADDR,
+	C_CLASS,
+	C_VID,
+	C_DID,
+	C_SUBSYS,
+	C_NAME,
+	C_DRIVER,
+	C_MODULES,
+	C_BM,
+	C_MSI,
+	C_MSIX,
+	C_PM,
+	C_EXP,
+	C_LSPEED,
+	C_LWIDTH,
+	C_ASPM,
+	C_L0S,
+	C_L1,
+	C_SSPEED,
+	C_SWIDTH,
+	C_DSN,
+	C_CAPMINUS,
+	C_PARENT,
+	C__N
 };
 
 static const char *const col_names[C__N] = {
-	"hwid",	    "root",	    "has_mods",	    "addr",	    "class",	   "vid",
-	"did",	    "svid_sdid",    "name",	    "driver",	    "modules",	   "busmaster",
-	"msi_en",   "msix_en",	    "pm_cap",	    "exp_type",	    "lnkcap_speed", "lnkcap_width",
-	"lnkcap_aspm", "lnkcap_l0s", "lnkcap_l1",   "lnksta_speed", "lnksta_width", "dsn_cap",
-	"status_cap_minus", "parent_addr",
+    "hwid",	   "root",	   "has_mods",	   "addr",	  "class",
+    "vid",	   "did",	   "svid_sdid",	   "name",	  "driver",
+    "modules",	   "busmaster",	   "msi_en",	   "msix_en",	  "pm_cap",
+    "exp_type",	   "lnkcap_speed", "lnkcap_width", "lnkcap_aspm", "lnkcap_l0s",
+    "lnkcap_l1",   "lnksta_speed", "lnksta_width", "dsn_cap",	  "status_cap_minus",
+    "parent_addr",
 };
 
 static unsigned speed_code(const char *s)
@@ -423,8 +448,9 @@ static void print_table(unsigned n, bool markdown)
 			       r->high ? " (high)" : "", r->machines, n, 100.0 * r->machines / n,
 			       100 * lo, 100 * hi, r->functions, devs);
 		else
-			printf("%-34s %4u/%-3u %5.1f%% %6.1f-%5.1f%% %5u  %s\n", r->name, r->machines,
-			       n, 100.0 * r->machines / n, 100 * lo, 100 * hi, r->functions, devs);
+			printf("%-34s %4u/%-3u %5.1f%% %6.1f-%5.1f%% %5u  %s\n", r->name,
+			       r->machines, n, 100.0 * r->machines / n, 100 * lo, 100 * hi,
+			       r->functions, devs);
 	}
 }
 
@@ -512,8 +538,8 @@ int main(int argc, char **argv)
 		char *col[C__N];
 
 		if (line && n != nh) {
-			fprintf(stderr, "calibrate: functions.csv: a row of %d columns, not %d\n", n,
-				nh);
+			fprintf(stderr, "calibrate: functions.csv: a row of %d columns, not %d\n",
+				n, nh);
 			return 2;
 		}
 		if (!line || strcmp(cols[idx[C_HWID]], machine) != 0) {

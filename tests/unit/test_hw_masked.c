@@ -257,8 +257,8 @@ static const struct hw_fn *fn_at(const struct hw_scan *s, const char *addr)
 }
 
 #define MASKED_FACTS                                                                               \
-	(RG_PCI_FACT_DRIVER_AVAILABLE | RG_PCI_FACT_IRQ_NO_DRIVER | RG_PCI_FACT_FPGA_LINK |       \
-	 RG_PCI_FACT_DSN_ZERO | RG_PCI_FACT_IMITATED_NO_DRIVER | RG_PCI_FACT_CONFIG_UNREADABLE |  \
+	(RG_PCI_FACT_DRIVER_AVAILABLE | RG_PCI_FACT_IRQ_NO_DRIVER | RG_PCI_FACT_FPGA_LINK |        \
+	 RG_PCI_FACT_DSN_ZERO | RG_PCI_FACT_IMITATED_NO_DRIVER | RG_PCI_FACT_CONFIG_UNREADABLE |   \
 	 RG_PCI_FACT_DSN_DUPLICATE)
 
 /* The Wi-Fi clone: the kernel has rt2800pci for 1814:5392; MSI is enabled in its shadow config
@@ -380,9 +380,10 @@ START_TEST(test_dsn_copy_and_unreadable)
 	ck_assert_str_eq(ev.u.pci.driver_state, "driver e1000e");
 
 	gone = fn_at(s, "0000:06:00.0");
-	ck_assert_uint_eq(gone->facts & (RG_PCI_FACT_CONFIG_UNREADABLE | RG_PCI_FACT_CAPS_MALFORMED |
-					 RG_PCI_FACT_CAPS_ZERO | RG_PCI_FACT_HEADER_INVALID |
-					 RG_PCI_FACT_NO_PM_CAP | RG_PCI_FACT_IMITATED_NO_DRIVER),
+	ck_assert_uint_eq(gone->facts &
+			      (RG_PCI_FACT_CONFIG_UNREADABLE | RG_PCI_FACT_CAPS_MALFORMED |
+			       RG_PCI_FACT_CAPS_ZERO | RG_PCI_FACT_HEADER_INVALID |
+			       RG_PCI_FACT_NO_PM_CAP | RG_PCI_FACT_IMITATED_NO_DRIVER),
 			  RG_PCI_FACT_CONFIG_UNREADABLE);
 	ck_assert(strstr(gone->error, "config space unreadable") != NULL);
 	/* An unknown vendor and device are named as lspci names them, never left empty. */
@@ -451,8 +452,8 @@ static void irq_fn(const char *addr, const unsigned *irqs, unsigned n, const cha
 
 	function(addr, cfg, len, "e1000e", 9);
 	for (unsigned i = 0; i < n; i++) {
-		snprintf(rel, sizeof(rel), "sys/devices/pci0000:00/0000:00:1c.0/%s/msi_irqs/%u", addr,
-			 irqs[i]);
+		snprintf(rel, sizeof(rel), "sys/devices/pci0000:00/0000:00:1c.0/%s/msi_irqs/%u",
+			 addr, irqs[i]);
 		writef(rel, "msix\n", 5);
 	}
 	snprintf(rel, sizeof(rel), "sys/devices/pci0000:00/0000:00:1c.0/%s/net/eth%c/operstate",
@@ -522,9 +523,9 @@ START_TEST(test_modalias_parse)
 	    "alias pci:v000010ECd00008168sv*sd*bc*sc*i* r8169\n"
 	    "alias\tpci:v*d*sv*sd*bc01sc08i02*\tnvme  \n"
 	    "alias usb:v0BDAp8153d*dc*dsc*dp*ic*isc*ip*in* r8152\n"
-	    "alias pci:v00001814d00005392sv*sd*bc*sc*i*\n"		   /* no module */
-	    "alias pci:v00008086d*sv*sd*bc*sc*i* bad/module\n"		   /* a path */
-	    "alias pci:v00008086d*sv*sd*bc*sc*i* one two\n"		   /* three words */
+	    "alias pci:v00001814d00005392sv*sd*bc*sc*i*\n"		/* no module */
+	    "alias pci:v00008086d*sv*sd*bc*sc*i* bad/module\n"		/* a path */
+	    "alias pci:v00008086d*sv*sd*bc*sc*i* one two\n"		/* three words */
 	    "alias pci:v00001102d00000012sv*sd*bc*sc*i* snd_hda_intel"; /* no newline at end */
 	_cleanup_(hw_modalias_freep) struct hw_modalias *m = NULL;
 	struct hw_fn fn = {0};
