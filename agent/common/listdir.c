@@ -2,6 +2,7 @@
 /* Directory listing and read-failure descriptions below a root (listdir.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,4 +121,27 @@ oom:
 	closedir(d);
 	strv_free(v, n);
 	return -ENOMEM;
+}
+
+int root_read_attr(const struct rg_root *root, const char *path, bool required, char *buf,
+		   size_t size, int base, uint32_t *ret, char *why, size_t why_size)
+{
+	int r;
+
+	why[0] = buf[0] = 0;
+	r = root_read_line(root, path, buf, size);
+	if (r < 0) {
+		buf[0] = 0;
+		/* An optional attribute may be absent or empty (rxe's and siw's fw_ver is ""). */
+		if ((r != -ENOENT && r != -ENODATA) || required)
+			snprintf(why, why_size, "%s", r == -ENOENT ? "missing" : read_strerror(r));
+		return r;
+	}
+	if (ret) {
+		r = safe_atou32(buf, base, ret);
+		if (r < 0)
+			snprintf(why, why_size, "not a number: '%.32s'", buf);
+		return r;
+	}
+	return 0;
 }

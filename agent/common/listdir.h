@@ -21,3 +21,12 @@ const char *read_strerror(int r);
 int root_list_dir(const struct rg_root *root, const char *path, unsigned max, char ***ret,
 		  bool *ret_truncated);
 void strv_free(char **v, unsigned n);
+
+/*
+ * A sysfs attribute's first line into buf: 0 or -errno. When it is worth reporting (a required
+ * one missing or empty, any one that cannot be read otherwise, or with ret set and not a number
+ * in base) why says so ("missing", "empty", "not a number: 'zzzz'"); "" otherwise. ret: NULL
+ * for text.
+ */
+int root_read_attr(const struct rg_root *root, const char *path, bool required, char *buf,
+		   size_t size, int base, uint32_t *ret, char *why, size_t why_size);

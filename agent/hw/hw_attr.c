@@ -26,31 +26,21 @@ void hw_errors_add(struct hw_errors *e, const char *fmt, ...)
 int hw_attr(const struct rg_root *root, struct hw_errors *e, bool required, const char *path,
 	    char *buf, size_t size)
 {
-	int r;
+	char why[64];
+	int r = root_read_attr(root, path, required, buf, size, 0, NULL, why, sizeof(why));
 
-	buf[0] = 0;
-	r = root_read_line(root, path, buf, size);
-	if (r < 0) {
-		buf[0] = 0;
-		/* An optional attribute may be absent or empty. */
-		if ((r != -ENOENT && r != -ENODATA) || required)
-			hw_errors_add(e, "%s: %s", path,
-				      r == -ENOENT ? "missing" : read_strerror(r));
-	}
+	if (why[0])
+		hw_errors_add(e, "%s: %s", path, why);
 	return r < 0 ? r : 0;
 }
 
 int hw_attr_u32(const struct rg_root *root, struct hw_errors *e, bool required, const char *path,
 		int base, uint32_t *ret)
 {
-	char buf[64];
-	int r;
+	char buf[64], why[64];
+	int r = root_read_attr(root, path, required, buf, sizeof(buf), base, ret, why, sizeof(why));
 
-	r = hw_attr(root, e, required, path, buf, sizeof(buf));
-	if (r < 0)
-		return r;
-	r = safe_atou32(buf, base, ret);
-	if (r < 0)
-		hw_errors_add(e, "%s: not a number: '%.32s'", path, buf);
+	if (why[0])
+		hw_errors_add(e, "%s: %s", path, why);
 	return r;
 }

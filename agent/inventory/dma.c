@@ -16,12 +16,6 @@
 #include "hw/iommu.h"
 #include "inv_internal.h"
 
-static void errors_from_hw(struct inv_errors *to, const struct hw_errors *from)
-{
-	for (unsigned i = 0; i < from->n; i++)
-		inv_errors_add(to, "%s", from->msg[i]);
-}
-
 static void group_types(const struct hw_posture *p, struct inv_dma *dma)
 {
 	for (unsigned i = 0; i < p->n_groups; i++) {
@@ -70,7 +64,7 @@ static void thunderbolt(const struct hw_tb_list *l, struct inventory *inv)
 		t->device = h->device;
 		inv_strcpy(t->vendor_name, sizeof(t->vendor_name), h->vendor_name);
 		inv_strcpy(t->device_name, sizeof(t->device_name), h->device_name);
-		errors_from_hw(&t->errors, &h->errors);
+		inv_errors_from_hw(&t->errors, &h->errors);
 	}
 }
 
@@ -88,7 +82,7 @@ void inv_dma_collect(struct inventory *inv)
 	if (p->truncated)
 		inv_section_truncated(&inv->s_dma, "iommu: more units or groups than are examined");
 	group_types(p, dma);
-	errors_from_hw(&dma->errors, &p->errors);
+	inv_errors_from_hw(&dma->errors, &p->errors);
 	if (p->cmdline_read) {
 		dma->cmdline_iommu = strdup(p->cmdline_report ? p->cmdline_report : "");
 		dma->cmdline_read = dma->cmdline_iommu != NULL;

@@ -13,12 +13,15 @@
 #include "common/util.h"
 #include "inventory/inventory.h"
 #include "common/listdir.h"
+#include "hw/hw_attr.h"
 #include "hw/pci_ids.h"
 
 /* Error strings next to an object. Formats "what: why"; never fails (drops on OOM). */
 void inv_errors_add(struct inv_errors *e, const char *fmt, ...) _printf_(2, 3);
 void inv_errors_addv(struct inv_errors *e, const char *fmt, va_list ap) _printf_(2, 0);
 void inv_errors_free(struct inv_errors *e);
+/* The hardware layer's read errors of an object, as the report's. */
+void inv_errors_from_hw(struct inv_errors *to, const struct hw_errors *from);
 void inv_section_free(struct inv_section *s);
 void inv_section_error(struct inv_section *s, const char *fmt, ...) _printf_(2, 3);
 void inv_section_note(struct inv_section *s, const char *fmt, ...) _printf_(2, 3);

@@ -117,32 +117,31 @@ int inv_path(char *buf, size_t size, const char *fmt, ...)
 int inv_attr(const struct rg_root *root, struct inv_errors *errs, int mode, const char *path,
 	     char *buf, size_t size)
 {
-	int r;
+	char why[64];
+	int r = root_read_attr(root, path, mode == INV_ATTR_REQUIRED, buf, size, 0, NULL, why,
+			       sizeof(why));
 
-	buf[0] = 0;
-	r = root_read_line(root, path, buf, size);
-	if (r < 0) {
-		buf[0] = 0;
-		/* An optional attribute may be absent or empty (rxe's and siw's fw_ver is ""). */
-		if ((r != -ENOENT && r != -ENODATA) || mode == INV_ATTR_REQUIRED)
-			inv_errors_add(errs, "%s: %s", path, r == -ENOENT ? "missing" : read_strerror(r));
-	}
+	if (why[0])
+		inv_errors_add(errs, "%s: %s", path, why);
 	return r;
 }
 
 int inv_attr_u32(const struct rg_root *root, struct inv_errors *errs, int mode, const char *path,
 		 int base, uint32_t *ret)
 {
-	char buf[64];
-	int r;
+	char buf[64], why[64];
+	int r = root_read_attr(root, path, mode == INV_ATTR_REQUIRED, buf, sizeof(buf), base, ret,
+			       why, sizeof(why));
 
-	r = inv_attr(root, errs, mode, path, buf, sizeof(buf));
-	if (r < 0)
-		return r;
-	r = safe_atou32(buf, base, ret);
-	if (r < 0)
-		inv_errors_add(errs, "%s: not a number: '%.32s'", path, buf);
+	if (why[0])
+		inv_errors_add(errs, "%s: %s", path, why);
 	return r;
+}
+
+void inv_errors_from_hw(struct inv_errors *to, const struct hw_errors *from)
+{
+	for (unsigned i = 0; i < from->n; i++)
+		inv_errors_add(to, "%s", from->msg[i]);
 }
 
 int inv_attr_numbered(const struct rg_root *root, struct inv_errors *errs, int mode,

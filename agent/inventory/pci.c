@@ -33,12 +33,6 @@ static bool is_userspace_driver(const char *drv)
 	return false;
 }
 
-static void errors_from_hw(struct inv_errors *to, const struct hw_errors *from)
-{
-	for (unsigned i = 0; i < from->n; i++)
-		inv_errors_add(to, "%s", from->msg[i]);
-}
-
 /* One function of the hardware layer's scan as the report's entry, classified. */
 static void from_hw(const struct hw_fn *fn, struct inv_pci *p, struct inventory *inv)
 {
@@ -59,7 +53,7 @@ static void from_hw(const struct hw_fn *fn, struct inv_pci *p, struct inventory 
 	p->bus_master = fn->config_bus_master;
 	for (i = 0; i < fn->n_netdevs; i++)
 		(void)inv_name_add(p->netdevs, &p->n_netdevs, INV_MAX_NETDEVS, fn->netdevs[i]);
-	errors_from_hw(&p->errors, &fn->errors);
+	inv_errors_from_hw(&p->errors, &fn->errors);
 
 	/* Classification. */
 	if (hw_rdma_vendor_name(p->vendor)) {
