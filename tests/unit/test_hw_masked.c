@@ -22,8 +22,7 @@
 #include "hw/modalias.h"
 #include "hw/pci.h"
 #include "hw/pci_caps.h"
-
-static char scratch[256];
+#include "hw_testutil.h"
 
 static const char *fixtures(void)
 {
@@ -44,30 +43,6 @@ static void mkdirs(const char *path)
 		*s = '/';
 	}
 	(void)mkdir(p, 0755);
-}
-
-static void writef(const char *rel, const void *data, size_t len)
-{
-	char p[700], dir[700], *slash;
-	int fd;
-
-	snprintf(p, sizeof(p), "%s/%s", scratch, rel);
-	snprintf(dir, sizeof(dir), "%s", p);
-	slash = strrchr(dir, '/');
-	*slash = 0;
-	mkdirs(dir);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
-	close(fd);
-}
-
-static void linkto(const char *rel, const char *target)
-{
-	char p[700];
-
-	snprintf(p, sizeof(p), "%s/%s", scratch, rel);
-	ck_assert_int_eq(symlink(target, p), 0);
 }
 
 static size_t read_whole(const char *path, char *buf, size_t size)
@@ -227,33 +202,12 @@ static void build_root(bool with_alias)
 	}
 }
 
-static void teardown(void)
-{
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
 static struct hw_scan *scan_root(void)
 {
-	struct rg_root root;
-	struct hw_scan *s = NULL;
+	struct hw_scan *s = scan_scratch();
 
-	ck_assert_int_eq(root_init(&root, scratch), 0);
-	ck_assert_int_eq(hw_scan(&root, &s), 0);
-	root_done(&root);
-	ck_assert_str_eq(s->error, "");
 	ck_assert_uint_eq(s->n, 7);
 	return s;
-}
-
-static const struct hw_fn *fn_at(const struct hw_scan *s, const char *addr)
-{
-	const struct hw_fn *fn = hw_scan_find(s, addr);
-
-	ck_assert_msg(fn != NULL, "no function %s", addr);
-	return fn;
 }
 
 #define MASKED_FACTS                                                                               \
