@@ -37,6 +37,8 @@ struct daemon {
 	struct hw_print hwprint; /* the seat's fingerprint digest and DSNs (heartbeat, status) */
 	bool hwprint_fresh;	 /* hwprint is the bus as it is: no PCI change since it was made */
 	struct hw_baseline *baseline; /* the policy's seat baseline, NULL none (daemon_hw.c) */
+	struct hw_irq_watch *irq_watch; /* network functions whose vectors never counted */
+	uint64_t next_irq_check_ns;	/* monotonic */
 	struct hw_added_table hw_added; /* when each PCI function appeared (hw_refuse.h) */
 	/* functions just added, left to hardware enforcement until their driver binds */
 	struct {

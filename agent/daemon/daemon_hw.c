@@ -24,6 +24,7 @@
 #include "hw/hw_refuse.h"
 #include "hw/hw_runtime.h"
 #include "hw/hw_scanner.h"
+#include "hw/irq_watch.h"
 #include "daemon-internal.h"
 
 int daemon_hw_scan(struct hw_scan **ret)
@@ -337,12 +338,47 @@ void daemon_hw_dispatch(struct daemon *d, int fd)
 		hw_runtime_kmsg(d->hw, emit, d);
 }
 
+static void not_breathing(const struct hw_fn *fn, void *ud)
+{
+	struct rg_event ev;
+
+	/* an alert's matter, not enforcement's: not through emit() */
+	hw_fn_to_event(fn, RG_EV_PCI_FUNCTION, RG_PROV_INVENTORY, now_realtime_ns(), &ev);
+	(void)daemon_event(&ev, ud);
+}
+
+/* Once a minute: the network functions that are up but whose vectors never counted, reported
+ * after a window of HW_IRQ_WINDOW_NS (irq_watch.h). */
+static void irq_watch_tick(struct daemon *d)
+{
+	_cleanup_(hw_scan_freep) struct hw_scan *s = NULL;
+	uint64_t now = now_monotonic_ns();
+	struct rg_root root = {.fd = -1};
+
+	if (now < d->next_irq_check_ns)
+		return;
+	d->next_irq_check_ns = now + 60ull * 1000000000ull;
+	if (!d->irq_watch) {
+		d->irq_watch = calloc(1, sizeof(*d->irq_watch));
+		if (!d->irq_watch)
+			return;
+	}
+	if (root_init(&root, "/") < 0)
+		return;
+	if (hw_scan(&root, &s) == 0) {
+		hw_facts_baseline(s, d->baseline);
+		hw_irq_watch_check(d->irq_watch, &root, s, now, HW_IRQ_WINDOW_NS, not_breathing, d);
+	}
+	root_done(&root);
+}
+
 void daemon_hw_tick(struct daemon *d, bool flush)
 {
 	hw_runtime_tick(d->hw, flush, emit, d);
 	if (!flush) {
 		daemon_hw_enforce_tick(d);
 		report_losses(d);
+		irq_watch_tick(d);
 	}
 }
 
