@@ -48,6 +48,7 @@ struct daemon {
 	unsigned n_hw_pending;
 	struct hw_scanner *hw_scanner; /* PCI scans off the event loop (hw/hw_scanner.h) */
 	bool hw_rescan_diff;	       /* the scan asked for follows a loss: report what changed */
+	bool irq_check_pending;	       /* the scan asked for is the not-breathing check's too */
 	char (*hw_known)[16];	       /* the PCI functions the daemon knows are there */
 	unsigned n_hw_known, cap_hw_known;
 	struct json_object *hooks; /* sensors_describe() at start */
