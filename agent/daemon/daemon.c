@@ -282,6 +282,7 @@ static int startup_inventory(struct daemon *d)
 		return r;
 	/* The fingerprint from the same scan (a scan of its own when there was none). */
 	daemon_hw_print_update(d, inv->hw);
+	hw_facts_baseline(inv->hw, d->baseline);
 	r = inventory_foreach_event(inv, daemon_hw_inventory_event, d);
 	if (r < 0)
 		return r;
@@ -468,6 +469,7 @@ static void daemon_done(struct daemon *d)
 	metrics_http_stop(d->metrics);
 	daemon_hw_close(d);
 	hw_baseline_free(d->baseline);
+	free(d->irq_watch);
 	if (d->sensors)
 		sensors_close(d->sensors);
 	if (d->outputs)
