@@ -9,6 +9,8 @@
  */
 #pragma once
 
+#include <openssl/types.h>
+
 #include "incident.h"
 #include "cond.h"
 
@@ -48,6 +50,17 @@ struct inc_log {
 	uint8_t kind; /* enum incident_log_kind */
 	uint32_t len;
 	void *data; /* an alert's JSON text (NUL-terminated), or a copy of the struct rg_event */
+};
+
+/*
+ * The kept log's bytes: blocks of INC_LOG_BLOCK bytes (an entry larger than that has a block of
+ * its own), filled in turn and freed together, instead of an allocation per entry.
+ */
+#define INC_LOG_BLOCK 8192
+struct inc_log_block {
+	struct inc_log_block *next; /* the block filled before this one */
+	size_t used, size;
+	_Alignas(16) unsigned char data[];
 };
 
 struct incident {
@@ -104,6 +117,7 @@ struct incident {
 	char seat[INC_NAME_LEN]; /* the policy's, when it opened */
 
 	struct inc_log *log;
+	struct inc_log_block *blocks; /* the block being filled, the others behind it */
 	size_t n_log, log_cap, log_bytes;
 	uint64_t log_dropped;
 };
@@ -134,6 +148,10 @@ struct incident_store {
 	char boot_id[64];
 	char seat[INC_NAME_LEN];
 	struct jw *jw; /* a kept event written when asked for (incident_log_get) */
+	/* The ids' SHA-256 (make_id()), fetched once: an implicit fetch per digest costs more
+	 * than the digest. NULL: EVP_sha256() each time. */
+	EVP_MD *sha256;
+	EVP_MD_CTX *md_ctx;
 };
 
 /* incident_stage.c */

@@ -214,7 +214,19 @@ game:
 
 void incident_record_id(const struct incident *inc, char out[static INCIDENT_RECORD_ID_LEN])
 {
-	snprintf(out, INCIDENT_RECORD_ID_LEN, "%s-%" PRIu64, inc->id, inc->records);
+	/* "%s-%" PRIu64, without printf: two of these a record */
+	size_t n = strnlen(inc->id, INCIDENT_ID_LEN - 1), k = 0;
+	uint64_t v = inc->records;
+	char dec[20];
+
+	memcpy(out, inc->id, n);
+	out[n++] = '-';
+	do
+		dec[k++] = (char)('0' + v % 10);
+	while ((v /= 10) && k < sizeof(dec));
+	while (k)
+		out[n++] = dec[--k];
+	out[n] = 0;
 }
 
 static void jw_time(struct jw *w, jw_node o, const char *key, uint64_t ns)
@@ -329,12 +341,20 @@ void incident_to_jw(const struct incident *inc, const char *action, struct jw *w
 		      : strcmp(action, "opened") == 0 ? inc->first_ns
 		      : strcmp(action, "closed") == 0 ? inc->closed_ns
 						      : inc->last_ns;
-	char summary[512], rid[INCIDENT_RECORD_ID_LEN], act[32];
+	const char *act = !action			  ? "incident_state"
+			  : strcmp(action, "opened") == 0  ? "incident_opened"
+			  : strcmp(action, "updated") == 0 ? "incident_updated"
+			  : strcmp(action, "closed") == 0  ? "incident_closed"
+							   : NULL;
+	char summary[512], rid[INCIDENT_RECORD_ID_LEN], abuf[32];
 	jw_node o, e;
 
 	incident_summary(inc, summary, sizeof(summary));
 	incident_record_id(inc, rid);
-	snprintf(act, sizeof(act), "incident_%s", action ? action : "state");
+	if (!act) {
+		snprintf(abuf, sizeof(abuf), "incident_%s", action);
+		act = abuf;
+	}
 	jw_time(w, JW_ROOT, "@timestamp", ts);
 	e = jw_object(w, JW_ROOT, "event");
 	jw_string(w, e, "kind", "state");
