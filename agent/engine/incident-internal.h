@@ -95,11 +95,8 @@ struct incident {
 	uint64_t records; /* records written (opened, updated...) */
 	uint32_t stages;  /* bit per enum incident_stage reached */
 	bool during_game; /* an alert fired while a game ran */
-	struct inc_stage st[INCIDENT_STAGE__MAX];
-	struct inc_rule rules[INC_MAX_RULES];
 	size_t n_rules;
 	uint64_t rules_dropped;
-	struct inc_actor actors[INC_MAX_ACTORS];
 	size_t n_actors;
 	uint64_t actors_dropped;
 	uint64_t alerts, matches;
@@ -120,6 +117,12 @@ struct incident {
 	struct inc_log_block *blocks; /* the block being filled, the others behind it */
 	size_t n_log, log_cap, log_bytes;
 	uint64_t log_dropped;
+
+	/* The large arrays last: a slot is cleared up to st only (new_slot()), each stage up to
+	 * its ids; entries past a count are never read, and are written whole when added. */
+	struct inc_stage st[INCIDENT_STAGE__MAX];
+	struct inc_rule rules[INC_MAX_RULES];
+	struct inc_actor actors[INC_MAX_ACTORS];
 };
 
 struct incident_store {

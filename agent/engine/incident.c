@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <openssl/evp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,7 +367,10 @@ static struct incident *new_slot(struct incident_store *s, uint64_t now, inciden
 		}
 	if (!inc)
 		return NULL;
-	memset(inc, 0, sizeof(*inc));
+	/* 12 KiB a slot, most of it arrays read only up to their counts */
+	memset(inc, 0, offsetof(struct incident, st));
+	for (size_t i = 0; i < INCIDENT_STAGE__MAX; i++)
+		memset(&inc->st[i], 0, offsetof(struct inc_stage, ids));
 	inc->store = s;
 	inc->in_use = inc->open = true;
 	inc->seq = ++s->seq;
@@ -686,8 +690,8 @@ static void add_rule(struct incident *inc, const struct incident_alert *a)
 			inc->rules_dropped++;
 			return;
 		}
+		inc->rules[i] = (struct inc_rule){.severity = -1};
 		strscpy_ok(inc->rules[i].id, a->rule_id, sizeof(inc->rules[i].id));
-		inc->rules[i].severity = -1;
 		inc->n_rules++;
 	}
 	inc->rules[i].alerts++;

@@ -81,6 +81,23 @@ struct sentence {
 	size_t size, off;
 };
 
+/* Appends n bytes of p, as far as they fit (what vsnprintf() would have kept). */
+static void put(struct sentence *s, const char *p, size_t n)
+{
+	n = MIN(n, s->size - 1 - s->off);
+	memcpy(s->buf + s->off, p, n);
+	s->off += n;
+}
+
+/* Whether fmt converts only %s and %u: say() writes those itself, without printf. */
+static bool plain_format(const char *fmt)
+{
+	for (const char *p = strchr(fmt, '%'); p; p = strchr(p + 2, '%'))
+		if (p[1] != 's' && p[1] != 'u')
+			return false;
+	return true;
+}
+
 static void say(struct sentence *s, const char *fmt, ...) _printf_(2, 3);
 static void say(struct sentence *s, const char *fmt, ...)
 {
@@ -90,6 +107,32 @@ static void say(struct sentence *s, const char *fmt, ...)
 	if (s->off + 1 >= s->size)
 		return;
 	va_start(ap, fmt);
+	if (plain_format(fmt)) {
+		/* a record's summary is a dozen of these: printf was most of its cost */
+		for (const char *p = fmt; *p; p++) {
+			char d[10], *e = d + sizeof(d), *q = e;
+			const char *a;
+			unsigned u;
+
+			if (*p != '%') {
+				put(s, p, 1);
+				continue;
+			}
+			if (*++p == 's') {
+				a = va_arg(ap, const char *);
+				put(s, a, strlen(a));
+				continue;
+			}
+			u = va_arg(ap, unsigned);
+			do
+				*--q = (char)('0' + u % 10);
+			while ((u /= 10));
+			put(s, q, (size_t)(e - q));
+		}
+		s->buf[s->off] = 0;
+		va_end(ap);
+		return;
+	}
 	n = vsnprintf(s->buf + s->off, s->size - s->off, fmt, ap);
 	va_end(ap);
 	if (n > 0)
