@@ -98,15 +98,13 @@ static bool plain_format(const char *fmt)
 	return true;
 }
 
-static void say(struct sentence *s, const char *fmt, ...) _printf_(2, 3);
-static void say(struct sentence *s, const char *fmt, ...)
+static void vsay(struct sentence *s, const char *fmt, va_list ap) _printf_(2, 0);
+static void vsay(struct sentence *s, const char *fmt, va_list ap)
 {
-	va_list ap;
 	int n;
 
 	if (s->off + 1 >= s->size)
 		return;
-	va_start(ap, fmt);
 	if (plain_format(fmt)) {
 		/* a record's summary is a dozen of these: printf was most of its cost */
 		for (const char *p = fmt; *p; p++) {
@@ -130,17 +128,40 @@ static void say(struct sentence *s, const char *fmt, ...)
 			put(s, q, (size_t)(e - q));
 		}
 		s->buf[s->off] = 0;
-		va_end(ap);
 		return;
 	}
 	n = vsnprintf(s->buf + s->off, s->size - s->off, fmt, ap);
-	va_end(ap);
 	if (n > 0)
 		s->off = MIN(s->off + (size_t)n, s->size - 1);
 }
 
+static void say(struct sentence *s, const char *fmt, ...) _printf_(2, 3);
+static void say(struct sentence *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(s, fmt, ap);
+	va_end(ap);
+}
+
+#define CLAUSE_LEN 200
+
+/* One clause into buf (CLAUSE_LEN bytes), as snprintf() would write it. */
+static void clause(char *buf, const char *fmt, ...) _printf_(2, 3);
+static void clause(char *buf, const char *fmt, ...)
+{
+	struct sentence s = {.buf = buf, .size = CLAUSE_LEN};
+	va_list ap;
+
+	buf[0] = 0;
+	va_start(ap, fmt);
+	vsay(&s, fmt, ap);
+	va_end(ap);
+}
+
 /* The stage clauses of an actor: "registered ..., read Arena's memory into it". */
-static size_t actor_clauses(const struct incident *inc, char cl[][200], size_t max)
+static size_t actor_clauses(const struct incident *inc, char cl[][CLAUSE_LEN], size_t max)
 {
 	const char *game = inc->target_game[0] ? inc->target_game
 			   : inc->game_name[0] ? inc->game_name
@@ -154,34 +175,34 @@ static size_t actor_clauses(const struct incident *inc, char cl[][200], size_t m
 			     wr = strstr(inc->mr_access, "remote_write");
 
 			size_text(inc->mr_bytes, sz, sizeof(sz));
-			snprintf(cl[n++], 200, "registered %s of %s memory%s%s", sz,
+			clause(cl[n++], "registered %s of %s memory%s%s", sz,
 				 rd && wr ? "remote-readable and -writable"
 				 : rd	  ? "remote-readable"
 				 : wr	  ? "remote-writable"
 					  : "remote-accessible",
 				 inc->device[0] ? " on " : "", inc->device);
 		} else
-			snprintf(cl[n++], 200, "set up RDMA%s%s", inc->device[0] ? " on " : "",
+			clause(cl[n++], "set up RDMA%s%s", inc->device[0] ? " on " : "",
 				 inc->device);
 	} else if (reached(inc, INCIDENT_STAGE_ACCESS) && n < max)
-		snprintf(cl[n++], 200, "opened RDMA%s%s", inc->device[0] ? " on " : "",
+		clause(cl[n++], "opened RDMA%s%s", inc->device[0] ? " on " : "",
 			 inc->device);
 	if (reached(inc, INCIDENT_STAGE_TARGET) && n < max) {
 		const char *op = inc->target_op;
 
 		if (op[0] && strstr(op, "read"))
-			snprintf(cl[n++], 200, "read %s's memory%s", game,
+			clause(cl[n++], "read %s's memory%s", game,
 				 reached(inc, INCIDENT_STAGE_CAPABILITY) ? " into it" : "");
 		else if (op[0] && strstr(op, "write"))
-			snprintf(cl[n++], 200, "wrote to %s's memory", game);
+			clause(cl[n++], "wrote to %s's memory", game);
 		else if (op[0])
-			snprintf(cl[n++], 200, "accessed %s's memory (%s)", game, op);
+			clause(cl[n++], "accessed %s's memory (%s)", game, op);
 		else if (inc->library[0])
-			snprintf(cl[n++], 200, "had %s load %s", game, inc->library);
+			clause(cl[n++], "had %s load %s", game, inc->library);
 		/* else only the game running: said after the clauses */
 	}
 	if (reached(inc, INCIDENT_STAGE_EXFILTRATION) && n < max)
-		snprintf(cl[n++], 200, "exchanged RDMA traffic%s%s", inc->peer[0] ? " with " : "",
+		clause(cl[n++], "exchanged RDMA traffic%s%s", inc->peer[0] ? " with " : "",
 			 inc->peer);
 	return n;
 }
@@ -210,7 +231,7 @@ void incident_summary(const struct incident *inc, char *buf, size_t size)
 {
 	const char *seat = inc->seat;
 	struct sentence s = {.buf = buf, .size = size};
-	char cl[4][200];
+	char cl[4][CLAUSE_LEN];
 	size_t n;
 
 	buf[0] = 0;
