@@ -155,6 +155,8 @@ struct incident_store {
 	 * than the digest. NULL: EVP_sha256() each time. */
 	EVP_MD *sha256;
 	EVP_MD_CTX *md_ctx;
+	char *raw; /* a record's stages, rules and actors as JSON text (incident_json.c) */
+	size_t raw_cap;
 };
 
 /* incident_stage.c */

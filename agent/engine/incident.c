@@ -159,6 +159,7 @@ void incident_store_free(struct incident_store *s)
 		log_clear(s, &s->inc[i]);
 	incident_facts_free(s);
 	EVP_MD_CTX_free(s->md_ctx);
+	free(s->raw);
 	EVP_MD_free(s->sha256);
 	jw_free(s->jw);
 	free(s->buckets);
