@@ -70,23 +70,30 @@ static struct rg_engine *new_engine(size_t max_open)
 	"{\"event\":{\"action\":\"exit\"},\"process\":{\"pid\":%u,\"name\":\"t%u\","               \
 	"\"start_boot_ns\":%llu}}"
 
-static void feed(struct rg_engine *e, bool open, unsigned pid, uint64_t t)
+static void feed_text(struct rg_engine *e, const char *text, uint64_t t)
 {
-	char text[1024], msg[256];
 	struct event_reader *r;
 	struct rg_event ev;
+	char msg[256];
 	size_t col;
 
-	if (open)
-		snprintf(text, sizeof(text), OPEN, pid, pid, (unsigned long long)pid * SEC);
-	else
-		snprintf(text, sizeof(text), EXIT, pid, pid, (unsigned long long)pid * SEC);
 	ck_assert_int_eq(event_reader_new(4096, &r), 0);
 	ck_assert_msg(event_reader_read(r, text, strlen(text), &ev, &col, msg, sizeof(msg)) == 0,
 		      "%s: %s", text, msg);
 	ev.ts = t;
 	ck_assert_int_eq(engine_process(e, &ev, NULL, NULL), 0);
 	event_reader_free(r);
+}
+
+static void feed(struct rg_engine *e, bool open, unsigned pid, uint64_t t)
+{
+	char text[1024];
+
+	if (open)
+		snprintf(text, sizeof(text), OPEN, pid, pid, (unsigned long long)pid * SEC);
+	else
+		snprintf(text, sizeof(text), EXIT, pid, pid, (unsigned long long)pid * SEC);
+	feed_text(e, text, t);
 }
 
 /* Every shipped rule has a stage in the table, and the table names no rule that is gone. */
@@ -228,21 +235,6 @@ static int keep_record(const struct rg_alert *a, void *ud)
 	*last = strndup(a->json, a->len);
 	ck_assert_ptr_nonnull(*last);
 	return 0;
-}
-
-static void feed_text(struct rg_engine *e, const char *text, uint64_t t)
-{
-	struct event_reader *r;
-	struct rg_event ev;
-	char msg[256];
-	size_t col;
-
-	ck_assert_int_eq(event_reader_new(4096, &r), 0);
-	ck_assert_msg(event_reader_read(r, text, strlen(text), &ev, &col, msg, sizeof(msg)) == 0,
-		      "%s: %s", text, msg);
-	ev.ts = t;
-	ck_assert_int_eq(engine_process(e, &ev, NULL, NULL), 0);
-	event_reader_free(r);
 }
 
 /* The member key of the record's rdmaguard.incident, as json-c writes it (jsonw writes the same
