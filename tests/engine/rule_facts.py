@@ -127,7 +127,8 @@ FACTS = {
     # Crystal HD decoder with nothing but its kind (DMA-014's, medium); not: a translated group,
     # the root bus's host bridge and AHCI controller (the chipset's), a host-bridge class, an AMD
     # processor's instrumentation function and an SMBus controller off the root bus (chipset
-    # kinds with no tell), e1000e's function, a bridge
+    # kinds with no tell), e1000e's function, a bridge, a function whose config space could not
+    # be read (class 0 as it came)
     "DMA-003": [
         a("DMA-002", "high", None, pci__address="0000:08:00.0"),
         a("DMA-003", "high", None, pci__address="0000:08:00.0", pci__iommu__type="identity",
