@@ -14,6 +14,7 @@
 #include "common/util.h"
 #include "config.h"
 #include "enforce/enforce.h"
+#include "event/ecs_map.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/rules.h"
@@ -167,7 +168,9 @@ void daemon_notice(struct daemon *d, const char *action, const char *kind, const
 	ADD(agent, "type", json_object_new_string("rdmaguard"));
 	ADD(agent, "version", json_object_new_string(RG_VERSION));
 	ADD(o, "agent", agent);
-	if (outputs_submit(d->outputs, o) < 0)
+	/* ECS's names and categories, as the alerts have them (event/ecs_map.h) */
+	ecs_add_event_json(o, event_type_from_string(action), 0);
+	if (ecs_map_json(o) < 0 || outputs_submit(d->outputs, o) < 0)
 		d->submit_errors++;
 	json_object_put(o);
 }

@@ -10,7 +10,8 @@
 -- host.os.*, agent.version, labels.seat, destination.ip/port, source.ip, related.ip[],
 -- rdma.peer.address/gid. The seat's
 -- hardware fingerprint digest and its PCI Device Serial Numbers come in heartbeats as
--- hw.fingerprint and pci.dsn[] (host.hardware.fingerprint / host.hardware.pci_dsn[] are read too):
+-- rdmaguard.hw.fingerprint and rdmaguard.pci.dsn[] (schema_version 1's hw.fingerprint / pci.dsn[]
+-- and host.hardware.fingerprint / host.hardware.pci_dsn[] are read too):
 -- rdmaguard.ingest() is the one place that knows where each key field is.
 
 CREATE SCHEMA IF NOT EXISTS rdmaguard;
@@ -149,7 +150,8 @@ BEGIN
 				 hostname);
 		IF kind = 'alert' THEN
 			ips := json_inets(d #> '{destination,ip}') || json_inets(d #> '{related,ip}') ||
-			       json_inets(d #> '{rdma,peer,address}') || json_inets(d #> '{rdma,peer,gid}');
+			       json_inets(coalesce(d #> '{rdmaguard,rdma,peer,address}', d #> '{rdma,peer,address}')) ||
+			       json_inets(coalesce(d #> '{rdmaguard,rdma,peer,gid}', d #> '{rdma,peer,gid}'));
 			-- The seat's own addresses are no peers (related.ip lists both ends).
 			ips := ARRAY(SELECT DISTINCT x FROM unnest(ips) x
 				     WHERE NOT x = ANY (json_inets(d #> '{host,ip}') ||
@@ -159,7 +161,8 @@ BEGIN
 					    peer_ips, process_name, message, sender_ip, doc)
 			VALUES ((d #>> '{event,id}')::uuid, (d ->> '@timestamp')::timestamptz, seat,
 				d #>> '{host,id}', coalesce(d #>> '{rule,id}', '?'),
-				coalesce(d ->> 'severity', 'medium'), severity_rank(d ->> 'severity'),
+				coalesce(d #>> '{rdmaguard,severity}', d ->> 'severity', 'medium'),
+				severity_rank(coalesce(d #>> '{rdmaguard,severity}', d ->> 'severity')),
 				ips, d #>> '{process,name}', d ->> 'message', sender_ip, d)
 			ON CONFLICT (event_id) DO NOTHING;
 		ELSE
@@ -171,8 +174,10 @@ BEGIN
 				coalesce(d #>> '{host,name}', d #>> '{host,hostname}'), d #>> '{host,id}',
 				json_inets(d #> '{host,ip}'), json_texts(d #> '{host,mac}'),
 				d #>> '{agent,version}',
-				coalesce(d #>> '{hw,fingerprint}', d #>> '{host,hardware,fingerprint}'),
-				json_texts(coalesce(d #> '{pci,dsn}', d #> '{host,hardware,pci_dsn}')),
+				coalesce(d #>> '{rdmaguard,hw,fingerprint}', d #>> '{hw,fingerprint}',
+					 d #>> '{host,hardware,fingerprint}'),
+				json_texts(coalesce(d #> '{rdmaguard,pci,dsn}', d #> '{pci,dsn}',
+						    d #> '{host,hardware,pci_dsn}')),
 				sender_ip, d)
 			ON CONFLICT (event_id) DO NOTHING;
 		END IF;

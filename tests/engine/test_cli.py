@@ -232,7 +232,7 @@ def test_replay(tmp, rules):
     quiet = '{"event":{"action":"agent_policy"},"agent":{"ok":1,"what":"p","text":"loaded"}}\n'
     res = run("replay", "-", "--rules", rules, stdin=" \t\r\n\n" + quiet + "  \n")
     alerts = [json.loads(l) for l in res.stdout.splitlines()]
-    check(res.returncode == 0 and len(alerts) == 1 and alerts[0]["severity"] == "info",
+    check(res.returncode == 0 and len(alerts) == 1 and alerts[0]["rdmaguard"]["severity"] == "info",
           "replay: stdin, blank lines skipped, info alert only -> exit 0", res)
 
     # Bad event files: exit 2, the line (and column for JSON syntax).
