@@ -18,14 +18,18 @@ BUILD_DEPS="meson ninja-build gcc clang llvm pkg-config bpftool libbpf-dev libel
 # auditd and bpftrace, what the benchmarks (bench/run.sh) compare the agent with; the fleet's central
 # side (fleet/): rsyslog's RELP input and PostgreSQL output, PostgreSQL 15, YAML for the Sigma rules;
 # gcc-multilib for the 32-bit build of the host tests' driver (the ia32 entry points); bubblewrap,
-# how the VM lab starts a game the way Steam's pressure-vessel does.
+# how the VM lab starts a game the way Steam's pressure-vessel does. python3-pyparsing to
+# python3-typing-extensions: what the vendored pySigma and sigma-cli need
+# (tests/fleet/sigma-tools/README.md).
 TEST_DEPS="qemu-system-x86 linux-image-amd64 busybox-static kmod iproute2 rdma-core ibverbs-utils
  ibverbs-providers perftest rdmacm-utils rsyslog rsyslog-gnutls gnutls-bin openssl python3
  python3-jsonschema valgrind systemd procps util-linux
  debootstrap lintian debhelper dpkg-dev python3-seccomp groff-base man-db libclang-rt-14-dev
  auditd bpftrace gcc-multilib bubblewrap
  prometheus
- rsyslog-relp rsyslog-pgsql postgresql-15 python3-yaml"
+ rsyslog-relp rsyslog-pgsql postgresql-15 python3-yaml
+ python3-pyparsing python3-jinja2 python3-packaging python3-requests python3-click
+ python3-prettytable python3-colorama python3-diskcache python3-typing-extensions"
 
 deps() {
 	export DEBIAN_FRONTEND=noninteractive
