@@ -220,7 +220,7 @@ static int map_json_obj(struct json_object *root, struct json_object *obj, int s
 	json_object_object_foreach(obj, key, val)
 	{
 		const struct ecs_member *m = find(set, key, strlen(key));
-		struct json_object *dest = root;
+		struct json_object *dest = obj; /* a rename stays in obj */
 		char name[128];
 		size_t i;
 

@@ -58,7 +58,9 @@ def common(doc, root):
         except jsonschema.ValidationError as e:
             check(False, f"{root}: alert does not match the schema: {e.message}")
         check(a.get("event", {}).get("kind") == "alert" and a.get("rule", {}).get("id")
-              and a.get("rdmaguard", {}).get("severity") in ("info", "low", "medium", "high", "critical") and a.get("message"),
+              and a.get("rdmaguard", {}).get("severity") in ("info", "low", "medium", "high",
+                                                                "critical")
+              and a.get("message"),
               f"{root}: alert fields {a}")
     check(doc["root"] == os.path.realpath(os.path.join(ROOTS, root)), f"{root}: root path")
     for src in ("verbs", "netlink"):
@@ -68,7 +70,8 @@ def common(doc, root):
 
 
 def alerts(doc):
-    return [(a["rdmaguard"]["severity"], a["rule"]["id"], a["message"]) for a in doc.get("alerts", [])]
+    return [(a["rdmaguard"]["severity"], a["rule"]["id"], a["message"])
+            for a in doc.get("alerts", [])]
 
 
 # --- each fixture root ---------------------------------------------------------------------------

@@ -170,7 +170,8 @@ def scenario_siem(d):
         body = json.loads(r["msg"])
         if body.get("event", {}).get("kind") == "alert":
             m = rsl.SD_RE.match(r["sd"])
-            check(m and m.group(1) == body["rule"]["id"] and m.group(2) == body["rdmaguard"]["severity"]
+            check(m and m.group(1) == body["rule"]["id"]
+                  and m.group(2) == body["rdmaguard"]["severity"]
                   and m.group(3) == body["event"]["id"], "structured data %r" % r["sd"])
             check(r["msgid"] == body["rule"]["id"], "MSGID is the rule id")
     objs = messages(rs)

@@ -59,37 +59,50 @@ FACTS = {
     # (none) and added again (a repeat of the first, and DMA-005); then with Arena running a new
     # driverless one: critical, with DMA-005
     "DMA-001": [
-        a("DMA-001", "high", None, rdmaguard__pci__address="0000:05:00.0", rdmaguard__pci__vendor_id="0x15b3",
+        a("DMA-001", "high", None, rdmaguard__pci__address="0000:05:00.0",
+          rdmaguard__pci__vendor_id="0x15b3",
           message="RDMA-capable PCI function 0000:05:00.0 (15b3:1013 Mellanox Technologies "
                   "MT27700 Family [ConnectX-4]) has no driver bound"),
-        a("DMA-001", "high", None, rdmaguard__pci__address="0000:07:00.0", rdmaguard__pci__device_id="0x7322"),
-        a("DMA-005", "high", None, rdmaguard__pci__address="0000:05:00.0", rdmaguard__pci__change="add"),
-        a("DMA-001", "critical", None, rdmaguard__pci__address="0000:0b:00.0", rdmaguard__game__name="Arena"),
+        a("DMA-001", "high", None, rdmaguard__pci__address="0000:07:00.0",
+          rdmaguard__pci__device_id="0x7322"),
+        a("DMA-005", "high", None, rdmaguard__pci__address="0000:05:00.0",
+          rdmaguard__pci__change="add"),
+        a("DMA-001", "critical", None, rdmaguard__pci__address="0000:0b:00.0",
+          rdmaguard__game__name="Arena"),
         a("DMA-005", "critical", None, rdmaguard__pci__address="0000:0b:00.0"),
-        a("DMA-001", "high", None, rdmaguard__pci__address="0000:05:00.0", event__action="pci_change"),
+        a("DMA-001", "high", None, rdmaguard__pci__address="0000:05:00.0",
+          event__action="pci_change"),
     ],
     # pcileech's stock IDs; a driverless bus master without PM; a looping capability list even
     # with a driver; a DSN shared with the allowed capture card (which itself is allowed); not: a
     # bus master without driver alone or with a class mismatch (an NVMe the firmware left bus
     # mastering), a class mismatch alone, the removal
     "DMA-002": [
-        a("DMA-002", "high", None, rdmaguard__pci__address="0000:08:00.0", rdmaguard__pci__vendor_id="0x10ee",
+        a("DMA-002", "high", None, rdmaguard__pci__address="0000:08:00.0",
+          rdmaguard__pci__vendor_id="0x10ee",
           rdmaguard__pci__device_id="0x0666", rdmaguard__pci__fact__dma_card_id=True,
           message="PCI function 0000:08:00.0 (10ee:0666 Xilinx Corporation , driver ) shows "
                   "DMA-card tells"),
-        a("DMA-002", "high", None, rdmaguard__pci__address="0000:09:00.0", rdmaguard__pci__fact__no_pm_cap=True),
-        a("DMA-002", "high", None, rdmaguard__pci__address="0000:0c:00.0", rdmaguard__pci__driver="xhci_hcd"),
-        a("DMA-002", "high", None, rdmaguard__pci__address="0000:0f:00.0", rdmaguard__pci__fact__dsn_duplicate=True),
+        a("DMA-002", "high", None, rdmaguard__pci__address="0000:09:00.0",
+          rdmaguard__pci__fact__no_pm_cap=True),
+        a("DMA-002", "high", None, rdmaguard__pci__address="0000:0c:00.0",
+          rdmaguard__pci__driver="xhci_hcd"),
+        a("DMA-002", "high", None, rdmaguard__pci__address="0000:0f:00.0",
+          rdmaguard__pci__fact__dsn_duplicate=True),
     ],
     # the identity-domain bus master, vfio-pci with no IOMMU group, a host-bridge class off the
     # root bus; not: a translated group, the root bus's host bridge and AHCI controller (the
     # chipset's, bus mastering left on by the firmware), e1000e's function
     "DMA-003": [
-        a("DMA-003", "high", None, rdmaguard__pci__address="0000:08:00.0", rdmaguard__pci__iommu__type="identity"),
-        a("DMA-003", "high", None, rdmaguard__pci__address="0000:09:00.0", rdmaguard__pci__driver="vfio-pci"),
-        a("DMA-003", "high", None, rdmaguard__pci__address="0000:10:00.0", rdmaguard__pci__class="0x60000"),
+        a("DMA-003", "high", None, rdmaguard__pci__address="0000:08:00.0",
+          rdmaguard__pci__iommu__type="identity"),
+        a("DMA-003", "high", None, rdmaguard__pci__address="0000:09:00.0",
+          rdmaguard__pci__driver="vfio-pci"),
+        a("DMA-003", "high", None, rdmaguard__pci__address="0000:10:00.0",
+          rdmaguard__pci__class="0x60000"),
         # bus mastering off, but no driver: the card's own bit is not believed
-        a("DMA-003", "high", None, rdmaguard__pci__address="0000:05:00.0", rdmaguard__pci__iommu__type="identity"),
+        a("DMA-003", "high", None, rdmaguard__pci__address="0000:05:00.0",
+          rdmaguard__pci__iommu__type="identity"),
     ],
     # iommu=pt, Thunderbolt without DMA protection, group 5 switched to identity; not: no IOMMU,
     # Thunderbolt protected, group 5 back to DMA; never aggregated
@@ -116,30 +129,39 @@ FACTS = {
     ],
     # every device faulting: edu's first fault at once, its burst of 64 as the repeat, i915's
     "DMA-006": [
-        a("DMA-006", "high", None, rdmaguard__pci__address="0000:01:00.0", rdmaguard__dma__fault__count=1,
+        a("DMA-006", "high", None, rdmaguard__pci__address="0000:01:00.0",
+          rdmaguard__dma__fault__count=1,
           rdmaguard__dma__fault__address=4096,
           message="The IOMMU refused 1 DMA accesses of 0000:01:00.0 (1234:11e8), the first at "
                   "4096: PTE Read access is not set"),
-        a("DMA-006", "high", None, rdmaguard__pci__address="0000:00:02.0", rdmaguard__pci__driver="i915"),
-        a("DMA-006", "high", None, rdmaguard__pci__address="0000:01:00.0", rdmaguard__dma__fault__count=64),
+        a("DMA-006", "high", None, rdmaguard__pci__address="0000:00:02.0",
+          rdmaguard__pci__driver="i915"),
+        a("DMA-006", "high", None, rdmaguard__pci__address="0000:01:00.0",
+          rdmaguard__dma__fault__count=64),
         # a fault logged before the daemon started, then one now: two alerts, not one repeat
-        a("DMA-006", "high", None, rdmaguard__pci__address="0000:03:00.0", rdmaguard__dma__fault__address=4096,
+        a("DMA-006", "high", None, rdmaguard__pci__address="0000:03:00.0",
+          rdmaguard__dma__fault__address=4096,
           rdmaguard__event__flags=["historical"]),
-        a("DMA-006", "high", None, rdmaguard__pci__address="0000:03:00.0", rdmaguard__dma__fault__address=8192),
+        a("DMA-006", "high", None, rdmaguard__pci__address="0000:03:00.0",
+          rdmaguard__dma__fault__address=8192),
     ],
     # only the authorisation while Arena runs; not the dock before it, not the unauthorised add
     "DMA-007": [
-        a("DMA-007", "critical", None, rdmaguard__thunderbolt__device="0-3", rdmaguard__thunderbolt__change="authorize",
+        a("DMA-007", "critical", None, rdmaguard__thunderbolt__device="0-3",
+          rdmaguard__thunderbolt__change="authorize",
           message="Thunderbolt device 0-3 (8086:15ef Intel ) authorised while Arena runs"),
     ],
     # added, changed (naming what), removed (medium); not the allowed 15b3:1019; added while
     # Arena runs: critical
     "DMA-008": [
-        a("DMA-008", "high", None, rdmaguard__pci__address="0000:05:00.0", rdmaguard__baseline__change="added"),
-        a("DMA-008", "high", None, rdmaguard__pci__address="0000:03:00.0", rdmaguard__baseline__change="changed",
-          rdmaguard__baseline__diff="dsn 00-e0-4c-00-00-01 -> none; capabilities 0x01,0x05,0x10,0x11 -> "
-                         "0x05,0x10"),
-        a("DMA-008", "medium", None, rdmaguard__pci__address="0000:02:00.0", rdmaguard__baseline__change="removed"),
+        a("DMA-008", "high", None, rdmaguard__pci__address="0000:05:00.0",
+          rdmaguard__baseline__change="added"),
+        a("DMA-008", "high", None, rdmaguard__pci__address="0000:03:00.0",
+          rdmaguard__baseline__change="changed",
+          rdmaguard__baseline__diff="dsn 00-e0-4c-00-00-01 -> none; capabilities "
+                                    "0x01,0x05,0x10,0x11 -> 0x05,0x10"),
+        a("DMA-008", "medium", None, rdmaguard__pci__address="0000:02:00.0",
+          rdmaguard__baseline__change="removed"),
         a("DMA-008", "critical", None, rdmaguard__pci__address="0000:07:00.0"),
     ],
     # each action of hardware enforcement, saying which; not the plain add before it (DMA-005's);
@@ -159,15 +181,18 @@ FACTS = {
     # failure too; not the bind before it, not DMA-001 for the function the unbind left
     # driverless, not a plain unbind; the removal beside them is DMA-009's, not DMA-010's
     "DMA-010": [
-        a("DMA-010", "critical", None, rdmaguard__pci__address="0000:04:00.0", rdmaguard__pci__driver="mlx5_core",
+        a("DMA-010", "critical", None, rdmaguard__pci__address="0000:04:00.0",
+          rdmaguard__pci__driver="mlx5_core",
           rdmaguard__pci__change="unbind",
           rdmaguard__pci__enforcement="done: mlx5_core unbound, driver_override rdmaguard-refused",
           message="Hardware enforcement refused driver mlx5_core to PCI function 0000:04:00.0 "
                   "(15b3:1017 Mellanox Technologies MT27800 Family [ConnectX-5]), new while "
                   "Arena runs: done: mlx5_core unbound, driver_override rdmaguard-refused"),
-        a("DMA-010", "critical", None, rdmaguard__pci__address="0000:05:00.0", rdmaguard__pci__driver="bnxt_en",
-          rdmaguard__pci__enforcement="failed: bnxt_en unbound (Permission denied), driver_override not "
-                           "set (Permission denied)"),
+        a("DMA-010", "critical", None, rdmaguard__pci__address="0000:05:00.0",
+          rdmaguard__pci__driver="bnxt_en",
+          rdmaguard__pci__enforcement="failed: bnxt_en unbound (Permission denied), "
+                                      "driver_override not "
+                                      "set (Permission denied)"),
         a("DMA-009", "critical", None, rdmaguard__pci__address="0000:02:00.0",
           rdmaguard__pci__enforcement="done: removed from the bus"),
     ],
@@ -204,13 +229,16 @@ FACTS = {
         a("RDMA-004", "medium", 500, file__path="/dev/infiniband/uverbs0",
           message="probe (500) opened /dev/infiniband/uverbs0 (rxe0)"),
         a("RDMA-004", "medium", 502, file__path="/dev/infiniband/uverbs1"),
-        a("RDMA-004", "high", 500, file__path="/dev/infiniband/uverbs2", rdmaguard__rdma__device="siw0"),
+        a("RDMA-004", "high", 500, file__path="/dev/infiniband/uverbs2",
+          rdmaguard__rdma__device="siw0"),
         a("RDMA-006", "critical", 500, event__action="device_open"),
     ],
     # remote_write on rxe0, remote_read (dmabuf) on mlx5_0; not local_write, not ibv_devinfo
     "RDMA-005": [
-        a("RDMA-005", "high", 600, rdmaguard__rdma__device="rxe0", rdmaguard__rdma__mr__length=65536),
-        a("RDMA-005", "high", 600, rdmaguard__rdma__device="mlx5_0", rdmaguard__rdma__op="reg_dmabuf_mr"),
+        a("RDMA-005", "high", 600, rdmaguard__rdma__device="rxe0",
+          rdmaguard__rdma__mr__length=65536),
+        a("RDMA-005", "high", 600, rdmaguard__rdma__device="mlx5_0",
+          rdmaguard__rdma__op="reg_dmabuf_mr"),
     ],
     # a server: only the registration made while Arena runs (critical), and RDMA-006
     "RDMA-005-server": [
@@ -229,18 +257,23 @@ FACTS = {
           rdmaguard__rdma__socket__family="rds",
           message="rdsbridge (700) registered a 8192-byte memory region with access "
                   "local_write,remote_write,remote_read on rds"),
-        a("RDMA-005", "critical", 700, rdmaguard__rdma__op="rdma_map", rdmaguard__rdma__mr__length=65536),
+        a("RDMA-005", "critical", 700, rdmaguard__rdma__op="rdma_map",
+          rdmaguard__rdma__mr__length=65536),
         a("RDMA-008", "critical", 700, rdmaguard__memory__op="process_vm_readv",
           rdmaguard__target__process__pid=710),
         a("RDMA-006", "critical", 700, rdmaguard__rdma__op="rdma_write"),
         a("RDMA-006", "critical", 700, rdmaguard__rdma__op="rdma_map"),
-        a("RDMA-009", "critical", 700, rdmaguard__rdma__op="rdma_write", rdmaguard__rdma__peer__address="192.0.2.2",
+        a("RDMA-009", "critical", 700, rdmaguard__rdma__op="rdma_write",
+          rdmaguard__rdma__peer__address="192.0.2.2",
           rdmaguard__rdma__peer__port=18601),
-        a("RDMA-006", "critical", 720, rdmaguard__rdma__op="socket", rdmaguard__rdma__socket__family="smc"),
+        a("RDMA-006", "critical", 720, rdmaguard__rdma__op="socket",
+          rdmaguard__rdma__socket__family="smc"),
         a("RDMA-006", "critical", 720, count=2, rdmaguard__rdma__op="accept"),
-        a("RDMA-009", "critical", 720, rdmaguard__rdma__op="connect", rdmaguard__rdma__peer__address="192.0.2.2",
+        a("RDMA-009", "critical", 720, rdmaguard__rdma__op="connect",
+          rdmaguard__rdma__peer__address="192.0.2.2",
           rdmaguard__rdma__peer__port=5000),
-        a("RDMA-009", "critical", 720, rdmaguard__rdma__op="accept", rdmaguard__rdma__peer__address="192.0.2.3"),
+        a("RDMA-009", "critical", 720, rdmaguard__rdma__op="accept",
+          rdmaguard__rdma__peer__address="192.0.2.3"),
         a("RDMA-006", "critical", 730, rdmaguard__rdma__op="socket", rdmaguard__rdma__ret=-97),
         a("RDMA-007", "critical", 710, event__action="rdma_socket", rdmaguard__rdma__op="socket"),
     ],
@@ -271,9 +304,12 @@ FACTS = {
     # QP 17 to RTR (then RTS: a repeat), the rdma_cm connect, the kernel's table's QP 17 (no
     # peer: another object); not INIT, not the kernel's own QP, not ibv_devinfo
     "RDMA-009": [
-        a("RDMA-009", "high", 1000, rdmaguard__rdma__qp__state="rtr", rdmaguard__rdma__peer__gid="::ffff:192.0.2.50"),
-        a("RDMA-009", "high", 1000, rdmaguard__rdma__qp__state="rts", rdmaguard__rdma__peer__gid="::ffff:192.0.2.50"),
-        a("RDMA-009", "high", 1000, event__action="rdma_cm", rdmaguard__rdma__peer__address="198.51.100.7"),
+        a("RDMA-009", "high", 1000, rdmaguard__rdma__qp__state="rtr",
+          rdmaguard__rdma__peer__gid="::ffff:192.0.2.50"),
+        a("RDMA-009", "high", 1000, rdmaguard__rdma__qp__state="rts",
+          rdmaguard__rdma__peer__gid="::ffff:192.0.2.50"),
+        a("RDMA-009", "high", 1000, event__action="rdma_cm",
+          rdmaguard__rdma__peer__address="198.51.100.7"),
         a("RDMA-009", "high", 1000, event__action="qp_present", rdmaguard__rdma__qp__num=17),
     ],
     # the implicit MR on mlx5_0, the 2 GiB one (a repeat), the 4 GiB MR in rxe0's table; not
@@ -281,8 +317,10 @@ FACTS = {
     "RDMA-010": [
         a("RDMA-010", "high", 1100, rdmaguard__rdma__device="mlx5_0",
           rdmaguard__rdma__mr__length=18446744073709551615),
-        a("RDMA-010", "high", 1100, rdmaguard__rdma__device="mlx5_0", rdmaguard__rdma__mr__length=2147483648),
-        a("RDMA-010", "high", 1100, rdmaguard__rdma__device="rxe0", rdmaguard__rdma__mr__length=4294967296),
+        a("RDMA-010", "high", 1100, rdmaguard__rdma__device="mlx5_0",
+          rdmaguard__rdma__mr__length=2147483648),
+        a("RDMA-010", "high", 1100, rdmaguard__rdma__device="rxe0",
+          rdmaguard__rdma__mr__length=4294967296),
     ],
     # every denial and the kill: rdma_cm twice (a repeat), create_qp, then with Arena running
     # (critical) modprobe's rxe and the rxe1 link (with RDMA-002; RDMA-001 skips denied

@@ -236,7 +236,8 @@ def run(tmp, pin_dir):
     if killed:
         a = killed[0]
         check(a["process"]["name"] == "rg-host-driver" and a["process"]["executable"] == DRIVER
-              and a["file"]["path"] == "/dev/infiniband/uverbs0" and a["rdmaguard"]["rdma"]["node"] == "uverbs"
+              and a["file"]["path"] == "/dev/infiniband/uverbs0"
+              and a["rdmaguard"]["rdma"]["node"] == "uverbs"
               and a["rdmaguard"]["event"]["flags"] == ["killed"] and a["rdmaguard"]["rule"]["action"] == "kill",
               "the alert names the process, the node and the rule (rule.action kill)", a)
     check(rule_alerts(d, "RDMA-011", "killed"), "RDMA-011 reports the kill", d.alerts())
@@ -302,7 +303,8 @@ def run(tmp, pin_dir):
           facts)
     mr = rule_alerts(d, "RDMA-005", "killed", pid)
     check(len(mr) == 1 and mr[0]["rdmaguard"]["rdma"]["op"] == "reg_mr"
-          and mr[0]["rdmaguard"]["rdma"]["mr"]["access"] == ["local_write", "remote_write", "remote_read"],
+          and mr[0]["rdmaguard"]["rdma"]["mr"]["access"] ==
+          ["local_write", "remote_write", "remote_read"],
           "RDMA-005 alerts with action killed and the MR's access", d.alerts())
     check(rule_alerts(d, "RDMA-004", "alert", pid), "its open is only alerted now (RDMA-004 alert)",
           d.alerts())
@@ -316,7 +318,8 @@ def run(tmp, pin_dir):
               f"the 32-bit driver is SIGKILLed at its reg_mr with remote access (rc {rc})", facts)
         mr = rule_alerts(d, "RDMA-005", "killed", pid)
         check(len(mr) == 1 and mr[0]["rdmaguard"]["rdma"]["op"] == "reg_mr"
-              and mr[0]["rdmaguard"]["rdma"]["mr"]["access"] == ["local_write", "remote_write", "remote_read"]
+              and mr[0]["rdmaguard"]["rdma"]["mr"]["access"] ==
+              ["local_write", "remote_write", "remote_read"]
               and not [a for a in d.alerts() if a["rule"]["id"] == "RDMA-005"
                        and a["process"]["pid"] == pid and a["rdmaguard"]["action"] != "killed"],
               "RDMA-005 alerts once, killed, for the 32-bit write()", d.alerts())
@@ -344,7 +347,8 @@ def run(tmp, pin_dir):
     pid = int(facts.get("pid", 0))
     check(rc == -signal.SIGKILL and pid, f"the driver is SIGKILLed at rdma_cm CONNECT (rc {rc})", facts)
     cm = rule_alerts(d, "RDMA-009", "killed", pid)
-    check(len(cm) == 1 and cm[0]["rdmaguard"]["rdma"]["op"] == "connect", "RDMA-009 alerts with action killed",
+    check(len(cm) == 1 and cm[0]["rdmaguard"]["rdma"]["op"] == "connect",
+          "RDMA-009 alerts with action killed",
           d.alerts())
 
     check(rodata_knob(pin_dir, "enf_rtp_exec", "rg_have_loop") == 1,
@@ -486,7 +490,8 @@ def run(tmp, pin_dir):
     t = wait_for("AGENT-004", tampered, 30) or []
     check(len(t) == 2 and all(a["process"]["name"] == "bpftool" and
                               a["rdmaguard"]["agent"]["what"] == "bpf_map_delete_elem" and
-                              a["rdmaguard"]["agent"].get("ok", 0) == 0 and a["rdmaguard"]["severity"] == "high" for a in t),
+                              a["rdmaguard"]["agent"].get("ok", 0) == 0 and
+                              a["rdmaguard"]["severity"] == "high" for a in t),
           "AGENT-004 for each: bpf_map_delete_elem by bpftool, refused (high)", t or d.alerts())
 
     # 4. back to RDMA-004 kill, then kill -9 of the daemon: the pins keep killing
