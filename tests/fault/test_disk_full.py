@@ -96,8 +96,8 @@ def run(d, state):
     final = st["dropped"]
     check(final["total"] == dropped["total"], "more drops after the disk grew: %r" % final)
     for s in SEVERITIES:
-        n_sent = sum(1 for a in sent if a["rdmaguard"]["severity"] == s)
-        n_got = sum(1 for a in sent if a["rdmaguard"]["severity"] == s and a["event"]["id"] in kept)
+        n_sent = sum(1 for a in sent if a["severity"] == s)
+        n_got = sum(1 for a in sent if a["severity"] == s and a["event"]["id"] in kept)
         check(n_sent - n_got == final[s], "%s: %d sent, %d received, %d counted dropped"
               % (s, n_sent, n_got, final[s]))
         reported = sum(l["agent"]["loss"]["dropped"][s] for l in losses)
