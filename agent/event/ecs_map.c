@@ -387,3 +387,62 @@ void ecs_add_event_json(struct json_object *doc, enum rg_event_type t, uint32_t 
 		json_object_object_add(o, "schema_version",
 				       json_object_new_int(ECS_SCHEMA_VERSION));
 }
+
+/* obj's members from the ECS names back to the event's (set: what obj is). */
+static void unrename(struct json_object *obj, int set)
+{
+	size_t i;
+
+	for (i = 0; i < sets[set].n; i++) {
+		const struct ecs_member *m = &sets[set].m[i];
+		struct json_object *v;
+
+		if (m->rename && json_object_object_get_ex(obj, m->rename, &v)) {
+			json_object_get(v);
+			json_object_object_del(obj, m->rename);
+			json_object_object_add(obj, m->key, v);
+		} else if (!m->rename && m->set != S_KEEP &&
+			   json_object_object_get_ex(obj, m->key, &v) &&
+			   json_object_is_type(v, json_type_object)) {
+			unrename(v, m->set);
+		}
+	}
+}
+
+/* Every member of from into to, objects merged. */
+static int merge(struct json_object *to, struct json_object *from, unsigned depth)
+{
+	json_object_object_foreach(from, key, val)
+	{
+		struct json_object *have;
+
+		if (depth < MAP_DEPTH && json_object_object_get_ex(to, key, &have) &&
+		    json_object_is_type(have, json_type_object) &&
+		    json_object_is_type(val, json_type_object)) {
+			if (merge(have, val, depth + 1) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		if (json_object_object_add(to, key, json_object_get(val)) < 0) {
+			json_object_put(val);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int ecs_unmap_json(struct json_object *doc)
+{
+	struct json_object *rg, *copy;
+	int r = 0;
+
+	unrename(doc, S_ROOT);
+	if (!json_object_object_get_ex(doc, "rdmaguard", &rg) ||
+	    !json_object_is_type(rg, json_type_object))
+		return 0;
+	copy = json_object_get(rg);
+	json_object_object_del(doc, "rdmaguard");
+	r = merge(doc, copy, 0);
+	json_object_put(copy);
+	return r;
+}
