@@ -35,6 +35,7 @@ BASELINE = os.path.join(SRC, "bench", "baseline.json")
 GEN = os.path.join(SRC, "bench", "gen_events.py")
 SMALL, LARGE = 500, 5500
 PY = "/usr/bin/python3"
+INCIDENT_RECORD = '"dataset":"rdmaguard.incident"'  # what tells a record from an alert
 # "  954,454,307 (39.53%)  build/../agent/engine/engine.c:engine_process [/path/rdmaguard]"
 ANN_LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+.*?:([A-Za-z_][\w.]*)(?:'\d+)?(?:\s+\[.*\])?\s*$")
 
@@ -45,6 +46,8 @@ STAGES = [
     ("alert", "engine_emit_alert",
      "engine: each alert written as JSON text (common/jsonw) and handed over"),
     ("alert_submit", "outputs_submit_alert", "output: the alert's text copied and queued"),
+    ("incident", "engine_incident_add",
+     "engine: each alert into its incident (stages, facts, kept log) and its records"),
     ("output_thread", "file_thread", "output: the file output thread (write)"),
 ]
 
@@ -54,7 +57,9 @@ def replay_args(rg, events, alerts):
             "--policy", os.path.join(SRC, "bench", "data", "policy.json"),
             "--output", "file:" + alerts, "--hostname", "bench-host",
             "--boot-id", "00000000-0000-4000-8000-000000000000",
-            "--boot-time", "2026-12-01T00:00:00Z", "--flush-timeout", "30"]
+            "--boot-time", "2026-12-01T00:00:00Z", "--flush-timeout", "30",
+            # the incident records to the output too, as the daemon sends them
+            "--incidents"]
 
 
 def callgrind(rg, events, workdir, tag):
@@ -84,7 +89,7 @@ def callgrind(rg, events, workdir, tag):
             # function's inner calls ('2) are inside it
             incl.setdefault(m.group(2), int(m.group(1).replace(",", "")))
     with open(alerts, encoding="utf-8") as f:
-        n_alerts = sum(1 for _ in f)
+        n_alerts = sum(1 for l in f if INCIDENT_RECORD not in l)
     return total, incl, n_alerts
 
 

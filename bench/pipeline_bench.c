@@ -51,6 +51,15 @@ static int emit(const struct rg_alert *alert, void *ud)
 	return 0;
 }
 
+/* Incident records go to the output too, as the daemon sends them. */
+static int emit_incident(const struct rg_alert *rec, void *ud)
+{
+	struct ctx *c = ud;
+
+	(void)outputs_submit_alert(c->outputs, rec, 0);
+	return 0;
+}
+
 static int fail(const char *what)
 {
 	fprintf(stderr, "pipeline_bench: %s\n", what);
@@ -79,8 +88,8 @@ int main(int argc, char **argv)
 	if (argc != 5)
 		return fail("usage: pipeline_bench EVENTS.jsonl POLICY RULES_DIR ALERTS_FILE");
 	t0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
-	if (engine_load_config(argv[2], false, argv[3], output_spec_check, &policy, &rules,
-			       &err) < 0 ||
+	if (engine_load_config(argv[2], false, argv[3], output_spec_check, &policy, &rules, &err) <
+		0 ||
 	    engine_new(policy, rules, &cfg, &e, &err) < 0)
 		return fail(rg_error_format(&err, buf, sizeof(buf)));
 	snprintf(spec_text, sizeof(spec_text), "file:%s", argv[4]);
@@ -88,6 +97,7 @@ int main(int argc, char **argv)
 		return fail(buf);
 	if (outputs_new(&spec, 1, &ocfg, &c.outputs) < 0)
 		return fail("cannot open the output");
+	engine_set_incident_fn(e, emit_incident, &c);
 	f = fopen(argv[1], "re");
 	if (!f)
 		return fail("cannot open the events file");

@@ -15,7 +15,7 @@
 static __always_inline struct rg_rec_cmd *cmd_begin(int fd, __u32 node, __s64 ret, __u32 via,
 						    __u32 rdev, __u16 hook)
 {
-	struct rg_rec_cmd *r = RESERVE(struct rg_rec_cmd);
+	struct rg_rec_cmd *r = RESERVE_HI(struct rg_rec_cmd);
 
 	if (!r)
 		return NULL;

@@ -72,13 +72,20 @@ static __always_inline void count(__u32 which)
 		*v += 1; /* per-CPU: no atomics needed */
 }
 
-#define RESERVE(type)                                                                              \
+#define RESERVE_IN(ring, cnt, type)                                                                \
 	({                                                                                         \
-		type *_r = bpf_ringbuf_reserve(&events, sizeof(type), 0);                          \
+		type *_r = bpf_ringbuf_reserve(&ring, sizeof(type), 0);                            \
 		if (!_r)                                                                           \
-			count(RG_CNT_RINGBUF_FULL);                                                \
+			count(cnt);                                                                \
 		_r;                                                                                \
 	})
+#define RESERVE(type) RESERVE_IN(events, RG_CNT_RINGBUF_FULL, type)
+/* A record for the RDMA ring (maps.bpf.h: events_hi); enforcement has one ring. */
+#ifndef RG_ENFORCE_OBJECT
+#define RESERVE_HI(type) RESERVE_IN(events_hi, RG_CNT_RINGBUF_HI_FULL, type)
+#else
+#define RESERVE_HI(type) RESERVE(type)
+#endif
 
 #ifndef RG_ENFORCE_OBJECT
 /* The rdma_seen latch: has an RDMA fd or user ever been recorded? */
@@ -660,7 +667,101 @@ static __always_inline bool lookup_rdma_fd(int fd, __u32 *node, __u32 *rdev)
 	remember_fd(tgid, fd, file, *node, *rdev);
 	return true;
 }
+
+/* Is process tgid an RDMA user (it or an ancestor held an RDMA fd)? */
+static __always_inline bool is_rdma_proc(__u32 tgid)
+{
+	return rdma_users_seen() && bpf_map_lookup_elem(&rdma_procs, &tgid);
+}
 #endif /* !RG_ENFORCE_OBJECT */
+
+#if !defined(RG_ENFORCE_OBJECT) && !defined(RG_SENSORS_MOD_OBJECT)
+/*
+ * May the process task (tgid) put one more low-value record in the main ring (events.h:
+ * RG_BUDGET_*)? A token bucket per process; a record over it is counted, per process and in
+ * RG_CNT_BUDGET. Concurrent threads may race on the tokens: the bucket is approximate, never
+ * unbounded (each update is one thread's).
+ */
+static __always_inline bool budget_take(struct task_struct *task, __u32 tgid)
+{
+	const __u64 per = 1000000000ull / RG_BUDGET_PER_SEC;
+	__u64 now = bpf_ktime_get_ns(), add;
+	struct rg_budget *b = bpf_map_lookup_elem(&budget, &tgid);
+
+	if (!b) {
+		struct rg_budget nb = {.last_ns = now, .tokens = RG_BUDGET_BURST - 1};
+
+		nb.start_boot_ns = task_start_ns(task);
+		BPF_CORE_READ_STR_INTO(&nb.comm, task, group_leader, comm);
+		bpf_map_update_elem(&budget, &tgid, &nb, BPF_NOEXIST);
+		return true;
+	}
+	add = now > b->last_ns ? (now - b->last_ns) / per : 0;
+	if (add) {
+		__u64 t = b->tokens + add;
+
+		b->tokens = t > RG_BUDGET_BURST ? RG_BUDGET_BURST : (__u32)t;
+		b->last_ns = t > RG_BUDGET_BURST ? now : b->last_ns + add * per;
+	}
+	if (b->tokens) {
+		b->tokens--;
+		return true;
+	}
+	__sync_fetch_and_add(&b->dropped, 1);
+	count(RG_CNT_BUDGET);
+	return false;
+}
+
+/* A record about memory access by task (tgid): to the RDMA ring for an RDMA process, else to the
+ * main ring within the process's budget (NULL: over it, or the ring is full). */
+#define RESERVE_MEM(type, task, tgid)                                                              \
+	({                                                                                         \
+		type *_m = NULL;                                                                   \
+		if (is_rdma_proc(tgid))                                                            \
+			_m = RESERVE_HI(type);                                                     \
+		else if (budget_take(task, tgid))                                                  \
+			_m = RESERVE(type);                                                        \
+		_m;                                                                                \
+	})
+#endif
+
+#if !defined(RG_ENFORCE_OBJECT) && !defined(RG_SENSORS_MOD_OBJECT)
+/* enum rg_mem_op (agent/event/event.h) */
+#define MEM_READV   1
+#define MEM_WRITEV  2
+#define MEM_ATTACH  3
+#define MEM_SEIZE   4
+#define MEM_TRACEME 6
+#define MEM_AUTO    7
+#define MEM_EXEC    8
+
+#define PT_PTRACED 0x1 /* task_struct.ptrace */
+
+/*
+ * A ptrace link that no attach request made (PTRACE_TRACEME, the auto-attach of a new process to
+ * its parent's tracer at fork, a traced process's exec): tracer, the actor, holds target's memory.
+ */
+static __always_inline void emit_ptrace_link(struct task_struct *tracer, struct task_struct *target,
+					     __u32 op, __s64 ret, __u16 hook)
+{
+	struct rg_rec_mem *r;
+
+	__u32 tgid = tracer ? BPF_CORE_READ(tracer, tgid) : 0;
+
+	if (!tracer || (rg_self_tgid && tgid == rg_self_tgid))
+		return;
+	r = RESERVE_MEM(struct rg_rec_mem, tracer, tgid);
+	if (!r)
+		return;
+	fill_hdr_task(&r->h, tracer, RG_REC_MEM, hook);
+	r->op = op;
+	r->target_pid = BPF_CORE_READ(target, tgid);
+	r->ret = ret;
+	r->target_start_boot_ns = task_start_ns(target);
+	BPF_CORE_READ_STR_INTO(&r->target_comm, target, comm);
+	rg_submit(r);
+}
+#endif
 
 /* Does the file look like libibverbs, librdmacm or a verbs provider? By name (lib*-rdmav*.so,
  * the providers perftest links directly) or by directory (.../libibverbs/). */
@@ -695,7 +796,7 @@ static __always_inline bool is_rdma_lib(struct file *file)
 
 static __always_inline void emit_lib(struct file *file, __u32 prot, __u16 hook, __u16 flags)
 {
-	struct rg_rec_lib *r = RESERVE(struct rg_rec_lib);
+	struct rg_rec_lib *r = RESERVE_HI(struct rg_rec_lib);
 	struct inode *inode;
 
 	if (!r)

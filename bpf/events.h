@@ -340,7 +340,27 @@ enum rg_counter {
 	RG_CNT_POSTS,		 /* post_send/post_recv calls seen (aggregated) */
 	RG_CNT_DENIED,		 /* enforcement: operations refused */
 	RG_CNT_KILLED,		 /* enforcement: processes sent SIGKILL */
+	RG_CNT_RINGBUF_HI_FULL,	 /* a record was lost: the RDMA ring (events_hi) was full */
+	RG_CNT_BUDGET,		 /* a low-value record dropped: its process was over budget */
 	RG_CNT__MAX,
+};
+
+/*
+ * The budget of low-value records (map "budget", per process): a /proc/PID/mem open or a memory
+ * call (process_vm_readv/writev, ptrace) by a process that never used RDMA. RG_BUDGET_BURST
+ * records at once, then RG_BUDGET_PER_SEC a second; past it a record is dropped and counted,
+ * here (per process) and in RG_CNT_BUDGET. The same records by an RDMA process go to the RDMA
+ * ring, whatever the budget.
+ */
+#define RG_BUDGET_BURST	  32
+#define RG_BUDGET_PER_SEC 16
+
+struct rg_budget {
+	__u64 last_ns; /* bpf_ktime_get_ns() of the last refill */
+	__u32 tokens;
+	__u32 dropped; /* records dropped, since the process's first */
+	__u64 start_boot_ns;
+	char comm[RG_REC_COMM];
 };
 
 /* TC program map "roce_flows": RoCE v2 (UDP 4791) and iWARP (TCP) packets per peer. */

@@ -3,13 +3,18 @@
  * New fds on RDMA nodes and on /proc/PID/mem, once the kernel has resolved the path (symlinks,
  * relative paths and /dev/char aliases do not hide the node); mmap of a uverbs fd; executable
  * mappings of RDMA libraries (ld.so maps a library's text with PROT_EXEC, whether it came from
- * DT_NEEDED, dlopen or LD_PRELOAD).
+ * DT_NEEDED, dlopen or LD_PRELOAD; a mapping made executable later with mprotect(2) is seen at
+ * the LSM's file_mprotect check, as enforcement sees it, except on the tracepoint fallback).
  *
- * With fentry or kprobes the fd is seen where the kernel installs it in the table, fd_install():
- * every open(2)/openat(2)/openat2(2), and also io_uring's IORING_OP_OPENAT, open_by_handle_at(2),
- * dup(2)/fcntl(F_DUPFD) and an fd received by SCM_RIGHTS or pidfd_getfd(2), which never pass the
- * open syscalls. The tracepoint fallback sees the return of the open syscalls only: open(2),
- * openat(2), openat2(2), creat(2), and their 32-bit forms (bpf/compat.bpf.h).
+ * With BPF LSM, fentry or kprobes every open is seen where every path passes, the LSM's file_open
+ * check (security_file_open(), in do_dentry_open()): also io_uring's IORING_OP_OPENAT into a
+ * fixed-file slot, which never gives the process an fd, and open_by_handle_at(2). An open inside
+ * an open syscall is reported where its fd is installed, fd_install(), with the fd; one outside
+ * them at the check, with no fd (-1), and its fd_install(), if any, is not reported again
+ * (opened_files). fd_install() also sees dup(2)/fcntl(F_DUPFD) and an fd received by SCM_RIGHTS
+ * or pidfd_getfd(2), which open nothing. The tracepoint fallback sees the return of the open
+ * syscalls only: open(2), openat(2), openat2(2), creat(2), and their 32-bit forms
+ * (bpf/compat.bpf.h).
  *
  * An open that enforcement kills for is left out only where enforcement reports it itself:
  * enf_open_reported().
@@ -83,24 +88,17 @@ static __always_inline struct task_struct *proc_inode_task(struct inode *inode)
 	return (void *)first - bpf_core_field_offset(struct task_struct, pid_links);
 }
 
-/* fd, an fd of this process, is (or is about to be) FILE (btf: a BTF pointer, a constant). */
-static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook, const bool btf,
-				      __u32 killtp)
+/* The open record of FILE, what classify_file_() said it is; fd -1: opened with no fd. */
+static __always_inline void emit_open(int fd, struct file *file, __u32 what, __u32 node,
+				      __u32 rdev, __u16 hook)
 {
 	struct rg_rec_open *r;
 	struct inode *inode;
-	__u32 node = 0, rdev = 0, what;
 
-	if (fd < 0 || !file)
-		return;
-	what = classify_file_(file, &node, &rdev, btf);
-	if (!what || is_self())
-		return;
 	if (what == RG_OPEN_RDMA)
-		remember_fd(current_tgid(), fd, file, node, rdev);
-	if (what == RG_OPEN_RDMA && enf_open_reported(file, node, rdev, killtp))
-		return;
-	r = RESERVE(struct rg_rec_open);
+		r = RESERVE_HI(struct rg_rec_open);
+	else
+		r = RESERVE_MEM(struct rg_rec_open, bpf_get_current_task_btf(), current_tgid());
 	if (!r)
 		return;
 	fill_hdr(&r->h, RG_REC_OPEN, hook);
@@ -128,6 +126,59 @@ static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook, con
 	if (file_path(file, r->path) > 0)
 		r->h.flags |= RG_RECF_TRUNC;
 	rg_submit(r);
+}
+
+/* fd, an fd of this process, is (or is about to be) FILE (btf: a BTF pointer, a constant). */
+static __always_inline void on_new_fd(int fd, struct file *file, __u16 hook, const bool btf,
+				      __u32 killtp)
+{
+	__u32 node = 0, rdev = 0, what;
+	__u64 key = (__u64)file;
+	bool reported;
+
+	if (fd < 0 || !file)
+		return;
+	what = classify_file_(file, &node, &rdev, btf);
+	if (!what || is_self())
+		return;
+	/* reported at its open already, with no fd (the open hooks below the syscalls) */
+	reported = hook != RG_HOOK_TRACEPOINT && bpf_map_lookup_elem(&opened_files, &key);
+	if (reported)
+		bpf_map_delete_elem(&opened_files, &key);
+	if (what == RG_OPEN_RDMA)
+		remember_fd(current_tgid(), fd, file, node, rdev);
+	if (reported || (what == RG_OPEN_RDMA && enf_open_reported(file, node, rdev, killtp)))
+		return;
+	emit_open(fd, file, what, node, rdev, hook);
+}
+
+/*
+ * The LSM's file_open check of FILE, which every open passes. Inside an open syscall its
+ * fd_install() reports it, with the fd; else (io_uring, open_by_handle_at(), a kernel thread)
+ * it is reported now, with no fd, and remembered so that a later fd_install() is not reported
+ * again.
+ */
+static __always_inline void on_file_open(struct file *file, __u16 hook, const bool btf)
+{
+	__u32 node = 0, rdev = 0, what, one = 1;
+	__u64 key = (__u64)file;
+
+	if (!file || killtp_of_current())
+		return;
+	what = classify_file_(file, &node, &rdev, btf);
+	if (!what || is_self())
+		return;
+	if (what == RG_OPEN_RDMA) {
+		__u32 tgid = current_tgid();
+
+		/* no fd to remember: the process is an RDMA user all the same */
+		rdma_users_latch();
+		bpf_map_update_elem(&rdma_procs, &tgid, &one, BPF_ANY);
+		if (enf_open_reported(file, node, rdev, 0))
+			return;
+	}
+	bpf_map_update_elem(&opened_files, &key, &one, BPF_ANY);
+	emit_open(-1, file, what, node, rdev, hook);
 }
 
 /* At the return of an open syscall the fd is in the table. */
@@ -198,6 +249,31 @@ int BPF_KPROBE(kp_fd_install, unsigned int fd, struct file *file)
 	return 0;
 }
 
+/* After every LSM said yes: an open refused (by enforcement too) is no open. */
+SEC("fexit/security_file_open")
+int BPF_PROG(fx_security_file_open, struct file *file, int ret)
+{
+	if (!ret)
+		on_file_open(file, RG_HOOK_FENTRY, true);
+	return 0;
+}
+
+SEC("kprobe/security_file_open")
+int BPF_KPROBE(kp_security_file_open, struct file *file)
+{
+	on_file_open(file, RG_HOOK_KPROBE, false);
+	return 0;
+}
+
+SEC("lsm/file_open")
+int BPF_PROG(lsm_file_open, struct file *file, int ret)
+{
+	if (ret)
+		return ret; /* denied before us (enforcement reports it) */
+	on_file_open(file, RG_HOOK_LSM, true);
+	return 0; /* observe only */
+}
+
 /* compat: a 32-bit mmap, which no enforcement program sees where there is no BPF LSM (with it,
  * the mmap_file hook sees every mmap and this flavour is not used) */
 static __always_inline void mmap_enter(int fd, __u64 len, __u64 off, __u32 prot, __u64 flags,
@@ -264,6 +340,49 @@ static __always_inline void on_mmap_file(struct file *file, unsigned long prot, 
 		return;
 	if (is_rdma_lib(file) && !enf_takes_lib())
 		emit_lib(file, prot, hook, 0);
+}
+
+/* mprotect(PROT_EXEC) of a mapping not executable before: a library mapped as data, then made
+ * code (a loader of its own), is as loaded as one ld.so maps. */
+#define VM_EXEC 0x4
+
+static __always_inline void on_mprotect(struct vm_area_struct *vma, unsigned long prot,
+					__u16 hook)
+{
+	struct file *file;
+
+	if (!(prot & PROT_EXEC) || (BPF_CORE_READ(vma, vm_flags) & VM_EXEC) || is_self())
+		return;
+	file = BPF_CORE_READ(vma, vm_file);
+	if (file && is_rdma_lib(file) && !enf_takes_lib())
+		emit_lib(file, prot, hook, 0);
+}
+
+SEC("fexit/security_file_mprotect")
+int BPF_PROG(fx_security_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot,
+	     unsigned long prot, int ret)
+{
+	if (!ret)
+		on_mprotect(vma, prot, RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("kprobe/security_file_mprotect")
+int BPF_KPROBE(kp_security_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot,
+	       unsigned long prot)
+{
+	on_mprotect(vma, prot, RG_HOOK_KPROBE);
+	return 0;
+}
+
+SEC("lsm/file_mprotect")
+int BPF_PROG(lsm_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot,
+	     unsigned long prot, int ret)
+{
+	if (ret)
+		return ret; /* denied before us (enforcement reports it) */
+	on_mprotect(vma, prot, RG_HOOK_LSM);
+	return 0; /* observe only */
 }
 
 SEC("fentry/security_mmap_file")

@@ -6,10 +6,12 @@
  * Each .bpf.c file of an object includes this header (through common.bpf.h) and the maps are
  * __weak: `bpftool gen object` links the copies into one. Which object gets which map:
  *   every object (sensors, sensors_mod, enforce)  events, counters, scratch
- *   sensors and sensors_mod                       rdma_fds, rdma_procs, rdma_seen, pending,
+ *   sensors and sensors_mod                       events_hi, rdma_fds, rdma_procs, rdma_seen,
+ *                                                 pending,
  *                                                 pending_count, posts, rb_poll (the agent
  *                                                 shares the main object's with sensors_mod)
- *   sensors only                                  roce_flows, iwarp_ports, self_objs
+ *   sensors only                                  roce_flows, iwarp_ports, self_objs, budget,
+ *                                                 opened_files
  *   sensors_mod only                              fd_cache (a new one per load)
  * The enforcement object defines RG_ENFORCE_OBJECT (its pinned maps stay small) and sensors_mod
  * RG_SENSORS_MOD_OBJECT, before they include anything.
@@ -21,11 +23,23 @@
 
 #include "events.h"
 
-/* The one ring buffer. Its size is set by the agent (sensors_config.ringbuf_bytes). */
+/* The ring buffer every record goes to, but those of events_hi. Its size is set by the agent
+ * (sensors_config.ringbuf_bytes). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 << 20);
 } events __weak SEC(".maps");
+
+#ifndef RG_ENFORCE_OBJECT
+/* The RDMA ring: records of RDMA nodes, verbs and rdma_cm commands, RDMA libraries and sockets,
+ * module loads, the agent's own maps, and memory access by RDMA processes. Nothing a process
+ * without RDMA does can fill it, so a flood of other records cannot hide these. Sized by the
+ * agent (half the main ring). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} events_hi __weak SEC(".maps");
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -168,6 +182,24 @@ struct {
 	__type(key, struct rg_flow_key);
 	__type(value, struct rg_flow_val);
 } roce_flows __weak SEC(".maps");
+
+/* The budget of low-value records, per process (events.h: struct rg_budget). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct rg_budget);
+} budget __weak SEC(".maps");
+
+/* Files of interest reported at their open (security_file_open) outside an open syscall, with
+ * no fd yet (io_uring, open_by_handle_at()): their fd_install(), if one comes, is not reported
+ * again. Keyed by the struct file; taken by the first fd_install() of that file. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u32);
+} opened_files __weak SEC(".maps");
 
 /* The TCP ports iWARP uses, learnt by the agent from rdma_cm's addresses. */
 struct {

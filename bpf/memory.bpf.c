@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Cross-process memory access: process_vm_readv/writev and ptrace attach/seize (opens of
- * /proc/PID/mem are seen by the open hooks in files.bpf.c). Tracepoint flavour: syscall entry and
+ * Cross-process memory access: process_vm_readv/writev, ptrace attach/seize and PTRACE_TRACEME
+ * (opens of /proc/PID/mem are seen by the open hooks in files.bpf.c; the auto-attach of a new
+ * process at fork and a traced process's exec by proc.bpf.c). Tracepoint flavour: syscall entry and
  * exit (the return value is the byte count or the error). Below the syscalls, the kernel asks
  * security_ptrace_access_check() with PTRACE_MODE_ATTACH for all three: one hook that also sees
  * the target task, and the 32-bit calls (their ia32 numbers), which the tracepoints skip
@@ -10,14 +11,9 @@
 #include "common.bpf.h"
 #include "compat.bpf.h"
 
-#define PTRACE_ATTACH 16
-#define PTRACE_SEIZE  0x4206
-
-/* enum rg_mem_op (agent/event/event.h) */
-#define MEM_READV  1
-#define MEM_WRITEV 2
-#define MEM_ATTACH 3
-#define MEM_SEIZE  4
+#define PTRACE_TRACEME 0
+#define PTRACE_ATTACH  16
+#define PTRACE_SEIZE   0x4206
 
 static __always_inline void mem_enter(__u32 op, __u32 target)
 {
@@ -34,7 +30,8 @@ static __always_inline void mem_enter(__u32 op, __u32 target)
 static __always_inline void emit_mem(__u32 op, __u32 target, __s64 ret, struct task_struct *t,
 				     __u16 hook, __u16 flags)
 {
-	struct rg_rec_mem *r = RESERVE(struct rg_rec_mem);
+	struct rg_rec_mem *r = RESERVE_MEM(struct rg_rec_mem, bpf_get_current_task_btf(),
+					   current_tgid());
 
 	if (!r)
 		return;
@@ -54,10 +51,19 @@ static __always_inline void emit_mem(__u32 op, __u32 target, __s64 ret, struct t
 
 static __always_inline void mem_exit(long ret)
 {
+	struct task_struct *t;
 	struct pending p;
 
-	if (pending_take(PK_MEM, &p))
+	if (!pending_take(PK_MEM, &p))
+		return;
+	if (p.op != MEM_TRACEME) {
 		emit_mem(p.op, (__u32)p.a0, ret, NULL, RG_HOOK_TRACEPOINT, 0);
+		return;
+	}
+	/* refused: no link, nothing to say (the tracer did nothing) */
+	t = (struct task_struct *)bpf_get_current_task();
+	if (ret == 0)
+		emit_ptrace_link(BPF_CORE_READ(t, parent), t, MEM_TRACEME, 0, RG_HOOK_TRACEPOINT);
 }
 
 /* The 32-bit calls (bpf/compat.bpf.h), while memory is on the tracepoints. */
@@ -78,6 +84,8 @@ int tp_compat_enter_mem(struct trace_event_raw_sys_enter *ctx)
 		op = MEM_ATTACH;
 	else if (id == RG_IA32_PTRACE && req == PTRACE_SEIZE)
 		op = MEM_SEIZE;
+	else if (id == RG_IA32_PTRACE && req == PTRACE_TRACEME)
+		op = MEM_TRACEME;
 	else
 		return 0;
 	if (!(rg_compat_hooks & RG_COMPAT_MEMORY) || !in_compat_syscall_())
@@ -139,6 +147,8 @@ int tp_enter_ptrace(struct trace_event_raw_sys_enter *ctx)
 		mem_enter(MEM_ATTACH, (__u32)ctx->args[1]);
 	else if (req == PTRACE_SEIZE)
 		mem_enter(MEM_SEIZE, (__u32)ctx->args[1]);
+	else if (req == PTRACE_TRACEME)
+		mem_enter(MEM_TRACEME, 0);
 	return 0;
 }
 
@@ -201,5 +211,31 @@ SEC("lsm/ptrace_access_check")
 int BPF_PROG(lsm_ptrace_access_check, struct task_struct *child, unsigned int mode, int ret)
 {
 	on_ptrace_check(child, mode, ret, RG_HOOK_LSM);
+	return ret;
+}
+
+/* PTRACE_TRACEME: the kernel asks security_ptrace_traceme(parent); the tracer is the actor. */
+SEC("fexit/security_ptrace_traceme")
+int BPF_PROG(fx_ptrace_traceme, struct task_struct *parent, int ret)
+{
+	if (!ret)
+		emit_ptrace_link(parent, bpf_get_current_task_btf(), MEM_TRACEME, 0,
+				 RG_HOOK_FENTRY);
+	return 0;
+}
+
+SEC("kprobe/security_ptrace_traceme")
+int BPF_KPROBE(kp_ptrace_traceme, struct task_struct *parent)
+{
+	emit_ptrace_link(parent, (struct task_struct *)bpf_get_current_task(), MEM_TRACEME, 0,
+			 RG_HOOK_KPROBE);
+	return 0;
+}
+
+SEC("lsm/ptrace_traceme")
+int BPF_PROG(lsm_ptrace_traceme, struct task_struct *parent, int ret)
+{
+	if (!ret)
+		emit_ptrace_link(parent, bpf_get_current_task_btf(), MEM_TRACEME, 0, RG_HOOK_LSM);
 	return ret;
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Process lifecycle: exec (exe path, argv), fork (new processes only, not threads), exit (when
- * the last thread of the process exits). These hooks are not on any syscall's path, so every hook
- * flavour uses them. The agent seeds its process tree from /proc before they are attached.
+ * the last thread of the process exits); and the ptrace links these make: a new process
+ * auto-attached to its parent's tracer, a traced process's exec (a memory_access by the
+ * tracer). These hooks are not on any syscall's path, so every hook flavour uses them. The
+ * agent seeds its process tree from /proc before they are attached.
  */
 #include "cmd.bpf.h"
 
@@ -81,6 +83,10 @@ int tp_sched_exec(struct trace_event_raw_sched_process_exec *ctx)
 			r->h.flags |= RG_RECF_TRUNC;
 	}
 	rg_submit(r);
+	/* traced: the tracer holds the new program's memory (PTRACE_TRACEME then exec) */
+	if (BPF_CORE_READ(task, ptrace) & PT_PTRACED)
+		emit_ptrace_link(BPF_CORE_READ(task, parent), task, MEM_EXEC, 0,
+				 RG_HOOK_TRACEPOINT);
 	return 0;
 }
 
@@ -103,6 +109,9 @@ int rawtp_sched_fork(struct bpf_raw_tracepoint_args *ctx)
 	fill_hdr_task(&r->h, child, RG_REC_FORK, RG_HOOK_RAW_TP);
 	r->parent_start_boot_ns = task_start_ns(BPF_CORE_READ(child, real_parent));
 	rg_submit(r);
+	/* auto-attached to the parent's tracer (PTRACE_O_TRACEFORK, TRACEVFORK, TRACECLONE) */
+	if (BPF_CORE_READ(child, ptrace) & PT_PTRACED)
+		emit_ptrace_link(BPF_CORE_READ(child, parent), child, MEM_AUTO, 0, RG_HOOK_RAW_TP);
 	return 0;
 }
 
@@ -142,7 +151,7 @@ struct module_load_args {
 SEC("tracepoint/module/module_load")
 int tp_module_load(struct module_load_args *ctx)
 {
-	struct rg_rec_module *r = RESERVE(struct rg_rec_module);
+	struct rg_rec_module *r = RESERVE_HI(struct rg_rec_module);
 
 	if (!r)
 		return 0;

@@ -83,7 +83,7 @@ static __always_inline void emit_bpf(const struct pending *p, long ret, __u16 ho
 	struct rg_rec_bpf *r;
 	struct file *exe;
 
-	r = RESERVE(struct rg_rec_bpf);
+	r = RESERVE_HI(struct rg_rec_bpf);
 	if (!r)
 		return;
 	fill_hdr(&r->h, RG_REC_BPF, hook);

@@ -95,7 +95,7 @@ static __always_inline bool rdma_sock_at(int fd, struct sock_id *id)
 static __always_inline struct rg_rec_sock *sock_begin(__u32 call, int fd, long ret,
 						      const struct sock_id *id, __u16 hook)
 {
-	struct rg_rec_sock *r = RESERVE(struct rg_rec_sock);
+	struct rg_rec_sock *r = RESERVE_HI(struct rg_rec_sock);
 
 	if (!r)
 		return NULL;

@@ -12,7 +12,7 @@ static __always_inline struct rg_rec_ucall *ucall_begin(__u32 fn)
 
 	if (is_self())
 		return NULL;
-	r = RESERVE(struct rg_rec_ucall);
+	r = RESERVE_HI(struct rg_rec_ucall);
 	if (!r)
 		return NULL;
 	fill_hdr(&r->h, RG_REC_UCALL, RG_HOOK_UPROBE);

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # Build dependencies (also debian/control's Build-Depends).
 BUILD_DEPS="meson ninja-build gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
  libjson-c-dev libibverbs-dev librdmacm-dev libmnl-dev libssl-dev libsystemd-dev check
- libmicrohttpd-dev libpci-dev pciutils librelp-dev libcap-ng-dev"
+ libmicrohttpd-dev libpci-dev pciutils librelp-dev libcap-ng-dev libpq-dev libcrypt-dev"
 # What the test suites run: the VM lab (qemu + Debian's kernel with rdma_rxe + rdma-core's tools),
 # a real syslog collector, schema validation, packaging checks (the .deb built and installed into a
 # debootstrap'd Debian 12, lintian, the daemon under the unit's restrictions: python3-seccomp);
@@ -18,7 +18,8 @@ BUILD_DEPS="meson ninja-build gcc clang llvm pkg-config bpftool libbpf-dev libel
 # auditd and bpftrace, what the benchmarks (bench/run.sh) compare the agent with; the fleet's central
 # side (fleet/): rsyslog's RELP input and PostgreSQL output, PostgreSQL 15, YAML for the Sigma rules;
 # gcc-multilib for the 32-bit build of the host tests' driver (the ia32 entry points); bubblewrap,
-# how the VM lab starts a game the way Steam's pressure-vessel does. python3-pyparsing to
+# how the VM lab starts a game the way Steam's pressure-vessel does; headless Chromium and
+# Selenium for the console's browser tests (tests/console/); python3-pyparsing to
 # python3-typing-extensions: what the vendored pySigma and sigma-cli need
 # (tests/fleet/sigma-tools/README.md).
 TEST_DEPS="qemu-system-x86 linux-image-amd64 busybox-static kmod iproute2 rdma-core ibverbs-utils
@@ -28,6 +29,7 @@ TEST_DEPS="qemu-system-x86 linux-image-amd64 busybox-static kmod iproute2 rdma-c
  auditd bpftrace gcc-multilib bubblewrap
  prometheus
  rsyslog-relp rsyslog-pgsql postgresql-15 python3-yaml
+ chromium chromium-driver python3-selenium
  python3-pyparsing python3-jinja2 python3-packaging python3-requests python3-click
  python3-prettytable python3-colorama python3-diskcache python3-typing-extensions"
 

@@ -1,31 +1,37 @@
 #!/bin/sh
 # Quick start, step 2: the whole test suite, as root; builds first where needed.
-#   1. build/: every suite (unit, output, host BPF, daemon, fault, load, packaging, bench, VM lab
-#      e2e); with step 2 also to run, the output, host, daemon, fault and load suites are left to
-#      it but for suite 'plain', what only a build without sanitizers checks (the daemon's reload
-#      loop under valgrind, the spawn storm's RSS). The VM lab (e2e: qemu, one host CPU) runs in
-#      the background beside steps 1-4, which run at nice 10 meanwhile; its output comes last
-#   2. build-fuzz/ (clang, ASan+UBSan, libFuzzer instrumentation): the unit, output, host,
-#      daemon, fault and load suites; every sanitizer finding and every leak fails
-#   3. valgrind (memcheck, tests/hardening/valgrind.sh) on the unit suite of build/: the Check
-#      binaries and every rdmaguard the CLI tests start; any error or leak fails
-#   4. tests/fuzz/run.sh: every fuzz target for RG_FUZZ_SECONDS seconds (default 60)
-# Each step prints its time as it ends, and a summary of them all comes last (docs/ci-budget.md:
-# what each may take in CI). RG_TEST_STEPS picks steps (default "build sanitize valgrind fuzz").
-# Extra arguments go to the `meson test` of step 1 and then only step 1 runs (tests/run.sh --suite
-# unit); RG_TEST_MESON_ARGS also go to it without limiting the steps (RG_TEST_MESON_ARGS="--no-suite
-# e2e": all but the VM); with arguments every suite runs in the foreground. RG_TEST_SERIAL=1: the VM
-# lab in the foreground too, in step 1's turn (as on a one-CPU machine).
+#   build     build/: every suite (unit, output, host BPF, daemon, fault, load, packaging, bench,
+#             VM lab e2e); with step sanitize also to run, the output, host, daemon, fault and
+#             load suites are left to it but for suite 'plain', what only a build without
+#             sanitizers checks (the daemon's reload loop under valgrind, the spawn storm's RSS)
+#   sanitize  build-fuzz/ (clang, ASan+UBSan, libFuzzer instrumentation): the unit, output, host,
+#             daemon, fault and load suites; every sanitizer finding and every leak fails
+#   fuzz      tests/fuzz/run.sh: every fuzz target for RG_FUZZ_SECONDS seconds (default 60)
+#   valgrind  memcheck (tests/hardening/valgrind.sh) on the unit suite of build/: the Check
+#             binaries and every rdmaguard the CLI tests start; any error or leak fails
+# What runs beside what (docs/ci-budget.md): from the end of build/'s compile, the VM lab (suite
+# e2e; qemu, one host CPU) in the background, and in another job the tests of suite beside (the
+# package test and the lab's harness: downloads and idle guests, mostly waiting); the privileged
+# suites of step sanitize in the background beside its unit suite and step fuzz (valgrind, which
+# a daemon's uprobes in libibverbs would stop with SIGTRAP, waits for them). Background output
+# comes last; the foreground runs at nice 10 meanwhile, which leaves qemu its CPU.
+# Each step prints its time as it ends, and a summary of them all comes last. RG_TEST_STEPS picks
+# steps (default "build sanitize fuzz valgrind"). Extra arguments go to the `meson test` of step
+# build and then only that step runs, in the foreground (tests/run.sh --suite unit);
+# RG_TEST_MESON_ARGS also go to it without limiting the steps (RG_TEST_MESON_ARGS="--no-suite
+# e2e": all but the VM). RG_TEST_SERIAL=1: nothing in the background, every step in its turn.
 set -eu
 cd "$(dirname "$0")/.."
-steps=${RG_TEST_STEPS:-build sanitize valgrind fuzz}
+steps=${RG_TEST_STEPS:-build sanitize fuzz valgrind}
 [ $# -gt 0 ] && steps=build
+serial=${RG_TEST_SERIAL:-0}
+[ $# -gt 0 ] && serial=1
 status=0
 started=$(date +%s)
 summary=""
 nice=""
-vm_pid=""
-vm_dir=""
+jobs_dir=$(mktemp -d)
+running="" # the background jobs not yet waited for
 
 has_step() {
 	case " $steps " in *" $1 "*) return 0 ;; esac
@@ -46,7 +52,7 @@ end() {
 		status=1
 	fi
 	echo "==== tests/run.sh: $name: $result in $d s"
-	summary="$summary$(printf '  %-9s %6s s  %s' "$name" "$d" "$result")
+	summary="$summary$(printf '  %-13s %6s s  %s' "$name" "$d" "$result")
 "
 }
 
@@ -59,61 +65,101 @@ tests_in() {
 			if (a[i] == s) print $2 }'
 }
 
-# The VM lab (suite e2e) in the background, in its own process group (setsid) so that it can be
-# stopped whole; the foreground steps run at nice 10 meanwhile, which leaves qemu its CPU.
-vm_start() {
-	# shellcheck disable=SC2046 # one name a word
-	set -- $(tests_in e2e)
-	[ $# -gt 0 ] || return 0
-	vm_dir=$(mktemp -d)
-	vm_t0=$(date +%s)
-	echo "==== tests/run.sh: e2e: $*: in the background (output at the end)"
+# job_start NAME WHAT COMMAND...: COMMAND in the background, in its own process group (setsid) so
+# that it can be stopped whole; its output in JOBS/NAME/log, "RC END" in JOBS/NAME/status.
+job_start() {
+	jd=$jobs_dir/$1
+	mkdir "$jd"
+	date +%s >"$jd/t0"
+	echo "==== tests/run.sh: $1: $2: in the background (output at the end)"
+	shift 2
 	# shellcheck disable=SC2016 # expanded by that sh
-	setsid -w sh -c 'd=$1; shift; echo $$ >"$d/pgid"; rc=0; meson test -C build --no-rebuild \
-		--print-errorlogs --logbase testlog-e2e "$@" || rc=$?; echo "$rc $(date +%s)" \
-		>"$d/status"' sh "$vm_dir" "$@" >"$vm_dir/log" 2>&1 &
-	vm_pid=$!
+	setsid -w sh -c 'd=$1; shift; echo $$ >"$d/pgid"; rc=0; "$@" || rc=$?
+		echo "$rc $(date +%s)" >"$d/status"' \
+		sh "$jd" "$@" >"$jd/log" 2>&1 &
+	echo $! >"$jd/pid"
+	running="$running $(basename "$jd")"
 	nice="nice -n 10"
 }
-vm_wait() {
-	[ -n "$vm_pid" ] || return 0
-	wait "$vm_pid" || true
-	vm_pid=""
-	nice=""
-	echo "==== tests/run.sh: e2e: the VM lab's output (build/meson-logs/testlog-e2e.txt)"
-	cat "$vm_dir/log"
-	set -- 1 "$(date +%s)"
-	if [ -s "$vm_dir/status" ]; then
-		read -r vm_rc vm_at <"$vm_dir/status"
-		set -- "$vm_rc" "$vm_at"
+
+# job_wait NAME: waits for the job, shows its output and adds it to the summary.
+job_wait() {
+	jd=$jobs_dir/$1
+	case " $running " in *" $1 "*) ;; *) return 0 ;; esac
+	wait "$(cat "$jd/pid")" || true
+	running=$(echo "$running" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' ')
+	[ -n "$(echo "$running" | tr -d ' ')" ] || nice=""
+	echo "==== tests/run.sh: $1: its output"
+	cat "$jd/log"
+	set -- "$1" 1 "$(date +%s)" "$(cat "$jd/t0")"
+	if [ -s "$jd/status" ]; then
+		read -r job_rc job_at <"$jd/status"
+		set -- "$1" "$job_rc" "$job_at" "$4"
 	fi
-	rm -rf "$vm_dir"
 	result=ok
-	if [ "$1" != 0 ]; then
+	if [ "$2" != 0 ]; then
 		result=FAILED
-		[ "$1" != stopped ] || result=stopped
+		[ "$2" != stopped ] || result=stopped
 		status=1
 	fi
-	echo "==== tests/run.sh: e2e: $result in $(($2 - vm_t0)) s"
-	summary="$summary$(printf '  %-9s %6s s  %s (in the background from %s s)' e2e \
-		"$(($2 - vm_t0))" "$result" "$((vm_t0 - started))")
+	echo "==== tests/run.sh: $1: $result in $(($3 - $4)) s"
+	summary="$summary$(printf '  %-13s %6s s  %s (in the background from %s s)' "$1" \
+		"$(($3 - $4))" "$result" "$(($4 - started))")
 "
+}
+
+# job_stop NAME: stops a job that has not ended (a failure or an interruption of this script).
+# shellcheck disable=SC2317 # called by the EXIT trap
+job_stop() {
+	jd=$jobs_dir/$1
+	if kill -0 "$(cat "$jd/pid")" 2>/dev/null; then
+		# (dash: no "--" before a negative pid)
+		[ ! -s "$jd/pgid" ] || kill -TERM "-$(cat "$jd/pgid")" 2>/dev/null || true
+		wait "$(cat "$jd/pid")" 2>/dev/null || true
+	fi
+	[ -s "$jd/status" ] || echo "stopped $(date +%s)" >"$jd/status"
+}
+
+# The VM lab (suite e2e, but for what is also in suite beside) in the background; the tests of
+# suite beside in another background job.
+vm_start() {
+	# shellcheck disable=SC2046 # one name a word
+	set -- $(tests_in beside)
+	beside="$*"
+	lab=""
+	for t in $(tests_in e2e); do
+		case " $beside " in
+		*" $t "*) ;;
+		*) lab="${lab:+$lab }$t" ;;
+		esac
+	done
+	if [ -n "$lab" ]; then
+		# shellcheck disable=SC2086 # one name a word
+		job_start e2e "$lab" meson test -C build --no-rebuild --print-errorlogs \
+			--logbase testlog-e2e $lab
+	fi
+	if [ -n "$beside" ]; then
+		# not niced: they use little CPU, and the harness's guests must boot within its
+		# 60 s wall-clock case (at nice 10 and a load of 20 one took 72 s)
+		# shellcheck disable=SC2086 # one name a word
+		job_start beside "$beside" meson test -C build --no-rebuild --print-errorlogs \
+			--logbase testlog-beside $beside
+	fi
 }
 
 # shellcheck disable=SC2317 # the EXIT trap
 finish() {
 	rc=$?
-	if [ -n "$vm_pid" ] && [ ! -s "$vm_dir/status" ]; then
-		if [ -s "$vm_dir/pgid" ]; then
-			kill -TERM -- "-$(cat "$vm_dir/pgid")" 2>/dev/null || true
-		fi
-		wait "$vm_pid" 2>/dev/null || true
-		echo "stopped $(date +%s)" >"$vm_dir/status"
-	fi
-	vm_wait
+	for j in $running; do
+		job_stop "$j"
+	done
+	for j in $running; do
+		job_wait "$j"
+	done
+	rm -rf "$jobs_dir"
 	result=ok
 	[ "$rc" = 0 ] || result="FAILED (exit $rc)"
-	printf '==== tests/run.sh: summary\n%s  total     %6s s  %s\n' "$summary" \
+	printf '==== tests/run.sh: summary\n%s  total         %6s s  %s\n' "$summary" \
 		"$(($(date +%s) - started))" "$result"
 	exit "$rc"
 }
@@ -131,12 +177,12 @@ for s in $steps; do
 		ninja -C build
 		echo "==== tests/run.sh: build: compiled in $(($(date +%s) - t0)) s"
 		rc=0
-		if [ $# -eq 0 ] && [ "${RG_TEST_SERIAL:-0}" != 1 ]; then
+		if [ "$serial" != 1 ]; then
 			vm_start
-			set -- --no-suite e2e
+			set -- --no-suite e2e --no-suite beside
 		fi
-		# with step 2 to come, the suites it runs again but for what only this build
-		# checks (with arguments, step 2 does not run)
+		# with step sanitize to come, the suites it runs again but for what only this build
+		# checks (with arguments, step sanitize does not run)
 		if has_step sanitize; then
 			set -- "$@" --no-suite output --no-suite host --no-suite daemon \
 				--no-suite fault --no-suite load
@@ -157,7 +203,7 @@ for s in $steps; do
 		;;
 	sanitize)
 		begin sanitize \
-			"build-fuzz/ (clang, ASan+UBSan): unit, output, host, daemon, fault, load"
+			"build-fuzz/ (clang, ASan+UBSan): unit; output, host, daemon, fault, load"
 		if [ ! -f build-fuzz/build.ninja ]; then
 			CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
 				-Db_lundef=false
@@ -165,12 +211,23 @@ for s in $steps; do
 		$nice ninja -C build-fuzz
 		echo "==== tests/run.sh: sanitize: compiled in $(($(date +%s) - t0)) s"
 		rc=0
+		set -- --suite output --suite host --suite daemon --suite fault --suite load
+		if [ "$serial" != 1 ]; then
+			# the privileged suites (one test at a time, mostly waiting on daemons,
+			# rsyslog, timers) beside the unit suite and step fuzz (CPU-bound)
+			job_start sanitize-root "build-fuzz/: output, host, daemon, fault, load" \
+				nice -n 10 meson test -C build-fuzz --no-rebuild --print-errorlogs \
+				--logbase testlog-root "$@"
+			set --
+		fi
 		$nice meson test -C build-fuzz --no-rebuild --print-errorlogs --num-processes 2 \
-			--suite unit --suite output --suite host --suite daemon --suite fault \
-			--suite load || rc=$?
+			--suite unit "$@" || rc=$?
+		set --
 		end $rc
 		;;
 	valgrind)
+		# a daemon's uprobes in libibverbs (the privileged suites) stop memcheck with SIGTRAP
+		job_wait sanitize-root
 		begin valgrind "valgrind: the unit suite of build/"
 		if [ ! -f build/build.ninja ]; then
 			meson setup build
@@ -188,10 +245,12 @@ for s in $steps; do
 		end $rc
 		;;
 	*)
-		echo "tests/run.sh: unknown step '$s' (build sanitize valgrind fuzz)" >&2
+		echo "tests/run.sh: unknown step '$s' (build sanitize fuzz valgrind)" >&2
 		exit 2
 		;;
 	esac
 done
-vm_wait
+job_wait sanitize-root
+job_wait beside
+job_wait e2e
 exit $status

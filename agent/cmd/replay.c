@@ -55,6 +55,16 @@ static int read_sent(const char *line, size_t len, struct rg_event *ev, char *ms
 	return r;
 }
 
+/* --incidents: the incident records go to the outputs too (not counted as findings). */
+static int emit_incident(const struct rg_alert *rec, void *ud)
+{
+	struct replay *rp = ud;
+
+	if (outputs_submit_alert(rp->outputs, rec, 0) < 0)
+		rp->submit_errors++;
+	return 0;
+}
+
 static int emit(const struct rg_alert *alert, void *ud)
 {
 	struct replay *rp = ud;
@@ -151,7 +161,8 @@ static void usage(FILE *f)
 	    "Usage: rdmaguard replay EVENTS.jsonl [--policy FILE] [--rules DIR] [--output "
 	    "SPEC]...\n"
 	    "                        [--hostname NAME] [--boot-id ID] [--boot-time TIME]\n"
-	    "                        [--state-dir DIR] [--rate N] [--flush-timeout SEC]\n\n"
+	    "                        [--state-dir DIR] [--rate N] [--flush-timeout SEC]\n"
+	    "                        [--incidents]\n\n"
 	    "Feeds a recorded event file (JSON lines, '-' for stdin) through the rule engine and\n"
 	    "sends the alerts to each output, as the daemon does: stdout (default), file:PATH,\n"
 	    "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE,\n"
@@ -160,6 +171,8 @@ static void usage(FILE *f)
 	    "waits up to --flush-timeout seconds (default 10) for delivery, and what is left in\n"
 	    "the spool is delivered by the next replay or daemon with the same state directory.\n"
 	    "--rate N feeds at most N events per second (tests, benchmarks).\n"
+	    "--incidents sends the incident records (docs/incidents.md) to the outputs too, next\n"
+	    "to the alerts, as the daemon does; without it replay writes alerts only.\n"
 	    "--hostname, --boot-id (process.entity_id) and --boot-time (RFC 3339, to give\n"
 	    "process start times) describe the machine that recorded the events; they default\n"
 	    "to this machine's name and boot id, and no boot time.\n"
@@ -180,6 +193,7 @@ int cmd_replay(int argc, char **argv)
 		{"state-dir", required_argument, NULL, 'S'},
 		{"rate", required_argument, NULL, 'Q'},
 		{"flush-timeout", required_argument, NULL, 'F'},
+		{"incidents", no_argument, NULL, 'I'},
 		{},
 	};
 	const char *policy_path = NULL, *rules_dir = NULL, *specs[REPLAY_MAX_OUTPUTS], *path;
@@ -203,6 +217,7 @@ int cmd_replay(int argc, char **argv)
 	unsigned long lineno = 0;
 	char buf[1200];
 	FILE *f = NULL;
+	bool incidents = false;
 	int c, r, status = RG_EXIT_ERROR;
 
 	optind = 1;
@@ -225,6 +240,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'H':
 			cfg.hostname = optarg;
+			break;
+		case 'I':
+			incidents = true;
 			break;
 		case 'B':
 			cfg.boot_id = optarg;
@@ -291,6 +309,8 @@ int cmd_replay(int argc, char **argv)
 	ocfg.hostname = cfg.hostname;
 	if (outputs_new(ospecs, n_specs, &ocfg, &rp.outputs) < 0)
 		goto out;
+	if (incidents)
+		engine_set_incident_fn(e, emit_incident, &rp);
 	start_ns = now_monotonic_ns();
 	if (strcmp(path, "-") == 0)
 		f = stdin;

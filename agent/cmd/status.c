@@ -14,7 +14,8 @@ static void usage(void)
 {
 	printf("Usage: rdmaguard status [--socket PATH] [--format json|text]\n\n"
 	       "Asks the running daemon for its counters (events by type, alerts by rule, drops per\n"
-	       "CPU, spool depth, reconnects, chosen hooks) over its root-only unix socket.\n\n"
+	       "CPU, spool depth, reconnects, chosen hooks, the seat key's public half) over its\n"
+	       "root-only unix socket.\n\n"
 	       "  -s, --socket PATH   status socket (default " STATUS_SOCKET_DEFAULT ")\n"
 	       "  -f, --format FMT    json (default, one document) or text (key = value lines)\n"
 	       "  -h, --help          this help\n\n"

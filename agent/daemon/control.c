@@ -16,6 +16,7 @@
 #include "config.h"
 #include "control.h"
 #include "common/log.h"
+#include "common/macro.h"
 #include "common/util.h"
 
 static int unix_addr(const char *path, struct sockaddr_un *sa, socklen_t *len)
@@ -89,14 +90,11 @@ static int write_all_timeout(int fd, const char *buf, size_t len, int timeout_ms
 	return 0;
 }
 
-int status_serve_one(int listen_fd, struct json_object *doc)
+int control_accept(int listen_fd)
 {
 	_cleanup_close_ int fd = -1;
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
-	const char *txt;
-	size_t len;
-	int r;
 
 	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
@@ -105,16 +103,68 @@ int status_serve_one(int listen_fd, struct json_object *doc)
 		return -errno;
 	if (cred.uid != 0)
 		return -EPERM;
-	txt = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
-	len = strlen(txt);
+	return TAKE_FD(fd);
+}
+
+int control_read_request(int fd, char *buf, size_t size)
+{
+	uint64_t deadline = now_monotonic_ns() + CONTROL_REQUEST_WAIT_MS * 1000000ull;
+	size_t len = 0;
+
+	buf[0] = 0;
+	while (len + 1 < size) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		uint64_t now = now_monotonic_ns();
+		ssize_t n;
+		int r;
+
+		if (now >= deadline)
+			return 0; /* an old client that asks nothing: the status */
+		r = poll(&p, 1, (int)((deadline - now) / 1000000ull) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : 0;
+		n = recv(fd, buf + len, size - 1 - len, 0);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		buf[len] = 0;
+		if (memchr(buf, '\n', len))
+			break;
+	}
+	buf[len] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+int control_write(int fd, const char *text, size_t len)
+{
 	/* A slow client must not stall the daemon: bounded wait, then drop it. */
-	r = write_all_timeout(fd, txt, len, 200);
+	return write_all_timeout(fd, text, len, 200);
+}
+
+int status_serve_one(int listen_fd, struct json_object *doc)
+{
+	_cleanup_close_ int fd = control_accept(listen_fd);
+	const char *txt;
+	int r;
+
+	if (fd < 0)
+		return fd;
+	txt = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
+	r = control_write(fd, txt, strlen(txt));
 	if (r >= 0)
-		r = write_all_timeout(fd, "\n", 1, 200);
+		r = control_write(fd, "\n", 1);
 	return r;
 }
 
-int status_query(const char *path, char **ret)
+int control_query(const char *path, const char *request, size_t max, char **ret)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
@@ -131,7 +181,15 @@ int status_query(const char *path, char **ret)
 		return -errno;
 	if (connect(fd, (struct sockaddr *)&sa, slen) < 0)
 		return -errno;
-	buf = malloc(STATUS_REPLY_MAX + 1);
+	if (request && request[0]) {
+		r = write_all_timeout(fd, request, strlen(request), 5000);
+		if (r >= 0)
+			r = write_all_timeout(fd, "\n", 1, 5000);
+		if (r < 0)
+			return r;
+	}
+	(void)shutdown(fd, SHUT_WR); /* the request is complete: no wait for one */
+	buf = malloc(max + 1);
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
@@ -143,7 +201,7 @@ int status_query(const char *path, char **ret)
 			continue;
 		if (r <= 0)
 			return r < 0 ? -errno : -ETIMEDOUT;
-		n = read(fd, buf + len, STATUS_REPLY_MAX - len);
+		n = read(fd, buf + len, max - len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -152,7 +210,7 @@ int status_query(const char *path, char **ret)
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len == STATUS_REPLY_MAX)
+		if (len == max)
 			return -EFBIG;
 	}
 	if (len == 0)
@@ -160,6 +218,11 @@ int status_query(const char *path, char **ret)
 	buf[len] = 0;
 	*ret = TAKE_PTR(buf);
 	return 0;
+}
+
+int status_query(const char *path, char **ret)
+{
+	return control_query(path, NULL, STATUS_REPLY_MAX, ret);
 }
 
 int pidfile_acquire(const char *path)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,6 +61,7 @@ struct daemon {
 	struct rg_identity id; /* the seat: host.* of alerts, notices and status */
 	/* counters for heartbeat and status */
 	uint64_t alerts_sent, alerts_below_threshold, alerts_too_large, submit_errors;
+	uint64_t incident_records_sent; /* of the submitted, incident records (not alerts) */
 	uint64_t record_errors;
 	uint64_t events_by[RG_EV__MAX][RG_PROV__MAX]; /* event.action x event.provider */
 	uint64_t enforce_denied, enforce_killed;     /* events the kernel refused, processes killed */
@@ -78,13 +80,25 @@ struct daemon {
 	uint64_t *keys, *next_keys;
 	size_t nkeys, nnext;
 	bool keys_overflow;
+	/* the seat key (daemon_evidence.c); NULL: none, nothing is signed */
+	EVP_PKEY *sigkey;
+	char sigkey_text[64], sigkey_fp[72];
 };
 
 /* daemon_events.c */
 int daemon_alert(const struct rg_alert *alert, void *ud);
+/* daemon_incidents.c: a control request about incidents (id NULL: all of them). */
+int daemon_incidents_serve(struct daemon *d, int fd, const char *id);
 int daemon_event(const struct rg_event *in, void *ud);
 void daemon_agent_event(struct daemon *d, unsigned type, bool ok, const char *what,
 			const char *text, uint64_t count, uint64_t count2);
+
+/* daemon_evidence.c: the seat key, made if missing and loaded; its public half into rg (the
+ * "rdmaguard" object of notices and status); the chain heads of stats' outputs signed. */
+int daemon_evidence_start(struct daemon *d, const char *state_dir);
+void daemon_evidence_done(struct daemon *d);
+void daemon_evidence_add(struct daemon *d, struct json_object *rg);
+void daemon_evidence_sign_heads(struct daemon *d, struct json_object *stats);
 
 /* daemon_stats.c */
 struct json_object *daemon_stats(struct daemon *d, bool with_hooks);

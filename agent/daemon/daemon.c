@@ -369,10 +369,10 @@ static void on_tick(struct daemon *d)
 	}
 }
 
-static void serve_status(struct daemon *d)
+static void serve_status(struct daemon *d, int fd)
 {
 	struct json_object *doc = daemon_stats(d, true);
-	int r;
+	const char *txt;
 
 	if (!doc)
 		return;
@@ -386,10 +386,35 @@ static void serve_status(struct daemon *d)
 		ADD(m, "refused", json_object_new_uint64(metrics_http_refused(d->metrics)));
 		ADD(doc, "metrics", m);
 	}
-	while ((r = status_serve_one(d->status_fd, doc)) != -EAGAIN)
-		if (r < 0 && r != -EPERM && r != -ETIMEDOUT && r != -EPIPE)
-			break;
+	txt = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
+	if (control_write(fd, txt, strlen(txt)) >= 0)
+		(void)control_write(fd, "\n", 1);
 	json_object_put(doc);
+}
+
+/* Every root client waiting on the status socket: its request answered (control.h). */
+static void serve_control(struct daemon *d)
+{
+	char req[CONTROL_REQUEST_MAX];
+
+	for (;;) {
+		_cleanup_close_ int fd = control_accept(d->status_fd);
+
+		if (fd == -EPERM)
+			continue;
+		if (fd < 0)
+			break;
+		if (control_read_request(fd, req, sizeof(req)) < 0)
+			continue;
+		if (!req[0] || strcmp(req, "status") == 0)
+			serve_status(d, fd);
+		else if (strcmp(req, "incidents") == 0)
+			(void)daemon_incidents_serve(d, fd, NULL);
+		else if (startswith(req, "incident "))
+			(void)daemon_incidents_serve(d, fd, req + strlen("incident "));
+		else
+			(void)control_write(fd, "{\"error\":\"unknown request\"}\n", 28);
+	}
 }
 
 static int run_loop(struct daemon *d)
@@ -411,7 +436,7 @@ static int run_loop(struct daemon *d)
 			else if (fd == d->timerfd)
 				on_tick(d);
 			else if (fd == d->status_fd)
-				serve_status(d);
+				serve_control(d);
 			else if (fd == outputs_get_fd(d->outputs))
 				(void)outputs_dispatch(d->outputs);
 			else if (d->metrics && fd == metrics_http_fd(d->metrics))
@@ -448,6 +473,7 @@ static void daemon_done(struct daemon *d)
 	if (d->outputs)
 		outputs_free(d->outputs);
 	engine_free(d->engine);
+	daemon_evidence_done(d);
 	json_object_put(d->hooks);
 	if (d->record && d->record != stdout)
 		fclose(d->record);
@@ -585,17 +611,14 @@ int daemon_run(const struct daemon_config *cfg_in)
 		goto out;
 	if (parse_outputs(&cfg, policy, specs, &nspecs) < 0)
 		goto out;
-	/* Only network outputs keep state (their spools). */
-	for (size_t i = 0; i < nspecs; i++)
-		if (output_type_is_network(specs[i].type)) {
-			r = mkdir_parents(cfg.state_dir, 0700);
-			if (r < 0) {
-				log_error_errno(r, "Failed to create the state directory %s: %m",
-						cfg.state_dir);
-				goto out;
-			}
-			break;
-		}
+	/* The spools of network outputs and the seat key live there. */
+	r = mkdir_parents(cfg.state_dir, 0700);
+	if (r < 0) {
+		log_error_errno(r, "Failed to create the state directory %s: %m", cfg.state_dir);
+		goto out;
+	}
+	if (daemon_evidence_start(&d, cfg.state_dir) < 0)
+		goto out;
 	r = setup_signals(&d);
 	if (r < 0) {
 		log_error_errno(r, "Failed to set up signal handling: %m");
@@ -633,6 +656,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 	}
 	policy = NULL; /* the engine's now */
 	rules = NULL;
+	engine_set_incident_fn(d.engine, daemon_alert, &d); /* next to the alerts */
 	r = identity_collect(NULL, &d.id);
 	if (r < 0)
 		log_warning_errno(r, "Failed to read the seat's identity: %m");

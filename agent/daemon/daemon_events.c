@@ -23,8 +23,9 @@ int daemon_alert(const struct rg_alert *alert, void *ud)
 	struct daemon *d = ud;
 	int r;
 
-	/* The threshold keeps low-value alerts off the SIEM; the agent's own alerts always go. */
-	if (alert->severity < engine_policy(d->engine)->threshold &&
+	/* The threshold keeps low-value alerts off the SIEM; the agent's own alerts always go, and
+	 * so do incident records (a few an incident, and its alerts may have passed). */
+	if (alert->severity < engine_policy(d->engine)->threshold && !alert->incident &&
 	    !startswith(alert->rule_id, "AGENT-")) {
 		d->alerts_below_threshold++;
 		return 0;
@@ -34,6 +35,8 @@ int daemon_alert(const struct rg_alert *alert, void *ud)
 		d->alerts_too_large++; /* counted and reported by the outputs as a loss */
 	else if (r < 0)
 		d->submit_errors++;
+	else if (alert->incident)
+		d->incident_records_sent++;
 	else
 		d->alerts_sent++;
 	return 0;

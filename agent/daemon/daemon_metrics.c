@@ -422,6 +422,15 @@ static void metrics_state(struct daemon *d, FILE *f)
 	       NULL);
 	sample(f, "rdmaguard_proctree_evictions_total", es.proc.evicted_exited, "state", "exited",
 	       NULL);
+	family(f, "rdmaguard_incidents_open", "gauge", "Incidents open now.");
+	sample(f, "rdmaguard_incidents_open", es.incidents.open, NULL);
+	family(f, "rdmaguard_incidents_total", "counter", "Incidents by what happened to them.");
+	sample(f, "rdmaguard_incidents_total", es.incidents.opened, "event", "opened", NULL);
+	sample(f, "rdmaguard_incidents_total", es.incidents.closed, "event", "closed", NULL);
+	sample(f, "rdmaguard_incidents_total", es.incidents.evicted, "event", "evicted", NULL);
+	family(f, "rdmaguard_incident_log_dropped_total", "counter",
+	       "Alerts and raw events an incident could not keep (its log was full).");
+	sample(f, "rdmaguard_incident_log_dropped_total", es.incidents.log_dropped, NULL);
 	family(f, "rdmaguard_games_running", "gauge", "Game sessions running now.");
 	sample(f, "rdmaguard_games_running", es.games_running, NULL);
 	family(f, "rdmaguard_reconcile_runs_total", "counter",

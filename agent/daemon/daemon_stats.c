@@ -108,6 +108,7 @@ struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 	ADD(o, "sensors", sn);
 
 	outputs_stats(d->outputs, o);
+	daemon_evidence_sign_heads(d, o);
 	if (d->enf)
 		ADD(o, "enforce", enforce_describe(d->enf));
 	if (d->hw)
@@ -124,6 +125,17 @@ struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 	ADD(pt, "evicted_exited", json_object_new_uint64(es.proc.evicted_exited));
 	ADD(pt, "games_running", json_object_new_uint64(es.games_running));
 	ADD(o, "proctree", pt);
+	pt = json_object_new_object();
+	ADD(pt, "open", json_object_new_uint64(es.incidents.open));
+	ADD(pt, "closed_kept", json_object_new_uint64(es.incidents.closed_kept));
+	ADD(pt, "opened", json_object_new_uint64(es.incidents.opened));
+	ADD(pt, "updated", json_object_new_uint64(es.incidents.updated));
+	ADD(pt, "closed", json_object_new_uint64(es.incidents.closed));
+	ADD(pt, "evicted", json_object_new_uint64(es.incidents.evicted));
+	ADD(pt, "forgotten", json_object_new_uint64(es.incidents.forgotten));
+	ADD(pt, "log_dropped", json_object_new_uint64(es.incidents.log_dropped));
+	ADD(pt, "records_sent", json_object_new_uint64(d->incident_records_sent));
+	ADD(o, "incidents", pt);
 	pt = json_object_new_object();
 	ADD(pt, "hashed", json_object_new_uint64(es.hash.hashed));
 	ADD(pt, "cached", json_object_new_uint64(es.hash.cached));
@@ -223,16 +235,17 @@ void daemon_identity_add(struct daemon *d, struct json_object *o)
 		ADD(labels, "seat", json_object_new_string(p->seat));
 		ADD(o, "labels", labels);
 	}
+	if (!json_object_object_get_ex(o, "rdmaguard", &rg)) {
+		rg = json_object_new_object();
+		ADD(o, "rdmaguard", rg);
+	}
 	if (p->sha256[0]) {
 		struct json_object *pol = json_object_new_object();
 
-		if (!json_object_object_get_ex(o, "rdmaguard", &rg)) {
-			rg = json_object_new_object();
-			ADD(o, "rdmaguard", rg);
-		}
 		ADD(pol, "sha256", json_object_new_string(p->sha256));
 		ADD(rg, "policy", pol);
 	}
+	daemon_evidence_add(d, rg);
 	/* hw.fingerprint and pci.dsn[]: the names the fleet's ingest() reads
 	 * (fleet/postgresql/schema.sql). */
 	daemon_hw_print_add(d, o);
@@ -259,7 +272,8 @@ void daemon_proctree_loss(struct daemon *d)
 	daemon_agent_event(d, RG_EV_AGENT_LOST, false, "proctree", text, n, es.proc.evicted_live);
 }
 
-/* The heartbeat's counters: a slim state document of what a SIEM charts per seat (every
+/* The heartbeat's counters: a slim state document of what a SIEM charts per seat and what the
+ * fleet store keeps (every
  * counter is in `status` and the metrics; the full set in every heartbeat of every seat was
  * about 2.4 KB a minute each). */
 static struct json_object *heartbeat_stats(struct daemon *d, const struct engine_stats *es)
@@ -281,6 +295,10 @@ static struct json_object *heartbeat_stats(struct daemon *d, const struct engine
 	ADD(o, "alerts", al);
 	ADD(sn, "lost_total", json_object_new_uint64(lost));
 	ADD(o, "sensors", sn);
+	/* the fleet store's seat state reads it (fleet/postgresql/schema.sql) */
+	sn = json_object_new_object();
+	ADD(sn, "games_running", json_object_new_uint64(es->games_running));
+	ADD(o, "proctree", sn);
 	ADD(o, "rss_bytes", json_object_new_uint64(rss_bytes()));
 	return o;
 }

@@ -9,6 +9,7 @@
  *   engine_game.c   game sessions, RDMA history, the condition context of an event
  *   engine_agg.c    a rule's match: emitted at once, or counted as a repeat (aggregation)
  *   engine_alert.c  alert documents, entity ids
+ *   engine_incident.c  alerts into incidents (incident.h), their records to the outputs
  */
 #pragma once
 
@@ -102,6 +103,10 @@ struct rg_engine {
 	EVP_MD *sha256;
 	EVP_MD_CTX *md_ctx;
 	struct jw *jw; /* alerts are written here, one at a time */
+	struct incident_store *incidents; /* NULL: incidents_off */
+	struct jw *ijw;			  /* incident records */
+	engine_emit_fn inc_emit;	  /* engine_set_incident_fn() */
+	void *inc_ud;
 	/* Entity ids of recent processes (direct-mapped by pid and start): an alert names its
 	 * process, parent and ancestors, mostly the same few shells and services again. */
 	struct {
@@ -153,12 +158,26 @@ void engine_ctx_init(struct rg_engine *e, const struct rg_event *ev, struct proc
 		     struct cond_ctx *c);
 
 /* engine_alert.c */
+/* host.* (or host.hostname), agent.*, rdmaguard.policy.sha256, labels.seat: as on every alert. */
+void engine_identity_to_jw(struct rg_engine *e, struct jw *w);
 /* What a rule's alerts say of the rule itself, into er->json. 0 or -ENOMEM. */
 int engine_erule_render(struct erule *er, struct jw *w);
 /* Builds an alert and hands it to emit; a failure is kept in e->emit_err. */
 void engine_emit_alert(struct rg_engine *e, struct erule *er, struct cond_ctx *ctx, int severity,
 		       uint64_t count, uint64_t first_ns, uint64_t last_ns, engine_emit_fn emit,
 		       void *ud);
+
+/* engine_incident.c */
+int engine_incidents_new(struct rg_engine *e);
+/* Before the alert is built: its incident's id into id ("" if none). */
+void engine_incident_assign(struct rg_engine *e, const struct erule *er, struct cond_ctx *ctx,
+			    char id[static INCIDENT_ID_LEN]);
+/* After it was emitted: the alert joins its incident (stages, counts, kept log, records). */
+void engine_incident_add(struct rg_engine *e, const char *id, struct cond_ctx *ctx,
+			 const struct rg_alert *a, uint64_t count, uint64_t first_ns,
+			 uint64_t last_ns);
+/* Closes what is due at now. */
+void engine_incident_expire(struct rg_engine *e, uint64_t now);
 
 /* engine_agg.c */
 /* Rule ri matched ctx's event with severity sev: an alert now, or a repeat counted. */

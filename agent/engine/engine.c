@@ -64,6 +64,7 @@ int engine_process(struct rg_engine *e, const struct rg_event *ev, engine_emit_f
 	if (ev->ts > e->now)
 		e->now = ev->ts;
 	engine_agg_expire(e, e->now, false, emit, ud);
+	engine_incident_expire(e, e->now);
 	n = proctree_update(e->tree, ev);
 	engine_update_state(e, ev, n);
 	engine_ctx_init(e, ev, n, &ctx);
@@ -92,6 +93,7 @@ int engine_tick(struct rg_engine *e, uint64_t now_ns, engine_emit_fn emit, void 
 	if (now_ns > e->now)
 		e->now = now_ns;
 	engine_agg_expire(e, now_ns, false, emit, ud);
+	engine_incident_expire(e, now_ns);
 	r = e->emit_err;
 	e->emit_err = 0;
 	return r;
@@ -126,6 +128,8 @@ void engine_free(struct rg_engine *e)
 	if (!e)
 		return;
 	hasher_free(e->hasher);
+	incident_store_free(e->incidents);
+	jw_free(e->ijw);
 	proctree_free(e->tree);
 	policy_free(e->policy);
 	ruleset_free(e->rules);
@@ -220,6 +224,11 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 	e->md_ctx = e->sha256 ? EVP_MD_CTX_new() : NULL;
 	e->policy = policy;
 	e->rules = rules;
+	r = engine_incidents_new(e);
+	if (r < 0) {
+		engine_free(e);
+		return r == -EINVAL ? rg_error_set(err, NULL, 0, 0, "invalid incident capacity") : r;
+	}
 	*ret = e;
 	return 0;
 }
@@ -261,6 +270,8 @@ int engine_reload(struct rg_engine *e, struct rg_policy *policy, struct rg_rules
 	engine_games_init(e->games, policy);
 	env_set_policy(&e->env, policy);
 	engine_games_resync(e);
+	if (e->incidents)
+		incident_store_set_seat(e->incidents, policy->seat);
 	return r;
 }
 
@@ -297,6 +308,9 @@ void engine_get_stats(const struct rg_engine *e, struct engine_stats *ret)
 	for (size_t i = 0; i < e->n_games; i++)
 		ret->games_running += e->games[i].running;
 	proctree_get_stats(e->tree, &ret->proc);
+	memset(&ret->incidents, 0, sizeof(ret->incidents));
+	if (e->incidents)
+		incident_store_stats(e->incidents, &ret->incidents);
 	memset(&ret->hash, 0, sizeof(ret->hash));
 	if (e->hasher)
 		hasher_get_stats(e->hasher, &ret->hash);

@@ -28,6 +28,7 @@
 #include "event/alert.h"
 #include "event/event.h"
 #include "hasher.h"
+#include "incident.h"
 #include "jsondoc.h"
 #include "policy.h"
 #include "proctree/proctree.h"
@@ -69,6 +70,10 @@ struct engine_config {
 	bool hash_async;
 	int (*hash_exe)(void *ud, const struct proc_node *n, char out[65]);
 	void *hash_ud;
+	/* Incidents (incident.h): on unless incidents_off. 0: the defaults. */
+	bool incidents_off;
+	size_t incident_max_open;
+	uint64_t incident_quiet_ns;
 };
 
 /*
@@ -119,6 +124,17 @@ const struct rg_policy *engine_policy(const struct rg_engine *e);
 uint64_t engine_game_since(const struct rg_engine *e);
 const struct rg_ruleset *engine_rules(const struct rg_engine *e);
 struct proctree *engine_proctree(struct rg_engine *e);
+/* The incidents (incident.h: lookup, iteration, records, kept logs); NULL with incidents_off. */
+const struct incident_store *engine_incidents(const struct rg_engine *e);
+/*
+ * Where incident records go (opened, updated, closed: struct rg_alert with .incident set, the
+ * seat's identity as on alerts), called on the engine's calls like emit; NULL: nowhere (they
+ * are still kept). The daemon sends them to the outputs next to the alerts.
+ */
+void engine_set_incident_fn(struct rg_engine *e, engine_emit_fn fn, void *ud);
+/* An incident's record as the outputs get it (incident_to_jw() and the seat's identity). */
+void engine_incident_to_jw(struct rg_engine *e, const struct incident *inc, const char *action,
+			   struct jw *w);
 
 struct engine_stats {
 	uint64_t events;
@@ -132,6 +148,7 @@ struct engine_stats {
 	size_t games_running;
 	struct proctree_stats proc;
 	struct hasher_stats hash;
+	struct incident_stats incidents;
 };
 void engine_get_stats(const struct rg_engine *e, struct engine_stats *ret);
 /*

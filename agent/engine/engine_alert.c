@@ -119,13 +119,9 @@ static void set_process(struct rg_engine *e, const struct proc_node *n)
 		proc_brief(e, anc[i], jw_new_object(w, a, NULL));
 }
 
-/* The seat (host.*, agent.*, labels.seat, the policy's hash) and the peer: related.ip and what
- * the peer is to the fleet (docs/seat.md). */
-static void set_identity(struct rg_engine *e, const struct rg_event *ev)
+void engine_identity_to_jw(struct rg_engine *e, struct jw *w)
 {
 	const struct rg_policy *p = e->policy;
-	struct jw *w = e->jw;
-	struct rg_addr peer, local;
 	jw_node o;
 
 	if (e->host_json)
@@ -142,6 +138,18 @@ static void set_identity(struct rg_engine *e, const struct rg_event *ev)
 	}
 	if (p->seat)
 		jw_string(w, jw_object(w, JW_ROOT, "labels"), "seat", p->seat);
+}
+
+/* The seat (host.*, agent.*, labels.seat, the policy's hash) and the peer: related.ip and what
+ * the peer is to the fleet (docs/seat.md). */
+static void set_identity(struct rg_engine *e, const struct rg_event *ev)
+{
+	const struct rg_policy *p = e->policy;
+	struct jw *w = e->jw;
+	struct rg_addr peer, local;
+	jw_node o;
+
+	engine_identity_to_jw(e, w);
 	if (event_peer(ev, &peer, &local)) {
 		char buf[64];
 		const char *name;
@@ -231,7 +239,7 @@ int engine_erule_render(struct erule *er, struct jw *w)
 /* Writes the alert into e->jw and fills *ret (uuid: the caller's buffer). 0 or -ENOMEM. */
 static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_ctx *ctx,
 		       int severity, uint64_t count, uint64_t first_ns, uint64_t last_ns,
-		       char uuid[static 37], struct rg_alert *ret)
+		       const char *incident, char uuid[static 37], struct rg_alert *ret)
 {
 	const struct rg_rule *rule = er->rule;
 	const struct rg_event *ev = ctx->ev;
@@ -272,6 +280,9 @@ static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_
 	jw_uint(w, JW_ROOT, "count", count);
 	jw_string(w, JW_ROOT, "action", outcome);
 	set_identity(e, ev);
+	if (incident[0])
+		jw_string(w, jw_object(w, jw_object(w, JW_ROOT, "rdmaguard"), "incident"), "id",
+			  incident);
 	if (ctx->proc)
 		set_process(e, ctx->proc);
 	if (ctx->target) {
@@ -323,12 +334,13 @@ void engine_emit_alert(struct rg_engine *e, struct erule *er, struct cond_ctx *c
 		       uint64_t count, uint64_t first_ns, uint64_t last_ns, engine_emit_fn emit,
 		       void *ud)
 {
+	char uuid[37], incident[INCIDENT_ID_LEN] = "";
 	struct rg_alert a;
-	char uuid[37];
 	int r;
 
 	severity = fleet_severity(e, ctx->ev, severity);
-	if (alert_build(e, er, ctx, severity, count, first_ns, last_ns, uuid, &a) < 0) {
+	engine_incident_assign(e, er, ctx, incident);
+	if (alert_build(e, er, ctx, severity, count, first_ns, last_ns, incident, uuid, &a) < 0) {
 		log_oom();
 		if (!e->emit_err)
 			e->emit_err = -ENOMEM;
@@ -343,4 +355,6 @@ void engine_emit_alert(struct rg_engine *e, struct erule *er, struct cond_ctx *c
 	r = emit ? emit(&a, ud) : 0;
 	if (r < 0 && !e->emit_err)
 		e->emit_err = r;
+	if (incident[0])
+		engine_incident_add(e, incident, ctx, &a, count, first_ns, last_ns);
 }

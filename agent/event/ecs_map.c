@@ -440,8 +440,9 @@ int ecs_unmap_json(struct json_object *doc)
 	if (!json_object_object_get_ex(doc, "rdmaguard", &rg) ||
 	    !json_object_is_type(rg, json_type_object))
 		return 0;
+	/* copies (shared references): rdmaguard.* stays for what reads it there
+	 * (rdmaguard.incident.id) */
 	copy = json_object_get(rg);
-	json_object_object_del(doc, "rdmaguard");
 	r = merge(doc, copy, 0);
 	json_object_put(copy);
 	return r;

@@ -27,9 +27,9 @@
 int ecs_map_jw(struct jw *w);
 /* The same for a json-c document (the notices). 0 or -ENOMEM. */
 int ecs_map_json(struct json_object *doc);
-/* The event's names again (a sent alert read as the event it carries: replay): the members
- * under rdmaguard merged back where they came from, the renamed ones renamed back. 0 or
- * -ENOMEM. */
+/* The event's names again (a sent alert read as the event it carries: replay, explain): the
+ * members under rdmaguard also merged back where they came from (rdmaguard.* stays as it is),
+ * the renamed ones renamed back. 0 or -ENOMEM. */
 int ecs_unmap_json(struct json_object *doc);
 /* The name that the field named event_name (dotted) has in a sent document, into buf. 0, or
  * -ENOSPC when buf is too small. */

@@ -138,6 +138,9 @@ static const char *const mem_op_names[RG_MEM__MAX] = {
 	[RG_MEM_PTRACE_ATTACH] = "ptrace_attach",
 	[RG_MEM_PTRACE_SEIZE] = "ptrace_seize",
 	[RG_MEM_PROC_MEM_OPEN] = "proc_mem_open",
+	[RG_MEM_PTRACE_TRACEME] = "ptrace_traceme",
+	[RG_MEM_PTRACE_AUTO] = "ptrace_auto_attach",
+	[RG_MEM_PTRACE_EXEC] = "ptrace_exec",
 };
 
 static const char *const node_kind_names[RG_NODE__MAX] = {

@@ -149,6 +149,9 @@ enum rg_mem_op {
 	RG_MEM_PTRACE_ATTACH,
 	RG_MEM_PTRACE_SEIZE,
 	RG_MEM_PROC_MEM_OPEN,
+	RG_MEM_PTRACE_TRACEME, /* the target asked its parent, the actor, to trace it */
+	RG_MEM_PTRACE_AUTO,    /* a new process attached to the actor at fork (PTRACE_O_TRACE*) */
+	RG_MEM_PTRACE_EXEC,    /* a process the actor traces executed a new program */
 	RG_MEM__MAX,
 };
 

@@ -112,6 +112,13 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct hw_scan *, hw_scan_free);
  */
 int hw_describe(const struct rg_root *root, const char *addr, struct hw_fn *ret);
 
+/*
+ * Reads the config space of one function by address through libpci, as hw_scan() does: up to
+ * 4096 bytes into buf, *len the bytes readable (64, 256 or 4096). 0, -ENOENT (no such
+ * function), -EINVAL (not an address), -EIO (unreadable), -errno.
+ */
+int hw_read_config(const struct rg_root *root, const char *addr, uint8_t buf[static 4096],
+		   size_t *len);
 /* A function by address in a scan, or NULL. */
 const struct hw_fn *hw_scan_find(const struct hw_scan *s, const char *addr);
 

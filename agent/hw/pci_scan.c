@@ -428,6 +428,22 @@ static int fn_cmp(const void *a, const void *b)
 	return strcmp(((const struct hw_fn *)a)->addr, ((const struct hw_fn *)b)->addr);
 }
 
+/* libpci over sysfs (the host's, or a private copy), the bus scanned; its errors longjmp to
+ * pci_jmp, which the caller has set. */
+static struct pci_access *libpci_open(const char *sysfs)
+{
+	struct pci_access *a = pci_alloc();
+
+	a->error = pci_error_cb;
+	a->warning = pci_warning_cb;
+	a->debug = pci_debug_cb;
+	a->method = PCI_ACCESS_SYS_BUS_PCI;
+	pci_set_param(a, "sysfs.path", (char *)sysfs);
+	pci_init(a);
+	pci_scan_bus(a);
+	return a;
+}
+
 static int run_libpci(const char *sysfs, struct hw_scan *s, char (*addrs)[16], unsigned n)
 {
 	struct pci_access *volatile a = NULL;
@@ -443,14 +459,7 @@ static int run_libpci(const char *sysfs, struct hw_scan *s, char (*addrs)[16], u
 		return -EIO;
 	}
 	pci_jmp = &jb;
-	a = pci_alloc();
-	a->error = pci_error_cb;
-	a->warning = pci_warning_cb;
-	a->debug = pci_debug_cb;
-	a->method = PCI_ACCESS_SYS_BUS_PCI;
-	pci_set_param(a, "sysfs.path", (char *)sysfs);
-	pci_init(a);
-	pci_scan_bus(a);
+	a = libpci_open(sysfs);
 	for (struct pci_dev *d = a->devices; d && s->n < n; d = d->next) {
 		struct hw_fn *fn = &s->fn[s->n];
 		char addr[16];
@@ -568,4 +577,65 @@ const struct hw_fn *hw_scan_find(const struct hw_scan *s, const char *addr)
 		if (strcmp(s->fn[i].addr, addr) == 0)
 			return &s->fn[i];
 	return NULL;
+}
+
+/* The config space of the function addr through libpci at sysfs, as examine() reads it. */
+static int read_config_libpci(const char *sysfs, const char *addr, uint8_t *buf, size_t *len)
+{
+	static const unsigned lens[] = {4096, 256, 64};
+	struct pci_access *volatile a = NULL;
+	volatile int r = -ENOENT;
+	jmp_buf jb;
+
+	pci_msg[0] = 0;
+	if (setjmp(jb)) {
+		pci_jmp = NULL;
+		return -EIO; /* as run_libpci(): what libpci had allocated is left */
+	}
+	pci_jmp = &jb;
+	a = libpci_open(sysfs);
+	for (struct pci_dev *d = a->devices; d; d = d->next) {
+		char here[16];
+
+		snprintf(here, sizeof(here), "%04x:%02x:%02x.%u", (unsigned)d->domain & 0xffff,
+			 (unsigned)d->bus & 0xff, (unsigned)d->dev & 0x1f, (unsigned)d->func & 7);
+		if (strcmp(here, addr) != 0)
+			continue;
+		r = -EIO;
+		for (unsigned i = 0; i < ARRAY_SIZE(lens); i++)
+			if (pci_read_block(d, 0, buf, (int)lens[i])) {
+				*len = lens[i];
+				r = 0;
+				break;
+			}
+		break;
+	}
+	pci_cleanup(a);
+	pci_jmp = NULL;
+	return r;
+}
+
+int hw_read_config(const struct rg_root *root, const char *addr, uint8_t buf[static 4096],
+		   size_t *len)
+{
+	char shadow[4096], one[1][16];
+	int r;
+
+	if (!root || !addr || !hw_is_pci_addr(addr))
+		return -EINVAL;
+	if (root->is_host) {
+		bool raised = caps_raise(CAP_SYS_ADMIN); /* past the first 64 bytes */
+
+		r = read_config_libpci("/sys/bus/pci", addr, buf, len);
+		if (raised)
+			caps_lower(CAP_SYS_ADMIN);
+		return r;
+	}
+	snprintf(one[0], sizeof(one[0]), "%s", addr);
+	r = shadow_create(root, one, 1, shadow, sizeof(shadow));
+	if (r < 0)
+		return r;
+	r = read_config_libpci(shadow, addr, buf, len);
+	shadow_remove(shadow, one, 1);
+	return r;
 }

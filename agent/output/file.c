@@ -2,7 +2,9 @@
 /*
  * The stdout and file:PATH sink: a thread that takes what piled up in the output's queue and
  * writes it as JSON lines, one writev() per batch; file outputs reopen their path on a reopen
- * mark (SIGUSR1, logrotate) and fdatasync() when a flush asks.
+ * mark (SIGUSR1, logrotate) and fdatasync() when a flush asks. A file+chain: output appends the
+ * hash chain's member to every line (evidence/chain.h): the chain goes on across a reopen, and
+ * at start from the file's last line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,10 +21,15 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/util.h"
+#include "evidence/chain.h"
 #include "sink.h"
 
 struct file_sink {
 	int fd;
+	/* file+chain: the chain, and room for one batch of chained lines */
+	struct chain_state chain;
+	char *cbuf;
+	size_t ccap;
 };
 
 static int file_open(const char *path, int *ret)
@@ -56,14 +63,14 @@ static int file_open(const char *path, int *ret)
  * regular file (file), a line that the failure cut short (ENOSPC, EFBIG halfway) is cut off
  * again, so that the file holds whole lines only.
  */
-static size_t write_lines(int fd, bool file, const struct qent *b, size_t n, int *err)
+static size_t write_lines(int fd, bool file, const struct iovec *lines, size_t n, int *err)
 {
 	struct iovec iov[2 * OUTPUT_BATCH_MAX];
 	size_t i, first = 0, niov = 2 * n;
 
 	*err = 0;
 	for (i = 0; i < n; i++) {
-		iov[2 * i] = (struct iovec){.iov_base = b[i].rec->json, .iov_len = b[i].rec->len};
+		iov[2 * i] = lines[i];
 		iov[2 * i + 1] = (struct iovec){.iov_base = (void *)"\n", .iov_len = 1};
 	}
 	while (first < niov) {
@@ -76,7 +83,7 @@ static size_t write_lines(int fd, bool file, const struct qent *b, size_t n, int
 			off_t end;
 
 			*err = w < 0 ? -errno : -EIO;
-			part = first % 2 ? b[r].rec->len : b[r].rec->len - iov[first].iov_len;
+			part = first % 2 ? lines[r].iov_len : lines[r].iov_len - iov[first].iov_len;
 			if (file && part > 0 && (end = lseek(fd, 0, SEEK_END)) >= (off_t)part)
 				(void)!ftruncate(fd, end - (off_t)part);
 			return r;
@@ -112,11 +119,61 @@ static void file_reopen(struct output *out, struct file_sink *f)
 	log_debug("output %s: reopened", out->spec.name);
 }
 
+/* Publishes the chain's head for the stats (heartbeats, status). */
+static void chain_publish(struct output *out, const struct chain_state *st)
+{
+	pthread_mutex_lock(&out->lock);
+	out->chain_seq = st->seq;
+	memcpy(out->chain_head, st->head, sizeof(out->chain_head));
+	pthread_mutex_unlock(&out->lock);
+}
+
+/*
+ * The lines of b[0..n) into lines[]: the records' text, or for a chained output their chained
+ * form in f->cbuf, with states[k] the chain as it stands after k lines (states[0]: before).
+ */
+static int batch_lines(struct output *out, struct file_sink *f, const struct qent *b, size_t n,
+		       struct iovec *lines, struct chain_state *states)
+{
+	size_t need = 0, off = 0;
+
+	if (!out->spec.chain) {
+		for (size_t i = 0; i < n; i++)
+			lines[i] = (struct iovec){.iov_base = b[i].rec->json, .iov_len = b[i].rec->len};
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		need += b[i].rec->len + CHAIN_SUFFIX_MAX;
+	if (need > f->ccap) {
+		char *c = realloc(f->cbuf, need);
+
+		if (!c)
+			return -ENOMEM;
+		f->cbuf = c;
+		f->ccap = need;
+	}
+	states[0] = f->chain;
+	for (size_t i = 0; i < n; i++) {
+		long len;
+
+		states[i + 1] = states[i];
+		len = chain_line(&states[i + 1], b[i].rec->json, b[i].rec->len, f->cbuf + off,
+				 f->ccap - off);
+		if (len < 0)
+			return (int)len;
+		lines[i] = (struct iovec){.iov_base = f->cbuf + off, .iov_len = (size_t)len};
+		off += (size_t)len;
+	}
+	return 0;
+}
+
 static void *file_thread(void *arg)
 {
 	struct output *out = arg;
 	struct file_sink *f = out->sink_state;
 	struct qent batch[OUTPUT_BATCH_MAX];
+	static __thread struct iovec lines[OUTPUT_BATCH_MAX];
+	static __thread struct chain_state states[OUTPUT_BATCH_MAX + 1];
 	struct sched_param sp = {0};
 	int last_err = 0;
 
@@ -147,7 +204,14 @@ static void *file_thread(void *arg)
 			while (end < n && batch[end].kind == QE_ALERT)
 				end++;
 			/* The alerts up to the next reopen mark, in as few writes as can be. */
-			w = write_lines(f->fd, out->spec.type == OUTPUT_FILE, batch + i, end - i, &r);
+			r = batch_lines(out, f, batch + i, end - i, lines, states);
+			w = r < 0 ? 0 : write_lines(f->fd, out->spec.type == OUTPUT_FILE, lines,
+						    end - i, &r);
+			if (out->spec.chain) {
+				/* The chain stands after what was written whole, never past it. */
+				f->chain = states[w];
+				chain_publish(out, &f->chain);
+			}
 			bytes = 0;
 			for (k = i; k < i + w; k++) {
 				bytes += batch[k].rec->len + 1;
@@ -204,6 +268,7 @@ static void file_free(void *state)
 		return;
 	if (f->fd >= 0)
 		close(f->fd);
+	free(f->cbuf);
 	free(f);
 }
 
@@ -248,6 +313,30 @@ static int file_new(struct output *out, void **ret)
 		log_error_errno(r, "output %s: failed to open: %m", sp->name);
 	if (r < 0)
 		goto fail;
+	if (sp->chain) {
+		/* The output's fd is write-only: the tail is read through one of its own, which
+		 * must be the same file. */
+		int rfd = open(out->spec.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		struct stat a, b;
+
+		chain_init(&f->chain);
+		if (rfd < 0 || fstat(rfd, &a) < 0 || fstat(f->fd, &b) < 0 || a.st_ino != b.st_ino ||
+		    a.st_dev != b.st_dev)
+			r = rfd < 0 ? -errno : -ESTALE;
+		else
+			r = chain_resume_fd(rfd, &f->chain);
+		if (rfd >= 0)
+			close(rfd);
+		if (r == -EBADMSG)
+			log_warning("output %s: the file does not end in a chained line: a new chain "
+				    "starts (verify-log will fail on the lines before it)",
+				    sp->name);
+		else if (r < 0) {
+			log_error_errno(r, "output %s: cannot read the chain's head: %m", sp->name);
+			goto fail;
+		}
+		chain_publish(out, &f->chain);
+	}
 	*ret = f;
 	return 0;
 fail:

@@ -122,8 +122,15 @@ int outputs_submit_alert(struct rg_outputs *o, const struct rg_alert *a, unsigne
 	rec = output_rec_new(a, sev, flags);
 	if (!rec)
 		return -ENOMEM;
-	for (i = 0; i < o->n; i++)
+	for (i = 0; i < o->n; i++) {
+		enum output_records want = o->outs[i].spec.records;
+
+		if ((want == OUTPUT_RECORDS_ALERTS && a->incident) ||
+		    (want == OUTPUT_RECORDS_INCIDENTS && !a->incident &&
+		     !(flags & OUTPUT_SUBMIT_LOSS)))
+			continue;
 		output_enqueue(&o->outs[i], rec, QE_ALERT);
+	}
 	output_rec_unref(rec);
 	return 0;
 }
@@ -357,6 +364,23 @@ int outputs_get_counters(const struct rg_outputs *o, size_t i, struct output_cou
 
 #define ADD_U64(obj, key, v) json_object_object_add((obj), (key), json_object_new_uint64(v))
 
+/* {"seq": N, "head": HEX} of a file+chain: output: the heartbeats carry it (docs/evidence.md). */
+static struct json_object *chain_stats(struct output *out)
+{
+	struct json_object *ch = json_object_new_object();
+	char head[65];
+	uint64_t seq;
+
+	pthread_mutex_lock(&out->lock);
+	seq = out->chain_seq;
+	memcpy(head, out->chain_head, sizeof(head));
+	pthread_mutex_unlock(&out->lock);
+	head[64] = 0;
+	json_object_object_add(ch, "seq", json_object_new_uint64(seq));
+	json_object_object_add(ch, "head", json_object_new_string(head));
+	return ch;
+}
+
 void outputs_stats(const struct rg_outputs *o, struct json_object *into)
 {
 	struct json_object *arr = json_object_new_array();
@@ -405,6 +429,8 @@ void outputs_stats(const struct rg_outputs *o, struct json_object *into)
 		} else {
 			ADD_U64(e, "written", c.written);
 			ADD_U64(e, "written_bytes", c.written_bytes);
+			if (out->spec.chain)
+				json_object_object_add(e, "chain", chain_stats(out));
 		}
 		ADD_U64(e, "delivered", c.delivered);
 		ADD_U64(e, "delivered_bytes", c.delivered_bytes);

@@ -56,11 +56,20 @@ static inline bool output_type_is_network(enum output_type t)
 #define OUTPUT_HOST_MAX 256   /* a DNS name is at most 253 characters */
 #define OUTPUT_NAME_MAX 4200  /* "syslog+tls://" + host + ":" + port, or "file:" + path */
 
+/* What an output takes: a spec prefixed "alerts:" or "incidents:" takes only those. */
+enum output_records {
+	OUTPUT_RECORDS_ALL,	  /* alerts and incident records (engine/incident.h) */
+	OUTPUT_RECORDS_ALERTS,	  /* alerts only */
+	OUTPUT_RECORDS_INCIDENTS, /* incident records only (and the agent's loss reports) */
+};
+
 /* A parsed --output SPEC. Pure data; output_spec_parse() fills it. */
 struct output_spec {
 	enum output_type type;
+	enum output_records records;
 	char name[OUTPUT_NAME_MAX]; /* canonical form without parameters: stats, messages, spool */
 	char path[PATH_MAX];	    /* file: the path as given */
+	bool chain;		    /* file+chain:PATH, lines hash-chained (evidence/chain.h) */
 	char host[OUTPUT_HOST_MAX]; /* syslog: DNS name or IP literal (IPv6 without brackets) */
 	bool host_is_ip;
 	uint16_t port;		    /* syslog: default 514 (tcp), 6514 (tls), 2514 (relp, relp+tls) */
@@ -73,7 +82,8 @@ struct output_spec {
 };
 
 /*
- * Parses stdout | file:PATH | syslog+tcp://HOST[:PORT][?facility=F&bom=1] |
+ * Parses [alerts:|incidents:]SPEC, SPEC one of stdout | file:PATH | file+chain:PATH |
+ * syslog+tcp://HOST[:PORT][?facility=F&bom=1] |
  * syslog+tls://HOST[:PORT][?ca=FILE&cert=FILE&key=FILE&facility=F&bom=1] |
  * relp://HOST[:PORT][?facility=F&bom=1] |
  * relp+tls://HOST[:PORT]?ca=FILE&cert=FILE&key=FILE[&peer=NAME&facility=F&bom=1] (ca, cert and

@@ -99,6 +99,9 @@ struct output {
 	bool loss_pending, loss_ready;
 	uint64_t loss_signal_ns;
 	char last_error[256];
+	/* file+chain: the chain's head as the thread last wrote it (stats, heartbeats) */
+	uint64_t chain_seq;
+	char chain_head[65];
 
 	/* Flush: published by the thread under shared->flush_lock. */
 	uint64_t done_gen;

@@ -335,23 +335,43 @@ int output_spec_parse(const char *spec, struct output_spec *ret, char *err, size
 	o->facility = -1;
 	if (!*spec)
 		return spec_error(err, errlen, spec, "empty output");
+	if (startswith(spec, "alerts:") || startswith(spec, "incidents:")) {
+		bool alerts = startswith(spec, "alerts:");
+		const char *inner = spec + (alerts ? 7 : 10);
+		const char *pre = alerts ? "alerts:" : "incidents:";
+		int r;
+
+		if (startswith(inner, "alerts:") || startswith(inner, "incidents:"))
+			return spec_error(err, errlen, spec, "more than one of alerts: and incidents:");
+		r = output_spec_parse(inner, o, err, errlen);
+		if (r < 0)
+			return r;
+		o->records = alerts ? OUTPUT_RECORDS_ALERTS : OUTPUT_RECORDS_INCIDENTS;
+		if (strlen(pre) + strlen(o->name) >= sizeof(o->name))
+			return spec_error(err, errlen, spec, "too long");
+		memmove(o->name + strlen(pre), o->name, strlen(o->name) + 1);
+		memcpy(o->name, pre, strlen(pre));
+		return 0;
+	}
 	if (strcmp(spec, "stdout") == 0 || strcmp(spec, "-") == 0) {
 		o->type = OUTPUT_STDOUT;
 		strcpy(o->name, "stdout");
 		return 0;
 	}
-	if (startswith(spec, "file:")) {
-		const char *path = spec + 5;
+	if (startswith(spec, "file:") || startswith(spec, "file+chain:")) {
+		const char *path = strchr(spec, ':') + 1;
 
 		o->type = OUTPUT_FILE;
+		o->chain = startswith(spec, "file+chain:");
 		if (!*path)
-			return spec_error(err, errlen, spec, "missing path after \"file:\"");
+			return spec_error(err, errlen, spec, "missing path after \"%.*s\"",
+					  (int)(path - spec), spec);
 		if (strlen(path) >= sizeof(o->path))
 			return spec_error(err, errlen, spec, "path too long");
 		if (path[strlen(path) - 1] == '/')
 			return spec_error(err, errlen, spec, "path names a directory");
 		strcpy(o->path, path);
-		snprintf(o->name, sizeof(o->name), "file:%s", path);
+		snprintf(o->name, sizeof(o->name), "%s:%s", o->chain ? "file+chain" : "file", path);
 		return 0;
 	}
 	if (startswith(spec, "syslog+tcp://")) {
@@ -375,7 +395,8 @@ int output_spec_parse(const char *spec, struct output_spec *ret, char *err, size
 				  "syslog needs a transport: syslog+tcp:// or syslog+tls:// "
 				  "(UDP would lose alerts)");
 	return spec_error(err, errlen, spec,
-			  "unknown output (expected stdout, file:PATH, syslog+tcp://HOST:PORT, "
+			  "unknown output (expected stdout, file:PATH, file+chain:PATH, "
+			  "syslog+tcp://HOST:PORT, "
 			  "syslog+tls://HOST:PORT?ca=FILE, relp://HOST:PORT or "
 			  "relp+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE)");
 }

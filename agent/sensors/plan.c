@@ -38,8 +38,10 @@ const struct hook_def hook_defs[HP__MAX] = {
     [HP_PROCESS] = {"process",
 		    {{FL_TRACEPOINT, {"tp_sched_exec", "rawtp_sched_fork", "tp_sched_exit"}}}},
     [HP_OPEN] = {"open",
-		 {{FL_FENTRY, {"fe_fd_install"}, "fd_install"},
-		  {FL_KPROBE, {"kp_fd_install"}, "fd_install"},
+		 /* the LSM's file_open check, which every open passes, and fd_install() */
+		 {{FL_LSM, {"lsm_file_open", "fe_fd_install"}, "bpf_lsm_file_open"},
+		  {FL_FENTRY, {"fx_security_file_open", "fe_fd_install"}, "security_file_open"},
+		  {FL_KPROBE, {"kp_security_file_open", "kp_fd_install"}, "security_file_open"},
 		  {FL_TRACEPOINT, {"tp_exit_openat", "tp_exit_open", "tp_exit_openat2", "tp_exit_creat"}}}},
     [HP_VERBS] = {"verbs",
 		  {{FL_FENTRY,
@@ -72,14 +74,24 @@ const struct hook_def hook_defs[HP__MAX] = {
 		      {"tp_enter_write", "tp_exit_write", "tp_enter_writev", "tp_exit_writev",
 		       "tp_enter_pwritev2", "tp_exit_pwritev2"}}}},
     [HP_MMAP] = {"mmap",
-		 {{FL_LSM, {"lsm_mmap_file"}, "bpf_lsm_mmap_file"},
-		  {FL_FENTRY, {"fe_security_mmap_file"}, "security_mmap_file"},
-		  {FL_KPROBE, {"kp_security_mmap_file"}, "security_mmap_file"},
+		 {{FL_LSM, {"lsm_mmap_file", "lsm_file_mprotect"}, "bpf_lsm_mmap_file"},
+		  {FL_FENTRY,
+		   {"fe_security_mmap_file", "fx_security_file_mprotect"},
+		   "security_mmap_file"},
+		  {FL_KPROBE,
+		   {"kp_security_mmap_file", "kp_security_file_mprotect"},
+		   "security_mmap_file"},
 		  {FL_TRACEPOINT, {"tp_enter_mmap"}}}},
     [HP_MEMORY] = {"memory",
-		   {{FL_LSM, {"lsm_ptrace_access_check"}, "bpf_lsm_ptrace_access_check"},
-		    {FL_FENTRY, {"fx_ptrace_access_check"}, "security_ptrace_access_check"},
-		    {FL_KPROBE, {"kp_ptrace_access_check"}, "security_ptrace_access_check"},
+		   {{FL_LSM,
+		     {"lsm_ptrace_access_check", "lsm_ptrace_traceme"},
+		     "bpf_lsm_ptrace_access_check"},
+		    {FL_FENTRY,
+		     {"fx_ptrace_access_check", "fx_ptrace_traceme"},
+		     "security_ptrace_access_check"},
+		    {FL_KPROBE,
+		     {"kp_ptrace_access_check", "kp_ptrace_traceme"},
+		     "security_ptrace_access_check"},
 		    {FL_TRACEPOINT, TP_MEM}}},
     [HP_LIBRARY] = {"library", {{FL_UPROBE, {"up_ibv_get_device_list", "up_ibv_open_device"}}}},
     [HP_MODULES] = {"modules", {{FL_TRACEPOINT, {"tp_module_load"}}, {FL_UEVENT}}},
@@ -185,6 +197,10 @@ bool variant_possible(const struct sensors_features *f, unsigned hp, const struc
 	case FL_LSM:
 		if (!f->lsm) {
 			snprintf(why, whylen, "BPF LSM not active");
+			return false;
+		}
+		if (hp == HP_OPEN && !f->fentry) { /* with fentry on fd_install() */
+			snprintf(why, whylen, "fentry refused");
 			return false;
 		}
 		return kfunc_in_btf(v->kfunc, NULL);

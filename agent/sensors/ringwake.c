@@ -99,12 +99,38 @@ int ringwake_init(struct ringwake *w, int ring_map_fd, int poll_map_fd)
 	return 0;
 }
 
-static bool ring_empty(const struct ringwake *w)
+int ringwake_add_ring(struct ringwake *w, int ring_map_fd)
 {
-	const unsigned long *cons = w->pos;
-	const unsigned long *prod = (const unsigned long *)((const char *)w->pos + w->pos_len / 2);
+	void *p;
+
+	if (!w->pos)
+		return -EINVAL;
+	p = mmap(NULL, w->pos_len, PROT_READ, MAP_SHARED, ring_map_fd, 0);
+	if (p == MAP_FAILED) {
+		int r = -errno;
+
+		(void)set_slot(w, 0);
+		ringwake_close(w);
+		return log_warning_errno(r,
+					 "Failed to map the RDMA ring buffer's positions, keeping "
+					 "a wake-up per record: %m");
+	}
+	w->pos2 = p;
+	return 0;
+}
+
+static bool positions_equal(const void *pos, size_t len)
+{
+	const unsigned long *cons = pos;
+	const unsigned long *prod = (const unsigned long *)((const char *)pos + len / 2);
 
 	return __atomic_load_n(prod, __ATOMIC_ACQUIRE) == __atomic_load_n(cons, __ATOMIC_ACQUIRE);
+}
+
+static bool ring_empty(const struct ringwake *w)
+{
+	return positions_equal(w->pos, w->pos_len) &&
+	       (!w->pos2 || positions_equal(w->pos2, w->pos_len));
 }
 
 void ringwake_after_read(struct ringwake *w, unsigned records)
@@ -135,6 +161,8 @@ void ringwake_close(struct ringwake *w)
 {
 	if (w->pos)
 		munmap(w->pos, w->pos_len);
-	w->pos = NULL;
+	if (w->pos2)
+		munmap(w->pos2, w->pos_len);
+	w->pos = w->pos2 = NULL;
 	w->poll_map_fd = -1;
 }

@@ -69,6 +69,7 @@ struct ringwake {
 	struct ringwake_state st;
 	int poll_map_fd;
 	void *pos; /* the ring's consumer and producer pages, mapped read-only */
+	void *pos2; /* the same of a second ring read by the same reader (NULL: none) */
 	size_t pos_len;
 	uint64_t errors; /* failed writes of rb_poll */
 };
@@ -76,6 +77,10 @@ struct ringwake {
 /* rb_poll is set to 0. On failure (-errno) the ring keeps the kernel's wake-ups: w stays usable,
  * in RINGWAKE_WAKE for good. */
 int ringwake_init(struct ringwake *w, int ring_map_fd, int poll_map_fd);
+/* A second ring whose programs read the same rb_poll (the reader drains both): the reader blocks
+ * again only when both are empty. On failure (-errno) the policy is off: w in RINGWAKE_WAKE for
+ * good, and rb_poll 0. */
+int ringwake_add_ring(struct ringwake *w, int ring_map_fd);
 /* After each read of the ring, with the number of records it delivered. */
 void ringwake_after_read(struct ringwake *w, unsigned records);
 void ringwake_close(struct ringwake *w);

@@ -154,6 +154,9 @@ static int load_main(struct rg_sensors *s, bool safe)
 		return log_error_errno(-EINVAL,
 				       "Ring buffer size %zu is not a power of two >= 4096.", rb);
 	bpf_map__set_max_entries(s->skel->maps.events, (uint32_t)rb);
+	/* the RDMA ring: half the main one (a page at the least) */
+	bpf_map__set_max_entries(s->skel->maps.events_hi,
+				 (uint32_t)(rb / 2 < 4096 ? 4096 : rb / 2));
 	for (size_t i = 0; i < ARRAY_SIZE(s->cfg.shared_maps); i++) {
 		const struct sensors_shared_map *m = &s->cfg.shared_maps[i];
 		struct bpf_map *map;
@@ -278,13 +281,21 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 		r = log_error_errno(-errno, "Failed to create an epoll fd: %m");
 		goto fail;
 	}
+	/* read after the main ring: a record there (an exec) precedes those of this one it
+	 * explains, when both wait */
+	r = ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.events_hi), on_record, s);
+	if (r < 0) {
+		log_error_errno(r, "Failed to set up the RDMA ring buffer: %m");
+		goto fail;
+	}
 	r = epoll_add(s->epfd, ring_buffer__epoll_fd(s->rb));
 	if (r < 0)
 		goto fail;
 	/* on failure (logged), or asked for: a wake-up per record, the kernel's default */
-	if (!s->cfg.ring_always_wake)
-		(void)ringwake_init(&s->wake, bpf_map__fd(s->skel->maps.events),
-				    bpf_map__fd(s->skel->maps.rb_poll));
+	if (!s->cfg.ring_always_wake &&
+	    ringwake_init(&s->wake, bpf_map__fd(s->skel->maps.events),
+			  bpf_map__fd(s->skel->maps.rb_poll)) == 0)
+		(void)ringwake_add_ring(&s->wake, bpf_map__fd(s->skel->maps.events_hi));
 	if (s->plan.hp[HP_DEVICES].active >= 0 || !s->cfg.no_uevents) {
 		s->uevent_fd = uevent_open();
 		if (s->uevent_fd < 0) {

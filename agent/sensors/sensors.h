@@ -122,10 +122,14 @@ struct json_object *sensors_ring_describe(const struct rg_sensors *s);
 struct json_object *sensors_describe(struct rg_sensors *s);
 
 /*
- * Records lost (ring buffer full) per CPU since start: fills per_cpu[0..n) and returns the number
- * of possible CPUs (which may exceed n), or -errno.
+ * Records lost (a ring buffer full: the main one or the RDMA one) per CPU since start: fills
+ * per_cpu[0..n) and returns the number of possible CPUs (which may exceed n), or -errno.
  */
 int sensors_lost(struct rg_sensors *s, uint64_t *per_cpu, size_t n);
+
+/* Low-value records dropped since start because their process was over its budget (bpf/events.h:
+ * RG_BUDGET_*), into *total: 0 or -errno. */
+int sensors_budget_dropped(struct rg_sensors *s, uint64_t *total);
 
 /* BPF LSM is active (what enforcement needs to deny). */
 bool sensors_lsm_active(const struct rg_sensors *s);

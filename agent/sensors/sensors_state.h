@@ -130,9 +130,13 @@ struct rg_sensors {
 	uint64_t ticks;
 	int extra_rb[4]; /* other ring buffers consumed by rb (enforcement's) */
 	size_t n_extra_rb;
-	/* status.c: lost records */
+	/* status.c: lost records; budget drops reported, per process (the latest seen) */
 	uint64_t *lost_prev;
 	int ncpus;
+	struct budget_seen {
+		uint32_t tgid, reported;
+		uint64_t start_boot_ns, seen_ns;
+	} budget_seen[64];
 	/* records.c */
 	struct cm_ent cm[MAX_CM_IDS];
 	size_t cm_next;

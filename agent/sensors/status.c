@@ -2,7 +2,8 @@
 /*
  * What the sensors say about themselves: the plan with what is attached (sensors_describe()),
  * the ring buffer's wake-up mode, records lost per CPU (and, every second, an AGENT_LOST event
- * for each CPU that lost some, or AGENT_TAMPER if a counter went back), BPF LSM, a map's fd.
+ * for each CPU that lost some, or AGENT_TAMPER if a counter went back), records dropped over a
+ * process's budget (an AGENT_LOST event per process), BPF LSM, a map's fd.
  */
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -43,6 +44,7 @@ struct json_object *sensors_describe(struct rg_sensors *s)
 struct json_object *sensors_ring_describe(const struct rg_sensors *s)
 {
 	struct json_object *o = json_object_new_object();
+	uint64_t dropped;
 
 	if (!o)
 		return NULL;
@@ -52,14 +54,20 @@ struct json_object *sensors_ring_describe(const struct rg_sensors *s)
 							  : "always"));
 	json_object_object_add(o, "bursts", json_object_new_uint64(s->wake.st.bursts));
 	json_object_object_add(o, "policy_errors", json_object_new_uint64(s->wake.errors));
+	json_object_object_add(
+	    o, "rdma_ring_bytes",
+	    json_object_new_uint64(bpf_map__max_entries(s->skel->maps.events_hi)));
+	if (sensors_budget_dropped((struct rg_sensors *)s, &dropped) == 0)
+		json_object_object_add(o, "budget_dropped", json_object_new_uint64(dropped));
 	return o;
 }
 
-int sensors_lost(struct rg_sensors *s, uint64_t *per_cpu, size_t n)
+/* A per-CPU counter, summed over the CPUs into *sum and, if per_cpu, given per CPU (n). */
+static int read_counter(struct rg_sensors *s, uint32_t key, uint64_t *per_cpu, size_t n,
+			uint64_t *sum)
 {
-	uint32_t key = RG_CNT_RINGBUF_FULL;
-	uint64_t *vals;
 	int ncpus = libbpf_num_possible_cpus();
+	uint64_t *vals;
 
 	if (ncpus <= 0)
 		return ncpus < 0 ? ncpus : -EIO;
@@ -72,10 +80,103 @@ int sensors_lost(struct rg_sensors *s, uint64_t *per_cpu, size_t n)
 		free(vals);
 		return r;
 	}
-	for (size_t i = 0; i < n && i < (size_t)ncpus; i++)
-		per_cpu[i] = vals[i];
+	if (sum)
+		*sum = 0;
+	for (size_t i = 0; i < (size_t)ncpus; i++) {
+		if (per_cpu && i < n)
+			per_cpu[i] += vals[i];
+		if (sum)
+			*sum += vals[i];
+	}
 	free(vals);
 	return ncpus;
+}
+
+/* Records lost because a ring was full, the main one or the RDMA one, per CPU. */
+int sensors_lost(struct rg_sensors *s, uint64_t *per_cpu, size_t n)
+{
+	int r;
+
+	memset(per_cpu, 0, n * sizeof(*per_cpu));
+	r = read_counter(s, RG_CNT_RINGBUF_FULL, per_cpu, n, NULL);
+	if (r < 0)
+		return r;
+	return read_counter(s, RG_CNT_RINGBUF_HI_FULL, per_cpu, n, NULL);
+}
+
+int sensors_budget_dropped(struct rg_sensors *s, uint64_t *total)
+{
+	int r = read_counter(s, RG_CNT_BUDGET, NULL, 0, total);
+
+	return r < 0 ? r : 0;
+}
+
+/*
+ * Every second: an AGENT_LOST event ("budget") for each process whose low-value records were
+ * dropped over its budget since the last look (bpf/events.h: struct rg_budget), at most
+ * BUDGET_REPORTS_MAX a second (the rest next time; the total is in status). A process is told
+ * apart from a later one with its pid by its start time.
+ */
+#define BUDGET_REPORTS_MAX 16
+
+static struct budget_seen *budget_slot(struct rg_sensors *s, uint32_t tgid, uint64_t start)
+{
+	struct budget_seen *old = &s->budget_seen[0];
+
+	for (size_t i = 0; i < ARRAY_SIZE(s->budget_seen); i++) {
+		struct budget_seen *b = &s->budget_seen[i];
+
+		if (b->tgid == tgid && b->start_boot_ns == start)
+			return b;
+		if (b->seen_ns < old->seen_ns)
+			old = b;
+	}
+	*old = (struct budget_seen){.tgid = tgid, .start_boot_ns = start};
+	return old;
+}
+
+static void check_budget(struct rg_sensors *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.budget);
+	uint32_t key, next, *prev = NULL;
+	unsigned reported = 0, steps = 0;
+	uint64_t now = now_monotonic_ns();
+
+	while (reported < BUDGET_REPORTS_MAX && steps++ < 4096 &&
+	       bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct rg_budget v;
+		struct budget_seen *b;
+		struct rg_event ev = {0};
+		char comm[sizeof(v.comm) + 1];
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v) < 0 || !v.dropped)
+			continue;
+		b = budget_slot(s, key, v.start_boot_ns);
+		b->seen_ns = now;
+		if (v.dropped <= b->reported)
+			continue;
+		ev.type = RG_EV_AGENT_LOST;
+		ev.provider = RG_PROV_AGENT;
+		ev.ts = now_realtime_ns();
+		ev.proc.pid = key;
+		ev.proc.start_boot_ns = v.start_boot_ns;
+		event_set_str(comm, sizeof(comm), v.comm, sizeof(v.comm));
+		strscpy_ok(ev.proc.comm, comm, sizeof(ev.proc.comm));
+		ev.u.agent.count = v.dropped - b->reported;
+		ev.u.agent.count2 = v.dropped;
+		strscpy_ok(ev.u.agent.what, "budget", sizeof(ev.u.agent.what));
+		snprintf(ev.u.agent.text, sizeof(ev.u.agent.text),
+			 "%" PRIu64 " memory-access records of %s (pid %u) dropped over its budget "
+			 "(%u at once, %u a second; %u since it started)",
+			 ev.u.agent.count, comm, key, RG_BUDGET_BURST, RG_BUDGET_PER_SEC,
+			 v.dropped);
+		b->reported = v.dropped;
+		reported++;
+		if (deliver(s, &ev) < 0)
+			break;
+	}
 }
 
 /* Every second: an AGENT_LOST event for each CPU that lost records since the last look. */
@@ -118,6 +219,7 @@ void check_lost(struct rg_sensors *s)
 			break;
 	}
 	free(now);
+	check_budget(s);
 }
 
 bool sensors_lsm_active(const struct rg_sensors *s)

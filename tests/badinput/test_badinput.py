@@ -14,7 +14,12 @@ runs whatever `--help` says: a command that stops taking --policy, or crashes in
 here (and its `--help` fails as a case of its own). tests/engine/test_cli.py has the exact
 messages of the engine's own cases; this suite is about breadth and every command.
 
-usage: test_badinput.py RDMAGUARD SOURCE_ROOT
+usage: test_badinput.py RDMAGUARD SOURCE_ROOT [--shard K/N]
+
+--shard K/N runs the K-th of N equal parts of the checks (every N-th check, from the K-th): meson
+runs the N parts as tests of their own (bad-input-K-of-N), so that under valgrind, where each
+rdmaguard run takes seconds, they share the CPUs instead of one test running alone at the end.
+The N parts together run every check once; each part prints how many checks there are in all.
 """
 import json
 import os
@@ -29,6 +34,8 @@ WRAP = shlex.split(os.environ.get("RG_TEST_WRAPPER", ""))
 TIMEOUT = 20 * int(os.environ.get("RG_TIMEOUT_MULTIPLIER", "1"))
 FAILURES = []
 CHECKED = 0
+SEEN = 0  # every check met, run here or in another shard
+SHARD, SHARDS = 0, 1
 DAEMON = []
 
 
@@ -40,10 +47,20 @@ def run(*args):
         return None
 
 
+def mine():
+    """Whether the next check is this shard's (counts it either way)."""
+    global SEEN, CHECKED
+    SEEN += 1
+    if (SEEN - 1) % SHARDS != SHARD:
+        return False
+    CHECKED += 1
+    return True
+
+
 def expect_error(label, args, where, what, exact=True):
     """Exit 2, empty stdout, and stderr naming `where` (path, or path:line:col) and `what`."""
-    global CHECKED
-    CHECKED += 1
+    if not mine():
+        return
     res = run(*args)
     if res is None:
         FAILURES.append(label)
@@ -63,10 +80,23 @@ def expect_error(label, args, where, what, exact=True):
           f"\n     want:   {where}: {what}")
 
 
+def expect_ok(label, args, stdout_start=""):
+    """Exit 0 and stdout beginning with stdout_start: a good input is accepted."""
+    if not mine():
+        return
+    res = run(*args)
+    if res is not None and res.returncode == 0 and res.stdout.startswith(stdout_start):
+        print(f"ok   {label}")
+        return
+    FAILURES.append(label)
+    print(f"FAIL {label}: " + ("no exit" if res is None else
+                               f"exit {res.returncode}, stderr {res.stderr[:300]!r}"))
+
+
 def expect_help(command, options):
     """`rdmaguard COMMAND --help` exits 0 and lists OPTIONS: the usage still documents them."""
-    global CHECKED
-    CHECKED += 1
+    if not mine():
+        return
     label = f"{command} --help lists {', '.join(options)}"
     res = run(command, "--help")
     if res is not None and res.returncode == 0 and all(o in res.stdout for o in options):
@@ -351,8 +381,17 @@ def trust_cases(tmp, good):
 
 
 def main():
-    global RG, ROOT
+    global RG, ROOT, SHARD, SHARDS
     RG, ROOT = sys.argv[1], sys.argv[2]
+    if len(sys.argv) == 5 and sys.argv[3] == "--shard":
+        k, n = (int(x) for x in sys.argv[4].split("/"))
+        if not 1 <= k <= n:
+            print(f"test_badinput.py: --shard {sys.argv[4]}: not K/N with 1 <= K <= N")
+            return 2
+        SHARD, SHARDS = k - 1, n
+    elif len(sys.argv) != 3:
+        print("usage: test_badinput.py RDMAGUARD SOURCE_ROOT [--shard K/N]")
+        return 2
     rules = os.path.join(ROOT, "rules")
     events = os.path.join(ROOT, "tests", "fixtures", "events", "RDMA-008.jsonl")
     # Every command's cases run whatever its --help says: they were once run only when --help
@@ -367,10 +406,7 @@ def main():
                   "--output", "file:" + os.path.join(tmp, "alerts.jsonl")]
         good = write(tmp, "good.json", '{"role": "managed"}')
         # The good policy passes everywhere, so that a failure below is about the bad input.
-        res = run("policy", "check", "--rules", rules, good)
-        if res is None or res.returncode != 0:
-            FAILURES.append("good policy")
-            print(f"FAIL the good policy is refused: {res and res.stderr!r}")
+        expect_ok("policy check: the good policy is accepted", ["policy", "check", "--rules", rules, good])
 
         for i, (name, text, pos, msg) in enumerate(POLICY_CASES):
             path = write(tmp, f"p{i}.json", text)
@@ -417,11 +453,8 @@ def main():
         # A symbolic link to a good, root-owned file is followed (configuration management).
         link = os.path.join(tmp, "link-to-good.json")
         os.symlink(good, link)
-        res = run("policy", "check", "--rules", rules, link)
-        ok = res is not None and res.returncode == 0 and res.stdout.startswith(f"{link}: ok")
-        print(("ok   " if ok else "FAIL ") + "policy check: a symlink to a good policy is followed")
-        if not ok:
-            FAILURES.append("symlink to a good policy")
+        expect_ok("policy check: a symlink to a good policy is followed",
+                  ["policy", "check", "--rules", rules, link], f"{link}: ok")
 
         for name, d, where, msg in rules_dirs(tmp):
             expect_error(f"rules check: {name}", ["rules", "check", d], where, msg)
@@ -457,11 +490,8 @@ def main():
         inner = os.path.join(sticky, "rg")
         os.mkdir(inner)
         policy = write(inner, "policy.json", '{"role": "managed"}')
-        res = run("policy", "check", "--rules", rules, policy)
-        ok = res is not None and res.returncode == 0
-        print(("ok   " if ok else "FAIL ") + "policy check: a root directory under a sticky one")
-        if not ok:
-            FAILURES.append(f"sticky parent: {res and res.stderr!r}")
+        expect_ok("policy check: a root directory under a sticky one",
+                  ["policy", "check", "--rules", rules, policy])
         # --record takes a regular file only: a FIFO once blocked the daemon for good.
         fifo = os.path.join(tmp, "record.fifo")
         os.mkfifo(fifo)
@@ -469,7 +499,8 @@ def main():
             expect_error(f"daemon --record: {name}", DAEMON + ["--rules", rules, "--record", path],
                          path, "not a regular file", exact=False)
 
-    print(f"{CHECKED} checks, {len(FAILURES)} failures")
+    part = f" (shard {SHARD + 1} of {SHARDS}, of {SEEN} in all)" if SHARDS > 1 else ""
+    print(f"{CHECKED} checks{part}, {len(FAILURES)} failures")
     return 1 if FAILURES or CHECKED == 0 else 0
 
 

@@ -23,6 +23,11 @@ new process, so each run raises RDMA-004, RDMA-005 and RDMA-009 anew.
             through a path longer than the sensors keep) and raises AGENT-003; SIGHUP with a broken policy keeps the
             old one in force and raises AGENT-003 naming file:line:column; SIGUSR1 reopens the
             file output after a rename (logrotate)
+  chain     the seat key is made on the first start (0600) and `status` and the heartbeats
+            name its public half; an incident exported from the daemon verifies; a file+chain: output across a rename + SIGUSR1 (logrotate)
+            and a restart verifies with `evidence verify-log` against the signed heads the
+            collector (rsyslog) received; a line deleted, edited or reordered, the tail cut
+            off, or the heads checked with another key: verify-log fails (exit 1)
 
 Needs root (BPF, private mount namespaces); exits 77 only when not root.
 Usage: test_daemon.py SCENARIO
@@ -33,6 +38,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -418,6 +424,131 @@ SCENARIOS = {
     "reload": scenario_reload,
     "wakeups": scenario_wakeups,
 }
+
+
+def evidence(*args, rc=None):
+    p = subprocess.run([RG, "evidence", *args], capture_output=True, text=True, timeout=120)
+    if rc is not None:
+        check(p.returncode == rc, "evidence %s exits %d (got %d): %s%s" %
+              (" ".join(args), rc, p.returncode, p.stdout, p.stderr))
+    return p
+
+
+def heartbeat_heads(objs, name):
+    """The chain heads (seq, head) of output name in the heartbeats received."""
+    heads = []
+    for o in objs:
+        if o.get("event", {}).get("action") != "agent_heartbeat":
+            continue
+        for out in o["agent"]["outputs"]:
+            if out["name"] == name:
+                heads.append((out["chain"]["seq"], out["chain"]["head"]))
+    return heads
+
+
+def scenario_chain(d):
+    rs = Rsyslog(d)
+    rs.start()
+    log = os.path.join(d, "alerts.jsonl")
+    name = "file+chain:" + log
+    state = os.path.join(d, "state")
+    dm = Daemon(d, ["syslog+tcp://127.0.0.1:%d" % rs.port, name], extra=["--heartbeat", "1"])
+    key = os.path.join(state, "seat-key.pem")
+    pub = os.path.join(state, "seat-key.pub")
+    check(os.stat(key).st_mode & 0o777 == 0o600 and os.stat(key).st_uid == 0,
+          "the first start made the seat key, root's, 0600")
+    st = dm.status()
+    with open(pub) as f:
+        pem = f.read()
+    pubtext = st["rdmaguard"]["seat_key"]["public"]
+    with open(os.path.join(d, "status.pub"), "w") as f:
+        f.write(pubtext + "\n")
+    check(pubtext.startswith("ed25519:"), "status names the seat key: %s" % pubtext)
+    drive(2)
+    wait_for(lambda: [h for h in heartbeat_heads(messages(rs), name) if h[0] >= 6], 60,
+             "a heartbeat with the chain's head past 6 lines", 0.2)
+    # An incident exported from the running daemon verifies, with its alerts and raw events.
+    p = subprocess.run([RG, "incidents", "--socket", dm.sock, "--format", "json"],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "rdmaguard incidents from the daemon: %s" % p.stderr)
+    incs = [json.loads(x) for x in p.stdout.splitlines()]
+    drv = [i["rdmaguard"]["incident"]["id"] for i in incs
+           if "rg-host-driver" in json.dumps(i.get("process", {}))]
+    check(drv, "an incident of the driver: %s" % [i["message"] for i in incs])
+    bundle = os.path.join(d, "bundle")
+    evidence("export", drv[0], bundle, "--socket", dm.sock, "--state-dir", state, rc=0)
+    evidence("verify", bundle, "--key", pub, rc=0)
+    alerts = read_jsonl(os.path.join(bundle, "alerts.jsonl"))
+    events = read_jsonl(os.path.join(bundle, "events.jsonl"))
+    check(alerts and all(a["rdmaguard"]["incident"]["id"] == drv[0] for a in alerts) and
+          events and all(e["event"]["kind"] != "alert" for e in events),
+          "the bundle holds the incident's %d alerts and %d raw events" % (len(alerts),
+                                                                          len(events)))
+    seat = json.load(open(os.path.join(bundle, "seat.json")))
+    check(seat["origin"] == "daemon" and seat["rules"]["dir"] == RULES and
+          seat["policy"].get("builtin") and seat["key"]["public"] == pubtext,
+          "seat.json: the daemon's rules, policy and key: %s" % seat["rules"])
+    # logrotate: rename, SIGUSR1; then more alerts into the new file
+    os.rename(log, log + ".1")
+    dm.proc.send_signal(signal.SIGUSR1)
+    wait_for(lambda: os.path.exists(log), 30, "the file output reopened", 0.1)
+    drive(1)
+    wait_for(lambda: len(read_jsonl(log)) >= 3, 60, "alerts in the new file", 0.2)
+    dm.stop()
+    # a restart goes on with the chain of the file's last line
+    dm = Daemon(d, ["syslog+tcp://127.0.0.1:%d" % rs.port, name], name="daemon2",
+                extra=["--heartbeat", "1"])
+    drive(1)
+    n_before = len(read_jsonl(log))
+    wait_for(lambda: [h for h in heartbeat_heads(messages(rs), name)
+                      if h[0] >= n_before + len(read_jsonl(log + ".1"))], 60,
+             "a heartbeat of the second daemon", 0.2)
+    dm.stop()
+    rs.stop()
+    heads_file = os.path.join(d, "collector.jsonl")
+    with open(heads_file, "w") as f:
+        for o in messages(rs):
+            f.write(json.dumps(o) + "\n")
+    heads = heartbeat_heads(messages(rs), name)
+    check(len(heads) >= 2, "the collector got chain heads: %s" % heads[:4])
+    lines1 = open(log + ".1").read().splitlines(True)
+    lines2 = open(log).read().splitlines(True)
+    check(all(json.loads(x)["chain"]["seq"] == i + 1 for i, x in enumerate(lines1 + lines2)),
+          "one chain across the rotation and the restart, each line valid JSON")
+    p = evidence("verify-log", log + ".1", log, "--heads", heads_file, "--key", pub, rc=0)
+    check("restart" in p.stdout and " 0 restart" in p.stdout, "no chain restart: %s" % p.stdout)
+    evidence("verify-log", log, "--partial", "--heads", heads_file, "--key",
+             os.path.join(d, "status.pub"), rc=0)
+    evidence("verify-log", log, rc=1)  # the rotated file alone does not start a chain
+
+    def tampered(what, lines, expect):
+        bad = os.path.join(d, "bad.jsonl")
+        with open(bad, "w") as f:
+            f.writelines(lines)
+        p = evidence("verify-log", log + ".1", bad, "--heads", heads_file, "--key", pub)
+        check(p.returncode == 1 and expect in p.stdout,
+              "%s: verify-log fails with '%s' (got %d): %s%s" % (what, expect, p.returncode,
+                                                                  p.stdout, p.stderr))
+    tampered("a line deleted", lines2[:1] + lines2[2:], "deleted or reordered before it")
+    edited = list(lines2)
+    edited[1] = edited[1].replace('"severity":"', '"severity":"x', 1)
+    check(edited[1] != lines2[1], "the edit changed line 2")
+    tampered("a line edited", edited, "bad.jsonl:2: changed")
+    tampered("lines reordered", [lines2[0], lines2[2], lines2[1]] + lines2[3:], "reordered")
+    last = max(h[0] for h in heads)
+    cut = last - len(lines1) - 1
+    check(cut >= 1, "the last head is in the second file")
+    tampered("the tail cut off", lines2[:cut], "head seq %d" % last)
+    tampered("the last line cut short", lines2[:-1] + [lines2[-1][:20]], "cut short")
+    with tempfile.TemporaryDirectory() as other:
+        evidence("keygen", "--state-dir", other, rc=0)
+        p = evidence("verify-log", log + ".1", log, "--heads", heads_file, "--key",
+                     os.path.join(other, "seat-key.pub"), rc=1)
+        check("not signed by the key" in p.stdout, "another key: %s" % p.stdout)
+    check(pem.startswith("-----BEGIN PUBLIC KEY-----"), "seat-key.pub is a PEM public key")
+
+
+SCENARIOS["chain"] = scenario_chain
 
 
 def main():

@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    "canonical name \"%s\" does not parse: %s", again, err);
 	FUZZ_ASSERT(a->type == b->type && strcmp(a->name, b->name) == 0 &&
 			    strcmp(a->host, b->host) == 0 && a->port == b->port &&
-			    strcmp(a->path, b->path) == 0,
+			    strcmp(a->path, b->path) == 0 && a->chain == b->chain,
 		    "\"%s\" reparses as \"%s\"", a->name, b->name);
 out:
 	free(a);

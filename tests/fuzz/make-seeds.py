@@ -112,7 +112,8 @@ def output_specs():
              "syslog+tcp://h:99999", "syslog+udp://h", "syslog+tcp://[::1", "file:",
              "relp://collector.lan:2514?facility=local0", "relp://[::1]",
              "relp+tls://collector.hall?ca=/etc/rdmaguard/ca.pem&cert=/c.pem&key=/k.pem&peer=*.hall",
-             "relp+tls://127.0.0.1:2515?ca=/a&cert=/c&key=/k", "relp+tls://h?ca=/a"]
+             "relp+tls://127.0.0.1:2515?ca=/a&cert=/c&key=/k", "relp+tls://h?ca=/a",
+             "file+chain:/var/log/rdmaguard/alerts.jsonl"]
     for i, s in enumerate(specs):
         put("output_spec", f"spec-{i}", s)
 

@@ -10,11 +10,14 @@
  * ioctl() fails with ENOTTY, the sensors see the same path, fd and bytes as with the real
  * device; tests/lib/standin-dev.h).
  *
- * Scenarios: verbs, cm, writev, proc, exit CODE, mem, lib, hold, creat, heldfd NODE and newfd
- * NODE (a real node, for the VM lab). meson also builds it for 32 bits (rg-host-driver32, gcc
- * -m32): the same syscalls through the ia32 entry points.
+ * Scenarios: verbs, cm, writev, proc, exit CODE, mem, lib, hold, creat, heldfd NODE, newfd NODE
+ * (a real node, for the VM lab), fixed NODE|- PID|- (io_uring fixed files), traceme, flood
+ * SECONDS and cheat NODE (a flood of low-value records, and what it must not hide), mprotect
+ * LIB. meson also builds it for 32 bits (rg-host-driver32, gcc -m32): the same syscalls through
+ * the ia32 entry points.
  */
 #include <dirent.h>
+#include <grp.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -29,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -724,65 +728,102 @@ static int scenario_heldfd(const char *path)
 	return 0;
 }
 
-/* openat(AT_FDCWD, PATH, FLAGS) as an io_uring request (IORING_OP_OPENAT, no open syscall): the
- * new fd, or -errno. Raw system calls, one entry, so that the test needs no liburing. */
-static int uring_openat(const char *path, int flags)
-{
-	struct io_uring_params p = {0};
+/* A one-entry io_uring, by raw system calls (the tests need no liburing). */
+struct uring {
+	struct io_uring_params p;
 	struct io_uring_sqe *sqes;
-	struct io_uring_cqe *cqes;
 	size_t sq_len, cq_len, sqe_len;
-	unsigned *tail, *array, head;
 	void *sq, *cq;
-	int ring, res;
+	int fd;
+};
 
-	ring = (int)syscall(__NR_io_uring_setup, 1, &p);
-	if (ring < 0)
+static int uring_init(struct uring *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->fd = (int)syscall(__NR_io_uring_setup, 1, &u->p);
+	if (u->fd < 0)
 		return -errno;
-	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
-	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	if (p.features & IORING_FEAT_SINGLE_MMAP)
-		sq_len = cq_len = sq_len > cq_len ? sq_len : cq_len;
-	sqe_len = p.sq_entries * sizeof(struct io_uring_sqe);
-	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
-		  IORING_OFF_SQ_RING);
-	if (sq == MAP_FAILED)
+	u->sq_len = u->p.sq_off.array + u->p.sq_entries * sizeof(unsigned);
+	u->cq_len = u->p.cq_off.cqes + u->p.cq_entries * sizeof(struct io_uring_cqe);
+	if (u->p.features & IORING_FEAT_SINGLE_MMAP)
+		u->sq_len = u->cq_len = u->sq_len > u->cq_len ? u->sq_len : u->cq_len;
+	u->sqe_len = u->p.sq_entries * sizeof(struct io_uring_sqe);
+	u->sq = mmap(NULL, u->sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd,
+		     IORING_OFF_SQ_RING);
+	if (u->sq == MAP_FAILED)
 		die("mmap sq ring");
-	cq = sq;
-	if (!(p.features & IORING_FEAT_SINGLE_MMAP)) {
-		cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
-			  IORING_OFF_CQ_RING);
-		if (cq == MAP_FAILED)
+	u->cq = u->sq;
+	if (!(u->p.features & IORING_FEAT_SINGLE_MMAP)) {
+		u->cq = mmap(NULL, u->cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			     u->fd, IORING_OFF_CQ_RING);
+		if (u->cq == MAP_FAILED)
 			die("mmap cq ring");
 	}
-	sqes = mmap(NULL, sqe_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
-		    IORING_OFF_SQES);
-	if (sqes == MAP_FAILED)
+	u->sqes = mmap(NULL, u->sqe_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd,
+		       IORING_OFF_SQES);
+	if (u->sqes == MAP_FAILED)
 		die("mmap sqes");
-	memset(&sqes[0], 0, sizeof(sqes[0]));
-	sqes[0].opcode = IORING_OP_OPENAT;
-	sqes[0].fd = AT_FDCWD;
-	sqes[0].addr = (uintptr_t)path;
-	sqes[0].open_flags = (__u32)flags;
-	tail = (unsigned *)((char *)sq + p.sq_off.tail);
-	array = (unsigned *)((char *)sq + p.sq_off.array);
-	array[*tail & *(unsigned *)((char *)sq + p.sq_off.ring_mask)] = 0;
+	return 0;
+}
+
+/* Submits SQE, waits for its completion: its res. */
+static int uring_do(struct uring *u, const struct io_uring_sqe *sqe)
+{
+	char *sq = u->sq, *cq = u->cq;
+	unsigned *tail = (unsigned *)(sq + u->p.sq_off.tail), head;
+	unsigned *array = (unsigned *)(sq + u->p.sq_off.array);
+	struct io_uring_cqe *cqes = (struct io_uring_cqe *)(cq + u->p.cq_off.cqes);
+	int res;
+
+	u->sqes[0] = *sqe;
+	array[*tail & *(unsigned *)(sq + u->p.sq_off.ring_mask)] = 0;
 	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
-	if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+	if (syscall(__NR_io_uring_enter, u->fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
 		die("io_uring_enter");
-	head = __atomic_load_n((unsigned *)((char *)cq + p.cq_off.head), __ATOMIC_ACQUIRE);
-	if (head == __atomic_load_n((unsigned *)((char *)cq + p.cq_off.tail), __ATOMIC_ACQUIRE)) {
+	head = __atomic_load_n((unsigned *)(cq + u->p.cq_off.head), __ATOMIC_ACQUIRE);
+	if (head == __atomic_load_n((unsigned *)(cq + u->p.cq_off.tail), __ATOMIC_ACQUIRE)) {
 		errno = EIO;
 		die("io_uring: no completion");
+		return -EIO;
 	}
-	cqes = (struct io_uring_cqe *)((char *)cq + p.cq_off.cqes);
-	res = cqes[head & *(unsigned *)((char *)cq + p.cq_off.ring_mask)].res;
-	munmap(sqes, sqe_len);
-	if (cq != sq)
-		munmap(cq, cq_len);
-	munmap(sq, sq_len);
-	close(ring);
+	res = cqes[head & *(unsigned *)(cq + u->p.cq_off.ring_mask)].res;
+	__atomic_store_n((unsigned *)(cq + u->p.cq_off.head), head + 1, __ATOMIC_RELEASE);
 	return res;
+}
+
+static void uring_fini(struct uring *u)
+{
+	munmap(u->sqes, u->sqe_len);
+	if (u->cq != u->sq)
+		munmap(u->cq, u->cq_len);
+	munmap(u->sq, u->sq_len);
+	close(u->fd);
+}
+
+/* openat(AT_FDCWD, PATH, FLAGS) as an io_uring request (IORING_OP_OPENAT, no open syscall): the
+ * new fd, or -errno; with slot > 0, into the ring's fixed-file slot slot - 1 (no fd at all). */
+static int uring_openat_in(struct uring *u, const char *path, int flags, unsigned slot)
+{
+	struct io_uring_sqe sqe = {0};
+
+	sqe.opcode = IORING_OP_OPENAT;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (uintptr_t)path;
+	sqe.open_flags = (__u32)flags;
+	sqe.file_index = slot;
+	return uring_do(u, &sqe);
+}
+
+static int uring_openat(const char *path, int flags)
+{
+	struct uring u;
+	int r = uring_init(&u);
+
+	if (r < 0)
+		return r;
+	r = uring_openat_in(&u, path, flags, 0);
+	uring_fini(&u);
+	return r;
 }
 
 static void send_fd(int sock, int fd)
@@ -883,12 +924,227 @@ static int scenario_newfd(const char *node)
 	return 0;
 }
 
+/* The first mapped address of process pid (/proc/PID/maps), 0 if none. */
+static unsigned long first_mapping(pid_t pid)
+{
+	char path[64];
+	unsigned long a = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lx", &a) != 1)
+		a = 0;
+	fclose(f);
+	return a;
+}
+
+/*
+ * io_uring with fixed files, which never puts an fd in the process's table: NODE (or "-"; or
+ * "standin": /dev/infiniband/uverbs0 in a private /dev, standin_dev()) opened
+ * with IORING_OP_OPENAT into fixed slot 1, then /proc/PID/mem of TARGET (or, with "-", of a child
+ * of its own) into slot 0 and 16 bytes of it read with a fixed-file IORING_OP_READ.
+ */
+static int scenario_fixed(const char *node, const char *target)
+{
+	pid_t victim = 0, pid;
+	struct io_uring_sqe sqe = {0};
+	int files[2] = {-1, -1}, r;
+	unsigned long addr;
+	struct uring u;
+	char path[64], buf[16] = "";
+
+	if (strcmp(node, "standin") == 0) {
+		standin_dev();
+		node = "/dev/infiniband/uverbs0";
+	}
+	say("pid=%d\n", getpid());
+	if (strcmp(target, "-") == 0) {
+		victim = fork();
+		if (victim < 0)
+			die("fork");
+		if (victim == 0) {
+			for (;;)
+				pause();
+		}
+		pid = victim;
+		addr = (unsigned long)secret;
+	} else {
+		pid = (pid_t)atoi(target);
+		addr = first_mapping(pid);
+	}
+	say("victim=%d\n", pid);
+	r = uring_init(&u);
+	if (r < 0) {
+		errno = -r;
+		die("io_uring_setup");
+		return 1;
+	}
+	if (syscall(__NR_io_uring_register, u.fd, IORING_REGISTER_FILES, files, 2) < 0)
+		die("IORING_REGISTER_FILES");
+	if (strcmp(node, "-") != 0)
+		say("fixed_node=%d\n", uring_openat_in(&u, node, O_RDWR, 2));
+	/* no O_CLOEXEC: a fixed file has no fd to close on exec (EINVAL) */
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	say("fixed_mem=%d\n", uring_openat_in(&u, path, O_RDONLY, 1));
+	sqe.opcode = IORING_OP_READ;
+	sqe.flags = IOSQE_FIXED_FILE;
+	sqe.fd = 0;
+	sqe.addr = (uintptr_t)buf;
+	sqe.len = sizeof(buf);
+	sqe.off = addr;
+	r = uring_do(&u, &sqe);
+	say("fixed_read=%d\n", r);
+	say("fixed_read_same=%d\n", victim && r == (int)sizeof(buf) &&
+					       memcmp(buf, (const char *)secret, sizeof(buf)) == 0);
+	uring_fini(&u);
+	if (victim) {
+		kill(victim, SIGKILL);
+		waitpid(victim, NULL, 0);
+	}
+	return 0;
+}
+
+/*
+ * ptrace links that no attach request makes: a child asks to be traced (PTRACE_TRACEME) and
+ * stops; its tracer, this process, sets PTRACE_O_TRACEFORK; the child forks a grandchild, which
+ * is attached to the tracer at fork, and which executes SELF exit 0 under trace.
+ */
+static int scenario_traceme(const char *self)
+{
+	pid_t child, gc = 0, w;
+	int status, live = 2;
+
+	say("pid=%d\n", getpid());
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
+			_exit(3);
+		raise(SIGSTOP);
+		gc = fork();
+		if (gc == 0) {
+			execl(self, self, "exit", "0", (char *)NULL);
+			_exit(127);
+		}
+		waitpid(gc, NULL, 0);
+		_exit(0);
+	}
+	say("child=%d\n", child);
+	if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status))
+		die("the child's first stop");
+	if (ptrace(PTRACE_SETOPTIONS, child, NULL, (void *)(long)(PTRACE_O_TRACEFORK |
+								  PTRACE_O_EXITKILL)) < 0)
+		die("PTRACE_SETOPTIONS");
+	ptrace(PTRACE_CONT, child, NULL, NULL);
+	while (live > 0 && (w = waitpid(-1, &status, __WALL)) > 0) {
+		int sig = 0;
+
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			live--;
+			continue;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		if (w == child && status >> 8 == (SIGTRAP | (PTRACE_EVENT_FORK << 8))) {
+			unsigned long msg = 0;
+
+			ptrace(PTRACE_GETEVENTMSG, child, NULL, &msg);
+			gc = (pid_t)msg;
+			say("grandchild=%d\n", gc);
+		} else if (WSTOPSIG(status) != SIGSTOP && WSTOPSIG(status) != SIGTRAP) {
+			sig = WSTOPSIG(status);
+		}
+		ptrace(PTRACE_CONT, w, NULL, (void *)(long)sig);
+	}
+	say("traced=%d\n", gc > 0);
+	return 0;
+}
+
+/* LIB mapped as data, then made executable with mprotect(2) (a loader of its own). */
+static int scenario_mprotect(const char *lib)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	say("pid=%d\n", getpid());
+	fd = open(lib, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		die("open the library");
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	say("mprotect=%d\n", mprotect(p, 4096, PROT_READ | PROT_EXEC));
+	say("ino=%lu\n", (unsigned long)st.st_ino);
+	munmap(p, 4096);
+	close(fd);
+	return 0;
+}
+
+/*
+ * A flood of low-value records: as nobody, opens and closes /proc/self/mem as fast as it can for
+ * SECONDS (or until killed). Prints its pid first, then the number of opens.
+ */
+static int scenario_flood(const char *seconds)
+{
+	struct timespec t0, t;
+	long n = 0, secs = atol(seconds);
+
+	/* dumpable again after the change of credentials: its /proc/self is its own */
+	if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0 ||
+	    prctl(PR_SET_DUMPABLE, 1) < 0)
+		die("become nobody");
+	say("pid=%d\n", getpid());
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 256; i++) {
+			int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+
+			if (fd < 0)
+				die("open /proc/self/mem");
+			close(fd);
+			n++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < secs);
+	say("opens=%ld\n", n);
+	return 0;
+}
+
+/* The cheat beside a flood: the stand-in uverbs0 (or NODE) opened, one legacy REG_MR with remote
+ * read written to it. */
+static int scenario_cheat(const char *node)
+{
+	static struct ib_uverbs_reg_mr_resp mr_resp = {.mr_handle = 0x78};
+	struct cmd_reg_mr reg;
+	int fd;
+
+	if (strcmp(node, "standin") == 0) {
+		standin_dev();
+		node = "/dev/infiniband/uverbs0";
+	}
+	say("pid=%d\n", getpid());
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die("open the node");
+	say("fd=%d\n", fd);
+	reg_mr_cmd(&reg, &mr_resp, 0x5000, IB_UVERBS_ACCESS_REMOTE_READ);
+	wr(fd, &reg, sizeof(reg), "write reg_mr");
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr,
 			"usage: rg-host-driver verbs|cm|writev|proc|exit CODE|mem|lib|hold|heldfd NODE|newfd "
-			"NODE|creat\n");
+			"NODE|creat|fixed NODE|- PID|-|traceme|flood SECONDS|cheat NODE|\n"
+			"       mprotect LIB\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "verbs") == 0)
@@ -913,6 +1169,16 @@ int main(int argc, char **argv)
 		return scenario_newfd(argv[2]);
 	if (strcmp(argv[1], "creat") == 0)
 		return scenario_creat();
+	if (strcmp(argv[1], "mprotect") == 0 && argc > 2)
+		return scenario_mprotect(argv[2]);
+	if (strcmp(argv[1], "flood") == 0 && argc > 2)
+		return scenario_flood(argv[2]);
+	if (strcmp(argv[1], "cheat") == 0 && argc > 2)
+		return scenario_cheat(argv[2]);
+	if (strcmp(argv[1], "traceme") == 0)
+		return scenario_traceme(argv[0][0] == '/' ? argv[0] : "/proc/self/exe");
+	if (strcmp(argv[1], "fixed") == 0 && argc > 3)
+		return scenario_fixed(argv[2], argv[3]);
 	fprintf(stderr, "rg-host-driver: unknown scenario %s\n", argv[1]);
 	return 2;
 }

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpf/events.h"
 #include "common/util.h"
 #include "event/event.h"
 #include "event/event_json.h"
@@ -113,7 +115,8 @@ static const char *driver32_path(void)
 	return p;
 }
 
-static void driver_start_path(struct driver *d, const char *path, const char *a1, const char *a2)
+static void driver_start_path3(struct driver *d, const char *path, const char *a1, const char *a2,
+			       const char *a3)
 {
 	int p[2];
 
@@ -128,6 +131,11 @@ static void driver_start_path(struct driver *d, const char *path, const char *a1
 	}
 	close(p[1]);
 	d->out = p[0];
+}
+
+static void driver_start_path(struct driver *d, const char *path, const char *a1, const char *a2)
+{
+	driver_start_path3(d, path, a1, a2, NULL);
 }
 
 static void driver_start(struct driver *d, const char *a1, const char *a2)
@@ -599,6 +607,161 @@ START_TEST(test_rdma_cm)
 	ck_assert_uint_eq(e->u.cm.backlog, 8);
 	ck_assert_uint_eq(count_matching(RG_EV_RDMA_CM, pid, NULL, NULL), 4);
 	ck_assert_uint_eq(count_matching(RG_EV_VERBS, pid, NULL, NULL), 0);
+	sensors_close(s);
+}
+END_TEST
+
+static bool is_fd(const struct rg_event *ev, const void *arg)
+{
+	return ev->u.open.fd == *(const int *)arg;
+}
+
+/*
+ * io_uring opens into fixed-file slots, which put no fd in the process's table (rg-host-driver
+ * fixed): the stand-in uverbs0 and a child's /proc/PID/mem, read by a fixed-file READ. Seen by
+ * the open hook point's file_open check on the kprobe flavour (and fentry where the kernel
+ * allows it), once each, with no fd.
+ */
+static void check_fixed(enum sensors_mode mode)
+{
+	struct sensors_config cfg = {.mode = mode, .no_roce = true, .no_seed = true};
+	const unsigned op = RG_MEM_PROC_MEM_OPEN;
+	const int nofd = -1;
+	struct rg_sensors *s = NULL;
+	const struct rg_event *e;
+	struct driver d;
+	uint32_t pid, victim;
+	int status;
+
+	if (sensors_open(&cfg, &s) != 0) {
+		fprintf(stderr, "SKIP (this check only): the %s flavour cannot be had here\n",
+			sensors_mode_to_string(mode));
+		return;
+	}
+	C.n = 0;
+	driver_start_path3(&d, driver_path(), "fixed", "standin", "-");
+	status = driver_finish(&d);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "driver failed: %s", d.text);
+	pid = (uint32_t)kv(&d, "pid");
+	victim = (uint32_t)kv(&d, "victim");
+	ck_assert_int_eq(kv(&d, "fixed_node"), 0);
+	ck_assert_int_eq(kv(&d, "fixed_mem"), 0);
+	ck_assert_int_eq(kv(&d, "fixed_read"), 16);
+	ck_assert_int_eq(kv(&d, "fixed_read_same"), 1);
+	drain(s, pid);
+
+	e = find(RG_EV_MEMORY_ACCESS, pid, is_mem_op, &op, 0);
+	ck_assert_uint_eq(e->u.mem.target_pid, victim);
+	ck_assert_uint_eq(count_matching(RG_EV_MEMORY_ACCESS, pid, is_mem_op, &op), 1);
+	e = find(RG_EV_DEVICE_OPEN, pid, is_fd, &nofd, 0);
+	ck_assert_str_eq(e->u.open.path, "/dev/infiniband/uverbs0");
+	ck_assert_uint_eq(e->u.open.node_kind, RG_NODE_UVERBS);
+	ck_assert_uint_eq(count_matching(RG_EV_DEVICE_OPEN, pid, NULL, NULL), 1);
+	sensors_close(s);
+}
+
+START_TEST(test_fixed_files)
+{
+	check_fixed(SENSORS_KPROBE);
+	check_fixed(SENSORS_FENTRY);
+}
+END_TEST
+
+/*
+ * ptrace links no attach request makes (rg-host-driver traceme): PTRACE_TRACEME, the auto-attach
+ * of a new process at fork (PTRACE_O_TRACEFORK) and an exec under trace, each a memory access by
+ * the tracer.
+ */
+START_TEST(test_traceme)
+{
+	struct rg_sensors *s = open_sensors(SENSORS_TRACEPOINT, 0, false);
+	const struct rg_event *e;
+	struct driver d;
+	uint32_t pid, child, gc;
+	unsigned op;
+	int status;
+
+	driver_start(&d, "traceme", NULL);
+	status = driver_finish(&d);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "driver failed: %s", d.text);
+	ck_assert_int_eq(kv(&d, "traced"), 1);
+	pid = (uint32_t)kv(&d, "pid");
+	child = (uint32_t)kv(&d, "child");
+	gc = (uint32_t)kv(&d, "grandchild");
+	drain(s, pid);
+
+	op = RG_MEM_PTRACE_TRACEME;
+	e = find(RG_EV_MEMORY_ACCESS, pid, is_mem_op, &op, 0);
+	ck_assert_uint_eq(e->u.mem.target_pid, child);
+	ck_assert_uint_eq(e->u.mem.target_start_boot_ns,
+			  find(RG_EV_FORK, child, NULL, NULL, 0)->proc.start_boot_ns);
+	op = RG_MEM_PTRACE_AUTO;
+	e = find(RG_EV_MEMORY_ACCESS, pid, is_mem_op, &op, 0);
+	ck_assert_uint_eq(e->u.mem.target_pid, gc);
+	op = RG_MEM_PTRACE_EXEC;
+	e = find(RG_EV_MEMORY_ACCESS, pid, is_mem_op, &op, 0);
+	ck_assert_uint_eq(e->u.mem.target_pid, gc);
+	ck_assert_uint_eq(count_matching(RG_EV_MEMORY_ACCESS, pid, NULL, NULL), 3);
+	sensors_close(s);
+}
+END_TEST
+
+static bool is_budget(const struct rg_event *ev, const void *arg)
+{
+	(void)arg;
+	return strcmp(ev->u.agent.what, "budget") == 0;
+}
+
+static void poll_for(struct rg_sensors *s, uint64_t ns)
+{
+	uint64_t end = now_monotonic_ns() + ns;
+
+	while (now_monotonic_ns() < end)
+		ck_assert_int_ge(sensors_poll(s, 50, collect, &C), 0);
+}
+
+/*
+ * A flood cannot hide the cheat: nobody opens /proc/self/mem as fast as it can for 6 s, into a
+ * 64 KiB ring, while a cheat opens uverbs0 and registers an MR, five times. Each cheat's
+ * device_open and reg_mr arrive, every time (the RDMA ring); the flood is cut to its budget, and
+ * its drops are counted and reported for its process.
+ */
+START_TEST(test_flood)
+{
+	struct rg_sensors *s = open_sensors(SENSORS_TRACEPOINT, 65536, false);
+	uint32_t cheat[5], flood;
+	struct driver f, d;
+	uint64_t dropped = 0;
+	long opens;
+	int status;
+
+	driver_start(&f, "flood", "6");
+	driver_wait_key(&f, "pid");
+	flood = (uint32_t)kv(&f, "pid");
+	poll_for(s, 500000000ull);
+	for (size_t i = 0; i < 5; i++) {
+		driver_start(&d, "cheat", "standin");
+		status = driver_finish(&d);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "cheat failed: %s",
+			      d.text);
+		cheat[i] = (uint32_t)kv(&d, "pid");
+		poll_for(s, 300000000ull);
+	}
+	status = driver_finish(&f);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "flood failed: %s", f.text);
+	opens = kv(&f, "opens");
+	poll_for(s, 2000000000ull); /* the budget's report comes with the next second */
+	for (size_t i = 0; i < 5; i++) {
+		ck_assert_uint_eq(count_matching(RG_EV_DEVICE_OPEN, cheat[i], NULL, NULL), 1);
+		verbs(cheat[i], RG_OP_REG_MR, RG_VIA_WRITE, 0);
+	}
+	ck_assert_int_eq(sensors_budget_dropped(s, &dropped), 0);
+	fprintf(stderr, "flood: %ld opens, %" PRIu64 " dropped over budget, %zu memory events\n",
+		opens, dropped, count_matching(RG_EV_MEMORY_ACCESS, flood, NULL, NULL));
+	ck_assert_uint_gt(dropped, 0);
+	ck_assert_uint_le(count_matching(RG_EV_MEMORY_ACCESS, flood, NULL, NULL),
+			  RG_BUDGET_BURST + 7 * RG_BUDGET_PER_SEC);
+	ck_assert_uint_ge(count_matching(RG_EV_AGENT_LOST, flood, is_budget, NULL), 1);
 	sensors_close(s);
 }
 END_TEST
@@ -1137,7 +1300,7 @@ int main(void)
 {
 	Suite *su = suite_create("sensors-host");
 	TCase *core = tcase_create("core"), *limits = tcase_create("limits"),
-	      *errors = tcase_create("errors");
+	      *errors = tcase_create("errors"), *paths = tcase_create("paths");
 	SRunner *sr;
 	int failed;
 
@@ -1147,6 +1310,7 @@ int main(void)
 	}
 	tcase_set_timeout(core, 120);
 	tcase_set_timeout(limits, 120);
+	tcase_set_timeout(paths, 120);
 	tcase_add_test(core, test_verbs);
 	tcase_add_test(core, test_verbs_32bit);
 	tcase_add_test(core, test_creat);
@@ -1162,11 +1326,15 @@ int main(void)
 	tcase_add_test(core, test_describe);
 	tcase_add_test(core, test_auto);
 	tcase_add_test(core, test_ring_wakeups);
+	tcase_add_test(paths, test_fixed_files);
+	tcase_add_test(paths, test_traceme);
+	tcase_add_test(paths, test_flood);
 	tcase_add_test(limits, test_lost);
 	tcase_add_test(errors, test_bad_ringbuf);
 	suite_add_tcase(su, core);
 	suite_add_tcase(su, limits);
 	suite_add_tcase(su, errors);
+	suite_add_tcase(su, paths);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

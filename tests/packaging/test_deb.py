@@ -307,6 +307,11 @@ def check_files(root):
                        ("/usr/share/rdmaguard/policies/tournament.json", 0o644),
                        ("/usr/share/rdmaguard/prometheus/rdmaguard.rules.yml", 0o644),
                        ("/usr/share/man/man8/rdmaguard.8.gz", 0o644),
+                       ("/usr/bin/rdmaguard-console", 0o755),
+                       ("/usr/share/rdmaguard/console/index.html", 0o644),
+                       ("/usr/share/rdmaguard/console/console.js", 0o644),
+                       ("/usr/share/rdmaguard/console/console.css", 0o644),
+                       ("/usr/share/man/man8/rdmaguard-console.8.gz", 0o644),
                        ("/lib/systemd/system/rdmaguard.service", 0o644),
                        ("/etc/logrotate.d/rdmaguard", 0o644)):
         full = os.path.join(root, path.lstrip("/"))
@@ -328,6 +333,13 @@ def check_files(root):
     check(os.path.islink(os.path.join(
         root, "etc/systemd/system/multi-user.target.wants/rdmaguard.service")),
         "the service is enabled (multi-user.target.wants)")
+    # The seat key, made by the postinst (docs/evidence.md).
+    for name, mode in (("seat-key.pem", 0o600), ("seat-key.pub", 0o644)):
+        full = os.path.join(root, "var/lib/rdmaguard", name)
+        st = os.stat(full) if os.path.isfile(full) else None
+        check(st and st.st_uid == 0 and (st.st_mode & 0o7777) == mode,
+              f"/var/lib/rdmaguard/{name}: made at install, root's, {mode:o}",
+              oct(st.st_mode) if st else "missing")
 
 
 def schema_validator(root):
@@ -373,6 +385,14 @@ def check_commands(root):
     r = chroot(root, "rdmaguard", "version")
     check(r.returncode == 0 and r.stdout.startswith(f"rdmaguard {version_of_changelog()}\n"),
           f"rdmaguard version: {r.stdout.splitlines()[0] if r.stdout else r.stderr.strip()}")
+    r = chroot(root, "rdmaguard-console", "--version")
+    check(r.returncode == 0 and r.stdout == f"rdmaguard-console {version_of_changelog()}\n",
+          f"rdmaguard-console --version: {r.stdout.strip() or r.stderr.strip()}")
+    # beyond loopback without TLS and accounts it refuses before touching the database
+    r = chroot(root, "rdmaguard-console", "serve", "--db", "dbname=none", "--listen",
+               "0.0.0.0:8443")
+    check(r.returncode == 3 and "without TLS and accounts" in r.stderr,
+          f"rdmaguard-console on 0.0.0.0 without TLS: exit {r.returncode}", r.stderr.strip())
     validator = schema_validator(root)
     check(True, "the installed alert schema is a valid JSON Schema 2020-12")
     rep = check_audit(root, validator, [], "rdmaguard audit (no configuration)")

@@ -1208,19 +1208,22 @@ START_TEST(test_no_allocation)
 END_TEST
 
 /* Alerts too: after the first one has sized the writer, an alert allocates nothing in the
- * engine (the writer, the UUID pool, the digest context are reused). */
-START_TEST(test_no_allocation_alerts)
+ * engine (the writer, the UUID pool, the digest context are reused). With incidents on, each
+ * alert's copy in its incident's log allocates, up to the log's cap, then nothing. */
+static unsigned long alert_allocs(bool incidents)
 {
 	static const char rules[] =
 		"[{\"id\": \"A\", \"name\": \"a\", \"severity\": \"low\", \"condition\": "
 		"\"event.action == verbs\", \"aggregate\": false}]";
 	struct engine_config cfg = base_cfg();
-	struct rg_engine *e = engine_from("{}", rules, &cfg);
+	struct rg_engine *e;
 	struct engine_stats st;
 	struct rg_event ev = ev_reg_mr(30, "rxe0", T0);
 	unsigned long before, allocs;
 	int rets = 0;
 
+	cfg.incidents_off = !incidents;
+	e = engine_from("{}", rules, &cfg);
 	ck_assert_int_eq(engine_process(e, &ev, NULL, NULL), 0); /* sizes the writer */
 	before = n_allocs;
 	for (int i = 1; i <= 1000; i++) {
@@ -1231,8 +1234,21 @@ START_TEST(test_no_allocation_alerts)
 	ck_assert_int_eq(rets, 0);
 	engine_get_stats(e, &st);
 	ck_assert_uint_eq(st.alerts, 1001);
-	ck_assert_uint_eq(allocs, 0);
+	if (incidents) {
+		ck_assert_uint_eq(st.incidents.opened, 1);
+		ck_assert_uint_eq(st.incidents.alerts, 1001);
+		/* 2 log lines an alert, INCIDENT_DEFAULT_LOG_RECORDS in all: the rest counted */
+		ck_assert_uint_eq(st.incidents.log_dropped, 2002 - INCIDENT_DEFAULT_LOG_RECORDS);
+	}
 	engine_free(e);
+	return allocs;
+}
+
+START_TEST(test_no_allocation_alerts)
+{
+	ck_assert_uint_eq(alert_allocs(false), 0);
+	/* the log's lines and its array's growth (doubling from 16), nothing past its cap */
+	ck_assert_uint_le(alert_allocs(true), INCIDENT_DEFAULT_LOG_RECORDS + 8);
 }
 END_TEST
 

@@ -311,6 +311,7 @@ START_TEST(test_alert_fleet)
 	a = connect_alert("{}", "192.0.2.7", NULL);
 	ck_assert_str_eq(str_at(a, "rdmaguard.severity"), "high");
 	ck_assert_ptr_null(str_at(a, "rdmaguard.peer"));
+	ck_assert_ptr_null(str_at(a, "rdmaguard.policy"));
 	ck_assert_ptr_null(str_at(a, "labels"));
 	ck_assert_str_eq(str_at(a, "destination.ip"), "192.0.2.7");
 	json_object_put(a);

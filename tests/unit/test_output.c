@@ -239,8 +239,14 @@ START_TEST(test_spec_valid)
 	ck_assert_int_eq(s.type, OUTPUT_FILE);
 	ck_assert_str_eq(s.path, "/var/log/rg.jsonl");
 	ck_assert_str_eq(s.name, "file:/var/log/rg.jsonl");
+	ck_assert(!s.chain);
 	ck_assert_int_eq(output_spec_parse("file:rel/a?b", &s, err, sizeof(err)), 0);
 	ck_assert_str_eq(s.path, "rel/a?b");
+	ck_assert_int_eq(output_spec_parse("file+chain:/var/log/rg.jsonl", &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(s.type, OUTPUT_FILE);
+	ck_assert(s.chain);
+	ck_assert_str_eq(s.path, "/var/log/rg.jsonl");
+	ck_assert_str_eq(s.name, "file+chain:/var/log/rg.jsonl");
 
 	ck_assert_int_eq(output_spec_parse("syslog+tcp://127.0.0.1:5514", &s, err, sizeof(err)), 0);
 	ck_assert_int_eq(s.type, OUTPUT_SYSLOG_TCP);
@@ -333,9 +339,11 @@ START_TEST(test_spec_errors)
 
 	spec_err("", "output \"\": empty output");
 	spec_err("bogus", "output \"bogus\": unknown output (expected stdout, file:PATH, "
-			  "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE, relp://HOST:PORT or "
+			  "file+chain:PATH, syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE, "
+			  "relp://HOST:PORT or "
 			  "relp+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE)");
 	spec_err("file:", "output \"file:\": missing path after \"file:\"");
+	spec_err("file+chain:", "output \"file+chain:\": missing path after \"file+chain:\"");
 	spec_err("relp://h?ca=/x", "output \"relp://h?ca=/x\": parameter \"ca\" is only valid for "
 				   "syslog+tls and relp+tls");
 	spec_err("relp://", "output \"relp://\": missing host");
@@ -389,7 +397,8 @@ START_TEST(test_spec_errors)
 	spec_err("syslog+tcp://h:1?&", "output \"syslog+tcp://h:1?&\": empty parameter");
 	spec_err("syslog+tcp://h:1?bom=1&", "output \"syslog+tcp://h:1?bom=1&\": empty parameter");
 	spec_err("std\x01out", "output \"std?out\": unknown output (expected stdout, file:PATH, "
-			       "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE, relp://HOST:PORT or "
+			       "file+chain:PATH, syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE, "
+			       "relp://HOST:PORT or "
 			  "relp+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE)");
 
 	/* A long spec is quoted cut, with "...". */
@@ -397,7 +406,8 @@ START_TEST(test_spec_errors)
 	long_spec[sizeof(long_spec) - 1] = 0;
 	snprintf(expect, sizeof(expect),
 		 "output \"%.200s...\": unknown output (expected stdout, file:PATH, "
-		 "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE, relp://HOST:PORT or "
+		 "file+chain:PATH, syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT?ca=FILE, "
+		 "relp://HOST:PORT or "
 			  "relp+tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE)",
 		 long_spec);
 	spec_err(long_spec, expect);
