@@ -190,6 +190,7 @@ int cmd_audit(int argc, char **argv)
 		log_error_errno(r, "Failed to collect the inventory: %m");
 		goto out;
 	}
+	hw_facts_baseline(inv->hw, baseline);
 	/* Live processes can be hashed and dated only on this machine itself. */
 	cfg.hostname = inv->hostname[0] ? inv->hostname : NULL;
 	cfg.hash_live = root.is_host;

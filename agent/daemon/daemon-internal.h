@@ -38,6 +38,8 @@ struct daemon {
 	struct hw_print hwprint; /* the seat's fingerprint digest and DSNs (heartbeat, status) */
 	bool hwprint_fresh;	 /* hwprint is the bus as it is: no PCI change since it was made */
 	struct hw_baseline *baseline; /* the policy's seat baseline, NULL none (daemon_hw.c) */
+	struct hw_irq_watch *irq_watch; /* network functions whose vectors never counted */
+	uint64_t next_irq_check_ns;	/* monotonic */
 	struct hw_added_table hw_added; /* when each PCI function appeared (hw_refuse.h) */
 	/* functions just added, left to hardware enforcement until their driver binds */
 	struct {
@@ -47,6 +49,7 @@ struct daemon {
 	unsigned n_hw_pending;
 	struct hw_scanner *hw_scanner; /* PCI scans off the event loop (hw/hw_scanner.h) */
 	bool hw_rescan_diff;	       /* the scan asked for follows a loss: report what changed */
+	bool irq_check_pending;	       /* the scan asked for is the not-breathing check's too */
 	char (*hw_known)[16];	       /* the PCI functions the daemon knows are there */
 	unsigned n_hw_known, cap_hw_known;
 	struct json_object *hooks; /* sensors_describe() at start */

@@ -106,6 +106,15 @@ static int load_config(const char *policy_path, const char *rules_dir, struct rg
 	return 0;
 }
 
+/* Whether an output keeps a spool in the state directory (the network ones). */
+static bool specs_need_state_dir(const struct output_spec *specs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (output_type_is_network(specs[i].type))
+			return true;
+	return false;
+}
+
 static int parse_outputs(const struct daemon_config *cfg, const struct rg_policy *policy,
 			 struct output_spec *specs, size_t *n)
 {
@@ -282,6 +291,7 @@ static int startup_inventory(struct daemon *d)
 		return r;
 	/* The fingerprint from the same scan (a scan of its own when there was none). */
 	daemon_hw_print_update(d, inv->hw);
+	hw_facts_baseline(inv->hw, d->baseline);
 	r = inventory_foreach_event(inv, daemon_hw_inventory_event, d);
 	if (r < 0)
 		return r;
@@ -468,6 +478,7 @@ static void daemon_done(struct daemon *d)
 	metrics_http_stop(d->metrics);
 	daemon_hw_close(d);
 	hw_baseline_free(d->baseline);
+	free(d->irq_watch);
 	if (d->sensors)
 		sensors_close(d->sensors);
 	if (d->outputs)
@@ -611,13 +622,17 @@ int daemon_run(const struct daemon_config *cfg_in)
 		goto out;
 	if (parse_outputs(&cfg, policy, specs, &nspecs) < 0)
 		goto out;
-	/* The spools of network outputs and the seat key live there. */
+	/* The spools of network outputs and the seat key live there. Without a spool to keep,
+	 * a state directory that cannot be made (a read-only root) costs the key alone. */
 	r = mkdir_parents(cfg.state_dir, 0700);
-	if (r < 0) {
+	if (r < 0 && specs_need_state_dir(specs, nspecs)) {
 		log_error_errno(r, "Failed to create the state directory %s: %m", cfg.state_dir);
 		goto out;
 	}
-	if (daemon_evidence_start(&d, cfg.state_dir) < 0)
+	if (r < 0)
+		log_warning_errno(r, "Cannot create the state directory %s (%m): no seat key, "
+				  "bundles and chain heads go unsigned.", cfg.state_dir);
+	else if (daemon_evidence_start(&d, cfg.state_dir) < 0)
 		goto out;
 	r = setup_signals(&d);
 	if (r < 0) {

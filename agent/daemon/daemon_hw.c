@@ -24,6 +24,7 @@
 #include "hw/hw_refuse.h"
 #include "hw/hw_runtime.h"
 #include "hw/hw_scanner.h"
+#include "hw/irq_watch.h"
 #include "daemon-internal.h"
 
 int daemon_hw_scan(struct hw_scan **ret)
@@ -116,6 +117,35 @@ static void rescan_diff(struct daemon *d, const struct hw_scan *s)
 		 removed, s->n);
 }
 
+static void not_breathing(const struct hw_fn *fn, void *ud)
+{
+	struct rg_event ev;
+
+	/* an alert's matter, not enforcement's: not through emit() */
+	hw_fn_to_event(fn, RG_EV_PCI_FUNCTION, RG_PROV_INVENTORY, now_realtime_ns(), &ev);
+	(void)daemon_event(&ev, ud);
+}
+
+/* The network functions of a fresh scan that are up but whose vectors never counted, reported
+ * after a window of HW_IRQ_WINDOW_NS (irq_watch.h). */
+static void irq_watch_check(struct daemon *d, struct hw_scan *s)
+{
+	struct rg_root root = {.fd = -1};
+
+	d->irq_check_pending = false;
+	if (!d->irq_watch) {
+		d->irq_watch = calloc(1, sizeof(*d->irq_watch));
+		if (!d->irq_watch)
+			return;
+	}
+	if (root_init(&root, "/") < 0)
+		return;
+	hw_facts_baseline(s, d->baseline);
+	hw_irq_watch_check(d->irq_watch, &root, s, now_monotonic_ns(), HW_IRQ_WINDOW_NS,
+			   not_breathing, d);
+	root_done(&root);
+}
+
 /* A scan finished on the scanner's thread: the fingerprint from it, and after a loss what
  * changed. */
 static void scan_done(struct daemon *d)
@@ -138,6 +168,8 @@ static void scan_done(struct daemon *d)
 	if (diff)
 		rescan_diff(d, s);
 	known_from_scan(d, s);
+	if (d->irq_check_pending)
+		irq_watch_check(d, s);
 }
 
 static void request_scan(struct daemon *d, bool diff)
@@ -337,12 +369,26 @@ void daemon_hw_dispatch(struct daemon *d, int fd)
 		hw_runtime_kmsg(d->hw, emit, d);
 }
 
+/* Once a minute: a scan on the scanner's thread (not on the event loop), whose result
+ * irq_watch_check() reads. */
+static void irq_watch_tick(struct daemon *d)
+{
+	uint64_t now = now_monotonic_ns();
+
+	if (now < d->next_irq_check_ns)
+		return;
+	d->next_irq_check_ns = now + 60ull * 1000000000ull;
+	d->irq_check_pending = true;
+	request_scan(d, false);
+}
+
 void daemon_hw_tick(struct daemon *d, bool flush)
 {
 	hw_runtime_tick(d->hw, flush, emit, d);
 	if (!flush) {
 		daemon_hw_enforce_tick(d);
 		report_losses(d);
+		irq_watch_tick(d);
 	}
 }
 

@@ -589,7 +589,7 @@ bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf
 	if (size == 0)
 		return false;
 	if (!cond_get_value(f, ctx, &v)) {
-		snprintf(buf, size, "?");
+		put_text(buf, size, "?", 1); /* most calls: a field the event lacks */
 		return false;
 	}
 	buf[0] = 0;
@@ -630,13 +630,13 @@ bool field_ref_format(const struct field_ref *f, struct cond_ctx *ctx, char *buf
 					    "%s%s", off ? "," : "", event_flag_names[i]);
 		}
 		if (!off)
-			snprintf(buf, size, "none");
+			put_text(buf, size, "none", 4);
 		break;
 	case VK_ADDR: {
 		char b[64];
 		if (!gid_to_ipv4(v.addr, b))
 			gid_to_string(v.addr, b);
-		snprintf(buf, size, "%s", b);
+		put_text(buf, size, b, strlen(b));
 		break;
 	}
 	case VK_LIST:

@@ -9,6 +9,8 @@
  */
 #pragma once
 
+#include <openssl/types.h>
+
 #include "incident.h"
 #include "cond.h"
 
@@ -50,6 +52,17 @@ struct inc_log {
 	void *data; /* an alert's JSON text (NUL-terminated), or a copy of the struct rg_event */
 };
 
+/*
+ * The kept log's bytes: blocks of INC_LOG_BLOCK bytes (an entry larger than that has a block of
+ * its own), filled in turn and freed together, instead of an allocation per entry.
+ */
+#define INC_LOG_BLOCK 8192
+struct inc_log_block {
+	struct inc_log_block *next; /* the block filled before this one */
+	size_t used, size;
+	_Alignas(16) unsigned char data[];
+};
+
 struct incident {
 	struct incident_store *store;
 	int32_t hnext; /* open incidents' hash chain */
@@ -82,11 +95,8 @@ struct incident {
 	uint64_t records; /* records written (opened, updated...) */
 	uint32_t stages;  /* bit per enum incident_stage reached */
 	bool during_game; /* an alert fired while a game ran */
-	struct inc_stage st[INCIDENT_STAGE__MAX];
-	struct inc_rule rules[INC_MAX_RULES];
 	size_t n_rules;
 	uint64_t rules_dropped;
-	struct inc_actor actors[INC_MAX_ACTORS];
 	size_t n_actors;
 	uint64_t actors_dropped;
 	uint64_t alerts, matches;
@@ -104,8 +114,15 @@ struct incident {
 	char seat[INC_NAME_LEN]; /* the policy's, when it opened */
 
 	struct inc_log *log;
+	struct inc_log_block *blocks; /* the block being filled, the others behind it */
 	size_t n_log, log_cap, log_bytes;
 	uint64_t log_dropped;
+
+	/* The large arrays last: a slot is cleared up to st only (new_slot()), each stage up to
+	 * its ids; entries past a count are never read, and are written whole when added. */
+	struct inc_stage st[INCIDENT_STAGE__MAX];
+	struct inc_rule rules[INC_MAX_RULES];
+	struct inc_actor actors[INC_MAX_ACTORS];
 };
 
 struct incident_store {
@@ -134,6 +151,12 @@ struct incident_store {
 	char boot_id[64];
 	char seat[INC_NAME_LEN];
 	struct jw *jw; /* a kept event written when asked for (incident_log_get) */
+	/* The ids' SHA-256 (make_id()), fetched once: an implicit fetch per digest costs more
+	 * than the digest. NULL: EVP_sha256() each time. */
+	EVP_MD *sha256;
+	EVP_MD_CTX *md_ctx;
+	char *raw; /* a record's stages, rules and actors as JSON text (incident_json.c) */
+	size_t raw_cap;
 };
 
 /* incident_stage.c */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <openssl/evp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,8 @@ int incident_store_new(const struct incident_config *cfg, struct incident_store 
 		return -ENOMEM;
 	}
 	memset(s->buckets, 0xff, ((size_t)s->bucket_mask + 1) * sizeof(*s->buckets));
+	s->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+	s->md_ctx = EVP_MD_CTX_new();
 	r = incident_facts_init(s);
 	if (r < 0) {
 		incident_store_free(s);
@@ -136,8 +139,12 @@ int incident_store_new(const struct incident_config *cfg, struct incident_store 
 
 static void log_clear(struct incident_store *s, struct incident *inc)
 {
-	for (size_t i = 0; i < inc->n_log; i++)
-		free(inc->log[i].data);
+	while (inc->blocks) {
+		struct inc_log_block *b = inc->blocks;
+
+		inc->blocks = b->next;
+		free(b);
+	}
 	free(inc->log);
 	s->log_total -= inc->log_bytes;
 	inc->log = NULL;
@@ -151,6 +158,9 @@ void incident_store_free(struct incident_store *s)
 	for (size_t i = 0; s->inc && i < s->cap; i++)
 		log_clear(s, &s->inc[i]);
 	incident_facts_free(s);
+	EVP_MD_CTX_free(s->md_ctx);
+	free(s->raw);
+	EVP_MD_free(s->sha256);
 	jw_free(s->jw);
 	free(s->buckets);
 	free(s->inc);
@@ -358,7 +368,10 @@ static struct incident *new_slot(struct incident_store *s, uint64_t now, inciden
 		}
 	if (!inc)
 		return NULL;
-	memset(inc, 0, sizeof(*inc));
+	/* 12 KiB a slot, most of it arrays read only up to their counts */
+	memset(inc, 0, offsetof(struct incident, st));
+	for (size_t i = 0; i < INCIDENT_STAGE__MAX; i++)
+		memset(&inc->st[i], 0, offsetof(struct inc_stage, ids));
 	inc->store = s;
 	inc->in_use = inc->open = true;
 	inc->seq = ++s->seq;
@@ -375,6 +388,8 @@ static void make_id(struct incident_store *s, struct incident *inc)
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 	char buf[256];
+	size_t len;
+	bool ok;
 	int n;
 
 	/* Only what a recording keeps of the events: a game's start time may come from the boot
@@ -383,9 +398,14 @@ static void make_id(struct incident_store *s, struct incident *inc)
 		     inc->root.pid, inc->root.start_boot_ns, inc->pci,
 		     inc->first_ns - inc->first_ns % 1000);
 	memcpy(inc->id, "INC-", 4);
-	if (EVP_Digest(buf, (size_t)MIN(n, (int)sizeof(buf) - 1), md, &mdlen, EVP_sha256(), NULL) ==
-		1 &&
-	    mdlen >= 8)
+	len = (size_t)MIN(n, (int)sizeof(buf) - 1);
+	if (s->sha256 && s->md_ctx)
+		ok = EVP_DigestInit_ex(s->md_ctx, s->sha256, NULL) == 1 &&
+		     EVP_DigestUpdate(s->md_ctx, buf, len) == 1 &&
+		     EVP_DigestFinal_ex(s->md_ctx, md, &mdlen) == 1;
+	else
+		ok = EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL) == 1;
+	if (ok && mdlen >= 8)
 		hex_encode(md, 8, inc->id + 4);
 	else
 		snprintf(inc->id + 4, INCIDENT_ID_LEN - 4, "%016" PRIx64, inc->seq);
@@ -592,12 +612,35 @@ int incident_assign(struct incident_store *s, struct cond_ctx *ctx,
 	return 0;
 }
 
+/* Room for size bytes (16-byte aligned) in inc's log blocks; NULL if none could be had. */
+static unsigned char *log_room(struct incident *inc, size_t size)
+{
+	struct inc_log_block *b = inc->blocks;
+	unsigned char *p;
+
+	size = (size + 15) & ~(size_t)15;
+	if (!b || b->size - b->used < size) {
+		size_t bs = MAX(size, (size_t)INC_LOG_BLOCK);
+
+		b = malloc(sizeof(*b) + bs);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->size = bs;
+		b->next = inc->blocks;
+		inc->blocks = b;
+	}
+	p = b->data + b->used;
+	b->used += size;
+	return p;
+}
+
 /* Keeps a copy of one log entry (len bytes), within the incident's and the store's budgets. */
 static void log_add(struct incident_store *s, struct incident *inc, uint8_t kind, const void *data,
 		    size_t len)
 {
 	struct inc_log *l;
-	char *copy;
+	unsigned char *copy;
 
 	if (!data || !len)
 		return;
@@ -622,7 +665,7 @@ static void log_add(struct incident_store *s, struct incident *inc, uint8_t kind
 		inc->log = l;
 		inc->log_cap = cap;
 	}
-	copy = malloc(len + 1);
+	copy = log_room(inc, len + 1);
 	if (!copy)
 		goto fail;
 	memcpy(copy, data, len);
@@ -648,8 +691,8 @@ static void add_rule(struct incident *inc, const struct incident_alert *a)
 			inc->rules_dropped++;
 			return;
 		}
+		inc->rules[i] = (struct inc_rule){.severity = -1};
 		strscpy_ok(inc->rules[i].id, a->rule_id, sizeof(inc->rules[i].id));
-		inc->rules[i].severity = -1;
 		inc->n_rules++;
 	}
 	inc->rules[i].alerts++;

@@ -81,23 +81,87 @@ struct sentence {
 	size_t size, off;
 };
 
-static void say(struct sentence *s, const char *fmt, ...) _printf_(2, 3);
-static void say(struct sentence *s, const char *fmt, ...)
+/* Appends n bytes of p, as far as they fit (what vsnprintf() would have kept). */
+static void put(struct sentence *s, const char *p, size_t n)
 {
-	va_list ap;
+	n = MIN(n, s->size - 1 - s->off);
+	memcpy(s->buf + s->off, p, n);
+	s->off += n;
+}
+
+/* Whether fmt converts only %s and %u: say() writes those itself, without printf. */
+static bool plain_format(const char *fmt)
+{
+	for (const char *p = strchr(fmt, '%'); p; p = strchr(p + 2, '%'))
+		if (p[1] != 's' && p[1] != 'u')
+			return false;
+	return true;
+}
+
+static void vsay(struct sentence *s, const char *fmt, va_list ap) _printf_(2, 0);
+static void vsay(struct sentence *s, const char *fmt, va_list ap)
+{
 	int n;
 
 	if (s->off + 1 >= s->size)
 		return;
-	va_start(ap, fmt);
+	if (plain_format(fmt)) {
+		/* a record's summary is a dozen of these: printf was most of its cost */
+		for (const char *p = fmt; *p; p++) {
+			char d[10], *e = d + sizeof(d), *q = e;
+			const char *a;
+			unsigned u;
+
+			if (*p != '%') {
+				put(s, p, 1);
+				continue;
+			}
+			if (*++p == 's') {
+				a = va_arg(ap, const char *);
+				put(s, a, strlen(a));
+				continue;
+			}
+			u = va_arg(ap, unsigned);
+			do
+				*--q = (char)('0' + u % 10);
+			while ((u /= 10));
+			put(s, q, (size_t)(e - q));
+		}
+		s->buf[s->off] = 0;
+		return;
+	}
 	n = vsnprintf(s->buf + s->off, s->size - s->off, fmt, ap);
-	va_end(ap);
 	if (n > 0)
 		s->off = MIN(s->off + (size_t)n, s->size - 1);
 }
 
+static void say(struct sentence *s, const char *fmt, ...) _printf_(2, 3);
+static void say(struct sentence *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(s, fmt, ap);
+	va_end(ap);
+}
+
+#define CLAUSE_LEN 200
+
+/* One clause into buf (CLAUSE_LEN bytes), as snprintf() would write it. */
+static void clause(char *buf, const char *fmt, ...) _printf_(2, 3);
+static void clause(char *buf, const char *fmt, ...)
+{
+	struct sentence s = {.buf = buf, .size = CLAUSE_LEN};
+	va_list ap;
+
+	buf[0] = 0;
+	va_start(ap, fmt);
+	vsay(&s, fmt, ap);
+	va_end(ap);
+}
+
 /* The stage clauses of an actor: "registered ..., read Arena's memory into it". */
-static size_t actor_clauses(const struct incident *inc, char cl[][200], size_t max)
+static size_t actor_clauses(const struct incident *inc, char cl[][CLAUSE_LEN], size_t max)
 {
 	const char *game = inc->target_game[0] ? inc->target_game
 			   : inc->game_name[0] ? inc->game_name
@@ -111,35 +175,34 @@ static size_t actor_clauses(const struct incident *inc, char cl[][200], size_t m
 			     wr = strstr(inc->mr_access, "remote_write");
 
 			size_text(inc->mr_bytes, sz, sizeof(sz));
-			snprintf(cl[n++], 200, "registered %s of %s memory%s%s", sz,
-				 rd && wr ? "remote-readable and -writable"
-				 : rd	  ? "remote-readable"
-				 : wr	  ? "remote-writable"
-					  : "remote-accessible",
-				 inc->device[0] ? " on " : "", inc->device);
+			clause(cl[n++], "registered %s of %s memory%s%s", sz,
+			       rd && wr ? "remote-readable and -writable"
+			       : rd	? "remote-readable"
+			       : wr	? "remote-writable"
+					: "remote-accessible",
+			       inc->device[0] ? " on " : "", inc->device);
 		} else
-			snprintf(cl[n++], 200, "set up RDMA%s%s", inc->device[0] ? " on " : "",
-				 inc->device);
+			clause(cl[n++], "set up RDMA%s%s", inc->device[0] ? " on " : "",
+			       inc->device);
 	} else if (reached(inc, INCIDENT_STAGE_ACCESS) && n < max)
-		snprintf(cl[n++], 200, "opened RDMA%s%s", inc->device[0] ? " on " : "",
-			 inc->device);
+		clause(cl[n++], "opened RDMA%s%s", inc->device[0] ? " on " : "", inc->device);
 	if (reached(inc, INCIDENT_STAGE_TARGET) && n < max) {
 		const char *op = inc->target_op;
 
 		if (op[0] && strstr(op, "read"))
-			snprintf(cl[n++], 200, "read %s's memory%s", game,
-				 reached(inc, INCIDENT_STAGE_CAPABILITY) ? " into it" : "");
+			clause(cl[n++], "read %s's memory%s", game,
+			       reached(inc, INCIDENT_STAGE_CAPABILITY) ? " into it" : "");
 		else if (op[0] && strstr(op, "write"))
-			snprintf(cl[n++], 200, "wrote to %s's memory", game);
+			clause(cl[n++], "wrote to %s's memory", game);
 		else if (op[0])
-			snprintf(cl[n++], 200, "accessed %s's memory (%s)", game, op);
+			clause(cl[n++], "accessed %s's memory (%s)", game, op);
 		else if (inc->library[0])
-			snprintf(cl[n++], 200, "had %s load %s", game, inc->library);
+			clause(cl[n++], "had %s load %s", game, inc->library);
 		/* else only the game running: said after the clauses */
 	}
 	if (reached(inc, INCIDENT_STAGE_EXFILTRATION) && n < max)
-		snprintf(cl[n++], 200, "exchanged RDMA traffic%s%s", inc->peer[0] ? " with " : "",
-			 inc->peer);
+		clause(cl[n++], "exchanged RDMA traffic%s%s", inc->peer[0] ? " with " : "",
+		       inc->peer);
 	return n;
 }
 
@@ -167,7 +230,7 @@ void incident_summary(const struct incident *inc, char *buf, size_t size)
 {
 	const char *seat = inc->seat;
 	struct sentence s = {.buf = buf, .size = size};
-	char cl[4][200];
+	char cl[4][CLAUSE_LEN];
 	size_t n;
 
 	buf[0] = 0;
@@ -214,7 +277,19 @@ game:
 
 void incident_record_id(const struct incident *inc, char out[static INCIDENT_RECORD_ID_LEN])
 {
-	snprintf(out, INCIDENT_RECORD_ID_LEN, "%s-%" PRIu64, inc->id, inc->records);
+	/* "%s-%" PRIu64, without printf: two of these a record */
+	size_t n = strnlen(inc->id, INCIDENT_ID_LEN - 1), k = 0;
+	uint64_t v = inc->records;
+	char dec[20];
+
+	memcpy(out, inc->id, n);
+	out[n++] = '-';
+	do
+		dec[k++] = (char)('0' + v % 10);
+	while ((v /= 10) && k < sizeof(dec));
+	while (k)
+		out[n++] = dec[--k];
+	out[n] = 0;
 }
 
 static void jw_time(struct jw *w, jw_node o, const char *key, uint64_t ns)
@@ -227,59 +302,196 @@ static void jw_time(struct jw *w, jw_node o, const char *key, uint64_t ns)
 	jw_string(w, o, key, buf);
 }
 
-static void stages_to_jw(const struct incident *inc, struct jw *w, jw_node o)
+/*
+ * The stages, rules and actors (most of a record) are written here as JSON text and added
+ * whole (jw_raw()), the same bytes that jw_finish() would write for them as nodes: a record
+ * is written for each change of an incident, and building them as nodes was a third of its
+ * cost. The text goes into the store's buffer (struct incident_store.raw), kept for the next.
+ */
+struct raw {
+	struct incident_store *s;
+	size_t len;
+	bool failed;
+};
+
+/* Room for more bytes; false (and failed) if none could be had. */
+static bool raw_room(struct raw *r, size_t more)
 {
+	struct incident_store *s = r->s;
+	size_t cap = s->raw_cap ? s->raw_cap : 4096;
+	char *p;
+
+	if (r->failed)
+		return false;
+	if (r->len + more <= s->raw_cap)
+		return true;
+	while (cap < r->len + more)
+		cap *= 2;
+	p = realloc(s->raw, cap);
+	if (!p) {
+		r->failed = true;
+		return false;
+	}
+	s->raw = p;
+	s->raw_cap = cap;
+	return true;
+}
+
+/* Text that needs no escape (punctuation, member names from the code). */
+static void raw_put(struct raw *r, const char *t, size_t n)
+{
+	if (!raw_room(r, n))
+		return;
+	memcpy(r->s->raw + r->len, t, n);
+	r->len += n;
+}
+
+/* lit: a string literal (its size is taken) */
+#define RAW_LIT(r, lit) raw_put(r, "" lit, sizeof(lit) - 1)
+/* "\"name\":" and its length, for a string literal name */
+#define MEMBER(name) "\"" name "\":", sizeof(name) + 2
+
+static void raw_str(struct raw *r, const char *v)
+{
+	size_t n = strlen(v);
+
+	if (raw_room(r, 6 * n + 3))
+		jw_escape(r->s->raw, &r->len, v, n);
+}
+
+static void raw_u64(struct raw *r, uint64_t v)
+{
+	char d[20];
+	size_t k = 0;
+
+	do
+		d[sizeof(d) - ++k] = (char)('0' + v % 10);
+	while ((v /= 10));
+	raw_put(r, d + sizeof(d) - k, k);
+}
+
+static void raw_i64(struct raw *r, int64_t v)
+{
+	if (v < 0)
+		RAW_LIT(r, "-");
+	raw_u64(r, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
+static void raw_time(struct raw *r, const char *member, size_t mlen, uint64_t ns, bool *first)
+{
+	char buf[32];
+
+	if (!ns)
+		return;
+	format_timestamp(ns, buf);
+	if (!*first)
+		RAW_LIT(r, ",");
+	*first = false;
+	raw_put(r, member, mlen);
+	raw_str(r, buf);
+}
+
+static void raw_strings(struct raw *r, const char *member, size_t mlen, const char *v,
+			size_t stride, size_t n)
+{
+	raw_put(r, member, mlen);
+	RAW_LIT(r, "[");
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			RAW_LIT(r, ",");
+		raw_str(r, v + k * stride);
+	}
+	RAW_LIT(r, "]");
+}
+
+/* Adds what r holds as the member key of o (nothing if writing it failed: the record then
+ * lacks it, as jw would have failed the document). */
+static void raw_add(struct raw *r, struct jw *w, jw_node o, const char *key)
+{
+	if (!r->failed)
+		jw_raw(w, o, key, r->s->raw, r->len);
+	r->len = 0;
+}
+
+static void stages_to_jw(const struct incident *inc, struct raw *r)
+{
+	bool first_stage = true;
+
+	RAW_LIT(r, "{");
 	for (unsigned i = 0; i < INCIDENT_STAGE__MAX; i++) {
 		const struct inc_stage *st = &inc->st[i];
-		jw_node so, a;
+		bool first = true;
 
 		if (!reached(inc, i))
 			continue;
-		so = jw_object(w, o, incident_stage_to_string(i));
-		jw_time(w, so, "first", st->first_ns);
-		jw_time(w, so, "last", st->last_ns);
-		jw_uint(w, so, "alerts", st->alerts);
-		a = jw_new_array(w, so, "alert_ids");
-		for (size_t k = 0; k < st->n_ids; k++)
-			jw_string(w, a, NULL, st->ids[k]);
-		a = jw_new_array(w, so, "facts");
-		for (size_t k = 0; k < st->n_facts; k++)
-			jw_string(w, a, NULL, st->facts[k]);
+		if (!first_stage)
+			RAW_LIT(r, ",");
+		first_stage = false;
+		raw_str(r, incident_stage_to_string(i));
+		RAW_LIT(r, ":{");
+		raw_time(r, MEMBER("first"), st->first_ns, &first);
+		raw_time(r, MEMBER("last"), st->last_ns, &first);
+		if (!first)
+			RAW_LIT(r, ",");
+		RAW_LIT(r, "\"alerts\":");
+		raw_u64(r, st->alerts);
+		RAW_LIT(r, ",");
+		raw_strings(r, MEMBER("alert_ids"), st->ids[0], sizeof(st->ids[0]), st->n_ids);
+		RAW_LIT(r, ",");
+		raw_strings(r, MEMBER("facts"), st->facts[0], sizeof(st->facts[0]), st->n_facts);
+		RAW_LIT(r, "}");
 	}
+	RAW_LIT(r, "}");
 }
 
-static void actors_to_jw(const struct incident *inc, struct jw *w, jw_node o)
+static void actors_to_jw(const struct incident *inc, struct raw *r)
 {
-	jw_node a = jw_new_array(w, o, "actors"), x;
-
+	RAW_LIT(r, "[");
 	for (size_t i = 0; i < inc->n_actors; i++) {
-		x = jw_new_object(w, a, NULL);
-		jw_int(w, x, "pid", inc->actors[i].key.pid);
-		jw_uint(w, x, "start_boot_ns", inc->actors[i].key.start_boot_ns);
-		jw_int(w, x, "ppid", inc->actors[i].ppid);
-		if (inc->actors[i].comm[0])
-			jw_string(w, x, "name", inc->actors[i].comm);
-		if (inc->actors[i].exe[0])
-			jw_string(w, x, "executable", inc->actors[i].exe);
-		jw_uint(w, x, "alerts", inc->actors[i].alerts);
+		const struct inc_actor *a = &inc->actors[i];
+
+		if (i)
+			RAW_LIT(r, ",");
+		RAW_LIT(r, "{\"pid\":");
+		raw_i64(r, a->key.pid);
+		RAW_LIT(r, ",\"start_boot_ns\":");
+		raw_u64(r, a->key.start_boot_ns);
+		RAW_LIT(r, ",\"ppid\":");
+		raw_i64(r, a->ppid);
+		if (a->comm[0]) {
+			RAW_LIT(r, ",\"name\":");
+			raw_str(r, a->comm);
+		}
+		if (a->exe[0]) {
+			RAW_LIT(r, ",\"executable\":");
+			raw_str(r, a->exe);
+		}
+		RAW_LIT(r, ",\"alerts\":");
+		raw_u64(r, a->alerts);
+		RAW_LIT(r, "}");
 	}
-	if (inc->actors_dropped)
-		jw_uint(w, o, "actors_dropped", inc->actors_dropped);
+	RAW_LIT(r, "]");
 }
 
-static void rules_to_jw(const struct incident *inc, struct jw *w, jw_node o)
+static void rules_to_jw(const struct incident *inc, struct raw *r)
 {
-	jw_node a = jw_new_array(w, o, "rules"), x;
-
+	RAW_LIT(r, "[");
 	for (size_t i = 0; i < inc->n_rules; i++) {
-		x = jw_new_object(w, a, NULL);
-		jw_string(w, x, "id", inc->rules[i].id);
-		jw_uint(w, x, "alerts", inc->rules[i].alerts);
-		jw_uint(w, x, "count", inc->rules[i].count);
-		jw_string(w, x, "severity", severity_to_string(inc->rules[i].severity));
+		const struct inc_rule *x = &inc->rules[i];
+
+		if (i)
+			RAW_LIT(r, ",");
+		RAW_LIT(r, "{\"id\":");
+		raw_str(r, x->id);
+		RAW_LIT(r, ",\"alerts\":");
+		raw_u64(r, x->alerts);
+		RAW_LIT(r, ",\"count\":");
+		raw_u64(r, x->count);
+		RAW_LIT(r, ",\"severity\":");
+		raw_str(r, severity_to_string(x->severity));
+		RAW_LIT(r, "}");
 	}
-	if (inc->rules_dropped)
-		jw_uint(w, o, "rules_dropped", inc->rules_dropped);
+	RAW_LIT(r, "]");
 }
 
 /* ECS: process (the actor root), its parent the starter; game as the alerts have it. */
@@ -329,12 +541,21 @@ void incident_to_jw(const struct incident *inc, const char *action, struct jw *w
 		      : strcmp(action, "opened") == 0 ? inc->first_ns
 		      : strcmp(action, "closed") == 0 ? inc->closed_ns
 						      : inc->last_ns;
-	char summary[512], rid[INCIDENT_RECORD_ID_LEN], act[32];
+	const char *act = !action			   ? "incident_state"
+			  : strcmp(action, "opened") == 0  ? "incident_opened"
+			  : strcmp(action, "updated") == 0 ? "incident_updated"
+			  : strcmp(action, "closed") == 0  ? "incident_closed"
+							   : NULL;
+	char summary[512], rid[INCIDENT_RECORD_ID_LEN], abuf[32];
+	struct raw r = {.s = inc->store};
 	jw_node o, e;
 
 	incident_summary(inc, summary, sizeof(summary));
 	incident_record_id(inc, rid);
-	snprintf(act, sizeof(act), "incident_%s", action ? action : "state");
+	if (!act) {
+		snprintf(abuf, sizeof(abuf), "incident_%s", action);
+		act = abuf;
+	}
 	jw_time(w, JW_ROOT, "@timestamp", ts);
 	e = jw_object(w, JW_ROOT, "event");
 	jw_string(w, e, "kind", "state");
@@ -360,9 +581,16 @@ void incident_to_jw(const struct incident *inc, const char *action, struct jw *w
 	jw_uint(w, o, "alerts", inc->alerts);
 	jw_uint(w, o, "count", inc->matches);
 	jw_bool(w, o, "during_game", inc->during_game);
-	stages_to_jw(inc, w, jw_object(w, o, "stages"));
-	rules_to_jw(inc, w, o);
-	actors_to_jw(inc, w, o);
+	stages_to_jw(inc, &r);
+	raw_add(&r, w, o, "stages");
+	rules_to_jw(inc, &r);
+	raw_add(&r, w, o, "rules");
+	if (inc->rules_dropped)
+		jw_uint(w, o, "rules_dropped", inc->rules_dropped);
+	actors_to_jw(inc, &r);
+	raw_add(&r, w, o, "actors");
+	if (inc->actors_dropped)
+		jw_uint(w, o, "actors_dropped", inc->actors_dropped);
 	if (!inc->open && inc->close_reason)
 		jw_string(w, o, "close_reason", inc->close_reason);
 	jw_uint(w, o, "records", inc->records);

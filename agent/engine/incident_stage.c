@@ -78,6 +78,9 @@ static const struct {
     {"DMA-008", INCIDENT_STAGE_PRESENCE},      /* differs from the seat baseline */
     {"DMA-009", INCIDENT_STAGE_PRESENCE},      /* removed or stopped by enforcement */
     {"DMA-010", INCIDENT_STAGE_PRESENCE},      /* RDMA driver refused */
+    {"DMA-011", INCIDENT_STAGE_PRESENCE},      /* a masked card's tells */
+    {"DMA-012", INCIDENT_STAGE_PRESENCE},      /* driverless, bus-mastering, imitated kind */
+    {"DMA-013", INCIDENT_STAGE_PRESENCE},      /* another device's DSN */
     {"RDMA-001", INCIDENT_STAGE_PRESENCE},     /* RDMA device present */
     {"RDMA-002", INCIDENT_STAGE_PRESENCE},     /* soft RDMA link or module */
     {"RDMA-003", INCIDENT_STAGE_ACCESS},       /* RDMA library loaded */

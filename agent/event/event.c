@@ -183,9 +183,10 @@ static const char *const pci_fact_names[RG_PCI_NFACTS] = {
 	"bus_master_no_driver", "fpga_vendor", "dma_card_id", "class_mismatch", "no_pm_cap",
 	"caps_zero", "caps_malformed", "header_invalid", "multifunction_single",
 	"link_above_upstream", "dsn_duplicate", "rdma_no_driver", "acs_missing", "external",
-	"identity_domain",
+	"identity_domain", "driver_available", "irq_no_driver", "fpga_link", "dsn_zero",
+	"imitated_no_driver", "config_unreadable", "driver_probe_failed", "not_breathing",
 };
-_Static_assert(RG_PCI_FACT_IDENTITY_DOMAIN == 1u << (RG_PCI_NFACTS - 1), "pci_fact_names");
+_Static_assert(RG_PCI_FACT_NOT_BREATHING == 1u << (RG_PCI_NFACTS - 1), "pci_fact_names");
 
 static const char *lookup(const char *const *names, unsigned n, unsigned i)
 {

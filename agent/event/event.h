@@ -437,8 +437,23 @@ enum rg_pci_fact {
 	RG_PCI_FACT_ACS_MISSING = 1u << 12,	    /* a downstream port above has no ACS */
 	RG_PCI_FACT_EXTERNAL = 1u << 13,	    /* behind an external-facing/Thunderbolt port */
 	RG_PCI_FACT_IDENTITY_DOMAIN = 1u << 14,	    /* its IOMMU group is identity, or no group */
+	/* What a card that imitates a real device still shows (docs/hardware.md): */
+	RG_PCI_FACT_DRIVER_AVAILABLE = 1u << 15, /* no driver bound, the kernel has one for its ID
+						  * (modules.alias): pci.driver_available */
+	RG_PCI_FACT_IRQ_NO_DRIVER = 1u << 16,	 /* MSI/MSI-X enabled or vectors allocated, no
+						  * driver (not the IOMMU's own function) */
+	RG_PCI_FACT_FPGA_LINK = 1u << 17,	 /* Link Capabilities of the Xilinx 7-series PCIe
+						  * block: ASPM L0s only, both exit latencies 7 */
+	RG_PCI_FACT_DSN_ZERO = 1u << 18,	 /* a DSN capability holding 0 or all ones */
+	RG_PCI_FACT_IMITATED_NO_DRIVER = 1u << 19, /* no driver, of a kind cheats imitate: network,
+						    * wireless, storage, USB, multimedia */
+	RG_PCI_FACT_CONFIG_UNREADABLE = 1u << 20,  /* config space could not be read: the function
+						    * could not be examined (not a tell) */
+	RG_PCI_FACT_DRIVER_PROBE_FAILED = 1u << 21, /* the kernel logged a failed driver probe */
+	RG_PCI_FACT_NOT_BREATHING = 1u << 22, /* a busy class whose interrupt counters stayed at
+					       * zero over the daemon's window */
 };
-#define RG_PCI_NFACTS 15
+#define RG_PCI_NFACTS 23
 
 struct rg_ev_pci { /* PCI_FUNCTION, PCI_CHANGE, DMA_FAULT, HW_BASELINE */
 	uint32_t vendor, device, class_code;
@@ -458,15 +473,18 @@ struct rg_ev_pci { /* PCI_FUNCTION, PCI_CHANGE, DMA_FAULT, HW_BASELINE */
 	uint32_t upstream_speed, upstream_width; /* the port above */
 	uint32_t change;     /* pci_change, hw_baseline: enum rg_hw_change */
 	uint32_t count;	     /* dma_fault: faults in the burst */
-	uint32_t pad;
+	uint32_t probe_failed; /* the kernel logged a failed probe of a driver for it */
 	uint64_t fault_addr; /* dma_fault: the first faulting address */
-	char iommu_type[16]; /* DMA, DMA-FQ, identity, blocked; "" none */
-	char vendor_name[40], device_name[64];
-	char upstream[16];   /* the bridge above */
+	char iommu_type[16]; /* DMA, DMA-FQ, identity, blocked; "none" no group */
+	char vendor_name[40], device_name[64]; /* pci.ids; "Vendor 10ee", "Device 0666" unknown */
+	char upstream[14];   /* the bridge above (a 5-digit VMD domain fits) */
 	char dsn[24];	     /* Device Serial Number "01-23-45-67-89-ab-cd-ef", "" none */
 	char text[144];	     /* hw_baseline: what changed; dma_fault: the kernel's reason */
-	uint32_t probe_failed; /* the kernel logged a failed probe of a driver for it */
-	char probe_driver[32]; /* that driver */
+	char probe_driver[24]; /* that driver (a PCI driver's name, as the kernel log has it) */
+	char driver_state[32]; /* "driver igc", "no driver": never empty; the name cut at 24 */
+	char driver_available[32]; /* DRIVER_AVAILABLE: the module the kernel has for it */
+	char dsn_original[14];	   /* DSN_DUPLICATE: the other holder, the original if known */
+	uint32_t in_baseline;	   /* the seat baseline has it as it is, driver included */
 };
 
 struct rg_ev_iommu { /* IOMMU_POSTURE */
@@ -480,6 +498,7 @@ struct rg_ev_iommu { /* IOMMU_POSTURE */
 	char cmdline[96];	  /* the weakening options */
 	char tb_security[16];	  /* none, user, secure, dponly, usbonly, nopcie */
 	char group_type[16], previous_type[16];
+	char summary[160]; /* what weakens it, for messages (hw_posture_event_summary()) */
 };
 
 struct rg_ev_tb { /* THUNDERBOLT */

@@ -264,7 +264,18 @@ static int has_tb_domain(const struct rg_event *ev)
 	FACT("dsn_duplicate", RG_PCI_FACT_DSN_DUPLICATE),                                        \
 	FACT("rdma_no_driver", RG_PCI_FACT_RDMA_NO_DRIVER),                                      \
 	FACT("acs_missing", RG_PCI_FACT_ACS_MISSING), FACT("external", RG_PCI_FACT_EXTERNAL),    \
-	FACT("identity_domain", RG_PCI_FACT_IDENTITY_DOMAIN)
+	FACT("identity_domain", RG_PCI_FACT_IDENTITY_DOMAIN),                                    \
+	FACT("driver_available", RG_PCI_FACT_DRIVER_AVAILABLE),                                  \
+	FACT("irq_no_driver", RG_PCI_FACT_IRQ_NO_DRIVER), FACT("fpga_link", RG_PCI_FACT_FPGA_LINK), \
+	FACT("dsn_zero", RG_PCI_FACT_DSN_ZERO),                                                  \
+	FACT("imitated_no_driver", RG_PCI_FACT_IMITATED_NO_DRIVER),                              \
+	FACT("config_unreadable", RG_PCI_FACT_CONFIG_UNREADABLE),                                \
+	FACT("driver_probe_failed", RG_PCI_FACT_DRIVER_PROBE_FAILED),                            \
+	FACT("not_breathing", RG_PCI_FACT_NOT_BREATHING),                                        \
+	F("pci.driver_state", EFK_STR, u.pci.driver_state),                                     \
+	F("pci.driver_available", EFK_STR, u.pci.driver_available),                             \
+	F("pci.dsn_original", EFK_STR, u.pci.dsn_original),                                     \
+	F("pci.in_baseline", EFK_U32, u.pci.in_baseline)
 
 static const struct event_field pci_fields[] = {
 	PCI_FIELDS,
@@ -301,6 +312,7 @@ static const struct event_field iommu_fields[] = {
 	 .aux = EV(u.iommu.has_group), .present = has_posture_group},
 	F("iommu.type", EFK_STR, u.iommu.group_type),
 	F("iommu.previous_type", EFK_STR, u.iommu.previous_type),
+	F("iommu.summary", EFK_STR, u.iommu.summary),
 	F("thunderbolt.present", EFK_U32, u.iommu.has_tb),
 	{.name = "thunderbolt.iommu_dma_protection", .kind = EFK_U32,
 	 .offset = EV(u.iommu.tb_dma_protection), .size = 4, .aux = EV(u.iommu.has_tb),

@@ -15,7 +15,7 @@
 extern const struct event_field event_common_fields[EVENT_NCOMMON];
 
 /* The most fields one event type has besides the common ones (the reader's table). */
-#define EVENT_MAX_TYPE_FIELDS 48
+#define EVENT_MAX_TYPE_FIELDS 64
 
 /* Field f of event ev as a T (CAT: of a const event). Short names: only the three files of the
  * event's JSON include this header. */

@@ -177,6 +177,35 @@ static bool space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
+bool hw_cmdline_relevant(const char *arg, size_t n)
+{
+	static const char *const prefixes[] = {
+	    "intel_iommu=", "amd_iommu=", "amd_iommu_", "iommu=", "iommu.", "iommu_", "vfio",
+	    "swiotlb=", "pci=", "thunderbolt.", "efi=", "module_blacklist=", "modprobe.blacklist=",
+	    "initcall_blacklist=", "lockdown=", "nomodule", "module.sig_enforce",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (prefix(arg, n, prefixes[i]))
+			return true;
+	return false;
+}
+
+/* Appends one argument to the report, space-separated, unprintable bytes as '?'. */
+static void report_add(char *report, size_t size, size_t *used, const char *arg, size_t n)
+{
+	if (!report || *used + n + 2 > size)
+		return;
+	if (*used)
+		report[(*used)++] = ' ';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)arg[i];
+
+		report[(*used)++] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+	}
+	report[*used] = 0;
+}
+
 /* The arguments that weaken, in the order they were written, each once. */
 static void describe(const struct state *s, struct hw_cmdline *ret)
 {
@@ -211,10 +240,19 @@ static void describe(const struct state *s, struct hw_cmdline *ret)
 
 void hw_cmdline_parse(const char *line, size_t len, struct hw_cmdline *ret)
 {
+	hw_cmdline_parse_report(line, len, ret, NULL, 0);
+}
+
+void hw_cmdline_parse_report(const char *line, size_t len, struct hw_cmdline *ret, char *report,
+			     size_t size)
+{
 	struct state s = {0};
 	const char *p = line, *end;
+	size_t used = 0;
 
 	memset(ret, 0, sizeof(*ret));
+	if (report && size)
+		report[0] = 0;
 	if (!line)
 		return;
 	end = memchr(line, 0, len);
@@ -257,6 +295,8 @@ void hw_cmdline_parse(const char *line, size_t len, struct hw_cmdline *ret)
 		}
 		if (!eq && !lead && nn == 2 && memcmp(name, "--", 2) == 0)
 			break; /* what follows is init's */
+		if (hw_cmdline_relevant(name, (size_t)(arg_end - name)))
+			report_add(report, size, &used, arg, (size_t)(arg_end - arg));
 		one(&s, name, nn, val, vn, eq != NULL, arg, (size_t)(arg_end - arg));
 	}
 	ret->intel_off = s.on[W_INTEL];

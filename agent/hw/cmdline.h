@@ -28,6 +28,20 @@ struct hw_cmdline {
  * leaves alone. */
 void hw_cmdline_parse(const char *line, size_t len, struct hw_cmdline *ret);
 
+/*
+ * The same, and also writes into report (size bytes, NUL-terminated, may be NULL) the kernel's
+ * arguments (not init's, after "--") that bear on the IOMMU or DMA (hw_cmdline_relevant() of the
+ * name, a leading quote aside), as written, space-separated,
+ * bytes outside printable ASCII as '?'; the audit's report shows them. A report of len + 1 bytes
+ * holds them all.
+ */
+void hw_cmdline_parse_report(const char *line, size_t len, struct hw_cmdline *ret, char *report,
+			     size_t size);
+
+/* Whether an argument (n bytes, "name" or "name=value") bears on the IOMMU or DMA: IOMMU, VFIO,
+ * swiotlb, pci=, Thunderbolt, EFI, module blacklists, lockdown and module signing options. */
+bool hw_cmdline_relevant(const char *arg, size_t n);
+
 static inline bool hw_cmdline_weakened(const struct hw_cmdline *c)
 {
 	return c->intel_off || c->amd_off || c->no_iommu || c->passthrough || c->soft ||

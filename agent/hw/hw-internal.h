@@ -5,9 +5,7 @@
 #include <stdbool.h>
 
 #include "hw/pci.h"
-
-/* "0000:01:00.0": four, two, two hex digits, a function 0-7; nothing else. */
-bool hw_is_pci_addr(const char *s);
+#include "hw/pci_ids.h"
 
 /* Fills fn's vendor_name and device_name from pci.ids (a function not on the bus: the baseline's).
  */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hw/pci.h"
-#include "inventory/pci_ids.h"
+#include "hw/pci_ids.h"
 
 void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider, uint64_t now_ns,
 		    struct rg_event *ev)
@@ -38,7 +38,7 @@ void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider, ui
 		break;
 	}
 	p->rdma = fn->rdma_capable;
-	p->known_vendor = inv_pci_vendor_name(fn->vendor) != NULL;
+	p->known_vendor = hw_rdma_vendor_name(fn->vendor) != NULL;
 	p->facts = fn->facts;
 	if (fn->iommu_group >= 0) {
 		p->has_iommu_group = 1;
@@ -50,7 +50,11 @@ void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider, ui
 	p->upstream_width = fn->upstream_link.width;
 	event_set_str(p->addr, sizeof(p->addr), fn->addr, sizeof(fn->addr));
 	event_set_str(p->driver, sizeof(p->driver), fn->driver, sizeof(fn->driver));
-	event_set_str(p->iommu_type, sizeof(p->iommu_type), fn->iommu_type, sizeof(fn->iommu_type));
+	if (fn->iommu_group < 0)
+		snprintf(p->iommu_type, sizeof(p->iommu_type), "none");
+	else
+		event_set_str(p->iommu_type, sizeof(p->iommu_type),
+			      fn->iommu_type[0] ? fn->iommu_type : "unknown", sizeof(fn->iommu_type));
 	event_set_str(p->vendor_name, sizeof(p->vendor_name), fn->vendor_name,
 		      sizeof(fn->vendor_name));
 	event_set_str(p->device_name, sizeof(p->device_name), fn->device_name,
@@ -58,7 +62,22 @@ void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider, ui
 	event_set_str(p->upstream, sizeof(p->upstream), fn->upstream, sizeof(fn->upstream));
 	if (fn->has_dsn)
 		hw_dsn_format(fn->dsn, p->dsn);
+	/* Names as lspci writes an unknown one: a message never has an empty field. */
+	if (!p->vendor_name[0])
+		snprintf(p->vendor_name, sizeof(p->vendor_name), "Vendor %04x", fn->vendor);
+	if (!p->device_name[0])
+		snprintf(p->device_name, sizeof(p->device_name), "Device %04x", fn->device);
+	if (fn->driver[0])
+		snprintf(p->driver_state, sizeof(p->driver_state), "driver %.24s", p->driver);
+	else
+		snprintf(p->driver_state, sizeof(p->driver_state), "no driver");
+	event_set_str(p->driver_available, sizeof(p->driver_available), fn->driver_available,
+		      sizeof(fn->driver_available));
+	p->in_baseline = fn->in_baseline;
+	event_set_str(p->dsn_original, sizeof(p->dsn_original), fn->dsn_original,
+		      sizeof(fn->dsn_original));
 }
+
 
 void hw_dsn_format(uint64_t dsn, char buf[static 24])
 {

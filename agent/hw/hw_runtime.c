@@ -92,6 +92,14 @@ int hw_runtime_kmsg_fd(const struct hw_runtime *rt)
 	return rt ? rt->kmsg.fd : -1;
 }
 
+static struct probe_failed *probe_find(const struct hw_runtime *rt, const char *addr)
+{
+	for (unsigned i = 0; i < rt->n_probe; i++)
+		if (strcmp(rt->probe[i].addr, addr) == 0)
+			return (struct probe_failed *)&rt->probe[i];
+	return NULL;
+}
+
 /* The function's fingerprint into ev (type, provider set); from what the uevent says when the
  * function cannot be examined (gone already: a remove, or a race). */
 static void describe(struct hw_runtime *rt, const char *addr, const struct hw_uevent *u,
@@ -102,6 +110,8 @@ static void describe(struct hw_runtime *rt, const char *addr, const struct hw_ue
 	int r = fn ? hw_describe(&rt->root, addr, fn) : -ENOMEM;
 
 	if (r >= 0) {
+		if (probe_find(rt, addr))
+			hw_fn_note_probe_failed(fn); /* the fact, before the event is built */
 		hw_fn_to_event(fn, type, RG_PROV_NETLINK, now, ev);
 		free(fn);
 		hw_runtime_annotate(rt, ev);
@@ -124,14 +134,6 @@ static void describe(struct hw_runtime *rt, const char *addr, const struct hw_ue
 		strscpy_ok(ev->u.pci.driver, u->driver, sizeof(ev->u.pci.driver));
 		ev->u.pci.has_driver = u->driver[0] != 0;
 	}
-}
-
-static struct probe_failed *probe_find(const struct hw_runtime *rt, const char *addr)
-{
-	for (unsigned i = 0; i < rt->n_probe; i++)
-		if (strcmp(rt->probe[i].addr, addr) == 0)
-			return (struct probe_failed *)&rt->probe[i];
-	return NULL;
 }
 
 /* A failed probe of addr by driver: remembered (the oldest forgotten when the table is full). */
@@ -169,6 +171,9 @@ void hw_runtime_annotate(const struct hw_runtime *rt, struct rg_event *ev)
 		return;
 	ev->u.pci.probe_failed = 1;
 	strscpy_ok(ev->u.pci.probe_driver, p->driver, sizeof(ev->u.pci.probe_driver));
+	/* the fact as hw_fn_note_probe_failed() sets it, on an event already built */
+	if (!ev->u.pci.has_driver)
+		ev->u.pci.facts |= RG_PCI_FACT_DRIVER_PROBE_FAILED;
 }
 
 static void tb_read(struct hw_runtime *rt, const char *name, const char *attr, char *buf,
@@ -371,6 +376,7 @@ static void group_changed(uint32_t id, const char *type, const char *previous, v
 	ev.u.iommu.group = id;
 	(void)strscpy_ok(ev.u.iommu.group_type, type, sizeof(ev.u.iommu.group_type));
 	(void)strscpy_ok(ev.u.iommu.previous_type, previous, sizeof(ev.u.iommu.previous_type));
+	hw_posture_event_summary(&ev); /* the group's change in iommu.summary */
 	log_info("IOMMU group %u: type %s -> %s", id, previous[0] ? previous : "(new)", type);
 	(void)rt->emit(&ev, rt->ud);
 }

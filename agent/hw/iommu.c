@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/listdir.h"
 #include "hw/cmdline.h"
 #include "hw/iommu.h"
 
@@ -27,18 +28,32 @@ bool hw_cmdline_weakens(const char *opt)
 	return hw_cmdline_weakened(&c);
 }
 
-static void read_cmdline(const struct rg_root *root, struct hw_posture *p)
+static int read_cmdline(const struct rg_root *root, struct hw_posture *p)
 {
 	_cleanup_free_ char *data = NULL;
 	struct hw_cmdline c;
 	size_t len = 0;
+	bool truncated = false;
+	int r;
 
-	if (root_read_file(root, "/proc/cmdline", 16384, &data, &len, NULL) < 0)
-		return;
+	r = root_read_file(root, "/proc/cmdline", 16384, &data, &len, &truncated);
+	if (r < 0) {
+		hw_errors_add(&p->errors, "/proc/cmdline: %s", read_strerror(r));
+		return r == -ENOMEM ? r : 0;
+	}
+	if (truncated)
+		hw_errors_add(&p->errors, "/proc/cmdline: longer than 16384 bytes, the rest ignored");
+	if (memchr(data, 0, len))
+		hw_errors_add(&p->errors, "/proc/cmdline: contains NUL bytes");
+	p->cmdline_report = calloc(1, len + 1);
+	if (!p->cmdline_report)
+		return -ENOMEM;
 	p->cmdline_read = true;
-	hw_cmdline_parse(data, len, &c);
+	hw_cmdline_parse_report(data, len, &c, p->cmdline_report, len + 1);
 	(void)strscpy_ok(p->weakening, c.weakening, sizeof(p->weakening));
 	str_sanitize(p->weakening);
+	str_sanitize(p->cmdline_report);
+	return 0;
 }
 
 /* Security levels from the weakest: a domain's is ranked by its place here (unknown: after). */
@@ -52,44 +67,63 @@ static unsigned tb_rank(const char *level)
 	return ARRAY_SIZE(order);
 }
 
-/* Every Thunderbolt domain: the posture is the weakest one's (its security level; DMA
- * protection off when any domain has it off). */
-static void read_thunderbolt(const struct rg_root *root, struct hw_posture *p)
+/* Every Thunderbolt domain (hw/thunderbolt.c): the posture is the weakest one's (its security
+ * level; DMA protection off when any domain has it off). */
+static int read_thunderbolt(const struct rg_root *root, struct hw_posture *p)
 {
-	struct dirent *de;
-	unsigned seen = 0;
-	DIR *d;
+	int r = hw_tb_read(root, &p->tb);
 
 	p->tb_dma_protection = -1;
-	d = root_opendir(root, "/sys/bus/thunderbolt/devices");
-	if (!d)
-		return;
-	while ((de = readdir(d)) && seen++ < 1024) {
-		char path[600], buf[32];
-		uint32_t v;
+	for (unsigned i = 0; i < p->tb.n; i++) {
+		const struct hw_tb *t = &p->tb.tb[i];
 
-		if (!startswith(de->d_name, "domain"))
+		if (!t->domain)
 			continue;
 		p->has_tb = true;
 		p->tb_domains++;
-		snprintf(path, sizeof(path), "/sys/bus/thunderbolt/devices/%s/security",
-			 de->d_name);
-		if (root_read_line(root, path, buf, sizeof(buf)) > 0 &&
-		    (!p->tb_security[0] || tb_rank(buf) < tb_rank(p->tb_security)))
-			(void)strscpy_ok(p->tb_security, buf, sizeof(p->tb_security));
-		snprintf(path, sizeof(path), "/sys/bus/thunderbolt/devices/%s/iommu_dma_protection",
-			 de->d_name);
-		if (root_read_line(root, path, buf, sizeof(buf)) > 0 &&
-		    safe_atou32(buf, 10, &v) == 0 && p->tb_dma_protection != 0)
-			p->tb_dma_protection = v != 0;
+		if (t->security[0] &&
+		    (!p->tb_security[0] || tb_rank(t->security) < tb_rank(p->tb_security)))
+			(void)strscpy_ok(p->tb_security, t->security, sizeof(p->tb_security));
+		if (t->iommu_dma_protection >= 0 && p->tb_dma_protection != 0)
+			p->tb_dma_protection = t->iommu_dma_protection != 0;
 	}
-	closedir(d);
 	str_sanitize(p->tb_security);
+	return r;
 }
 
-/* Every group below root, in id order, with its type. 0 or -ENOMEM. */
+/* The IOMMU units: how many, and the first HW_MAX_UNITS names. */
+static int read_units(const struct rg_root *root, struct hw_posture *p)
+{
+	struct dirent *de;
+	unsigned seen = 0;
+	char **names = NULL;
+	bool truncated = false;
+	DIR *d;
+	int n;
+
+	d = root_opendir(root, "/sys/class/iommu");
+	if (d) {
+		while ((de = readdir(d)) && seen++ < 4096)
+			if (de->d_name[0] != '.')
+				p->units++;
+		closedir(d);
+	}
+	n = root_list_dir(root, "/sys/class/iommu", HW_MAX_UNITS, &names, &truncated);
+	if (n == -ENOMEM)
+		return n;
+	if (n < 0 && n != -ENOENT)
+		hw_errors_add(&p->errors, "/sys/class/iommu: %s", read_strerror(n));
+	p->truncated |= truncated;
+	for (int i = 0; i < n; i++)
+		(void)strscpy_ok(p->unit_names[p->n_unit_names++], names[i], 64);
+	strv_free(names, n > 0 ? (unsigned)n : 0);
+	return 0;
+}
+
+/* Every group below root, in id order, with its type; *truncated when there were more than
+ * HW_MAX_GROUPS. 0 or -ENOMEM. */
 static int read_groups(const struct rg_root *root, struct hw_group **ret, unsigned *ret_n,
-		       unsigned *identity)
+		       unsigned *identity, bool *truncated)
 {
 	struct hw_group *groups = NULL;
 	unsigned n = 0, cap = 0, seen = 0;
@@ -110,8 +144,11 @@ static int read_groups(const struct rg_root *root, struct hw_group **ret, unsign
 
 		if (safe_atou32(de->d_name, 10, &id) < 0)
 			continue;
-		if (n == HW_MAX_GROUPS)
+		if (n == HW_MAX_GROUPS) {
+			if (truncated)
+				*truncated = true;
 			break;
+		}
 		if (n == cap) {
 			unsigned ncap = cap ? cap * 2 : 32;
 			struct hw_group *ng = realloc(groups, ncap * sizeof(*ng));
@@ -144,24 +181,16 @@ static int read_groups(const struct rg_root *root, struct hw_group **ret, unsign
 
 int hw_posture_read(const struct rg_root *root, struct hw_posture *p)
 {
-	struct dirent *de;
-	unsigned seen = 0;
-	DIR *d;
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	d = root_opendir(root, "/sys/class/iommu");
-	if (d) {
-		while ((de = readdir(d)) && seen++ < 4096)
-			if (de->d_name[0] != '.')
-				p->units++;
-		closedir(d);
-	}
-	r = read_groups(root, &p->groups, &p->n_groups, &p->identity_groups);
+	if (read_units(root, p) < 0)
+		return -ENOMEM;
+	r = read_groups(root, &p->groups, &p->n_groups, &p->identity_groups, &p->truncated);
 	if (r < 0)
 		return r;
-	read_cmdline(root, p);
-	read_thunderbolt(root, p);
+	if (read_cmdline(root, p) < 0 || read_thunderbolt(root, p) < 0)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -177,7 +206,7 @@ int hw_groups_watch(const struct rg_root *root, struct hw_group_watch *w, hw_gro
 {
 	struct hw_group *now;
 	unsigned n;
-	int r = read_groups(root, &now, &n, NULL);
+	int r = read_groups(root, &now, &n, NULL, NULL);
 
 	if (r < 0)
 		return r;
@@ -210,6 +239,9 @@ void hw_posture_done(struct hw_posture *p)
 	free(p->groups);
 	p->groups = NULL;
 	p->n_groups = 0;
+	free(p->cmdline_report);
+	p->cmdline_report = NULL;
+	hw_tb_done(&p->tb);
 }
 
 void hw_posture_to_event(const struct hw_posture *p, uint64_t now_ns, struct rg_event *ev)
@@ -230,4 +262,43 @@ void hw_posture_to_event(const struct hw_posture *p, uint64_t now_ns, struct rg_
 	event_set_str(e->cmdline, sizeof(e->cmdline), p->weakening, sizeof(p->weakening));
 	event_set_str(e->tb_security, sizeof(e->tb_security), p->tb_security,
 		      sizeof(p->tb_security));
+	hw_posture_event_summary(ev);
+}
+
+void hw_posture_event_summary(struct rg_event *ev)
+{
+	struct rg_ev_iommu *e = &ev->u.iommu;
+	char *s = e->summary;
+	size_t size = sizeof(e->summary), off = 0;
+
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		if (off && off + 2 < size)                                                         \
+			off += (size_t)snprintf(s + off, size - off, "; ");                         \
+		if (off < size)                                                                    \
+			off += (size_t)snprintf(s + off, size - off, __VA_ARGS__);                  \
+	} while (0)
+	s[0] = 0;
+	if (e->weakened)
+		ADD("command line %.*s", (int)sizeof(e->cmdline), e->cmdline);
+	if (e->has_tb && !e->tb_dma_protection)
+		ADD("Thunderbolt without IOMMU DMA protection");
+	if (e->has_tb && strncmp(e->tb_security, "none", sizeof(e->tb_security)) == 0)
+		ADD("Thunderbolt security level none");
+	if (e->change == RG_HW_GROUP_TYPE && e->has_group && e->previous_type[0])
+		ADD("group %u switched from %.*s to %.*s", e->group,
+		    (int)sizeof(e->previous_type), e->previous_type, (int)sizeof(e->group_type),
+		    e->group_type[0] ? e->group_type : "unknown");
+	else if (e->change == RG_HW_GROUP_TYPE && e->has_group)
+		ADD("new group %u of type %.*s", e->group, (int)sizeof(e->group_type),
+		    e->group_type[0] ? e->group_type : "unknown");
+	if (e->identity_groups)
+		ADD("%u group%s of type identity", e->identity_groups,
+		    e->identity_groups == 1 ? "" : "s");
+	if (!e->present)
+		ADD("no IOMMU translates DMA");
+	if (!off)
+		ADD("nothing weakens it");
+#undef ADD
+	s[size - 1] = 0;
 }

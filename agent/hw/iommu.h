@@ -13,8 +13,11 @@
 
 #include "common/util.h"
 #include "event/event.h"
+#include "hw/hw_attr.h"
+#include "hw/thunderbolt.h"
 
 #define HW_MAX_GROUPS 4096
+#define HW_MAX_UNITS  64 /* IOMMU unit names kept */
 
 struct hw_group {
 	uint32_t id;
@@ -23,15 +26,21 @@ struct hw_group {
 
 struct hw_posture {
 	unsigned units;		 /* /sys/class/iommu entries */
+	char unit_names[HW_MAX_UNITS][64]; /* the first of them, version order ("dmar0") */
+	unsigned n_unit_names;
+	bool truncated; /* more units or groups than are kept */
 	struct hw_group *groups; /* in id order */
 	unsigned n_groups;
 	unsigned identity_groups;
 	bool cmdline_read;
 	char weakening[96];    /* the weakening command-line options, space-separated */
+	char *cmdline_report; /* the IOMMU/DMA-relevant options (hw/cmdline.h), "" */
 	bool has_tb;	       /* a Thunderbolt domain exists */
 	unsigned tb_domains;   /* how many */
 	char tb_security[16];  /* the weakest domain's security level */
 	int tb_dma_protection; /* -1 unknown; 0 when any domain has it off */
+	struct hw_tb_list tb; /* every Thunderbolt domain and device */
+	struct hw_errors errors; /* what could not be read ("PATH: why") */
 	char error[256];
 };
 
@@ -61,3 +70,11 @@ void hw_groups_watch_done(struct hw_group_watch *w);
 
 /* The posture as an RG_EV_IOMMU_POSTURE event (change RG_HW_NONE). */
 void hw_posture_to_event(const struct hw_posture *p, uint64_t now_ns, struct rg_event *ev);
+
+/*
+ * Writes iommu.summary from the event's own fields: what weakens the IOMMU, in words ("command
+ * line iommu=pt; Thunderbolt without IOMMU DMA protection; group 5 switched from DMA-FQ to
+ * identity"), "nothing weakens it" otherwise; never an empty field. hw_posture_to_event() calls
+ * it; whoever then sets the group-type change fields calls it again.
+ */
+void hw_posture_event_summary(struct rg_event *ev);

@@ -22,6 +22,7 @@
 
 #include "common/util.h"
 #include "event/event.h"
+#include "hw/hw_attr.h"
 
 struct rg_policy;
 
@@ -29,6 +30,8 @@ struct rg_policy;
 #define HW_MAX_CAPS	 48   /* standard capabilities kept (a list can hold at most 48) */
 #define HW_MAX_ECAPS	 64   /* extended capabilities kept */
 #define HW_MAX_DEPTH	 16   /* bridges walked upwards for ACS / external-facing / link */
+#define HW_MAX_NETDEVS	 8    /* netdev names kept per function */
+#define HW_MAX_NOT_ADDR	 8    /* entries of /sys/bus/pci/devices that are no address, named */
 
 struct hw_bar {
 	uint64_t size;	/* 0: not implemented */
@@ -75,7 +78,30 @@ struct hw_fn {
 	struct hw_bar bars[6];
 	uint64_t rom_size;
 
+	/* Interrupts and link power management, as config space states them (pci_caps.c). */
+	bool msi_enabled, msix_enabled; /* MSI / MSI-X Enable in the capability's control */
+	uint8_t int_pin;		/* config 0x3d: 0 none, 1-4 INTA..INTD */
+	unsigned msi_vectors;		/* sysfs msi_irqs entries: vectors the kernel allocated */
+	/* Link Capabilities: ASPM support (bit 0 L0s, bit 1 L1) and the L0s and L1 exit latency
+	 * codes (0-7; 7 is "unlimited"); -1 unknown (lspci prints only what ASPM supports). */
+	int8_t aspm, l0s_exit, l1_exit;
+
 	char driver[32]; /* bound driver, "" none */
+	char driver_module[64]; /* its module (driver/module), "" built in */
+	char driver_taint[16];	/* that module's /sys/module/M/taint ("POE"), "" */
+	char netdevs[HW_MAX_NETDEVS][64]; /* net/ names, version order */
+	unsigned n_netdevs;
+	int config_bus_master; /* bus mastering as the first 64 bytes of config say; -1 unread */
+	struct hw_errors errors; /* sysfs attributes that could not be read ("PATH: why") */
+	char driver_available[32]; /* none bound: the module modules.alias has for it, "" none */
+	/* The kernel logged that a driver's probe of this function failed. Set by whoever reads
+	 * the kernel log (the daemon) before the facts are computed; a scan leaves it false. */
+	bool probe_failed;
+	bool not_breathing; /* set by the daemon's interrupt watch */
+	bool in_baseline;   /* the seat baseline has it as it is, driver included
+			     * (hw_facts_baseline()) */
+	char dsn_original[16]; /* DSN_DUPLICATE: the other holder of the DSN, the one in use
+				* (the original) where one is */
 	bool has_netdev, has_ib_device, has_block, has_usb_bus;
 	bool rdma_capable;   /* class 0x0207/0x0208/0x0c06 or a known RDMA vendor:device */
 	int iommu_group;     /* -1: none */
@@ -92,6 +118,9 @@ struct hw_scan {
 	struct hw_fn *fn; /* in address order */
 	unsigned n;
 	bool truncated;		    /* more than HW_MAX_FUNCTIONS */
+	int list_errno;		    /* listing /sys/bus/pci/devices failed: -errno (ENOENT: no bus) */
+	char not_addr[HW_MAX_NOT_ADDR][64]; /* its entries that are no PCI address */
+	unsigned n_not_addr;
 	char error[256];	    /* why the scan failed as a whole ("" ok; then n is 0) */
 	struct hw_posture *posture; /* iommu.h; NULL when not examined */
 };
@@ -139,6 +168,21 @@ void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider, ui
  * the policy's baseline is not "allowed" by this (see baseline.h).
  */
 bool hw_allowed(const struct rg_policy *policy, const struct hw_fn *fn, uint64_t now_ns);
+
+/*
+ * For whoever reads the kernel log (the daemon): the kernel logged that a driver's probe of fn
+ * failed. Sets probe_failed and, while no driver is bound, the fact DRIVER_PROBE_FAILED
+ * (pci.fact.driver_probe_failed) on fn, for the event that follows.
+ */
+void hw_fn_note_probe_failed(struct hw_fn *fn);
+
+struct hw_baseline;
+/*
+ * The seat baseline's part in the facts (b NULL: none): in_baseline on every function it has as
+ * it is, driver included, and of two functions sharing a DSN the one in the baseline is the
+ * original (not accused, named by the other). Called after hw_scan() by whoever has a baseline.
+ */
+void hw_facts_baseline(struct hw_scan *s, const struct hw_baseline *b);
 
 /* A Device Serial Number as lspci prints it: "01-23-45-67-89-ab-cd-ef" (high byte first). */
 void hw_dsn_format(uint64_t dsn, char buf[static 24]);

@@ -63,6 +63,24 @@ static void read_pcie(const uint8_t *cfg, size_t len, unsigned off, struct hw_fn
 	fn->link.max_width = (lcap >> 4) & 0x3f;
 	fn->link.speed = link_speed(lsta & 0xf);
 	fn->link.width = (lsta >> 4) & 0x3f;
+	fn->aspm = (int8_t)((lcap >> 10) & 3);
+	fn->l0s_exit = (int8_t)((lcap >> 12) & 7);
+	fn->l1_exit = (int8_t)((lcap >> 15) & 7);
+}
+
+/* MSI / MSI-X Enable: the message control word at +2 (bit 0 MSI, bit 15 MSI-X). */
+static void read_irq_cap(const uint8_t *cfg, size_t len, unsigned off, uint8_t id,
+			 struct hw_fn *fn)
+{
+	uint16_t ctl;
+
+	if (off + 4 > len)
+		return;
+	ctl = rd16(cfg + off + 2);
+	if (id == PCI_CAP_MSI && (ctl & 0x0001))
+		fn->msi_enabled = true;
+	else if (id == PCI_CAP_MSIX && (ctl & 0x8000))
+		fn->msix_enabled = true;
 }
 
 static void walk_std(const uint8_t *cfg, size_t len, struct hw_fn *fn)
@@ -110,6 +128,8 @@ static void walk_std(const uint8_t *cfg, size_t len, struct hw_fn *fn)
 		}
 		if (id == PCI_CAP_EXP && !fn->pcie)
 			read_pcie(cfg, end, ptr, fn);
+		else if (id == PCI_CAP_MSI || id == PCI_CAP_MSIX)
+			read_irq_cap(cfg, end, ptr, id, fn);
 		ptr = cfg[ptr + 1] & 0xfc;
 	}
 }
@@ -181,6 +201,7 @@ void hw_caps_walk(const uint8_t *cfg, size_t len, struct hw_fn *fn)
 	unsigned htype;
 
 	fn->config_len = (uint32_t)len;
+	fn->aspm = fn->l0s_exit = fn->l1_exit = -1;
 	if (len < 0x40) {
 		malformed(fn, RG_PCI_FACT_CAPS_MALFORMED, "config space of %u bytes",
 			  (unsigned)len);
@@ -190,6 +211,7 @@ void hw_caps_walk(const uint8_t *cfg, size_t len, struct hw_fn *fn)
 	fn->bus_master = fn->command & 0x4;
 	fn->mem_enable = fn->command & 0x2;
 	fn->header_type = cfg[0x0e];
+	fn->int_pin = cfg[0x3d] <= 4 ? cfg[0x3d] : 0;
 	htype = fn->header_type & 0x7f;
 	if (htype > 2) {
 		fn->facts |= RG_PCI_FACT_HEADER_INVALID;

@@ -13,15 +13,17 @@
 #include "hw/pci.h"
 
 #define PCI_CAP_PM   0x01
+#define PCI_CAP_MSI  0x05
 #define PCI_CAP_EXP  0x10
+#define PCI_CAP_MSIX 0x11
 #define PCI_ECAP_DSN 0x0003
 #define PCI_ECAP_ACS 0x000d
 #define PCI_ECAP_ATS 0x000f
 
 /*
  * Walks cfg[0..len) (len: what could be read, 64..4096) into fn: caps/ecaps and their offsets,
- * caps_error, pcie/pcie_type/link, has_dsn/dsn, ats, acs, header_type, command, bus_master,
- * mem_enable, and the facts CAPS_ZERO, CAPS_MALFORMED, HEADER_INVALID and NO_PM_CAP. Never reads
+ * caps_error, pcie/pcie_type/link, aspm/l0s_exit/l1_exit, has_dsn/dsn, ats, acs, header_type,
+ * command, bus_master, mem_enable, int_pin, msi_enabled/msix_enabled, and the facts CAPS_ZERO, CAPS_MALFORMED, HEADER_INVALID and NO_PM_CAP. Never reads
  * outside the buffer; terminates on any input.
  */
 void hw_caps_walk(const uint8_t *cfg, size_t len, struct hw_fn *fn);

@@ -7,9 +7,10 @@
  */
 #include <string.h>
 
+#include "hw/baseline.h"
 #include "hw/hw-internal.h"
 #include "hw/pci_caps.h"
-#include "inventory/pci_ids.h"
+#include "hw/pci_ids.h"
 
 static bool fpga_vendor(uint16_t vendor)
 {
@@ -43,9 +44,9 @@ static bool rdma_capable(const struct hw_fn *fn)
 	default:
 		break;
 	}
-	return inv_pci_device_is_rdma(fn->vendor, fn->device) ||
-	       (inv_pci_vendor_is_rdma_first(fn->vendor) && (fn->class_code >> 16) == 0x02) ||
-	       (fn->driver[0] && inv_pci_driver_is_rdma(fn->driver) && fn->has_ib_device);
+	return hw_rdma_device(fn->vendor, fn->device) ||
+	       (hw_rdma_vendor_first(fn->vendor) && (fn->class_code >> 16) == 0x02) ||
+	       (fn->driver[0] && hw_rdma_driver(fn->driver) && fn->has_ib_device);
 }
 
 /* A class that promises something the kernel should have built on the function. */
@@ -60,6 +61,36 @@ static bool class_mismatch(const struct hw_fn *fn)
 	if (base == 0x0c && sub == 0x03)
 		return !fn->has_usb_bus;
 	return false;
+}
+
+/* The kinds of function masked firmware imitates (network, wireless, storage, USB, audio, video
+ * and capture), unlike the chipset's own functions (SMBus, IOMMU, SRAM, thermal, "dummy") that
+ * many honest desktops leave driverless. */
+static bool imitated_class(uint32_t class_code)
+{
+	unsigned base = class_code >> 16, sub = (class_code >> 8) & 0xff;
+
+	return base == 0x01 || base == 0x02 || base == 0x04 || base == 0x0d ||
+	       (base == 0x0c && sub == 0x03);
+}
+
+/*
+ * The Xilinx 7-series PCIe hard block's Link Capabilities as the core leaves them: ASPM L0s
+ * only, L0s and L1 exit latencies both at code 7 ("unlimited"). drvscan's is_xilinx summed the
+ * three fields to 15, which other combinations reach too (docs/hardware.md has the counts).
+ */
+static bool fpga_link(const struct hw_fn *fn)
+{
+	return fn->pcie && (fn->pcie_type == 0 || fn->pcie_type == 1) && fn->aspm == 1 &&
+	       fn->l0s_exit == 7 && fn->l1_exit == 7;
+}
+
+/* Interrupts with no driver to have set them up. The IOMMU's own PCI function (class 0x0806)
+ * gets its MSI from the IOMMU driver, which binds no PCI driver. */
+static bool irq_no_driver(const struct hw_fn *fn)
+{
+	return !fn->driver[0] && (fn->class_code >> 8) != 0x0806 &&
+	       (fn->msi_enabled || fn->msix_enabled || fn->msi_vectors > 0);
 }
 
 static bool same_device(const struct hw_fn *a, const struct hw_fn *b)
@@ -85,6 +116,50 @@ static void facts_one(struct hw_fn *fn)
 		fn->facts |= RG_PCI_FACT_IDENTITY_DOMAIN;
 	if (fn->external)
 		fn->facts |= RG_PCI_FACT_EXTERNAL;
+	if (!fn->driver[0] && fn->driver_available[0])
+		fn->facts |= RG_PCI_FACT_DRIVER_AVAILABLE;
+	if (irq_no_driver(fn))
+		fn->facts |= RG_PCI_FACT_IRQ_NO_DRIVER;
+	if (fpga_link(fn))
+		fn->facts |= RG_PCI_FACT_FPGA_LINK;
+	if (fn->has_dsn && (fn->dsn == 0 || fn->dsn == UINT64_MAX))
+		fn->facts |= RG_PCI_FACT_DSN_ZERO;
+	if (!fn->driver[0] && imitated_class(fn->class_code) &&
+	    !(fn->facts & RG_PCI_FACT_CONFIG_UNREADABLE))
+		fn->facts |= RG_PCI_FACT_IMITATED_NO_DRIVER;
+	if (fn->probe_failed && !fn->driver[0])
+		fn->facts |= RG_PCI_FACT_DRIVER_PROBE_FAILED;
+	if (fn->not_breathing)
+		fn->facts |= RG_PCI_FACT_NOT_BREATHING;
+}
+
+/* A function the kernel built on: a driver, and a netdev, block device, USB bus or RDMA device
+ * on it. Of two functions with one DSN, such a one holds it rightfully. */
+static bool in_use(const struct hw_fn *fn)
+{
+	return fn->driver[0] &&
+	       (fn->has_netdev || fn->has_block || fn->has_usb_bus || fn->has_ib_device);
+}
+
+/* Two devices with one DSN: the copy is accused, not the original (the one in use), and the
+ * copy's event names the original (dsn_original). When neither or both are in use, both are
+ * accused, each naming the other. */
+static void dsn_duplicate(struct hw_fn *fn, const struct hw_fn *o)
+{
+	if (!fn->has_dsn || !o->has_dsn || fn->dsn != o->dsn || fn->dsn == 0 ||
+	    fn->dsn == UINT64_MAX)
+		return;
+	if (in_use(fn) && !in_use(o))
+		return;
+	fn->facts |= RG_PCI_FACT_DSN_DUPLICATE;
+	/* The one in use if any, else the first other holder. */
+	if (in_use(o) || !fn->dsn_original[0])
+		(void)strscpy_ok(fn->dsn_original, o->addr, sizeof(fn->dsn_original));
+}
+
+static bool downstream_facing(const struct hw_fn *fn)
+{
+	return fn->pcie && (fn->pcie_type == 4 || fn->pcie_type == 6);
 }
 
 static void facts_upstream(struct hw_scan *s, struct hw_fn *fn)
@@ -94,7 +169,9 @@ static void facts_upstream(struct hw_scan *s, struct hw_fn *fn)
 
 	if (up) {
 		fn->upstream_link = up->link;
-		if (fn->link.speed && up->link.speed &&
+		/* A root or downstream port's Link Status is the link below it, to its own card:
+		 * a switch's internal link to a GPU may well run faster than the switch's own. */
+		if (fn->link.speed && up->link.speed && !downstream_facing(fn) &&
 		    (fn->link.speed > up->link.speed || fn->link.width > up->link.width))
 			fn->facts |= RG_PCI_FACT_LINK_ABOVE_UPSTREAM;
 	}
@@ -132,12 +209,43 @@ void hw_facts_compute(struct hw_scan *s)
 			if (same_device(fn, o))
 				sibling = true;
 			/* Functions of one device share its DSN by design; two devices must not. */
-			else if (fn->has_dsn && o->has_dsn && fn->dsn == o->dsn && fn->dsn != 0 &&
-				 fn->dsn != UINT64_MAX)
-				fn->facts |= RG_PCI_FACT_DSN_DUPLICATE;
+			else
+				dsn_duplicate(fn, o);
 		}
 		if ((fn->header_type & 0x80) && !sibling &&
 		    !(fn->facts & RG_PCI_FACT_HEADER_INVALID))
 			fn->facts |= RG_PCI_FACT_MULTIFUNCTION_SINGLE;
+	}
+}
+
+void hw_fn_note_probe_failed(struct hw_fn *fn)
+{
+	fn->probe_failed = true;
+	if (!fn->driver[0])
+		fn->facts |= RG_PCI_FACT_DRIVER_PROBE_FAILED;
+}
+
+void hw_facts_baseline(struct hw_scan *s, const struct hw_baseline *b)
+{
+	for (unsigned i = 0; s && i < s->n; i++)
+		s->fn[i].in_baseline = hw_baseline_covers(b, &s->fn[i], true);
+	for (unsigned i = 0; s && i < s->n; i++) {
+		struct hw_fn *fn = &s->fn[i];
+
+		if (!(fn->facts & RG_PCI_FACT_DSN_DUPLICATE))
+			continue;
+		for (unsigned k = 0; k < s->n; k++) {
+			const struct hw_fn *o = &s->fn[k];
+
+			if (k == i || same_device(fn, o) || !o->has_dsn || o->dsn != fn->dsn)
+				continue;
+			if (fn->in_baseline && !o->in_baseline) {
+				fn->facts &= ~(uint32_t)RG_PCI_FACT_DSN_DUPLICATE;
+				fn->dsn_original[0] = 0;
+				break;
+			}
+			if (o->in_baseline && !fn->in_baseline)
+				(void)strscpy_ok(fn->dsn_original, o->addr, sizeof(fn->dsn_original));
+		}
 	}
 }

@@ -27,8 +27,10 @@
 #include <unistd.h>
 
 #include "common/caps.h"
+#include "common/listdir.h"
 #include "hw/hw-internal.h"
 #include "hw/iommu.h"
+#include "hw/modalias.h"
 #include "hw/pci_caps.h"
 
 #define SYS_PCI "/sys/bus/pci/devices"
@@ -62,60 +64,35 @@ __attribute__((format(printf, 1, 2))) static void pci_debug_cb(char *msg, ...)
 	(void)msg;
 }
 
-bool hw_is_pci_addr(const char *s)
-{
-	unsigned dom, bus, dev, fn;
-	int n = -1;
-
-	if (strlen(s) != 12 || sscanf(s, "%4x:%2x:%2x.%1u%n", &dom, &bus, &dev, &fn, &n) != 4 ||
-	    n != 12)
-		return false;
-	for (const char *p = s; *p; p++)
-		if (!strchr("0123456789abcdef:.", *p))
-			return false;
-	return dev < 32 && fn < 8;
-}
-
 static int cmp_addr(const void *a, const void *b)
 {
 	return strcmp(a, b); /* elements are char[16] */
 }
 
-/* The addresses under /sys/bus/pci/devices, sorted; at most HW_MAX_FUNCTIONS. */
-static int list_functions(const struct rg_root *root, char (**ret)[16], unsigned *ret_n,
-			  bool *truncated)
+/* The addresses under /sys/bus/pci/devices, sorted; at most HW_MAX_FUNCTIONS. Entries that are
+ * no PCI address are named in the scan. */
+static int list_functions(const struct rg_root *root, struct hw_scan *s, char (**ret)[16],
+			  unsigned *ret_n)
 {
-	char(*v)[16] = NULL;
-	unsigned n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
+	char **names = NULL, (*v)[16];
+	unsigned n = 0;
+	int k;
 
-	*truncated = false;
-	d = root_opendir(root, SYS_PCI);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (!hw_is_pci_addr(de->d_name))
-			continue;
-		if (n == HW_MAX_FUNCTIONS) {
-			*truncated = true;
-			break;
-		}
-		if (n == cap) {
-			unsigned ncap = cap ? cap * 2 : 64;
-			char(*nv)[16] = realloc(v, ncap * sizeof(*v));
-
-			if (!nv) {
-				closedir(d);
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = ncap;
-		}
-		(void)strscpy_ok(v[n++], de->d_name, 16);
+	k = root_list_dir(root, SYS_PCI, HW_MAX_FUNCTIONS, &names, &s->truncated);
+	if (k < 0)
+		return k;
+	v = calloc(k ? (size_t)k : 1, sizeof(*v));
+	if (!v) {
+		strv_free(names, (unsigned)k);
+		return -ENOMEM;
 	}
-	closedir(d);
+	for (int i = 0; i < k; i++) {
+		if (hw_is_pci_addr(names[i]))
+			(void)strscpy_ok(v[n++], names[i], 16);
+		else if (s->n_not_addr < HW_MAX_NOT_ADDR)
+			(void)strscpy_ok(s->not_addr[s->n_not_addr++], names[i], 64);
+	}
+	strv_free(names, (unsigned)k);
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_addr);
 	*ret = v;
@@ -245,7 +222,8 @@ out:
 
 /* ---- sysfs facts about a function, below the root ---- */
 
-static void link_basename(const struct rg_root *root, const char *path, char *out, size_t size)
+/* The last step of a link's target ("../../bus/pci/drivers/igc" -> "igc"): 0 or -errno. */
+static int link_basename(const struct rg_root *root, const char *path, char *out, size_t size)
 {
 	char buf[512];
 	const char *slash;
@@ -254,10 +232,13 @@ static void link_basename(const struct rg_root *root, const char *path, char *ou
 	out[0] = 0;
 	r = root_readlink(root, path, buf, sizeof(buf));
 	if (r < 0)
-		return;
+		return r;
+	while (r > 1 && buf[r - 1] == '/')
+		buf[--r] = 0;
 	slash = strrchr(buf, '/');
 	snprintf(out, size, "%s", slash ? slash + 1 : buf);
 	str_sanitize(out);
+	return out[0] ? 0 : -EINVAL;
 }
 
 /* What hangs off the function: netdevs, RDMA devices, block devices, USB buses, searched two
@@ -295,13 +276,87 @@ static void find_children(const struct rg_root *root, const char *dir, unsigned 
 	closedir(d);
 }
 
+/* The MSI/MSI-X vectors the kernel allocated to the function (sysfs msi_irqs/N): only a driver
+ * allocates them. Bounded like every directory walk here. */
+static unsigned count_msi_irqs(const struct rg_root *root, const char *addr)
+{
+	char path[128];
+	struct dirent *de;
+	unsigned n = 0, seen = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), SYS_PCI "/%s/msi_irqs", addr);
+	d = root_opendir(root, path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && seen++ < 4096) {
+		uint32_t v;
+
+		if (safe_atou32(de->d_name, 10, &v) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The attributes the report shows as the kernel has them, and what could not be read of them:
+ * IDs and class (required), subsystem, the driver's module and its taint, the bus-master bit
+ * of the first 64 bytes of config space (what any reader gets), the netdevs' names. */
+static void read_report_attrs(const struct rg_root *root, struct hw_fn *fn)
+{
+	static const char *const ids[] = {"vendor", "device", "class"};
+	_cleanup_free_ char *config = NULL;
+	char path[256], **names = NULL;
+	uint32_t v, sv = 0, sd = 0;
+	size_t len = 0;
+	int r, k;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		snprintf(path, sizeof(path), SYS_PCI "/%s/%s", fn->addr, ids[i]);
+		(void)hw_attr_u32(root, &fn->errors, true, path, 16, &v);
+	}
+	snprintf(path, sizeof(path), SYS_PCI "/%s/subsystem_vendor", fn->addr);
+	r = hw_attr_u32(root, &fn->errors, false, path, 16, &sv);
+	snprintf(path, sizeof(path), SYS_PCI "/%s/subsystem_device", fn->addr);
+	if (r == 0 && hw_attr_u32(root, &fn->errors, false, path, 16, &sd) == 0 && sv <= 0xffff &&
+	    sd <= 0xffff) {
+		fn->subsys_vendor = (uint16_t)sv;
+		fn->subsys_device = (uint16_t)sd;
+	}
+	if (fn->driver[0]) {
+		snprintf(path, sizeof(path), SYS_PCI "/%s/driver/module", fn->addr);
+		link_basename(root, path, fn->driver_module, sizeof(fn->driver_module));
+		if (fn->driver_module[0] &&
+		    snprintf_ok(path, sizeof(path), "/sys/module/%s/taint", fn->driver_module))
+			(void)hw_attr(root, NULL, false, path, fn->driver_taint,
+				      sizeof(fn->driver_taint));
+	}
+	fn->config_bus_master = -1;
+	snprintf(path, sizeof(path), SYS_PCI "/%s/config", fn->addr);
+	r = root_read_file(root, path, 64, &config, &len, NULL);
+	if (r == 0 && len >= 6)
+		fn->config_bus_master = (config[4] & 0x4) ? 1 : 0;
+	else if (r < 0 && r != -ENOENT)
+		hw_errors_add(&fn->errors, "%s: %s", path, read_strerror(r));
+	else if (r == 0)
+		hw_errors_add(&fn->errors, "%s: only %zu bytes", path, len);
+	snprintf(path, sizeof(path), SYS_PCI "/%s/net", fn->addr);
+	k = root_list_dir(root, path, HW_MAX_NETDEVS, &names, NULL);
+	for (int i = 0; i < k; i++)
+		(void)strscpy_ok(fn->netdevs[fn->n_netdevs++], names[i], sizeof(fn->netdevs[0]));
+	strv_free(names, k > 0 ? (unsigned)k : 0);
+}
+
 static void read_sysfs(const struct rg_root *root, struct hw_fn *fn)
 {
 	char path[256], buf[512];
 	uint32_t v;
+	int r;
 
 	snprintf(path, sizeof(path), SYS_PCI "/%s/driver", fn->addr);
-	link_basename(root, path, fn->driver, sizeof(fn->driver));
+	r = link_basename(root, path, fn->driver, sizeof(fn->driver));
+	if (r < 0 && r != -ENOENT)
+		hw_errors_add(&fn->errors, "%s: %s", path, read_strerror(r));
 	fn->iommu_group = -1;
 	snprintf(path, sizeof(path), SYS_PCI "/%s/iommu_group", fn->addr);
 	link_basename(root, path, buf, sizeof(buf));
@@ -310,7 +365,11 @@ static void read_sysfs(const struct rg_root *root, struct hw_fn *fn)
 		snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%u/type", v);
 		if (root_read_line(root, path, fn->iommu_type, sizeof(fn->iommu_type)) < 0)
 			fn->iommu_type[0] = 0;
+	} else if (buf[0]) {
+		hw_errors_add(&fn->errors, SYS_PCI "/%s/iommu_group: unexpected target '%.32s'",
+			      fn->addr, buf);
 	}
+	read_report_attrs(root, fn);
 	snprintf(path, sizeof(path), SYS_PCI "/%s/removable", fn->addr);
 	if (root_read_line(root, path, buf, sizeof(buf)) > 0 && strcmp(buf, "removable") == 0)
 		fn->external = true;
@@ -329,6 +388,23 @@ static void read_sysfs(const struct rg_root *root, struct hw_fn *fn)
 	}
 	snprintf(path, sizeof(path), SYS_PCI "/%s", fn->addr);
 	find_children(root, path, 2, fn);
+	fn->msi_vectors = count_msi_irqs(root, fn->addr);
+}
+
+/* The drivers the kernel has for the functions left without one (modalias.h). */
+static void find_available_drivers(const struct rg_root *root, struct hw_scan *s)
+{
+	_cleanup_(hw_modalias_freep) struct hw_modalias *m = NULL;
+	bool any = false;
+
+	for (unsigned i = 0; i < s->n && !any; i++)
+		any = !s->fn[i].driver[0];
+	if (!any || hw_modalias_load(root, &m) < 0)
+		return;
+	for (unsigned i = 0; i < s->n; i++)
+		if (!s->fn[i].driver[0])
+			(void)hw_modalias_lookup(m, &s->fn[i], s->fn[i].driver_available,
+						 sizeof(s->fn[i].driver_available));
 }
 
 /* ---- libpci ---- */
@@ -406,7 +482,10 @@ static void examine(struct pci_access *a, struct pci_dev *d, struct hw_fn *fn)
 	if (!len) {
 		(void)snprintf_ok(fn->error, sizeof(fn->error), "config space unreadable%s%.80s",
 				  pci_msg[0] ? ": " : "", pci_msg);
-		fn->facts |= RG_PCI_FACT_CAPS_MALFORMED;
+		/* Could not be examined: what the card says about itself is unknown, which is
+		 * not one of its tells (a sysfs read can fail for the kernel's own reasons). */
+		fn->facts |= RG_PCI_FACT_CONFIG_UNREADABLE;
+		fn->aspm = fn->l0s_exit = fn->l1_exit = -1;
 		return;
 	}
 	hw_caps_walk(cfg, len, fn);
@@ -465,7 +544,7 @@ static int run_libpci(const char *sysfs, struct hw_scan *s, char (*addrs)[16], u
 		char addr[16];
 		bool listed = false;
 
-		snprintf(addr, sizeof(addr), "%04x:%02x:%02x.%u", (unsigned)d->domain & 0xffff,
+		snprintf(addr, sizeof(addr), "%04x:%02x:%02x.%u", (unsigned)d->domain & 0xfffffff,
 			 (unsigned)d->bus & 0xff, (unsigned)d->dev & 0x1f, (unsigned)d->func & 7);
 		for (unsigned i = 0; i < n && !listed; i++)
 			listed = strcmp(addrs[i], addr) == 0;
@@ -494,10 +573,11 @@ int hw_scan(const struct rg_root *root, struct hw_scan **ret)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	r = list_functions(root, &addrs, &n, &s->truncated);
+	r = list_functions(root, s, &addrs, &n);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
+		s->list_errno = r;
 		snprintf(s->error, sizeof(s->error), SYS_PCI ": %s", strerror(-r));
 		n = 0;
 	}
@@ -531,6 +611,7 @@ int hw_scan(const struct rg_root *root, struct hw_scan **ret)
 		qsort(s->fn, s->n, sizeof(*s->fn), fn_cmp);
 	for (unsigned i = 0; i < s->n; i++)
 		read_sysfs(root, &s->fn[i]);
+	find_available_drivers(root, s);
 	s->posture = calloc(1, sizeof(*s->posture));
 	if (!s->posture)
 		return -ENOMEM;

@@ -37,11 +37,11 @@ static void read_devnodes(const struct rg_root *root, struct inventory *inv)
 	bool truncated;
 	int n, i, r;
 
-	n = inv_list_dir(root, DEV_IB, INV_MAX_DEVNODES, &names, &truncated);
+	n = root_list_dir(root, DEV_IB, INV_MAX_DEVNODES, &names, &truncated);
 	if (n == -ENOENT)
 		return;
 	if (n < 0) {
-		inv_section_error(&inv->s_devnodes, DEV_IB ": %s", inv_strerror(n));
+		inv_section_error(&inv->s_devnodes, DEV_IB ": %s", read_strerror(n));
 		return;
 	}
 	inv->devnodes_dir_present = true;
@@ -50,7 +50,7 @@ static void read_devnodes(const struct rg_root *root, struct inventory *inv)
 				      INV_MAX_DEVNODES);
 	inv->devnodes = calloc(n > 0 ? (size_t)n : 1, sizeof(*inv->devnodes));
 	if (!inv->devnodes) {
-		inv_strv_free(names, (unsigned)n);
+		strv_free(names, (unsigned)n);
 		inv_section_error(&inv->s_devnodes, "out of memory");
 		return;
 	}
@@ -64,7 +64,7 @@ static void read_devnodes(const struct rg_root *root, struct inventory *inv)
 		dn->kind = node_kind_of(names[i]);
 		r = root_stat(root, path, &st, false);
 		if (r < 0) {
-			inv_section_entry_error(&inv->s_devnodes, "%s: %s", path, inv_strerror(r));
+			inv_section_entry_error(&inv->s_devnodes, "%s: %s", path, read_strerror(r));
 			continue;
 		}
 		inv->n_devnodes++;
@@ -91,7 +91,7 @@ static void read_devnodes(const struct rg_root *root, struct inventory *inv)
 		dn->uid = st.st_uid;
 		dn->gid = st.st_gid;
 	}
-	inv_strv_free(names, (unsigned)n);
+	strv_free(names, (unsigned)n);
 }
 
 static void read_classdevs(const struct rg_root *root, struct inventory *inv, const char *dir,
@@ -104,11 +104,11 @@ static void read_classdevs(const struct rg_root *root, struct inventory *inv, co
 	if (inv_path(path, sizeof(path), "%s/abi_version", dir) == 0)
 		(void)inv_attr(root, NULL, INV_ATTR_OPTIONAL, path, mad ? inv->umad_abi : inv->uverbs_abi,
 			       sizeof(inv->uverbs_abi));
-	n = inv_list_dir(root, dir, INV_MAX_CLASSDEVS, &names, &truncated);
+	n = root_list_dir(root, dir, INV_MAX_CLASSDEVS, &names, &truncated);
 	if (n == -ENOENT)
 		return;
 	if (n < 0) {
-		inv_section_error(&inv->s_devnodes, "%s: %s", dir, inv_strerror(n));
+		inv_section_error(&inv->s_devnodes, "%s: %s", dir, read_strerror(n));
 		return;
 	}
 	if (truncated)
@@ -141,7 +141,7 @@ static void read_classdevs(const struct rg_root *root, struct inventory *inv, co
 				       c->abi_version, sizeof(c->abi_version));
 #undef ATTR
 	}
-	inv_strv_free(names, (unsigned)n);
+	strv_free(names, (unsigned)n);
 }
 
 void inv_devnodes_collect(const struct rg_root *root, struct inventory *inv)

@@ -1,101 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * DMA exposure. RDMA is DMA, and the same cheats also use plain PCIe DMA cards, so the audit
- * reports the facts a rule needs to judge that: is there an IOMMU (/sys/class/iommu), how are
- * devices grouped and translated (/sys/kernel/iommu_groups/N/type: DMA, DMA-FQ, identity, blocked),
- * what the kernel command line asks of it, Thunderbolt security and authorized devices
- * (/sys/bus/thunderbolt), and PCI functions whose driver is missing, hands DMA to userspace, or
- * comes from an out-of-tree module (pci.c finds them). Facts only: rules decide.
+ * reports the facts a rule needs to judge that: is there an IOMMU, how are devices grouped and
+ * translated (DMA, DMA-FQ, identity, blocked), what the kernel command line asks of it,
+ * Thunderbolt security and authorized devices, and PCI functions whose driver is missing, hands
+ * DMA to userspace, or comes from an out-of-tree module (pci.c finds them). All of it is the
+ * hardware layer's posture (agent/hw/iommu.h, the one reader of the IOMMU and Thunderbolt),
+ * rendered here. Facts only: rules decide.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/iommu.h"
 #include "inv_internal.h"
 
-#define SYS_TB "/sys/bus/thunderbolt/devices"
-
-static bool cmdline_relevant(const char *tok)
+static void group_types(const struct hw_posture *p, struct inv_dma *dma)
 {
-	static const char *const prefixes[] = {
-		"intel_iommu=", "amd_iommu=", "amd_iommu_", "iommu=", "iommu.", "iommu_", "vfio",
-		"swiotlb=", "pci=", "thunderbolt.", "efi=", "module_blacklist=", "modprobe.blacklist=",
-		"initcall_blacklist=", "lockdown=", "nomodule", "module.sig_enforce",
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (startswith(tok, prefixes[i]))
-			return true;
-	return false;
-}
-
-static void read_cmdline(const struct rg_root *root, struct inv_dma *dma)
-{
-	_cleanup_free_ char *data = NULL;
-	char *out, *tok, *save = NULL;
-	size_t len = 0, olen = 0;
-	bool truncated;
-	int r;
-
-	r = root_read_file(root, "/proc/cmdline", 16384, &data, &len, &truncated);
-	if (r < 0) {
-		inv_errors_add(&dma->errors, "/proc/cmdline: %s", inv_strerror(r));
-		return;
-	}
-	if (truncated)
-		inv_errors_add(&dma->errors, "/proc/cmdline: longer than 16384 bytes, the rest ignored");
-	if (memchr(data, 0, len))
-		inv_errors_add(&dma->errors, "/proc/cmdline: contains NUL bytes");
-	out = calloc(1, len + 1);
-	if (!out)
-		return;
-	for (tok = strtok_r(data, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
-		size_t n = strlen(tok);
-
-		if (!cmdline_relevant(tok))
-			continue;
-		if (olen)
-			out[olen++] = ' ';
-		memcpy(out + olen, tok, n);
-		olen += n;
-	}
-	out[olen] = 0;
-	str_sanitize(out);
-	dma->cmdline_iommu = out;
-	dma->cmdline_read = true;
-}
-
-static void read_iommu(const struct rg_root *root, struct inventory *inv)
-{
-	struct inv_dma *dma = &inv->dma;
-	char **names = NULL, path[512], type[24];
-	bool truncated;
-	int n, i;
-
-	n = inv_list_dir(root, "/sys/class/iommu", INV_MAX_IOMMU_UNITS, &names, &truncated);
-	if (n < 0 && n != -ENOENT)
-		inv_errors_add(&dma->errors, "/sys/class/iommu: %s", inv_strerror(n));
-	if (truncated)
-		inv_section_truncated(&inv->s_dma, "iommu units: more than %u", INV_MAX_IOMMU_UNITS);
-	for (i = 0; i < n; i++)
-		inv_strcpy(dma->iommu_units[dma->n_iommu_units++], 64, names[i]);
-	inv_strv_free(names, n > 0 ? (unsigned)n : 0);
-
-	n = inv_list_dir(root, "/sys/kernel/iommu_groups", INV_MAX_IOMMU_GROUPS, &names, &truncated);
-	if (n < 0 && n != -ENOENT)
-		inv_errors_add(&dma->errors, "/sys/kernel/iommu_groups: %s", inv_strerror(n));
-	if (truncated)
-		inv_section_truncated(&inv->s_dma, "iommu groups: more than %u, the rest not examined",
-				      INV_MAX_IOMMU_GROUPS);
-	for (i = 0; i < n; i++) {
+	for (unsigned i = 0; i < p->n_groups; i++) {
+		const char *type = p->groups[i].type;
 		unsigned k;
 
-		dma->n_iommu_groups++;
-		if (inv_path(path, sizeof(path), "/sys/kernel/iommu_groups/%s/type", names[i]) < 0)
-			continue;
-		if (inv_attr(root, &dma->errors, INV_ATTR_OPTIONAL, path, type, sizeof(type)) < 0)
+		if (!type[0])
 			continue;
 		for (k = 0; k < dma->n_group_types; k++)
 			if (strcmp(dma->group_types[k].type, type) == 0)
@@ -108,80 +35,59 @@ static void read_iommu(const struct rg_root *root, struct inventory *inv)
 		}
 		dma->group_types[k].count++;
 	}
-	inv_strv_free(names, n > 0 ? (unsigned)n : 0);
 }
 
-static void read_thunderbolt(const struct rg_root *root, struct inventory *inv)
+static void thunderbolt(const struct hw_tb_list *l, struct inventory *inv)
 {
 	struct inv_dma *dma = &inv->dma;
-	char **names = NULL, path[512];
-	bool truncated;
-	int n, i;
 
-	n = inv_list_dir(root, SYS_TB, INV_MAX_TB * 4, &names, &truncated);
-	if (n == -ENOENT)
+	dma->tb_present = l->present;
+	if (l->error[0])
+		inv_errors_add(&dma->errors, "%s", l->error);
+	if (l->truncated)
+		inv_section_truncated(&inv->s_dma, "thunderbolt: more than %u devices", HW_MAX_TB);
+	if (!l->n)
 		return;
-	dma->tb_present = true;
-	if (n < 0) {
-		inv_errors_add(&dma->errors, SYS_TB ": %s", inv_strerror(n));
+	dma->tb = calloc(l->n, sizeof(*dma->tb));
+	if (!dma->tb)
 		return;
-	}
-	if (truncated)
-		inv_section_truncated(&inv->s_dma, "thunderbolt: more than %u entries", INV_MAX_TB * 4);
-	dma->tb = calloc(INV_MAX_TB, sizeof(*dma->tb));
-	if (!dma->tb) {
-		inv_strv_free(names, (unsigned)n);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		struct inv_tb *t;
-		bool domain = startswith(names[i], "domain");
-		uint32_t v;
+	for (unsigned i = 0; i < l->n; i++) {
+		const struct hw_tb *h = &l->tb[i];
+		struct inv_tb *t = &dma->tb[dma->n_tb++];
 
-		/* Domains ("domain0") and routers/devices ("0-0", "0-1", "1-301"); skip XDomain
-		 * services, retimers and ports ("0-0:1.1", "usb4_port1"). */
-		if (!domain && (!strchr(names[i], '-') || strchr(names[i], ':') ||
-				startswith(names[i], "usb4")))
-			continue;
-		if (dma->n_tb >= INV_MAX_TB) {
-			inv_section_truncated(&inv->s_dma, "thunderbolt: more than %u devices",
-					      INV_MAX_TB);
-			break;
-		}
-		t = &dma->tb[dma->n_tb++];
-		inv_strcpy(t->name, sizeof(t->name), names[i]);
-		t->domain = domain;
-		t->iommu_dma_protection = -1;
-		t->authorized = -1;
-#define ATTR(a) (inv_path(path, sizeof(path), SYS_TB "/%s/" a, names[i]) < 0 ? "" : path)
-		if (domain) {
-			(void)inv_attr(root, &t->errors, INV_ATTR_REQUIRED, ATTR("security"),
-				       t->security, sizeof(t->security));
-			if (inv_attr_u32(root, &t->errors, INV_ATTR_OPTIONAL,
-					 ATTR("iommu_dma_protection"), 10, &v) == 0)
-				t->iommu_dma_protection = (int)(v != 0);
-			continue;
-		}
-		/* The host router ("N-0") has no `authorized`. */
-		if (inv_attr_u32(root, &t->errors, INV_ATTR_OPTIONAL, ATTR("authorized"), 10, &v) == 0)
-			t->authorized = (int)MIN(v, 2u);
-		(void)inv_attr_u32(root, &t->errors, INV_ATTR_OPTIONAL, ATTR("vendor"), 16, &t->vendor);
-		(void)inv_attr_u32(root, &t->errors, INV_ATTR_OPTIONAL, ATTR("device"), 16, &t->device);
-		(void)inv_attr(root, &t->errors, INV_ATTR_OPTIONAL, ATTR("vendor_name"), t->vendor_name,
-			       sizeof(t->vendor_name));
-		(void)inv_attr(root, &t->errors, INV_ATTR_OPTIONAL, ATTR("device_name"), t->device_name,
-			       sizeof(t->device_name));
-#undef ATTR
+		inv_strcpy(t->name, sizeof(t->name), h->name);
+		t->domain = h->domain;
+		inv_strcpy(t->security, sizeof(t->security), h->security);
+		t->iommu_dma_protection = h->iommu_dma_protection;
+		t->authorized = h->authorized;
+		t->vendor = h->vendor;
+		t->device = h->device;
+		inv_strcpy(t->vendor_name, sizeof(t->vendor_name), h->vendor_name);
+		inv_strcpy(t->device_name, sizeof(t->device_name), h->device_name);
+		inv_errors_from_hw(&t->errors, &h->errors);
 	}
-	inv_strv_free(names, (unsigned)n);
 }
 
-void inv_dma_collect(const struct rg_root *root, struct inventory *inv)
+void inv_dma_collect(struct inventory *inv)
 {
+	const struct hw_posture *p = inv->hw ? inv->hw->posture : NULL;
+	struct inv_dma *dma = &inv->dma;
+
 	inv->s_dma.collected = true;
-	read_iommu(root, inv);
-	read_cmdline(root, &inv->dma);
-	read_thunderbolt(root, inv);
+	if (!p)
+		return;
+	for (unsigned i = 0; i < p->n_unit_names && i < INV_MAX_IOMMU_UNITS; i++)
+		inv_strcpy(dma->iommu_units[dma->n_iommu_units++], 64, p->unit_names[i]);
+	dma->n_iommu_groups = p->n_groups;
+	if (p->truncated)
+		inv_section_truncated(&inv->s_dma, "iommu: more units or groups than are examined");
+	group_types(p, dma);
+	inv_errors_from_hw(&dma->errors, &p->errors);
+	if (p->cmdline_read) {
+		dma->cmdline_iommu = strdup(p->cmdline_report ? p->cmdline_report : "");
+		dma->cmdline_read = dma->cmdline_iommu != NULL;
+	}
+	thunderbolt(&p->tb, inv);
 }
 
 struct json_object *inv_dma_to_json(const struct inventory *inv)

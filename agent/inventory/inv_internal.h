@@ -12,12 +12,16 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "inventory/inventory.h"
-#include "inventory/pci_ids.h"
+#include "common/listdir.h"
+#include "hw/hw_attr.h"
+#include "hw/pci_ids.h"
 
 /* Error strings next to an object. Formats "what: why"; never fails (drops on OOM). */
 void inv_errors_add(struct inv_errors *e, const char *fmt, ...) _printf_(2, 3);
 void inv_errors_addv(struct inv_errors *e, const char *fmt, va_list ap) _printf_(2, 0);
 void inv_errors_free(struct inv_errors *e);
+/* The hardware layer's read errors of an object, as the report's. */
+void inv_errors_from_hw(struct inv_errors *to, const struct hw_errors *from);
 void inv_section_free(struct inv_section *s);
 void inv_section_error(struct inv_section *s, const char *fmt, ...) _printf_(2, 3);
 void inv_section_note(struct inv_section *s, const char *fmt, ...) _printf_(2, 3);
@@ -25,8 +29,6 @@ void inv_section_note(struct inv_section *s, const char *fmt, ...) _printf_(2, 3
 #define inv_section_entry_error(s, ...) inv_errors_add(&(s)->errors, __VA_ARGS__)
 void inv_section_truncated(struct inv_section *s, const char *fmt, ...) _printf_(2, 3);
 
-/* A short description of a read failure: "empty", "not a regular file", "value too long", ... */
-const char *inv_strerror(int r);
 
 /* snprintf into a path buffer; -ENAMETOOLONG when it does not fit. */
 int inv_path(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
@@ -59,13 +61,7 @@ int inv_normalize(const char *in, char *out, size_t size);
 /* The last component of a link target at path ("../../bus/pci/drivers/mlx5_core" -> "mlx5_core"). */
 int inv_link_basename(const struct rg_root *root, const char *path, char *out, size_t size);
 
-/*
- * Lists a directory's entry names (without "." and ".."), sorted in version order, at most max
- * (*ret_truncated then set). Names are sanitised copies. Returns the count or -errno.
- */
-int inv_list_dir(const struct rg_root *root, const char *path, unsigned max, char ***ret,
-		 bool *ret_truncated);
-void inv_strv_free(char **v, unsigned n);
+/* Directory listings (root_list_dir(), strv_free()) and read_strerror(): common/listdir.h. */
 
 /* A bounded line reader over a regular file below the root (FIFOs and devices are refused). */
 struct line_reader {
@@ -84,14 +80,12 @@ void line_reader_close(struct line_reader *lr);
 
 /* Parses a sysfs GID "fe80:0000:0000:0000:0202:c9ff:fe31:7e40" into 16 bytes. */
 int inv_parse_gid(const char *s, uint8_t gid[16]);
-/* True if s looks like a PCI address "dddd:bb:dd.f". */
-bool inv_is_pci_addr(const char *s);
 /* Copies a sanitised, bounded string (control bytes become '?'). */
 void inv_strcpy(char *dst, size_t size, const char *src);
 /* Appends name to a fixed list of names if not there yet; false when full. */
 bool inv_name_add(char (*list)[64], unsigned *n, unsigned max, const char *name);
 
-/* RDMA PCI IDs and drivers: pci_ids.h. */
+/* RDMA PCI IDs and drivers, PCI addresses: hw/pci_ids.h. */
 
 /* JSON helpers that tolerate allocation failure (a failed value becomes null). */
 void json_add_str(struct json_object *o, const char *key, const char *val); /* skips NULL */
@@ -107,8 +101,9 @@ void json_add_section(struct json_object *o, const struct inv_section *s);
 
 /* Sources (one file each). They fill inv and record their own errors. */
 void inv_sysfs_collect(const struct rg_root *root, struct inventory *inv);
-void inv_pci_collect(const struct rg_root *root, struct inventory *inv);
-void inv_dma_collect(const struct rg_root *root, struct inventory *inv);
+/* The "pci" and "dma" sections from the hardware layer's scan and posture (inv->hw). */
+void inv_pci_collect(struct inventory *inv);
+void inv_dma_collect(struct inventory *inv);
 void inv_devnodes_collect(const struct rg_root *root, struct inventory *inv);
 void inv_modules_collect(const struct rg_root *root, struct inventory *inv);
 void inv_verbs_collect(struct inventory *inv);

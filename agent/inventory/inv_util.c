@@ -99,28 +99,6 @@ void inv_section_truncated(struct inv_section *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *inv_strerror(int r)
-{
-	switch (r) {
-	case -ENODATA:
-		return "empty";
-	case -E2BIG:
-		return "value too long";
-	case -EBADFD:
-		return "not a regular file";
-	case -ELOOP:
-		return "symbolic link loop";
-	case -ENAMETOOLONG:
-		return "path too long";
-	case -EINVAL:
-		return "invalid value";
-	case -ERANGE:
-		return "number out of range";
-	default:
-		return strerror(r < 0 ? -r : r);
-	}
-}
-
 int inv_path(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
@@ -139,32 +117,31 @@ int inv_path(char *buf, size_t size, const char *fmt, ...)
 int inv_attr(const struct rg_root *root, struct inv_errors *errs, int mode, const char *path,
 	     char *buf, size_t size)
 {
-	int r;
+	char why[64];
+	int r = root_read_attr(root, path, mode == INV_ATTR_REQUIRED, buf, size, 0, NULL, why,
+			       sizeof(why));
 
-	buf[0] = 0;
-	r = root_read_line(root, path, buf, size);
-	if (r < 0) {
-		buf[0] = 0;
-		/* An optional attribute may be absent or empty (rxe's and siw's fw_ver is ""). */
-		if ((r != -ENOENT && r != -ENODATA) || mode == INV_ATTR_REQUIRED)
-			inv_errors_add(errs, "%s: %s", path, r == -ENOENT ? "missing" : inv_strerror(r));
-	}
+	if (why[0])
+		inv_errors_add(errs, "%s: %s", path, why);
 	return r;
 }
 
 int inv_attr_u32(const struct rg_root *root, struct inv_errors *errs, int mode, const char *path,
 		 int base, uint32_t *ret)
 {
-	char buf[64];
-	int r;
+	char buf[64], why[64];
+	int r = root_read_attr(root, path, mode == INV_ATTR_REQUIRED, buf, sizeof(buf), base, ret,
+			       why, sizeof(why));
 
-	r = inv_attr(root, errs, mode, path, buf, sizeof(buf));
-	if (r < 0)
-		return r;
-	r = safe_atou32(buf, base, ret);
-	if (r < 0)
-		inv_errors_add(errs, "%s: not a number: '%.32s'", path, buf);
+	if (why[0])
+		inv_errors_add(errs, "%s: %s", path, why);
 	return r;
+}
+
+void inv_errors_from_hw(struct inv_errors *to, const struct hw_errors *from)
+{
+	for (unsigned i = 0; i < from->n; i++)
+		inv_errors_add(to, "%s", from->msg[i]);
 }
 
 int inv_attr_numbered(const struct rg_root *root, struct inv_errors *errs, int mode,
@@ -272,99 +249,6 @@ int inv_link_basename(const struct rg_root *root, const char *path, char *out, s
 		return -EINVAL;
 	inv_strcpy(out, size, b);
 	return 0;
-}
-
-void inv_strv_free(char **v, unsigned n)
-{
-	unsigned i;
-
-	if (!v)
-		return;
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-int inv_list_dir(const struct rg_root *root, const char *path, unsigned max, char ***ret,
-		 bool *ret_truncated)
-{
-	/* Keeps the max smallest names (version order), so that a cap cuts deterministically;
-	 * examines at most 16 * max + 4096 entries of a directory. */
-	unsigned long scan_max = 16ul * max + 4096, scanned = 0;
-	DIR *d;
-	struct dirent *de;
-	char **v = NULL;
-	unsigned n = 0, cap = 0;
-	bool truncated = false;
-
-	*ret = NULL;
-	if (ret_truncated)
-		*ret_truncated = false;
-	if (max == 0)
-		return -EINVAL;
-	d = root_opendir(root, path);
-	if (!d)
-		return -errno;
-	for (;;) {
-		unsigned lo, hi;
-		char *name;
-
-		errno = 0;
-		de = readdir(d);
-		if (!de)
-			break;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (++scanned > scan_max) {
-			truncated = true;
-			break;
-		}
-		if (n == max) {
-			truncated = true;
-			if (strverscmp(de->d_name, v[n - 1]) >= 0)
-				continue;
-			free(v[--n]); /* the largest makes room */
-		}
-		if (n == cap) {
-			unsigned ncap = cap ? cap * 2 : 16;
-			char **nv;
-
-			if (ncap > max)
-				ncap = max;
-			nv = realloc(v, ncap * sizeof(*v));
-			if (!nv)
-				goto oom;
-			v = nv;
-			cap = ncap;
-		}
-		name = strdup(de->d_name);
-		if (!name)
-			goto oom;
-		lo = 0;
-		hi = n;
-		while (lo < hi) {
-			unsigned mid = (lo + hi) / 2;
-
-			if (strverscmp(v[mid], name) <= 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		memmove(v + lo + 1, v + lo, (n - lo) * sizeof(*v));
-		v[lo] = name;
-		n++;
-	}
-	closedir(d);
-	for (unsigned i = 0; i < n; i++)
-		str_sanitize(v[i]);
-	*ret = v;
-	if (ret_truncated)
-		*ret_truncated = truncated;
-	return (int)n;
-oom:
-	closedir(d);
-	inv_strv_free(v, n);
-	return -ENOMEM;
 }
 
 int line_reader_open_fd(struct line_reader *lr, int fd, bool check_regular)
@@ -498,16 +382,6 @@ int inv_parse_gid(const char *s, uint8_t gid[16])
 	return 0;
 }
 
-bool inv_is_pci_addr(const char *s)
-{
-	unsigned dom, bus, dev, fn;
-	int n = 0;
-
-	if (sscanf(s, "%x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &n) != 4)
-		return false;
-	return s[n] == 0 && strchr(s, ':') - s >= 4;
-}
-
 void inv_strcpy(char *dst, size_t size, const char *src)
 {
 	if (size == 0)
@@ -530,60 +404,6 @@ bool inv_name_add(char (*list)[64], unsigned *n, unsigned max, const char *name)
 	inv_strcpy(list[*n], 64, name);
 	(*n)++;
 	return true;
-}
-
-static const struct {
-	uint32_t id;
-	const char *name;
-} rdma_vendors[] = {
-	{0x15b3, "Mellanox"}, {0x14e4, "Broadcom"}, {0x8086, "Intel"},	  {0x1425, "Chelsio"},
-	{0x1077, "QLogic"},   {0x19e5, "Huawei"},   {0x1d0f, "Amazon"},	  {0x1ded, "Alibaba"},
-	{0x1414, "Microsoft"}, {0x15ad, "VMware"},  {0x1dd8, "Pensando"}, {0x10df, "Emulex"},
-	{0x1137, "Cisco"},
-};
-
-const char *inv_pci_vendor_name(uint32_t vendor)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(rdma_vendors); i++)
-		if (rdma_vendors[i].id == vendor)
-			return rdma_vendors[i].name;
-	return NULL;
-}
-
-bool inv_pci_vendor_is_rdma_first(uint32_t vendor)
-{
-	static const uint32_t ids[] = {0x15b3, 0x1425, 0x1077, 0x19e5, 0x1dd8, 0x10df, 0x1137};
-
-	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
-		if (ids[i] == vendor)
-			return true;
-	return false;
-}
-
-bool inv_pci_driver_is_rdma(const char *driver)
-{
-	/* Drivers whose functions carry an RDMA device (directly or through an auxiliary device). */
-	static const char *const drivers[] = {
-		"mlx5_core", "mlx4_core", "bnxt_en", "ice",	  "qede",    "cxgb4",  "hns3",
-		"efa",	     "erdma",	  "mana",    "vmw_pvrdma", "hfi1",   "ib_qib", "ib_mthca",
-		"enic",	     "ionic",	  "be2net",  "irdma",	  "ocrdma", "qedr",
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(drivers); i++)
-		if (strcmp(drivers[i], driver) == 0)
-			return true;
-	return false;
-}
-
-bool inv_pci_device_is_rdma(uint32_t vendor, uint32_t device)
-{
-	/* Amazon EFA, VMware PVRDMA, Alibaba ERDMA, Microsoft MANA. */
-	return (vendor == 0x1d0f && device >= 0xefa0 && device <= 0xefa3) ||
-	       (vendor == 0x15ad && device == 0x0820) || (vendor == 0x1ded && device == 0x107f) ||
-	       (vendor == 0x1414 && device == 0x00ba);
 }
 
 void json_add_obj(struct json_object *o, const char *key, struct json_object *val)

@@ -115,18 +115,19 @@ int inventory_collect(const struct rg_root *root, unsigned flags, struct invento
 		else
 			inv_netlink_collect(inv);
 	}
-	/* PCI after the devices (to tie functions to them); DMA exposure needs the PCI scan. */
-	if (flags & (INV_F_PCI | INV_F_DMA))
-		inv_pci_collect(root, inv);
-	if (flags & INV_F_DMA)
-		inv_dma_collect(root, inv);
-	if (flags & INV_F_HW) {
+	/* The hardware layer reads PCI, the IOMMU and Thunderbolt once; the "pci" and "dma"
+	 * sections are rendered from its scan, after the devices (to tie functions to them). */
+	if (flags & (INV_F_HW | INV_F_PCI | INV_F_DMA)) {
 		r = hw_scan(root, &inv->hw);
 		if (r < 0) {
 			inventory_free(inv);
 			return r;
 		}
 	}
+	if (flags & (INV_F_PCI | INV_F_DMA))
+		inv_pci_collect(inv);
+	if (flags & INV_F_DMA)
+		inv_dma_collect(inv);
 	if (flags & INV_F_DEVNODES)
 		inv_devnodes_collect(root, inv);
 	if (flags & INV_F_MODULES)
@@ -139,7 +140,7 @@ int inventory_collect(const struct rg_root *root, unsigned flags, struct invento
 			return r;
 		}
 		if (inv->procs->error)
-			inv_section_error(&inv->s_procs, "/proc: %s", inv_strerror(inv->procs->error));
+			inv_section_error(&inv->s_procs, "/proc: %s", read_strerror(inv->procs->error));
 		if (inv->procs->truncated)
 			inv_section_truncated(&inv->s_procs,
 					      "processes: more than %u, the rest not examined",
@@ -654,26 +655,6 @@ int inventory_foreach_event(const struct inventory *inv,
 	}
 	if (inv->hw && inv->hw->posture) {
 		hw_posture_to_event(inv->hw->posture, 0, &ev);
-		r = emit(&w, &ev);
-		if (r)
-			return r;
-	}
-	for (i = 0; !inv->hw && i < inv->n_pci; i++) {
-		const struct inv_pci *p = &inv->pci[i];
-
-		if (!p->rdma && !p->dma)
-			continue;
-		memset(&ev, 0, sizeof(ev));
-		ev.type = RG_EV_PCI_FUNCTION;
-		ev.provider = RG_PROV_INVENTORY;
-		ev.u.pci.vendor = p->vendor;
-		ev.u.pci.device = p->device;
-		ev.u.pci.class_code = p->class_code;
-		ev.u.pci.rdma_class = p->rdma_class;
-		ev.u.pci.known_vendor = p->known_vendor;
-		ev.u.pci.has_driver = p->driver[0] != 0;
-		event_set_str(ev.u.pci.addr, sizeof(ev.u.pci.addr), p->addr, sizeof(p->addr));
-		event_set_str(ev.u.pci.driver, sizeof(ev.u.pci.driver), p->driver, sizeof(p->driver));
 		r = emit(&w, &ev);
 		if (r)
 			return r;

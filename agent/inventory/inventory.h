@@ -6,9 +6,10 @@
  *
  * Sources, one file each:
  *   sysfs.c    /sys/class/infiniband/<dev>: devices, ports, GIDs, links (device -> port -> netdev)
- *   pci.c      /sys/bus/pci/devices: RDMA-capable functions (also with no driver bound)
- *   dma.c      DMA exposure: IOMMU units/groups, kernel command line, Thunderbolt, PCI functions
- *              with a missing, userspace or out-of-tree driver
+ *   pci.c      RDMA-capable PCI functions (also with no driver bound), and dma.c DMA exposure
+ *              (IOMMU units/groups, kernel command line, Thunderbolt, PCI functions with a
+ *              missing, userspace or out-of-tree driver): both rendered from the hardware
+ *              layer's scan and posture (agent/hw/, the one reader of PCI, IOMMU, Thunderbolt)
  *   devnodes.c /dev/infiniband/<node>, /sys/class/infiniband_verbs, /sys/class/infiniband_mad
  *   modules.c  /proc/modules against the RDMA module list (rdma-abi.md §5)
  *   verbs.c    libibverbs' device list (host only), merged into the sysfs device list

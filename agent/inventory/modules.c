@@ -103,7 +103,7 @@ void inv_modules_collect(const struct rg_root *root, struct inventory *inv)
 		inv_section_note(&inv->s_modules,
 				 "/proc/modules does not exist: a kernel without loadable modules");
 	} else if (r < 0) {
-		inv_section_error(&inv->s_modules, "/proc/modules: %s", inv_strerror(r));
+		inv_section_error(&inv->s_modules, "/proc/modules: %s", read_strerror(r));
 	} else {
 		read_ok = true;
 		for (;;) {
@@ -115,7 +115,7 @@ void inv_modules_collect(const struct rg_root *root, struct inventory *inv)
 			r = line_reader_next(lr, &line, &overlong);
 			if (r < 0) {
 				inv_section_error(&inv->s_modules, "/proc/modules: %s",
-						  inv_strerror(r));
+						  read_strerror(r));
 				read_ok = false;
 				break;
 			}

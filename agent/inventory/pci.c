@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * PCI functions (/sys/bus/pci/devices/<addr>): every function is examined once; those that are
- * RDMA-capable (by class, vendor, vendor:device, bound driver, or because an RDMA device sits on
- * them) are reported in "pci", whether or not a driver is bound: a card plugged in but hidden from
- * the verbs stack counts. Those whose driver is missing, a userspace-DMA driver or an out-of-tree
- * module are reported under "dma" (dma.c) as possible DMA masters.
+ * The report's PCI functions, rendered from the hardware layer's scan (agent/hw/, the one reader
+ * of PCI functions): those that are RDMA-capable (by class, vendor, vendor:device, bound driver,
+ * or because an RDMA device sits on them) are reported in "pci", whether or not a driver is
+ * bound: a card plugged in but hidden from the verbs stack counts. Those whose driver is missing,
+ * a userspace-DMA driver or an out-of-tree module are reported under "dma" (dma.c) as possible
+ * DMA masters.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,74 +33,32 @@ static bool is_userspace_driver(const char *drv)
 	return false;
 }
 
-static void read_function(const struct rg_root *root, const char *addr, struct inv_pci *p,
-			  struct inventory *inv)
+/* One function of the hardware layer's scan as the report's entry, classified. */
+static void from_hw(const struct hw_fn *fn, struct inv_pci *p, struct inventory *inv)
 {
-	char dir[512], path[600], buf[64];
-	_cleanup_free_ char *config = NULL;
-	size_t len = 0;
-	uint32_t v;
 	unsigned i;
-	int r;
 
 	memset(p, 0, sizeof(*p));
-	inv_strcpy(p->addr, sizeof(p->addr), addr);
-	p->iommu_group = -1;
-	p->bus_master = -1;
-	if (inv_path(dir, sizeof(dir), SYS_PCI "/%s", addr) < 0)
-		return;
-#define ATTR(n) (inv_path(path, sizeof(path), "%s/" n, dir) < 0 ? "" : path)
-	(void)inv_attr_u32(root, &p->errors, INV_ATTR_REQUIRED, ATTR("vendor"), 16, &p->vendor);
-	(void)inv_attr_u32(root, &p->errors, INV_ATTR_REQUIRED, ATTR("device"), 16, &p->device);
-	(void)inv_attr_u32(root, &p->errors, INV_ATTR_REQUIRED, ATTR("class"), 16, &p->class_code);
-	(void)inv_attr_u32(root, &p->errors, INV_ATTR_OPTIONAL, ATTR("subsystem_vendor"), 16,
-			   &p->subsys_vendor);
-	(void)inv_attr_u32(root, &p->errors, INV_ATTR_OPTIONAL, ATTR("subsystem_device"), 16,
-			   &p->subsys_device);
-	r = inv_link_basename(root, ATTR("driver"), p->driver, sizeof(p->driver));
-	if (r < 0 && r != -ENOENT)
-		inv_errors_add(&p->errors, "%s/driver: %s", dir, inv_strerror(r));
-	if (p->driver[0]) {
-		(void)inv_link_basename(root, ATTR("driver/module"), p->driver_module,
-					sizeof(p->driver_module));
-		if (p->driver_module[0] &&
-		    inv_path(path, sizeof(path), "/sys/module/%s/taint", p->driver_module) == 0)
-			(void)inv_attr(root, NULL, INV_ATTR_OPTIONAL, path, p->driver_taint,
-				       sizeof(p->driver_taint));
-	}
-	if (inv_link_basename(root, ATTR("iommu_group"), buf, sizeof(buf)) == 0) {
-		if (safe_atou32(buf, 10, &v) == 0 && v <= INT32_MAX) {
-			p->iommu_group = (int)v;
-			if (inv_path(path, sizeof(path), "/sys/kernel/iommu_groups/%u/type", v) == 0)
-				(void)inv_attr(root, NULL, INV_ATTR_OPTIONAL, path,
-					       p->iommu_group_type, sizeof(p->iommu_group_type));
-		} else {
-			inv_errors_add(&p->errors, "%s/iommu_group: unexpected target '%.32s'", dir,
-				       buf);
-		}
-	}
-	/* The command register (offset 4) of the config space: bit 2 is Bus Master Enable. */
-	r = root_read_file(root, ATTR("config"), 64, &config, &len, NULL);
-	if (r == 0 && len >= 6)
-		p->bus_master = (config[4] & 0x4) ? 1 : 0;
-	else if (r < 0 && r != -ENOENT)
-		inv_errors_add(&p->errors, "%s/config: %s", dir, inv_strerror(r));
-	else if (r == 0)
-		inv_errors_add(&p->errors, "%s/config: only %zu bytes", dir, len);
-	{
-		char **names = NULL;
-		int n = inv_list_dir(root, ATTR("net"), INV_MAX_NETDEVS, &names, NULL);
-
-		for (int k = 0; k < n; k++)
-			(void)inv_name_add(p->netdevs, &p->n_netdevs, INV_MAX_NETDEVS, names[k]);
-		inv_strv_free(names, n > 0 ? (unsigned)n : 0);
-	}
-#undef ATTR
+	inv_strcpy(p->addr, sizeof(p->addr), fn->addr);
+	p->vendor = fn->vendor;
+	p->device = fn->device;
+	p->class_code = fn->class_code;
+	p->subsys_vendor = fn->subsys_vendor;
+	p->subsys_device = fn->subsys_device;
+	inv_strcpy(p->driver, sizeof(p->driver), fn->driver);
+	inv_strcpy(p->driver_module, sizeof(p->driver_module), fn->driver_module);
+	inv_strcpy(p->driver_taint, sizeof(p->driver_taint), fn->driver_taint);
+	p->iommu_group = fn->iommu_group;
+	inv_strcpy(p->iommu_group_type, sizeof(p->iommu_group_type), fn->iommu_type);
+	p->bus_master = fn->config_bus_master;
+	for (i = 0; i < fn->n_netdevs; i++)
+		(void)inv_name_add(p->netdevs, &p->n_netdevs, INV_MAX_NETDEVS, fn->netdevs[i]);
+	inv_errors_from_hw(&p->errors, &fn->errors);
 
 	/* Classification. */
-	if (inv_pci_vendor_name(p->vendor)) {
+	if (hw_rdma_vendor_name(p->vendor)) {
 		p->known_vendor = true;
-		inv_strcpy(p->vendor_name, sizeof(p->vendor_name), inv_pci_vendor_name(p->vendor));
+		inv_strcpy(p->vendor_name, sizeof(p->vendor_name), hw_rdma_vendor_name(p->vendor));
 	}
 	switch (p->class_code >> 8) {
 	case 0x0207: /* InfiniBand controller */
@@ -113,9 +72,9 @@ static void read_function(const struct rg_root *root, const char *addr, struct i
 	}
 	if (p->known_vendor && (p->class_code >> 16) == 0x02)
 		p->evidence |= INV_PCI_EV_VENDOR;
-	if (inv_pci_device_is_rdma(p->vendor, p->device))
+	if (hw_rdma_device(p->vendor, p->device))
 		p->evidence |= INV_PCI_EV_DEVICE;
-	if (p->driver[0] && inv_pci_driver_is_rdma(p->driver))
+	if (p->driver[0] && hw_rdma_driver(p->driver))
 		p->evidence |= INV_PCI_EV_DRIVER;
 	for (i = 0; i < inv->n_devices; i++) {
 		const struct inv_device *d = &inv->devices[i];
@@ -139,46 +98,36 @@ static void read_function(const struct rg_root *root, const char *addr, struct i
 	p->dma = p->driver_kind != INV_DRV_KERNEL;
 }
 
-void inv_pci_collect(const struct rg_root *root, struct inventory *inv)
+void inv_pci_collect(struct inventory *inv)
 {
-	char **names = NULL;
-	unsigned cap = 0;
-	bool truncated;
-	int n, i;
+	const struct hw_scan *s = inv->hw;
+	unsigned i;
 
 	inv->s_pci.collected = true;
-	n = inv_list_dir(root, SYS_PCI, INV_MAX_PCI_SCAN, &names, &truncated);
-	if (n == -ENOENT) {
+	if (!s)
+		return;
+	if (s->list_errno == -ENOENT) {
 		inv_section_note(&inv->s_pci, SYS_PCI " does not exist: no PCI bus");
 		return;
 	}
-	if (n < 0) {
-		inv_section_error(&inv->s_pci, SYS_PCI ": %s", inv_strerror(n));
+	if (s->list_errno < 0) {
+		inv_section_error(&inv->s_pci, SYS_PCI ": %s", read_strerror(s->list_errno));
 		return;
 	}
-	if (truncated)
+	if (s->truncated)
 		inv_section_truncated(&inv->s_pci, "pci: more than %u functions, the rest not examined",
-				      INV_MAX_PCI_SCAN);
-	for (i = 0; i < n; i++) {
-		if (!inv_is_pci_addr(names[i])) {
-			inv_section_entry_error(&inv->s_pci, SYS_PCI "/%s: not a PCI address", names[i]);
-			continue;
-		}
-		if (inv->n_pci == cap) {
-			unsigned ncap = cap ? cap * 2 : 32;
-			struct inv_pci *np = realloc(inv->pci, ncap * sizeof(*np));
-
-			if (!np) {
-				inv_section_error(&inv->s_pci, "out of memory");
-				break;
-			}
-			inv->pci = np;
-			cap = ncap;
-		}
-		read_function(root, names[i], &inv->pci[inv->n_pci], inv);
-		inv->n_pci++;
+				      HW_MAX_FUNCTIONS);
+	for (i = 0; i < s->n_not_addr; i++)
+		inv_section_entry_error(&inv->s_pci, SYS_PCI "/%s: not a PCI address", s->not_addr[i]);
+	if (!s->n)
+		return;
+	inv->pci = calloc(s->n, sizeof(*inv->pci));
+	if (!inv->pci) {
+		inv_section_error(&inv->s_pci, "out of memory");
+		return;
 	}
-	inv_strv_free(names, (unsigned)n);
+	for (i = 0; i < s->n; i++)
+		from_hw(&s->fn[i], &inv->pci[inv->n_pci++], inv);
 }
 
 const char *inv_driver_kind_to_string(unsigned k)

@@ -188,7 +188,7 @@ static void read_status(const struct proc_dir *pd, struct proc_info *p)
 	r = pd_read(pd, "status", data, sizeof(data), &len, NULL);
 	if (r < 0) {
 		if (r != -ENOENT)
-			proc_error(p, "/proc/%u/status: %s", p->pid, inv_strerror(r));
+			proc_error(p, "/proc/%u/status: %s", p->pid, read_strerror(r));
 		return;
 	}
 	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -228,7 +228,7 @@ static void read_exe(const struct proc_dir *pd, struct proc_info *p)
 		/* Kernel threads have none; EACCES without privileges (or across namespaces). */
 		p->exe_error = r;
 		if (r != -ENOENT && r != -EACCES && !p->kernel_thread)
-			proc_error(p, "/proc/%u/exe: %s", p->pid, inv_strerror(r));
+			proc_error(p, "/proc/%u/exe: %s", p->pid, read_strerror(r));
 		return;
 	}
 	if (endswith(target, " (deleted)")) {
@@ -270,7 +270,7 @@ static void read_cmdline(const struct proc_dir *pd, struct proc_info *p)
 	}
 	if (r < 0) {
 		if (r != -ENOENT)
-			proc_error(p, "/proc/%u/cmdline: %s", p->pid, inv_strerror(r));
+			proc_error(p, "/proc/%u/cmdline: %s", p->pid, read_strerror(r));
 		return;
 	}
 	/* argv strings, each NUL-terminated; sanitise within them. */
@@ -431,7 +431,7 @@ static void read_fds(struct proc_dir *pd, struct proc_info *p)
 	if (fdfd < 0) {
 		p->fd_error = fdfd;
 		if (fdfd != -ENOENT && fdfd != -EACCES)
-			proc_error(p, "/proc/%u/fd: %s", p->pid, inv_strerror(fdfd));
+			proc_error(p, "/proc/%u/fd: %s", p->pid, read_strerror(fdfd));
 		return;
 	}
 	while ((n = getdents64(fdfd, pd->dents, sizeof(pd->dents))) > 0) {
@@ -565,7 +565,7 @@ static void read_maps(struct proc_dir *pd, struct proc_info *p)
 	if (r < 0) {
 		p->maps_error = r;
 		if (r != -ENOENT && r != -EACCES)
-			proc_error(p, "/proc/%u/maps: %s", p->pid, inv_strerror(r));
+			proc_error(p, "/proc/%u/maps: %s", p->pid, read_strerror(r));
 		return;
 	}
 	while ((r = line_reader_next(lr, &line, &overlong)) > 0) {
@@ -579,7 +579,7 @@ static void read_maps(struct proc_dir *pd, struct proc_info *p)
 	if (r < 0) {
 		p->maps_error = r;
 		if (r != -ESRCH)
-			proc_error(p, "/proc/%u/maps: %s", p->pid, inv_strerror(r));
+			proc_error(p, "/proc/%u/maps: %s", p->pid, read_strerror(r));
 	}
 	line_reader_close(lr);
 }
@@ -601,7 +601,7 @@ int procs_read_pid(struct proc_dir *pd, int procfd, uint32_t pid, unsigned flags
 		if (pd->dfd < 0 && (errno == ENOENT || errno == ESRCH))
 			return -ENOENT;
 		if (pd->dfd < 0) {
-			proc_error(p, "/proc/%u: %s", pid, inv_strerror(-errno));
+			proc_error(p, "/proc/%u: %s", pid, read_strerror(-errno));
 			return 0;
 		}
 	}
@@ -612,7 +612,7 @@ int procs_read_pid(struct proc_dir *pd, int procfd, uint32_t pid, unsigned flags
 		goto out;
 	}
 	if (r < 0 && r != -EINVAL)
-		proc_error(p, "/proc/%u/stat: %s", pid, inv_strerror(r));
+		proc_error(p, "/proc/%u/stat: %s", pid, read_strerror(r));
 	read_status(pd, p);
 	if (pd->fast && p->kernel_thread) {
 		/* The kernel says so: no exe (readlink fails ENOENT), argv, fds or mappings. */

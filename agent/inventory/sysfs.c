@@ -77,11 +77,11 @@ static void read_gids(const struct rg_root *root, const char *port_path, struct 
 
 	if (inv_path(path, sizeof(path), "%s/gids", port_path) < 0)
 		return;
-	n = inv_list_dir(root, path, INV_MAX_GID_SCAN, &names, &truncated);
+	n = root_list_dir(root, path, INV_MAX_GID_SCAN, &names, &truncated);
 	if (n == -ENOENT)
 		return;
 	if (n < 0) {
-		inv_errors_add(&p->errors, "%s: %s", path, inv_strerror(n));
+		inv_errors_add(&p->errors, "%s: %s", path, read_strerror(n));
 		return;
 	}
 	if (truncated)
@@ -127,7 +127,7 @@ static void read_gids(const struct rg_root *root, const char *port_path, struct 
 		if (g.netdev[0] && !inv_name_add(d->netdevs, &d->n_netdevs, INV_MAX_NETDEVS, g.netdev))
 			inv_errors_add(&d->errors, "netdevs: more than %u", INV_MAX_NETDEVS);
 	}
-	inv_strv_free(names, n > 0 ? (unsigned)n : 0);
+	strv_free(names, n > 0 ? (unsigned)n : 0);
 }
 
 static void read_port(const struct rg_root *root, const char *ports_path, const char *name,
@@ -168,10 +168,10 @@ static void read_ports(const struct rg_root *root, const char *dev_path, struct 
 
 	if (inv_path(ports_path, sizeof(ports_path), "%s/ports", dev_path) < 0)
 		return;
-	n = inv_list_dir(root, ports_path, INV_MAX_PORTS, &names, &truncated);
+	n = root_list_dir(root, ports_path, INV_MAX_PORTS, &names, &truncated);
 	if (n < 0) {
 		inv_errors_add(&d->errors, "%s: %s", ports_path,
-			       n == -ENOENT ? "missing" : inv_strerror(n));
+			       n == -ENOENT ? "missing" : read_strerror(n));
 		return;
 	}
 	if (truncated) {
@@ -181,7 +181,7 @@ static void read_ports(const struct rg_root *root, const char *dev_path, struct 
 	}
 	d->ports = calloc(n > 0 ? (size_t)n : 1, sizeof(*d->ports));
 	if (!d->ports) {
-		inv_strv_free(names, (unsigned)n);
+		strv_free(names, (unsigned)n);
 		inv_errors_add(&d->errors, "%s: out of memory", ports_path);
 		return;
 	}
@@ -195,7 +195,7 @@ static void read_ports(const struct rg_root *root, const char *dev_path, struct 
 		d->n_ports++;
 		read_port(root, ports_path, names[i], p, d);
 	}
-	inv_strv_free(names, (unsigned)n);
+	strv_free(names, (unsigned)n);
 	if (d->n_ports > 0)
 		d->transport = d->ports[0].transport;
 }
@@ -210,7 +210,7 @@ static bool find_pci_function(const char *path, char *out, size_t size, char *ad
 	if (!strscpy_ok(tmp, path, sizeof(tmp)))
 		return false;
 	while ((slash = strrchr(tmp, '/')) && slash != tmp) {
-		if (inv_is_pci_addr(slash + 1)) {
+		if (hw_is_pci_addr(slash + 1)) {
 			inv_strcpy(addr, asize, slash + 1);
 			return strscpy_ok(out, tmp, size);
 		}
@@ -226,10 +226,10 @@ static void add_netdev_dir(const struct rg_root *root, const char *dir, struct i
 
 	if (inv_path(path, sizeof(path), "%s/net", dir) < 0)
 		return;
-	n = inv_list_dir(root, path, INV_MAX_NETDEVS, &names, NULL);
+	n = root_list_dir(root, path, INV_MAX_NETDEVS, &names, NULL);
 	for (i = 0; i < n; i++)
 		(void)inv_name_add(d->netdevs, &d->n_netdevs, INV_MAX_NETDEVS, names[i]);
-	inv_strv_free(names, n > 0 ? (unsigned)n : 0);
+	strv_free(names, n > 0 ? (unsigned)n : 0);
 }
 
 static void read_device(const struct rg_root *root, const char *name, struct inventory *inv)
@@ -249,7 +249,7 @@ static void read_device(const struct rg_root *root, const char *name, struct inv
 	}
 	r = inv_resolve(root, class_path, d->sysfs_path, sizeof(d->sysfs_path));
 	if (r < 0) {
-		inv_errors_add(&d->errors, "%s: %s", class_path, inv_strerror(r));
+		inv_errors_add(&d->errors, "%s: %s", class_path, read_strerror(r));
 		strscpy_ok(d->sysfs_path, class_path, sizeof(d->sysfs_path));
 	}
 	/* A device directory that cannot be reached (a link loop, a dangling link) is one error,
@@ -261,7 +261,7 @@ static void read_device(const struct rg_root *root, const char *name, struct inv
 		if (r == 0 && !S_ISDIR(st.st_mode))
 			r = -ENOTDIR;
 		if (r < 0) {
-			inv_errors_add(&d->errors, "%s: %s", class_path, inv_strerror(r));
+			inv_errors_add(&d->errors, "%s: %s", class_path, read_strerror(r));
 			return;
 		}
 	}
@@ -359,14 +359,14 @@ void inv_sysfs_collect(const struct rg_root *root, struct inventory *inv)
 	int n, i;
 
 	inv->s_devices.collected = true;
-	n = inv_list_dir(root, SYS_IB, INV_MAX_DEVICES, &names, &truncated);
+	n = root_list_dir(root, SYS_IB, INV_MAX_DEVICES, &names, &truncated);
 	if (n == -ENOENT) {
 		inv_section_note(&inv->s_devices,
 				 "no RDMA device: " SYS_IB " does not exist (no ib_core loaded)");
 		return;
 	}
 	if (n < 0) {
-		inv_section_error(&inv->s_devices, SYS_IB ": %s", inv_strerror(n));
+		inv_section_error(&inv->s_devices, SYS_IB ": %s", read_strerror(n));
 		return;
 	}
 	if (truncated)
@@ -376,7 +376,7 @@ void inv_sysfs_collect(const struct rg_root *root, struct inventory *inv)
 		inv_section_note(&inv->s_devices, "no RDMA device: " SYS_IB " is empty");
 	for (i = 0; i < n; i++)
 		read_device(root, names[i], inv);
-	inv_strv_free(names, (unsigned)n);
+	strv_free(names, (unsigned)n);
 }
 
 static struct json_object *gid_to_json(const struct inv_gid *g)

@@ -85,7 +85,7 @@ static void read_table(const struct rg_root *root, struct inventory *inv, const 
 	if (r < 0) {
 		/* No IPv6 (or no /proc/net at all in an image) is not an error. */
 		if (r != -ENOENT)
-			inv_section_error(&inv->s_udp, "%s: %s", path, inv_strerror(r));
+			inv_section_error(&inv->s_udp, "%s: %s", path, read_strerror(r));
 		free(lr);
 		return;
 	}
@@ -115,7 +115,7 @@ static void read_table(const struct rg_root *root, struct inventory *inv, const 
 		inv->udp[inv->n_udp++] = u;
 	}
 	if (r < 0)
-		inv_section_error(&inv->s_udp, "%s: %s", path, inv_strerror(r));
+		inv_section_error(&inv->s_udp, "%s: %s", path, read_strerror(r));
 	line_reader_close(lr);
 	free(lr);
 }

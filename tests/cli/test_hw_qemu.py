@@ -8,7 +8,8 @@ every capability at its offset, the extended ones, the DSN, the link capabilitie
 alerts are exact: the root bus's AHCI controller that the firmware left bus mastering is the
 chipset's; the functions behind root ports with no driver and no IOMMU (the NVMe controller,
 bus mastering, and the e1000e and edu, whose bus-master bit is off: a card's own bit is not
-believed) are DMA-003's.
+believed) are DMA-003's, and the NVMe controller, a driverless bus-mastering storage function,
+DMA-012's.
 
 usage: test_hw_qemu.py RDMAGUARD FIXTURES
 """
@@ -78,11 +79,13 @@ for addr, lw in sorted(want.items()):
 
 # The facts of the devices a test would care about, from what the guest had: no driver loaded for
 # e1000e, NVMe and edu, bus mastering left on by the firmware for AHCI and NVMe, no IOMMU.
-check(hw["0000:01:00.0"]["facts"] == ["class_mismatch", "identity_domain"] and
+check(hw["0000:01:00.0"]["facts"] == ["class_mismatch", "identity_domain", "imitated_no_driver"] and
       hw["0000:01:00.0"]["vendor_name"] == "Intel Corporation", "e1000e: facts")
-check(hw["0000:02:00.0"]["facts"] == ["bus_master_no_driver", "class_mismatch", "identity_domain"],
+check(hw["0000:02:00.0"]["facts"] == ["bus_master_no_driver", "class_mismatch", "identity_domain",
+                                      "imitated_no_driver"],
       "NVMe: facts")
-check(hw["0000:00:1f.2"]["facts"] == ["bus_master_no_driver", "class_mismatch", "identity_domain"],
+check(hw["0000:00:1f.2"]["facts"] == ["bus_master_no_driver", "class_mismatch", "identity_domain",
+                                      "imitated_no_driver"],
       "AHCI: facts")
 check(hw["0000:04:00.0"]["facts"] == ["identity_domain"] and not hw["0000:04:00.0"]["pcie"] and
       hw["0000:04:00.0"]["bars"] == [{"index": 0, "size": 1048576, "type": "mem32",
@@ -91,7 +94,7 @@ check(all(hw[a]["acs"] and hw[a]["upstream"] is None for a in
           ("0000:00:03.0", "0000:00:04.0", "0000:00:05.0", "0000:00:06.0")), "root ports: ACS")
 alerts = [(a["rule"]["id"], a["rdmaguard"]["pci"]["address"]) for a in d["alerts"]]
 check(alerts == [("DMA-003", "0000:01:00.0"), ("DMA-003", "0000:02:00.0"),
-                 ("DMA-003", "0000:04:00.0")], f"alerts {alerts}")
+                 ("DMA-012", "0000:02:00.0"), ("DMA-003", "0000:04:00.0")], f"alerts {alerts}")
 
 # The baseline of this machine checks it clean, and names a change.
 with tempfile.TemporaryDirectory() as tmp:

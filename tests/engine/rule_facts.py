@@ -81,14 +81,58 @@ FACTS = {
         a("DMA-002", "high", None, rdmaguard__pci__address="0000:08:00.0",
           rdmaguard__pci__vendor_id="0x10ee",
           rdmaguard__pci__device_id="0x0666", rdmaguard__pci__fact__dma_card_id=True,
-          message="PCI function 0000:08:00.0 (10ee:0666 Xilinx Corporation , driver ) shows "
-                  "DMA-card tells"),
+          message="PCI function 0000:08:00.0 (10ee:0666 Xilinx Corporation Device 0666, no "
+                  "driver) shows DMA-card tells"),
         a("DMA-002", "high", None, rdmaguard__pci__address="0000:09:00.0",
           rdmaguard__pci__fact__no_pm_cap=True),
         a("DMA-002", "high", None, rdmaguard__pci__address="0000:0c:00.0",
           rdmaguard__pci__driver="xhci_hcd"),
-        a("DMA-002", "high", None, rdmaguard__pci__address="0000:0f:00.0",
-          rdmaguard__pci__fact__dsn_duplicate=True),
+        # the Elgato carrying the 10ee:7024 card's DSN is DMA-013's, naming the other holder;
+        # the unreadable I225-V (could not be examined) raises no DMA-002, but driverless with no
+        # IOMMU it is DMA-003's whatever its bus-master bit
+        a("DMA-013", "high", None, rdmaguard__pci__address="0000:0f:00.0",
+          rdmaguard__pci__fact__dsn_duplicate=True,
+          rdmaguard__pci__dsn_original="0000:0a:00.0"),
+        a("DMA-003", "high", None, rdmaguard__pci__address="0000:11:00.0",
+          message="No IOMMU translates the DMA of PCI function 0000:11:00.0 (8086:15f3 Intel "
+                  "Corporation Ethernet Controller I225-V, no driver, IOMMU domain none)"),
+    ],
+    # masked cards: the RT5392 clone (its driver exists, MSI on), the Sound Blaster clone (its
+    # driver exists, DSN zero), the RTL8168 whose probe failed, the bound e1000e whose link is up
+    # but whose vectors never counted (not breathing), and the hot-added RTL8168 with the
+    # Xilinx link; not: the Crystal HD decoder (driverless bus
+    # master alone: DMA-012's), the IOMMU function, the bound I225-V, the card's removal
+    "DMA-011": [
+        a("DMA-011", "high", None, rdmaguard__pci__address="0000:03:00.0",
+          rdmaguard__pci__driver_available="rt2800pci",
+          message="PCI function 0000:03:00.0 (1814:5392 Ralink corp. RT5392 PCIe Wireless "
+                  "Network Adapter, no driver) shows the tells of a masked DMA card"),
+        a("DMA-011", "high", None, rdmaguard__pci__address="0000:04:00.0",
+          rdmaguard__pci__fact__dsn_zero=True),
+        a("DMA-011", "high", None, rdmaguard__pci__address="0000:05:00.0",
+          rdmaguard__pci__fact__driver_probe_failed=True),
+        a("DMA-012", "medium", None, rdmaguard__pci__address="0000:06:00.0"),
+        a("DMA-011", "high", None, rdmaguard__pci__address="0000:08:00.0",
+          rdmaguard__pci__fact__not_breathing=True,
+          rdmaguard__pci__driver="e1000e"),
+        a("DMA-005", "high", None, rdmaguard__pci__address="0000:09:00.0"),
+        a("DMA-011", "high", None, rdmaguard__pci__address="0000:09:00.0",
+          rdmaguard__pci__fact__fpga_link=True),
+    ],
+    # the Crystal HD decoder; not: the SMBus controller (chipset), the driverless RTL8168 that
+    # does not master the bus
+    "DMA-012": [
+        a("DMA-012", "medium", None, rdmaguard__pci__address="0000:06:00.0",
+          message="PCI function 0000:06:00.0 (14e4:1615 Broadcom Inc. and subsidiaries BCM70015 "
+                  "Video Decoder [Crystal HD]) masters the bus with no driver bound"),
+    ],
+    # the copy of e1000e's DSN, naming the original; not the original, bound with its netdev
+    "DMA-013": [
+        a("DMA-012", "medium", None, rdmaguard__pci__address="0000:04:00.0"),
+        a("DMA-013", "high", None, rdmaguard__pci__address="0000:04:00.0",
+          message="PCI function 0000:04:00.0 (8086:10d3 Intel Corporation 82574L Gigabit Network "
+                  "Connection, no driver) carries serial number 52-54-00-ff-ff-12-34-56 of "
+                  "0000:01:00.0"),
     ],
     # the identity-domain bus master, vfio-pci with no IOMMU group, a host-bridge class off the
     # root bus; not: a translated group, the root bus's host bridge and AHCI controller (the
@@ -108,17 +152,16 @@ FACTS = {
     # Thunderbolt protected, group 5 back to DMA; never aggregated
     "DMA-004": [
         a("DMA-004", "medium", None, rdmaguard__iommu__cmdline="iommu=pt",
-          message="IOMMU protection weakened (command line: iommu=pt; Thunderbolt DMA "
-                  "protection: ?; group ?: )"),
+          message="IOMMU protection weakened: command line iommu=pt"),
         a("DMA-004", "medium", None, rdmaguard__thunderbolt__iommu_dma_protection=0),
-        a("DMA-004", "medium", None, rdmaguard__iommu__group=5, rdmaguard__iommu__type="identity"),
+        a("DMA-004", "medium", None, rdmaguard__iommu__group=5, rdmaguard__iommu__type="identity",
+          message="IOMMU protection weakened: group 5 switched from DMA-FQ to identity"),
         a("DMA-004", "medium", None, rdmaguard__iommu__identity_groups=3),
     ],
     # no IOMMU on a seat whose policy requires one; not the one that has one
     "DMA-004-require": [
         a("DMA-004", "medium", None,
-          message="IOMMU protection weakened (command line: ; Thunderbolt DMA protection: ?; "
-                  "group ?: )"),
+          message="IOMMU protection weakened: no IOMMU translates DMA"),
     ],
     # edu hot-added; not its removal, not the allowed 15b3:1019, not a bind; with Arena running
     # a second one: critical

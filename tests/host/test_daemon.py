@@ -285,6 +285,39 @@ def proctree_loss():
               for a in alerts), "proctree: AGENT-001 says so")
 
 
+def state_dir_unmade():
+    """A state directory that cannot be made (a read-only root: the VM lab's) costs the seat key
+    alone when no output keeps a spool; with a network output the daemon refuses to start."""
+    with tempfile.TemporaryDirectory() as tmp:
+        blocker = os.path.join(tmp, "file")
+        open(blocker, "w").close()
+        state = os.path.join(blocker, "state")  # under a regular file: ENOTDIR
+        ready = os.path.join(tmp, "ready")
+        d = subprocess.Popen([RG, "daemon", "--sensor", "tracepoint", "--state-dir", state,
+                              "--ready-file", ready, "--output", "file:" + os.path.join(tmp, "a")],
+                             stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(ready) and time.monotonic() < deadline and d.poll() is None:
+            time.sleep(0.1)
+        up = os.path.exists(ready)
+        d.send_signal(signal.SIGTERM)
+        try:
+            rc = d.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            d.kill()
+            rc = d.wait()
+        err = d.stderr.read()
+        check(up and rc == 0 and "no seat key" in err,
+              "no state directory, no spool: the daemon runs without its key (ready %s, exit %s,"
+              " %s)" % (up, rc, err.strip()[-300:]))
+        p = subprocess.run([RG, "daemon", "--sensor", "tracepoint", "--state-dir", state,
+                            "--output", "syslog+tcp://127.0.0.1:9"], capture_output=True,
+                           text=True, timeout=60)
+        check(p.returncode == 2 and "Failed to create the state directory" in p.stderr,
+              "a network output's spool needs the state directory: exit %d, %s"
+              % (p.returncode, p.stderr.strip()[-300:]))
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: the daemon attaches BPF programs and needs root")
@@ -293,6 +326,7 @@ def main():
     plaintext_warnings()
     bad_usage()
     recorded_run()
+    state_dir_unmade()
     hash_stall()
     proctree_loss()
     return summary()

@@ -25,6 +25,7 @@
 #include "hw/iommu.h"
 #include "hw/pci.h"
 #include "hw/pci_caps.h"
+#include "hw_testutil.h"
 
 /* ---- config spaces ---- */
 
@@ -245,44 +246,6 @@ END_TEST
 
 /* ---- a root with one function per tell ---- */
 
-static char scratch[256];
-
-static void writef(const char *rel, const void *data, size_t len)
-{
-	char p[600], *s;
-	int fd;
-
-	snprintf(p, sizeof(p), "%s/%s", scratch, rel);
-	for (s = strchr(p + strlen(scratch) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = 0;
-		mkdir(p, 0755);
-		*s = '/';
-	}
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
-	close(fd);
-}
-
-__attribute__((format(printf, 2, 3))) static void writes(const char *rel, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	writef(rel, buf, strlen(buf));
-}
-
-static void linkto(const char *rel, const char *target)
-{
-	char p[600];
-
-	snprintf(p, sizeof(p), "%s/%s", scratch, rel);
-	ck_assert_int_eq(symlink(target, p), 0);
-}
-
 /* A function at sys/devices/pci0000:00/PATH (PATH ends with its address). */
 static void function(const char *path, const struct cfg *c, const char *driver, int group,
 		     const char *gtype)
@@ -368,34 +331,6 @@ static void setup(void)
 	build_root();
 }
 
-static void teardown(void)
-{
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static struct hw_scan *scan_scratch(void)
-{
-	struct rg_root root;
-	struct hw_scan *s = NULL;
-
-	ck_assert_int_eq(root_init(&root, scratch), 0);
-	ck_assert_int_eq(hw_scan(&root, &s), 0);
-	root_done(&root);
-	ck_assert_str_eq(s->error, "");
-	return s;
-}
-
-static const struct hw_fn *fn_at(const struct hw_scan *s, const char *addr)
-{
-	const struct hw_fn *fn = hw_scan_find(s, addr);
-
-	ck_assert_msg(fn != NULL, "no function %s", addr);
-	return fn;
-}
-
 START_TEST(test_scan_facts)
 {
 	_cleanup_(hw_scan_freep) struct hw_scan *s = scan_scratch();
@@ -414,8 +349,10 @@ START_TEST(test_scan_facts)
 	ck_assert(fn->has_netdev);
 	ck_assert_uint_eq(fn->config_len, 4096);
 	ck_assert_uint_eq(fn->upstream_link.speed, 8000);
-	/* Its DSN is also the card's: the one tell it shares. */
-	ck_assert_uint_eq(fn->facts, RG_PCI_FACT_DSN_DUPLICATE);
+	/* Its DSN is also the card's, but it is the original (a driver and a netdev): the copy is
+	 * accused, not the NIC. */
+	ck_assert_uint_eq(fn->facts, 0);
+	ck_assert_str_eq(fn->dsn_original, "");
 
 	fn = fn_at(s, "0000:02:00.0");
 	ck_assert_uint_eq(fn->facts, RG_PCI_FACT_BUS_MASTER_NO_DRIVER | RG_PCI_FACT_FPGA_VENDOR |
@@ -423,8 +360,9 @@ START_TEST(test_scan_facts)
 					 RG_PCI_FACT_NO_PM_CAP | RG_PCI_FACT_MULTIFUNCTION_SINGLE |
 					 RG_PCI_FACT_LINK_ABOVE_UPSTREAM |
 					 RG_PCI_FACT_DSN_DUPLICATE | RG_PCI_FACT_ACS_MISSING |
-					 RG_PCI_FACT_IDENTITY_DOMAIN);
+					 RG_PCI_FACT_IDENTITY_DOMAIN | RG_PCI_FACT_IMITATED_NO_DRIVER);
 	ck_assert_str_eq(fn->upstream, "0000:00:1c.1");
+	ck_assert_str_eq(fn->dsn_original, "0000:01:00.0"); /* the copy names the original */
 
 	fn = fn_at(s, "0000:00:1d.0");
 	ck_assert_uint_eq(fn->facts, RG_PCI_FACT_CAPS_MALFORMED | RG_PCI_FACT_IDENTITY_DOMAIN);
@@ -478,7 +416,9 @@ START_TEST(test_describe_and_root)
 	ck_assert_int_eq(symlink("/etc/passwd", p), 0);
 	ck_assert_int_eq(hw_describe(&root, "0000:00:1e.0", &fn), 0);
 	ck_assert_uint_eq(fn.vendor, 0);
-	ck_assert_uint_eq(fn.facts & RG_PCI_FACT_CAPS_MALFORMED, RG_PCI_FACT_CAPS_MALFORMED);
+	/* It could not be examined: not a tell of anything. */
+	ck_assert_uint_eq(fn.facts & RG_PCI_FACT_CONFIG_UNREADABLE, RG_PCI_FACT_CONFIG_UNREADABLE);
+	ck_assert_uint_eq(fn.facts & RG_PCI_FACT_CAPS_MALFORMED, 0);
 	root_done(&root);
 }
 END_TEST
@@ -850,6 +790,25 @@ START_TEST(test_cmdline)
 }
 END_TEST
 
+/* The report's arguments come from the same parser as the posture: not init's, quoted ones too */
+START_TEST(test_cmdline_report)
+{
+	static const char line[] = "ro intel_iommu=on \"iommu=pt\" vfio-pci.ids=10ee:0666 quiet "
+				   "pci=noaer\x01 -- iommu=off thunderbolt.x=1";
+	char report[sizeof(line)], tiny[12];
+	struct hw_cmdline c;
+
+	hw_cmdline_parse_report(line, strlen(line), &c, report, sizeof(report));
+	ck_assert_str_eq(report, "intel_iommu=on \"iommu=pt\" vfio-pci.ids=10ee:0666 pci=noaer?");
+	ck_assert_str_eq(c.weakening, "\"iommu=pt\"");
+	ck_assert(c.passthrough && !c.no_iommu);
+	/* an argument that does not fit is left out, whole */
+	hw_cmdline_parse_report(line, strlen(line), &c, tiny, sizeof(tiny));
+	ck_assert_str_eq(tiny, "\"iommu=pt\"");
+	ck_assert(hw_cmdline_relevant("nomodule", 8) && !hw_cmdline_relevant("quiet", 5));
+}
+END_TEST
+
 __attribute__((format(printf, 1, 2))) static void sh(const char *fmt, ...);
 
 /* ---- the posture: every Thunderbolt domain, group types from one look to the next ---- */
@@ -1106,6 +1065,7 @@ static Suite *suite(void)
 	tcase_add_test(core, test_posture_domains_groups);
 	tcase_add_test(core, test_scanner);
 	tcase_add_test(core, test_cmdline);
+	tcase_add_test(core, test_cmdline_report);
 	tcase_add_test(limits, test_caps_malformed);
 	tcase_add_test(limits, test_caps_limits);
 	tcase_add_test(errors, test_baseline_errors);

@@ -2,7 +2,7 @@
 /*
  * Incidents (engine/incident.h) in the engine: the stage table against rules/, the bound on open
  * incidents (eviction counted and recorded), closing after the actors exit and a quiet period,
- * the kept log, and the reader of incident lines (incident_reader.h).
+ * the kept log, the record's text, and the reader of incident lines (incident_reader.h).
  */
 #include <check.h>
 #include <errno.h>
@@ -70,23 +70,30 @@ static struct rg_engine *new_engine(size_t max_open)
 	"{\"event\":{\"action\":\"exit\"},\"process\":{\"pid\":%u,\"name\":\"t%u\","               \
 	"\"start_boot_ns\":%llu}}"
 
-static void feed(struct rg_engine *e, bool open, unsigned pid, uint64_t t)
+static void feed_text(struct rg_engine *e, const char *text, uint64_t t)
 {
-	char text[1024], msg[256];
 	struct event_reader *r;
 	struct rg_event ev;
+	char msg[256];
 	size_t col;
 
-	if (open)
-		snprintf(text, sizeof(text), OPEN, pid, pid, (unsigned long long)pid * SEC);
-	else
-		snprintf(text, sizeof(text), EXIT, pid, pid, (unsigned long long)pid * SEC);
 	ck_assert_int_eq(event_reader_new(4096, &r), 0);
 	ck_assert_msg(event_reader_read(r, text, strlen(text), &ev, &col, msg, sizeof(msg)) == 0,
 		      "%s: %s", text, msg);
 	ev.ts = t;
 	ck_assert_int_eq(engine_process(e, &ev, NULL, NULL), 0);
 	event_reader_free(r);
+}
+
+static void feed(struct rg_engine *e, bool open, unsigned pid, uint64_t t)
+{
+	char text[1024];
+
+	if (open)
+		snprintf(text, sizeof(text), OPEN, pid, pid, (unsigned long long)pid * SEC);
+	else
+		snprintf(text, sizeof(text), EXIT, pid, pid, (unsigned long long)pid * SEC);
+	feed_text(e, text, t);
 }
 
 /* Every shipped rule has a stage in the table, and the table names no rule that is gone. */
@@ -219,6 +226,75 @@ START_TEST(test_reader)
 }
 END_TEST
 
+/* The record's last text, for the test below. */
+static int keep_record(const struct rg_alert *a, void *ud)
+{
+	char **last = ud;
+
+	free(*last);
+	*last = strndup(a->json, a->len);
+	ck_assert_ptr_nonnull(*last);
+	return 0;
+}
+
+/* The member key of the record's rdmaguard.incident, as json-c writes it (jsonw writes the same
+ * bytes), must stand in the record as it is. */
+static void ck_member(const char *text, struct json_object *inc, const char *key)
+{
+	struct json_object *m = NULL;
+	const char *want;
+
+	ck_assert_msg(json_object_object_get_ex(inc, key, &m), "no %s in %s", key, text);
+	want = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE);
+	ck_assert_msg(strstr(text, want), "%s: %s not in %s", key, want, text);
+}
+
+/* The stages, rules and actors of a record are written as text (incident_json.c): the same
+ * bytes as the document around them, escapes included. */
+START_TEST(test_record_text)
+{
+	struct rg_engine *e = new_engine(0);
+	struct json_object *o, *inc = NULL;
+	char *last = NULL;
+
+	engine_set_incident_fn(e, keep_record, &last);
+	feed(e, true, 500, T0);
+	feed_text(e,
+		  "{\"event\":{\"action\":\"device_open\"},\"process\":{\"pid\":501,\"name\":"
+		  "\"a\\\"b\\tc\",\"executable\":\"/tmp/x\\\\y\",\"start_boot_ns\":501000000000,"
+		  "\"parent\":{\"pid\":500,\"start_boot_ns\":500000000000}},\"file\":{\"path\":"
+		  "\"/dev/infiniband/uverbs0\\u0001\"},\"rdma\":{\"node\":\"uverbs\",\"device\":"
+		  "\"rxe0\"}}",
+		  T0 + SEC);
+	feed_text(e,
+		  "{\"event\":{\"action\":\"verbs\"},\"process\":{\"pid\":500,\"name\":\"t500\","
+		  "\"start_boot_ns\":500000000000},\"rdma\":{\"via\":\"invoke_write\",\"fd\":3,"
+		  "\"op\":\"reg_mr\",\"device\":\"rxe0\",\"mr\":{\"addr\":4096,\"length\":4096,"
+		  "\"access\":[\"local_write\",\"remote_read\"]}}}",
+		  T0 + 2 * SEC);
+	ck_assert_ptr_nonnull(last);
+	ck_assert_ptr_null(memchr(last, 0, strlen(last))); /* no NUL inside */
+	o = json_tokener_parse(last);
+	ck_assert_msg(o, "not JSON: %s", last);
+	inc = json_get_path(o, "rdmaguard.incident");
+	ck_assert_ptr_nonnull(inc);
+	ck_member(last, inc, "stages");
+	ck_member(last, inc, "rules");
+	ck_member(last, inc, "actors");
+	/* what the test is about: two rules, two actors (one named with a quote), two stages */
+	ck_assert_int_eq(json_object_array_length(json_get_path(o, "rdmaguard.incident.rules")), 2);
+	ck_assert_int_eq(json_object_array_length(json_get_path(o, "rdmaguard.incident.actors")),
+			 2);
+	/* the quote escaped; control characters reach the engine as '?' */
+	ck_assert_msg(strstr(last, "\"name\":\"a\\\"b?c\""), "%s", last);
+	ck_assert_ptr_nonnull(json_get_path(o, "rdmaguard.incident.stages.capability.facts"));
+	json_object_put(o);
+	free(last);
+	engine_free(e);
+}
+END_TEST
+
 static Suite *incident_suite(void)
 {
 	Suite *s = suite_create("incident");
@@ -227,6 +303,7 @@ static Suite *incident_suite(void)
 	tcase_add_test(tc, test_every_rule_has_a_stage);
 	tcase_add_test(tc, test_close_after_quiet);
 	tcase_add_test(tc, test_reader);
+	tcase_add_test(tc, test_record_text);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
 	tcase_add_test(tc, test_eviction_counted);

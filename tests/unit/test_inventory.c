@@ -901,23 +901,23 @@ START_TEST(test_helpers)
 	ck_assert_int_eq(inv_parse_gid("fe80::1", gid), -EINVAL);
 	ck_assert_int_eq(inv_parse_gid("fe80:0000:0000:0000:0202:c9ff:fe31:7e4g", gid), -EINVAL);
 	ck_assert_int_eq(inv_parse_gid("fe80-0000:0000:0000:0202:c9ff:fe31:7e40", gid), -EINVAL);
-	ck_assert(inv_is_pci_addr("0000:03:00.0"));
-	ck_assert(inv_is_pci_addr("10000:e1:1f.7"));
-	ck_assert(!inv_is_pci_addr("pci0000:00"));
-	ck_assert(!inv_is_pci_addr("0000:03:00.0x"));
-	ck_assert(!inv_is_pci_addr("mlx5_core.rdma.0"));
+	ck_assert(hw_is_pci_addr("0000:03:00.0"));
+	ck_assert(hw_is_pci_addr("10000:e1:1f.7"));
+	ck_assert(!hw_is_pci_addr("pci0000:00"));
+	ck_assert(!hw_is_pci_addr("0000:03:00.0x"));
+	ck_assert(!hw_is_pci_addr("mlx5_core.rdma.0"));
 	ck_assert_int_eq(inv_normalize("/sys/class/infiniband/../../devices/x/./y", out, sizeof(out)), 0);
 	ck_assert_str_eq(out, "/sys/devices/x/y");
 	ck_assert_int_eq(inv_normalize("/../../..", out, sizeof(out)), 0);
 	ck_assert_str_eq(out, "/");
 	ck_assert_int_eq(inv_normalize("relative", out, sizeof(out)), -EINVAL);
 	ck_assert_int_eq(inv_normalize("/aaaaaaaaaa/bbbbbbbbbb", out, 8), -ENAMETOOLONG);
-	ck_assert(inv_pci_driver_is_rdma("mlx5_core"));
-	ck_assert(!inv_pci_driver_is_rdma("e1000e"));
-	ck_assert(inv_pci_device_is_rdma(0x1d0f, 0xefa1));
-	ck_assert(!inv_pci_device_is_rdma(0x1d0f, 0xec20)); /* ENA is not EFA */
-	ck_assert_str_eq(inv_pci_vendor_name(0x15b3), "Mellanox");
-	ck_assert_ptr_null(inv_pci_vendor_name(0x10de));
+	ck_assert(hw_rdma_driver("mlx5_core"));
+	ck_assert(!hw_rdma_driver("e1000e"));
+	ck_assert(hw_rdma_device(0x1d0f, 0xefa1));
+	ck_assert(!hw_rdma_device(0x1d0f, 0xec20)); /* ENA is not EFA */
+	ck_assert_str_eq(hw_rdma_vendor_name(0x15b3), "Mellanox");
+	ck_assert_ptr_null(hw_rdma_vendor_name(0x10de));
 }
 END_TEST
 

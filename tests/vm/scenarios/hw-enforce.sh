@@ -199,11 +199,11 @@ expect_json "$ALERTS" \
 	--match "{\"rule.id\": \"DMA-010\", \"pci.address\": \"$NIC3\"}" --absent \
 	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"~^0000:0[34]:\"}" --absent \
 	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$EDU\",
-		  \"message\": \"~^Hardware enforcement on PCI function $EDU \\\\(1234:11e8  \\\\): done: bus mastering cleared( \\\\(it was off\\\\))?; IOMMU group ${group##*/} identity -> DMA; at start, not in the hardware allowlist\$\"}" --count 1 \
+		  \"message\": \"~^Hardware enforcement on PCI function $EDU \\\\(1234:11e8 Vendor 1234 Device 11e8\\\\): done: bus mastering cleared( \\\\(it was off\\\\))?; IOMMU group ${group##*/} identity -> DMA; at start, not in the hardware allowlist\$\"}" --count 1 \
 	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$EDU\",
-		  \"message\": \"Hardware enforcement on PCI function $EDU (1234:11e8  ): done: bus mastering cleared\"}" --count 1 \
+		  \"message\": \"Hardware enforcement on PCI function $EDU (1234:11e8 Vendor 1234 Device 11e8): done: bus mastering cleared\"}" --count 1 \
 	--match "{\"rule.id\": \"DMA-009\", \"pci.address\": \"$HOT\",
-		  \"message\": \"Hardware enforcement on PCI function $HOT (1234:11e8  ): done: removed from the bus\"}" --count 1 \
+		  \"message\": \"Hardware enforcement on PCI function $HOT (1234:11e8 Vendor 1234 Device 11e8): done: removed from the bus\"}" --count 1 \
 	--match "{\"rule.id\": \"DMA-005\", \"pci.address\": \"$HOT\"}" --count 1 \
 	--match '{"rule.id": "RDMA-011"}' --absent \
 	--match '{"pci.address": "~^0000:00:"}' --absent
