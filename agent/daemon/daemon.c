@@ -25,6 +25,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "enforce/enforce.h"
+#include "enforce/game_pids.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/rules.h"
@@ -189,6 +190,7 @@ static void reload(struct daemon *d)
 		if (engine_policy(d->engine)->n_outputs && !d->cfg->n_outputs)
 			log_notice("Outputs named in the policy take effect at the next start.");
 		daemon_enforce_after_reload(d);
+		game_pids_push_all(d->game_pids_fd, d->engine, PROC_F_GAME_SENSORS);
 		engine_policy_event(&ev, now_realtime_ns(), true, 0,
 				    d->policy_path ? d->policy_path : d->rules_dir, "reloaded");
 	}
@@ -454,6 +456,8 @@ static int run_loop(struct daemon *d)
 			else if (fd == engine_hash_fd(d->engine)) {
 				engine_hash_done(d->engine);
 				enforce_push_games(d->enf, d->engine);
+				game_pids_push_all(d->game_pids_fd, d->engine,
+						   PROC_F_GAME_SENSORS);
 			}
 			else
 				daemon_hw_dispatch(d, fd);
@@ -576,7 +580,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 {
 	struct daemon_config cfg = *cfg_in;
 	struct daemon d = {.cfg = &cfg, .epfd = -1, .sigfd = -1, .timerfd = -1, .status_fd = -1,
-			   .pid_fd = -1};
+			   .pid_fd = -1, .game_pids_fd = -1};
 	struct output_spec *specs = NULL;
 	struct outputs_config ocfg = {0};
 	struct engine_config ecfg = {0};
@@ -690,6 +694,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 		log_error_errno(r, "Failed to attach the sensors: %m");
 		goto out;
 	}
+	daemon_game_pids_open(&d, &cfg);
 	d.hooks = sensors_describe(d.sensors);
 	/* The hardware layer's uevents and kernel log: what changes from now on waits in them. */
 	(void)daemon_hw_open(&d);
