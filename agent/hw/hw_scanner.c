@@ -201,6 +201,16 @@ bool hw_scanner_busy(const struct hw_scanner *sc)
 	return busy;
 }
 
+bool hw_scanner_working(const struct hw_scanner *sc)
+{
+	bool running;
+
+	pthread_mutex_lock((pthread_mutex_t *)&sc->mu);
+	running = sc->running;
+	pthread_mutex_unlock((pthread_mutex_t *)&sc->mu);
+	return running;
+}
+
 struct hw_scan *hw_scanner_take(struct hw_scanner *sc, int *err)
 {
 	struct hw_scan *s;

@@ -41,6 +41,8 @@ int hw_scanner_request(struct hw_scanner *sc);
 
 /* Whether a scan is running or asked for. */
 bool hw_scanner_busy(const struct hw_scanner *sc);
+/* Whether its thread runs (scans or examinations asked for and not finished). */
+bool hw_scanner_working(const struct hw_scanner *sc);
 
 /*
  * The last finished scan (the caller frees it), or NULL when none is there (yet). *err gets a

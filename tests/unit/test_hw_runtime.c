@@ -651,6 +651,9 @@ START_TEST(test_uevent_examined_off_loop)
 		ck_assert_uint_eq(g.change[i], i % 2 ? RG_HW_UNBIND : RG_HW_BIND);
 	}
 	ck_assert(!hw_runtime_losses(rt, &l));
+	while (hw_scanner_working(sc)) /* its thread gone before the test ends */
+		usleep(1000);
+	usleep(10000);
 	hw_runtime_set_examiner(rt, NULL);
 	hw_runtime_free(rt);
 	hw_scanner_free(sc);
