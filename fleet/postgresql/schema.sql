@@ -100,6 +100,7 @@ CREATE INDEX IF NOT EXISTS alerts_open ON alerts (received_at)
 CREATE INDEX IF NOT EXISTS alerts_seat_ts ON alerts (seat, ts);
 -- rdma_peers: the alerts that name a peer, by time
 CREATE INDEX IF NOT EXISTS alerts_peers_ts ON alerts (ts) WHERE peer_ips <> '{}';
+CREATE INDEX IF NOT EXISTS alerts_peers_received ON alerts (received_at) WHERE peer_ips <> '{}';
 -- incident_timeline: an incident's alerts
 CREATE INDEX IF NOT EXISTS alerts_incident ON alerts (incident_id) WHERE incident_id IS NOT NULL;
 -- one alert by its id (the console's link, rdma_peers inside timeline)
@@ -193,6 +194,47 @@ CREATE TABLE IF NOT EXISTS seat_state (
 	heartbeats bigint NOT NULL DEFAULT 0,
 	sender_ip inet
 ) WITH (fillfactor = 50);
+
+-- Each PCI serial number a seat reports (seat_state.pci_dsns, as many times as it lists it):
+-- dsn_shared reads it by dsn, never unnesting every seat's array. Kept by a trigger on
+-- seat_state, whoever writes its pci_dsns; a heartbeat's UPDATE does not name the column and
+-- fires nothing.
+CREATE TABLE IF NOT EXISTS seat_dsns (
+	dsn text,                          -- NULL: a null in the JSON array
+	seat text NOT NULL,
+	n integer NOT NULL                 -- how many times the seat's pci_dsns lists it
+);
+CREATE INDEX IF NOT EXISTS seat_dsns_dsn ON seat_dsns (dsn, seat) INCLUDE (n);
+CREATE INDEX IF NOT EXISTS seat_dsns_seat ON seat_dsns (seat);
+
+CREATE OR REPLACE FUNCTION seat_dsns_follow() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
+BEGIN
+	IF TG_OP IN ('UPDATE', 'DELETE') THEN
+		DELETE FROM rdmaguard.seat_dsns d WHERE d.seat = OLD.seat;
+	END IF;
+	IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.pci_dsns <> '{}' THEN
+		INSERT INTO rdmaguard.seat_dsns
+		SELECT x, NEW.seat, count(*) FROM unnest(NEW.pci_dsns) x GROUP BY x;
+	END IF;
+	RETURN NULL;
+END
+$$;
+DROP TRIGGER IF EXISTS seat_dsns_insert ON seat_state;
+CREATE TRIGGER seat_dsns_insert AFTER INSERT ON seat_state
+	FOR EACH ROW WHEN (NEW.pci_dsns <> '{}') EXECUTE FUNCTION seat_dsns_follow();
+DROP TRIGGER IF EXISTS seat_dsns_update ON seat_state;
+CREATE TRIGGER seat_dsns_update AFTER UPDATE OF pci_dsns, seat ON seat_state
+	FOR EACH ROW WHEN (OLD.pci_dsns IS DISTINCT FROM NEW.pci_dsns OR OLD.seat <> NEW.seat)
+	EXECUTE FUNCTION seat_dsns_follow();
+DROP TRIGGER IF EXISTS seat_dsns_delete ON seat_state;
+CREATE TRIGGER seat_dsns_delete AFTER DELETE ON seat_state
+	FOR EACH ROW EXECUTE FUNCTION seat_dsns_follow();
+-- A store made before this table: filled once from the seats.
+INSERT INTO seat_dsns
+SELECT x, s.seat, count(*) FROM seat_state s CROSS JOIN LATERAL unnest(s.pci_dsns) x
+WHERE NOT EXISTS (SELECT 1 FROM seat_dsns)
+GROUP BY x, s.seat;
 
 -- Which seat held which address when (from host.ip[] of its notices): rdma_peers asks it.
 CREATE TABLE IF NOT EXISTS seat_addresses (

@@ -48,9 +48,10 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- The sentence rdma_peers and timeline() say about one peer of an alert.
+-- STABLE as format() is: so declared, the planner inlines it into the views' rows.
 CREATE OR REPLACE FUNCTION peer_verdict(seat text, rule_id text, rule_name text, peer inet,
 					peer_seat text) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
+LANGUAGE sql STABLE AS $$
 	SELECT format('seat %s: %s (%s) with RDMA peer %s, which is %s', seat, rule_id,
 		      coalesce(rule_name, '?'), host(peer),
 		      CASE WHEN peer_seat IS NULL THEN 'not a seat'
@@ -72,6 +73,8 @@ $$;
 -- Every RDMA peer address of an alert, and which seat it is. Bound it by received_at (the
 -- partitions' key: a day reads two partitions; a bound on ts reads every one's index):
 --   SELECT verdict FROM rdmaguard.rdma_peers WHERE received_at > now() - interval '1 day';
+-- The peer's seat is peer_seat()'s query, written out: a subquery of the plan instead of a
+-- function called for every peer.
 CREATE OR REPLACE VIEW rdma_peers AS
 SELECT a.event_id, a.ts, a.received_at, a.seat, a.rule_id, a.severity, p.peer,
        w.seat AS peer_seat,
@@ -79,17 +82,24 @@ SELECT a.event_id, a.ts, a.received_at, a.seat, a.rule_id, a.severity, p.peer,
 	AS verdict
 FROM rdmaguard.alerts a
 CROSS JOIN LATERAL unnest(a.peer_ips) AS p(peer)
-LEFT JOIN LATERAL (SELECT rdmaguard.peer_seat(p.peer, a.received_at) AS seat) w ON true
+LEFT JOIN LATERAL (
+	SELECT h.seat FROM rdmaguard.seat_addresses h
+	WHERE h.ip = p.peer
+	ORDER BY greatest(extract(epoch FROM h.since - a.received_at),
+			  extract(epoch FROM a.received_at - coalesce(h.until, a.received_at)), 0),
+		 h.seat
+	LIMIT 1) w ON true
 WHERE a.peer_ips <> '{}';
 
 -- One PCI Device Serial Number reported by several seats: one donor card's identity cloned.
+-- (seat_dsns: a row a seat and serial number, in serial number order; a seat lists it as often
+-- as its pci_dsns does.)
 CREATE OR REPLACE VIEW dsn_shared AS
-SELECT d.dsn, array_agg(s.seat ORDER BY s.seat) AS seats
-FROM rdmaguard.seat_state s
-CROSS JOIN LATERAL unnest(s.pci_dsns) AS d(dsn)
-WHERE s.pci_dsns <> '{}'
+SELECT d.dsn, array_agg(d.seat ORDER BY d.seat) AS seats
+FROM rdmaguard.seat_dsns d
+CROSS JOIN LATERAL generate_series(1, d.n) AS k
 GROUP BY d.dsn
-HAVING count(DISTINCT s.seat) > 1;
+HAVING count(DISTINCT d.seat) > 1;
 
 -- The seats grouped by hardware fingerprint. A group is rare when it has at most the rare
 -- share of the reporting seats (settings: fingerprint_rare_share, 5 %), at least 2, and fewer
