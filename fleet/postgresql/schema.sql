@@ -374,8 +374,13 @@ BEGIN
 		IF e ILIKE '::ffff:%.%' THEN
 			e := substr(e, 8);
 		END IF;
-		-- Only what looks like an address is cast (a failed cast costs a subtransaction).
-		IF e ~ '^[0-9A-Fa-f:.]{2,45}(/[0-9]{1,3})?$' THEN
+		-- An IPv4 address (and prefix) is cast as is: the cast cannot fail. Only what
+		-- else looks like an address is tried in a subtransaction (BEGIN ... EXCEPTION),
+		-- which is dear: an alert names several addresses.
+		IF e ~ '^(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])){3}'
+		       '(/([0-9]|[12][0-9]|3[0-2]))?$' THEN
+			out := out || e::inet;
+		ELSIF e ~ '^[0-9A-Fa-f:.]{2,45}(/[0-9]{1,3})?$' THEN
 			BEGIN
 				out := out || e::inet;
 			EXCEPTION WHEN others THEN
@@ -405,6 +410,7 @@ RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp A
 #variable_conflict use_variable
 DECLARE
 	ips inet[] := '{}';
+	own inet[];
 	rule text := coalesce(d #>> '{rule,id}', '?');
 	weak text := rdmaguard.posture_reason(rule);
 	game text;
@@ -420,9 +426,9 @@ BEGIN
 		       rdmaguard.json_inets(d #> '{rdma,peer,gid}');
 		-- The seat's own addresses are no peers (related.ip lists both ends).
 		IF ips <> '{}' THEN
-			ips := ARRAY(SELECT DISTINCT x FROM unnest(ips) x
-				     WHERE NOT x = ANY (rdmaguard.json_inets(d #> '{host,ip}') ||
-							rdmaguard.json_inets(d #> '{source,ip}'))
+			own := rdmaguard.json_inets(d #> '{host,ip}') ||
+			       rdmaguard.json_inets(d #> '{source,ip}');
+			ips := ARRAY(SELECT DISTINCT x FROM unnest(ips) x WHERE NOT x = ANY (own)
 				     ORDER BY x);
 		END IF;
 	END IF;
