@@ -493,12 +493,16 @@ CROSS JOIN bench_seats s""" % a.hb_hours)
         rs.start()
         try:
             backlog, _ = self.mixes(self.a.ingest)
-            senders = 4
+            # Eight collectors' worth of seats, each sender with its own HOSTNAME (the
+            # configuration's writers take the seats by it) and all of its seats' messages.
+            senders = 8
+            parts = [[x for x in backlog if hash(x["labels"]["seat"]) % senders == s]
+                     for s in range(senders)]
             before = int(self.scalar("SELECT count(*) FROM rdmaguard.agent_events")) + \
                 int(self.scalar("SELECT count(*) FROM rdmaguard.alerts"))
             c0, t0 = cluster_cpu(self.pg), time.monotonic()
-            ths = [threading.Thread(target=tf.send_docs, args=(self.d, rs.port,
-                                                              backlog[s::senders], "relp%d" % s))
+            ths = [threading.Thread(target=tf.send_docs, args=(self.d, rs.port, parts[s],
+                                                              "relp%d" % s, "relp%d" % s))
                    for s in range(senders)]
             for t in ths:
                 t.start()

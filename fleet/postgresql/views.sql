@@ -92,14 +92,15 @@ LEFT JOIN LATERAL (
 WHERE a.peer_ips <> '{}';
 
 -- One PCI Device Serial Number reported by several seats: one donor card's identity cloned.
--- (seat_dsns: a row a seat and serial number, in serial number order; a seat lists it as often
--- as its pci_dsns does.)
+-- (seat_dsns: a row a seat and serial number, n the times the seat lists it. The serial
+-- numbers on several seats first, from the index alone; only theirs are sorted, a seat as many
+-- times as it lists it.)
 CREATE OR REPLACE VIEW dsn_shared AS
-SELECT d.dsn, array_agg(d.seat ORDER BY d.seat) AS seats
-FROM rdmaguard.seat_dsns d
-CROSS JOIN LATERAL generate_series(1, d.n) AS k
-GROUP BY d.dsn
-HAVING count(DISTINCT d.seat) > 1;
+SELECT g.dsn,
+       ARRAY(SELECT d.seat FROM rdmaguard.seat_dsns d CROSS JOIN LATERAL generate_series(1, d.n)
+	     WHERE d.dsn = g.dsn OR (d.dsn IS NULL AND g.dsn IS NULL)
+	     ORDER BY d.seat) AS seats
+FROM (SELECT x.dsn FROM rdmaguard.seat_dsns x GROUP BY x.dsn HAVING count(*) > 1) g;
 
 -- The seats grouped by hardware fingerprint. A group is rare when it has at most the rare
 -- share of the reporting seats (settings: fingerprint_rare_share, 5 %), at least 2, and fewer
@@ -209,6 +210,39 @@ SELECT n.incident_id, n.seat, n.recorded_at, n.recorded_at, 'review', 'reviewed'
 FROM rdmaguard.review_notes n
 WHERE n.incident_id IS NOT NULL;
 
+-- The open alerts of every seat that has some (seat_overview): counted by severity, received
+-- within settings.open_window, after the seat's latest seat-level note, not of an incident a
+-- note names. PL/pgSQL, so that the bound is a value when the query is planned: the planner
+-- reads the one or two partitions it touches, not every day's (planning all of them cost more
+-- than the counting). The notes are joined once above the partitions, not in each.
+CREATE OR REPLACE FUNCTION open_alerts()
+RETURNS TABLE (seat text, info bigint, low bigint, medium bigint, high bigint, critical bigint,
+	       critical_in_game bigint, last_alert timestamptz)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+	lo timestamptz := now() - rdmaguard.setting('open_window')::interval;
+BEGIN
+	RETURN QUERY
+	SELECT a.seat,
+	       count(*) FILTER (WHERE a.severity_rank = 0),
+	       count(*) FILTER (WHERE a.severity_rank = 1),
+	       count(*) FILTER (WHERE a.severity_rank = 2),
+	       count(*) FILTER (WHERE a.severity_rank = 3),
+	       count(*) FILTER (WHERE a.severity_rank = 4),
+	       count(*) FILTER (WHERE a.severity_rank = 4 AND a.game IS NOT NULL),
+	       max(a.received_at)
+	FROM (SELECT x.seat, x.received_at, x.severity_rank, x.game, x.incident_id
+	      FROM rdmaguard.alerts x
+	      WHERE x.received_at > lo) a
+	LEFT JOIN rdmaguard.seat_reviews r ON r.seat = a.seat
+	LEFT JOIN (SELECT DISTINCT n.incident_id FROM rdmaguard.review_notes n
+		   WHERE n.incident_id IS NOT NULL) ri ON ri.incident_id = a.incident_id
+	WHERE (r.reviewed_at IS NULL OR a.received_at > r.reviewed_at) AND ri.incident_id IS NULL
+	GROUP BY a.seat;
+END
+$$;
+
 -- The room: one row per seat, all the console's tile needs. state is the first that holds of
 --   incident    an open verdict-level incident, or an open critical alert during a game
 --   silent      no heartbeat for settings.silent_after (or none ever)
@@ -224,24 +258,7 @@ WITH cfg AS (
 	SELECT now() AS at, rdmaguard.setting('silent_after')::interval AS silent_after,
 	       rdmaguard.setting('open_window')::interval AS open_window),
 oa AS (
-	SELECT a.seat,
-	       count(*) FILTER (WHERE a.severity_rank = 0) AS info,
-	       count(*) FILTER (WHERE a.severity_rank = 1) AS low,
-	       count(*) FILTER (WHERE a.severity_rank = 2) AS medium,
-	       count(*) FILTER (WHERE a.severity_rank = 3) AS high,
-	       count(*) FILTER (WHERE a.severity_rank = 4) AS critical,
-	       count(*) FILTER (WHERE a.severity_rank = 4 AND a.game IS NOT NULL) AS critical_in_game,
-	       max(a.received_at) AS last_alert
-	-- now() and setting() here, not cfg: a stable expression prunes the partitions when the
-	-- query starts. The notes are joined once above the partitions, not in each.
-	FROM (SELECT x.seat, x.received_at, x.severity_rank, x.game, x.incident_id
-	      FROM rdmaguard.alerts x
-	      WHERE x.received_at > now() - rdmaguard.setting('open_window')::interval) a
-	LEFT JOIN rdmaguard.seat_reviews r ON r.seat = a.seat
-	LEFT JOIN (SELECT DISTINCT n.incident_id FROM rdmaguard.review_notes n
-		   WHERE n.incident_id IS NOT NULL) ri ON ri.incident_id = a.incident_id
-	WHERE (r.reviewed_at IS NULL OR a.received_at > r.reviewed_at) AND ri.incident_id IS NULL
-	GROUP BY a.seat),
+	SELECT * FROM rdmaguard.open_alerts()),
 oi AS (
 	-- open, or closed within the window: two index scans (incidents_open, incidents_closed)
 	SELECT i.seat, count(*) AS incidents, count(*) FILTER (WHERE i.verdict) AS verdicts
@@ -288,6 +305,6 @@ REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA rdmaguard FROM PUBLIC;
 GRANT SELECT ON ALL TABLES IN SCHEMA rdmaguard TO rdmaguard_viewer;
 GRANT EXECUTE ON FUNCTION setting(text), silent_seats(interval, timestamptz),
 	peer_verdict(text, text, text, inet, text), peer_seat(inet, timestamptz),
-	timeline(text, timestamptz, timestamptz), severity_rank(text), posture_reason(text)
-	TO rdmaguard_viewer;
+	timeline(text, timestamptz, timestamptz), severity_rank(text), posture_reason(text),
+	open_alerts() TO rdmaguard_viewer;
 RESET ROLE;

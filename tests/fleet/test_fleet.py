@@ -289,12 +289,13 @@ def incident(seat, iid, state, stage, severity, verdict, summary):
                                        "stage": stage, "verdict": verdict, "alerts": 2}}}
 
 
-def send_docs(d, port, docs, name):
+def send_docs(d, port, docs, name, hostname=None):
     """JSON documents through the outputs module's relp:// output (the driver), as a seat
-    sends."""
+    sends (the syslog HOSTNAME: this machine's, or hostname)."""
     log = open(os.path.join(d, name + ".log"), "ab")
     p = subprocess.Popen([DRIVER, "--state-dir", os.path.join(d, "state-" + name), "--output",
-                          "relp://127.0.0.1:%d" % port, "--exit-flush-ms", "20000"],
+                          "relp://127.0.0.1:%d" % port, "--exit-flush-ms", "20000"] +
+                         (["--hostname", hostname] if hostname else []),
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
     CHILDREN.append(p)
     log.close()
