@@ -100,12 +100,50 @@ CREATE INDEX IF NOT EXISTS alerts_open ON alerts (received_at)
 CREATE INDEX IF NOT EXISTS alerts_seat_ts ON alerts (seat, ts);
 -- rdma_peers: the alerts that name a peer, by time
 CREATE INDEX IF NOT EXISTS alerts_peers_ts ON alerts (ts) WHERE peer_ips <> '{}';
-CREATE INDEX IF NOT EXISTS alerts_peers_received ON alerts (received_at) WHERE peer_ips <> '{}';
 -- incident_timeline: an incident's alerts
 CREATE INDEX IF NOT EXISTS alerts_incident ON alerts (incident_id) WHERE incident_id IS NOT NULL;
 -- one alert by its id (the console's link, rdma_peers inside timeline)
 CREATE INDEX IF NOT EXISTS alerts_event_id ON alerts (event_id);
 CREATE TABLE IF NOT EXISTS alerts_default PARTITION OF alerts DEFAULT;
+
+-- Each RDMA peer of an alert (its peer_ips), narrow: rdma_peers reads it, one small table
+-- instead of every day's partition of alerts (whose planning alone cost more than the answer).
+-- Kept by a trigger on alerts, whoever writes them; pruned by maintain() once the alert's
+-- partition is gone. A row moved out of the default partition is inserted again: dropped.
+CREATE TABLE IF NOT EXISTS alert_peers (
+	received_at timestamptz NOT NULL,
+	ts timestamptz NOT NULL,
+	event_id uuid NOT NULL,
+	seat text NOT NULL,
+	rule_id text NOT NULL,
+	rule_name text,                    -- rule.name
+	severity text NOT NULL,
+	peer inet NOT NULL,
+	PRIMARY KEY (event_id, peer)
+);
+CREATE INDEX IF NOT EXISTS alert_peers_received ON alert_peers (received_at);
+CREATE INDEX IF NOT EXISTS alert_peers_ts ON alert_peers (ts);
+
+CREATE OR REPLACE FUNCTION alert_peers_follow() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
+BEGIN
+	INSERT INTO rdmaguard.alert_peers
+	SELECT NEW.received_at, NEW.ts, NEW.event_id, NEW.seat, NEW.rule_id,
+	       NEW.doc #>> '{rule,name}', NEW.severity, p
+	FROM unnest(NEW.peer_ips) p
+	ON CONFLICT DO NOTHING;
+	RETURN NULL;
+END
+$$;
+DROP TRIGGER IF EXISTS alert_peers_follow ON alerts;
+CREATE TRIGGER alert_peers_follow AFTER INSERT ON alerts
+	FOR EACH ROW WHEN (NEW.peer_ips <> '{}') EXECUTE FUNCTION alert_peers_follow();
+-- A store made before this table: filled once from the alerts.
+INSERT INTO alert_peers
+SELECT a.received_at, a.ts, a.event_id, a.seat, a.rule_id, a.doc #>> '{rule,name}', a.severity, p
+FROM alerts a CROSS JOIN LATERAL unnest(a.peer_ips) p
+WHERE a.peer_ips <> '{}' AND NOT EXISTS (SELECT 1 FROM alert_peers)
+ON CONFLICT DO NOTHING;
 
 -- The ids of the alerts and incident records stored, for dropping repeats (syslog+tls:// is at
 -- least once; rsyslog retries a batch after a lost connection). Pruned by maintain().

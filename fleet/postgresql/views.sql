@@ -70,26 +70,22 @@ LANGUAGE sql STABLE AS $$
 	LIMIT 1
 $$;
 
--- Every RDMA peer address of an alert, and which seat it is. Bound it by received_at (the
--- partitions' key: a day reads two partitions; a bound on ts reads every one's index):
+-- Every RDMA peer address of an alert, and which seat it is. Bound it by received_at or ts:
 --   SELECT verdict FROM rdmaguard.rdma_peers WHERE received_at > now() - interval '1 day';
--- The peer's seat is peer_seat()'s query, written out: a subquery of the plan instead of a
--- function called for every peer.
+-- It reads alert_peers (a row an alert and peer); the peer's seat is peer_seat()'s query,
+-- written out: a subquery of the plan instead of a function called for every peer.
 CREATE OR REPLACE VIEW rdma_peers AS
-SELECT a.event_id, a.ts, a.received_at, a.seat, a.rule_id, a.severity, p.peer,
+SELECT a.event_id, a.ts, a.received_at, a.seat, a.rule_id, a.severity, a.peer,
        w.seat AS peer_seat,
-       rdmaguard.peer_verdict(a.seat, a.rule_id, a.doc #>> '{rule,name}', p.peer, w.seat)
-	AS verdict
-FROM rdmaguard.alerts a
-CROSS JOIN LATERAL unnest(a.peer_ips) AS p(peer)
+       rdmaguard.peer_verdict(a.seat, a.rule_id, a.rule_name, a.peer, w.seat) AS verdict
+FROM rdmaguard.alert_peers a
 LEFT JOIN LATERAL (
 	SELECT h.seat FROM rdmaguard.seat_addresses h
-	WHERE h.ip = p.peer
+	WHERE h.ip = a.peer
 	ORDER BY greatest(extract(epoch FROM h.since - a.received_at),
 			  extract(epoch FROM a.received_at - coalesce(h.until, a.received_at)), 0),
 		 h.seat
-	LIMIT 1) w ON true
-WHERE a.peer_ips <> '{}';
+	LIMIT 1) w ON true;
 
 -- One PCI Device Serial Number reported by several seats: one donor card's identity cloned.
 -- (seat_dsns: a row a seat and serial number, n the times the seat lists it. The serial
