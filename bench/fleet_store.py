@@ -629,6 +629,9 @@ CROSS JOIN bench_seats s""" % a.hb_hours)
         """The venue a run with --keep left in --reuse DIR, upgraded by the three files as
         an installed store is; the clock has moved on, so the seats that were not silent
         have their last heartbeat now again."""
+        for e in os.listdir(self.d):  # what an earlier run's collector and senders left
+            if e in ("pki", "rsyslog") or e.startswith("state-relp"):
+                shutil.rmtree(os.path.join(self.d, e))
         self.pg.started = True
         self.pg.restart("")
         self.pg.psql(sum((["-f", os.path.join(SRC, "fleet", "postgresql", f)]
