@@ -24,9 +24,11 @@ no rejects; the incidents and an incident's timeline; the room (seat_overview: o
 state) before and after a referee's notes, the notes' who and when, and every refusal of the
 roles (the ingesting role reads, changes, deletes nothing; nobody changes a note); a message
 that is not JSON kept in rejects; fingerprint_outliers in a room of three hardware generations;
-maintain() dropping old days, keeping a held match's, moving rows out of a default partition.
+maintain() dropping old days, keeping a held match's, moving rows out of a default partition,
+alert_peers following (pruned with its alerts' days, nothing added twice).
 
-Deliberate breaks that turn it red: a plain JOIN for rdma_peers' LEFT JOIN (the peers that are
+Deliberate breaks that turn it red: alert_peers' prune left out of maintain() (the dropped
+days' peers stay), a plain JOIN for rdma_peers' LEFT JOIN (the peers that are
 no seat vanish), ON CONFLICT dropped from ingest() (a duplicate makes rsyslog retry), the seat
 taken from the syslog HOSTNAME before labels.seat (heartbeats under another seat), the BOM of
 bom=1 left before the JSON (D-01's alerts in rejects), a strict majority asked of
@@ -468,8 +470,9 @@ def retention(pg):
            "SELECT rdmaguard.create_partitions(current_date - 10, current_date - 3)")
     for n, seat in ((200, "B-12"), (199, "B-13"), (150, "A-01")):  # 150: no partition yet
         pg.sql("INSERT INTO rdmaguard.alerts (received_at, ts, event_id, seat, rule_id, severity,"
-               " severity_rank, doc) VALUES (%s, '2025-06-01 10:00+00', gen_random_uuid(), '%s',"
-               " 'RDMA-009', 'high', 3, '{}')" % (day % n, seat))
+               " severity_rank, peer_ips, doc) VALUES (%s, '2025-06-01 10:00+00', "
+               "gen_random_uuid(), '%s', 'RDMA-009', 'high', 3, '{10.9.9.9}', '{}')"
+               % (day % n, seat))
     for n in (10, 3):
         pg.sql("INSERT INTO rdmaguard.agent_events (received_at, seat, action, changed) "
                "VALUES (%s, 'A-01', 'agent_heartbeat', false)" % (day % n))
@@ -498,9 +501,22 @@ def retention(pg):
                     "interval '1 day'") == "1", "rows after maintain()")
     check(pg.scalar("SELECT to_regclass('rdmaguard.alerts_p' || to_char(current_date + 7, "
                     "'YYYYMMDD')) IS NOT NULL") == "t", "a week of partitions ahead")
+    peers_follow(pg)
     pg.sql("UPDATE rdmaguard.matches SET hold = false WHERE match_id = 'dispute'")
     got = maintain()
     check(got == {("dropped", part(200)): 1}, "maintain() after the hold: %r" % got)
+    peers_follow(pg)
+
+
+def peers_follow(pg):
+    """alert_peers (what rdma_peers reads) holds the peers of the alerts stored, each once:
+    the dropped days' pruned, a held day's kept, one moved out of the default partition not
+    added twice."""
+    stored = "SELECT a.event_id, p FROM rdmaguard.alerts a, unnest(a.peer_ips) p"
+    kept = "SELECT event_id, peer FROM rdmaguard.alert_peers"
+    diff = pg.scalar("SELECT count(*) FROM ((%s EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL %s)) x"
+                     % (kept, stored, stored, kept))
+    check(diff == "0", "alert_peers and the alerts' peers differ by %s rows" % diff)
 
 
 def scenario(d):
