@@ -280,7 +280,9 @@ v AS (
 	LEFT JOIN oa ON oa.seat = s.seat
 	LEFT JOIN oi ON oi.seat = s.seat)
 SELECT v.seat, substring(v.seat FROM '^([A-Za-z]+)') AS row_label,
-       substring(v.seat FROM '([0-9]+)$')::integer AS seat_number,
+       -- (a label is the seat's to write: a number past an integer's is none)
+       CASE WHEN v.seat ~ '(^|[^0-9])0*[0-9]{1,9}$'
+	    THEN substring(v.seat FROM '([0-9]+)$')::integer END AS seat_number,
        v.host_name, v.host_id, v.host_ips, v.agent_version, v.fingerprint,
        v.last_heartbeat, v.at - v.last_heartbeat AS since_heartbeat, v.silent,
        v.last_notice = 'agent_stop' AS stopped,

@@ -459,6 +459,15 @@ def room(pg, fp):
             for s, f in (("B-13", "fp-odd"), ("R-60", "fp-odd-r"))]
     check(odd == want, "fingerprint_outliers in a room of three generations:\n got %r\nwant %r"
           % (odd, want))
+    # A seat's label is the seat's to write: a number past an integer's range is no seat
+    # number, and must not make the room unreadable for everyone.
+    pg.psql(["-c", "SELECT rdmaguard.ingest($j$%s$j$, 'h', '10.1.0.99')"
+             % json.dumps(heartbeat("R-99999999999", ts, ("10.1.0.99", fp, [])))],
+            user="rg_ingest")
+    big = pg.rows("SELECT row_label, seat_number FROM rdmaguard.seat_overview "
+                  "WHERE seat IN ('R-99999999999', 'R-60') ORDER BY seat")
+    check(big == [{"row_label": "R", "seat_number": 60},
+                  {"row_label": "R", "seat_number": None}], "seat_overview's numbers: %r" % big)
 
 
 def retention(pg):
