@@ -440,7 +440,8 @@ def heartbeat_heads(objs, name):
     for o in objs:
         if o.get("event", {}).get("action") != "agent_heartbeat":
             continue
-        for out in o["agent"]["outputs"]:
+        # ECS's layout (schema_version 2): the slim heartbeat's outputs under rdmaguard.agent
+        for out in o.get("rdmaguard", {}).get("agent", {}).get("outputs", []):
             if out["name"] == name:
                 heads.append((out["chain"]["seq"], out["chain"]["head"]))
     return heads
