@@ -408,7 +408,8 @@ def scenario_wakeups(d):
         ring = dm.status()["sensors"]["ring"]
         check(ring["policy_errors"] == 0, "no failed change of rb_poll: %s" % ring)
         if when == "always":
-            check(ring == {"wakeups": "always", "bursts": 0, "policy_errors": 0},
+            mode = {k: ring.get(k) for k in ("wakeups", "bursts", "policy_errors")}
+            check(mode == {"wakeups": "always", "bursts": 0, "policy_errors": 0},
                   "--ring-wakeups always: every record wakes the daemon: %s" % ring)
         else:
             check(ring["bursts"] >= 1, "the driver's records came in bursts: %s" % ring)
