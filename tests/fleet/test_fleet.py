@@ -170,18 +170,21 @@ class Postgres:
 class Collector:
     """rsyslogd with the shipped configuration; only the values marked SET are replaced."""
 
-    def __init__(self, d, pg, pki):
-        self.dir = os.path.join(d, "rsyslog")
+    def __init__(self, d, pg, pki, name="rsyslog", writers_to=None):
+        """writers_to: a folder; each writer's ompgsql action is replaced by an omfile action
+        writing the same statements to a file named after it there (partition(), below)."""
+        self.dir = os.path.join(d, name)
         os.makedirs(os.path.join(self.dir, "work"))
         self.port = free_port()
         self.tls_port = free_port()
         self.conf = os.path.join(self.dir, "rsyslog.conf")
-        self.log = os.path.join(d, "rsyslogd.log")
+        self.log = os.path.join(d, name + "d.log")
         with open(os.path.join(SRC, "fleet", "rsyslog", "rdmaguard-central.conf")) as f:
             conf = f.read()
         subs = [('input(type="imrelp" port="2514"', 'input(type="imrelp" port="%d"' % self.port),
                 ('server="127.0.0.1" port="5432" db="rdmaguard"',
-                 'server="%s" port="%d" db="fleet"' % (pg.dir, pg.port)),
+                 'server="%s" port="%d" db="fleet"' % (pg.dir, pg.port) if pg else
+                 'server="127.0.0.1" port="5432" db="rdmaguard"'),
                 ('uid="rsyslog" pwd="SET-ME"', 'uid="rg_ingest" pwd=""'),
                 # the RELP-over-TLS input, uncommented, with a PKI made for the test
                 ('#input(type="imrelp" port="2515"', 'input(type="imrelp" port="%d"'
@@ -196,6 +199,12 @@ class Collector:
             check(conf.count(a) == 1 or (a.startswith(("server=", "uid=")) and conf.count(a) > 1),
                   "the shipped configuration has no %r" % a)
             conf = conf.replace(a, b)
+        if writers_to:
+            conf, n = re.subn(r'action\(type="ompgsql" name="(rdmaguard_pgsql_\d)".*?\)',
+                              lambda m: 'action(type="omfile" name="%s" file="%s" '
+                              'template="rdmaguard_pgsql")' % (m.group(1), os.path.join(
+                                  writers_to, m.group(1))), conf, flags=re.S)
+            check(n == 2, "the shipped configuration has two ompgsql writers (%d)" % n)
         conf = 'global(workDirectory="%s")\n' % os.path.join(self.dir, "work") + conf
         with open(self.conf, "w") as f:
             f.write(conf)
@@ -537,6 +546,43 @@ def peers_follow(pg):
     check(diff == "0", "alert_peers and the alerts' peers differ by %s rows" % diff)
 
 
+def partition(d, pki):
+    """The shipped configuration's two writers split the messages by the seat as ingest() finds
+    it (labels.seat, else host.name, else host.hostname, else the syslog HOSTNAME), not by the
+    HOSTNAME alone: one seat's messages sent under eight HOSTNAMEs (its heartbeats and a
+    replay's alerts can come under different ones) all reach one writer. Otherwise two writers'
+    batches (one transaction each) insert one seat's rows in opposite orders, PostgreSQL
+    breaks the deadlock by failing one, and ompgsql loses that batch's earlier messages."""
+    out = os.path.join(d, "writers")
+    os.makedirs(out)
+    rs = Collector(d, None, pki, name="rsyslog-partition", writers_to=out)
+    rs.start()
+    try:
+        ts = time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime())
+        for k in range(8):
+            # A-01 by labels.seat; lan-a-01 by host.name, as a seat without a label
+            docs = [heartbeat("A-01", ts), dict(heartbeat("A-01", ts), labels={})]
+            for j, doc in enumerate(docs):
+                send_docs(d, rs.port, [doc], "partition-%d-%d" % (k, j), hostname="host-%d" % k)
+
+        def lines():
+            return {w: open(os.path.join(out, w)).read().count("rdmaguard.ingest(")
+                    for w in os.listdir(out)}
+        wait_for(lambda: sum(lines().values()) == 16, 30, "16 statements in the writers' files")
+        got = {}
+        for w in os.listdir(out):
+            # omfile writes the statements as they are, without a line break between them
+            for line in open(os.path.join(out, w)).read().split("SELECT rdmaguard.ingest(")[1:]:
+                seat = "A-01" if '"seat":"A-01"' in line.replace(" ", "") else "lan-a-01"
+                got.setdefault(seat, set()).add(w)
+        check(got and all(len(ws) == 1 for ws in got.values()),
+              "each seat's messages in one writer, whatever the HOSTNAME: %s" % got)
+    finally:
+        rs.proc.terminate()
+        rs.proc.wait(10)
+    print("partition: a seat's messages under 8 HOSTNAMEs reach one writer: %s" % got)
+
+
 def scenario(d):
     pg = Postgres(d)
     rs = None
@@ -551,6 +597,7 @@ def scenario(d):
                "CREATE ROLE rg_referee LOGIN IN ROLE rdmaguard_referee; "
                "CREATE ROLE rg_maint LOGIN IN ROLE rdmaguard_maintain")
         pki = make_pki(d, "pki")
+        partition(d, pki)
         rs = Collector(d, pg, pki)
         rs.start()
 
