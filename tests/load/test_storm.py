@@ -222,7 +222,9 @@ def scenario_verbs(d):
                                     x.get("process", {}).get("pid") == pid) +
                    lost_on(s, cpus, before) >= n)
     dmn.stop()  # flushes the pending repeats
-    a = [x for x in records(alerts) if x.get("process", {}).get("pid") == pid]
+    # the process's alerts; its incident's records (event.kind "state") name it too
+    a = [x for x in records(alerts) if x.get("process", {}).get("pid") == pid and
+         x.get("event", {}).get("kind") == "alert"]
     mr = [x for x in a if td.rid(x) == "RDMA-005"]
     lost = lost_on(st, cpus, before)
     counted = sum(x["rdmaguard"]["count"] for x in mr)
