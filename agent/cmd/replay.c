@@ -18,9 +18,12 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "common/clock.h"
 #include "common/exitcode.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/number.h"
+#include "common/timestamp.h"
 #include "engine/engine.h"
 #include "event/event_json.h"
 #include "output/output.h"

@@ -21,9 +21,12 @@
 
 #include "config.h"
 #include "control.h"
+#include "common/clock.h"
 #include "common/exitcode.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "enforce/enforce.h"
 #include "engine/engine.h"
 #include "engine/policy.h"

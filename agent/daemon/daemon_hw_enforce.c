@@ -12,8 +12,11 @@
 #include <string.h>
 
 #include "common/caps.h"
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/policy_hw.h"

@@ -9,8 +9,12 @@
 #include <string.h>
 
 #include "engine-internal.h"
+#include "common/clock.h"
+#include "common/hex.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/timestamp.h"
+#include "common/uuid.h"
 #include "event/event_json.h"
 
 void engine_entity_id(struct rg_engine *e, struct proc_key key, char out[static 33])

@@ -12,7 +12,9 @@
 #include "jsondoc.h"
 #include "trust.h"
 #include "common/jsonlex.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 struct jpos {
 	const struct json_object *parent; /* NULL for the root */

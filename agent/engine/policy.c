@@ -16,8 +16,10 @@
 #include "cond_json.h"
 #include "jsonval.h"
 #include "policy.h"
+#include "common/globcheck.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
 
 static void game_done(struct rg_policy_game *g)
 {

@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "dma_fault.h"
 
 static const char *const kind_names[HW_KLINE__MAX] = {

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "common/ueventsock.h"
-#include "common/util.h"
 #include "dma_fault.h"
 #include "hw_uevent.h"
 

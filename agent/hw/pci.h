@@ -20,7 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
 #include "event/event.h"
 
 struct rg_policy;

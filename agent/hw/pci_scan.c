@@ -27,6 +27,9 @@
 #include <unistd.h>
 
 #include "common/caps.h"
+#include "common/number.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "hw/hw-internal.h"
 #include "hw/iommu.h"
 #include "hw/pci_caps.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The seat's identity (identity.h): hostname, machine-id and os-release read below a root with
- * the bounded, contained readers of common/util.h; addresses from getifaddrs().
+ * the bounded, contained readers of common/root.h; addresses from getifaddrs().
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,7 +15,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "identity.h"
 
 #define OS_RELEASE_MAX (64 * 1024)

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "inv_internal.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 #define SYS_TB "/sys/bus/thunderbolt/devices"
 

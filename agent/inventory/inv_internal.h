@@ -10,7 +10,7 @@
 
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
+#include "common/root.h"
 #include "inventory/inventory.h"
 #include "inventory/pci_ids.h"
 

@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "inv_internal.h"
+#include "common/number.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 void inv_errors_addv(struct inv_errors *e, const char *fmt, va_list ap)
 {

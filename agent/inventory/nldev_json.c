@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "common/util.h"
 #include "inventory/nldev.h"
 
 static void owner_to_json(struct json_object *o, const struct nldev_owner *w)

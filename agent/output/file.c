@@ -16,9 +16,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
 #include "sink.h"
 
 struct file_sink {

@@ -8,9 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/hex.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
+#include "common/number.h"
+#include "common/strutil.h"
 #include "output.h"
 #include "rfc5424.h"
 

@@ -2,8 +2,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "common/ueventsock.h"
-#include "common/util.h"
 #include "uevent.h"
 
 static void copy_field(char *dst, size_t size, const char *src, size_t n)

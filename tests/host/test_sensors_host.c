@@ -7,6 +7,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,7 +21,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "common/util.h"
+#include "common/clock.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "event/event.h"
 #include "event/event_json.h"
 #include "sensors/ringwake.h"
