@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the inventory knows about RDMA PCI IDs and drivers (inv_util.c), shared with the hardware
+ * What the inventory knows about RDMA PCI IDs and drivers (pci_ids.c), shared with the hardware
  * layer (agent/hw/), which classifies every function the same way. A leaf header.
  */
 #pragma once
