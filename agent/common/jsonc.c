@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json-c helpers that tolerate allocation failure (jsonc.h). */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "jsonc.h"
@@ -47,10 +48,15 @@ void json_add_bool(struct json_object *o, const char *key, bool val)
 	json_add_obj(o, key, json_object_new_boolean(val));
 }
 
-void json_add_hex(struct json_object *o, const char *key, uint32_t val, int width)
+void json_add_str_or_null(struct json_object *o, const char *key, const char *val)
 {
-	char buf[16];
+	json_add_obj(o, key, val && *val ? json_object_new_string(val) : NULL);
+}
 
-	snprintf(buf, sizeof(buf), "0x%0*x", width, val);
+void json_add_hex(struct json_object *o, const char *key, uint64_t val, int width)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%0*" PRIx64, width, val);
 	json_add_str(o, key, buf);
 }

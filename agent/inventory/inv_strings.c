@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Small parsers and names of the inventory: GIDs, PCI addresses, name lists, port states
  * (inv_strings.h). */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "inv_internal.h"
+#include "common/hex.h"
 #include "common/strutil.h"
 
 int inv_parse_gid(const char *s, uint8_t gid[16])
@@ -25,11 +25,11 @@ int inv_parse_gid(const char *s, uint8_t gid[16])
 		unsigned v = 0, k;
 
 		for (k = 0; k < 4; k++) {
-			if (!isxdigit((unsigned char)g[k]))
+			int h = hex_digit(g[k]);
+
+			if (h < 0)
 				return -EINVAL;
-			v = v * 16 + (unsigned)(isdigit((unsigned char)g[k])
-						    ? g[k] - '0'
-						    : (tolower((unsigned char)g[k]) - 'a' + 10));
+			v = v * 16 + (unsigned)h;
 		}
 		if (i < 7 && g[4] != ':')
 			return -EINVAL;
