@@ -103,6 +103,8 @@ struct hw_scan {
  * and the IOMMU posture. 0 (failures of the bus as a whole are in ->error), -ENOMEM, -EINVAL.
  */
 int hw_scan(const struct rg_root *root, struct hw_scan **ret);
+/* The same below "/", the host: the daemon's scans, on the calling thread. */
+int hw_scan_host(struct hw_scan **ret);
 void hw_scan_free(struct hw_scan *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct hw_scan *, hw_scan_free);
 
@@ -114,7 +116,13 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct hw_scan *, hw_scan_free);
 int hw_describe(const struct rg_root *root, const char *addr, struct hw_fn *ret);
 
 /* A function by address in a scan, or NULL. */
-const struct hw_fn *hw_scan_find(const struct hw_scan *s, const char *addr);
+static inline const struct hw_fn *hw_scan_find(const struct hw_scan *s, const char *addr)
+{
+	for (unsigned i = 0; s && i < s->n; i++)
+		if (strcmp(s->fn[i].addr, addr) == 0)
+			return &s->fn[i];
+	return NULL;
+}
 
 /*
  * Fills ev (zeroed first) with the function's fingerprint and facts: type is RG_EV_PCI_FUNCTION

@@ -565,10 +565,14 @@ int hw_describe(const struct rg_root *root, const char *addr, struct hw_fn *ret)
 	return 0;
 }
 
-const struct hw_fn *hw_scan_find(const struct hw_scan *s, const char *addr)
+int hw_scan_host(struct hw_scan **ret)
 {
-	for (unsigned i = 0; s && i < s->n; i++)
-		if (strcmp(s->fn[i].addr, addr) == 0)
-			return &s->fn[i];
-	return NULL;
+	struct rg_root root = {.fd = -1};
+	int r = root_init(&root, "/");
+
+	if (r < 0)
+		return r;
+	r = hw_scan(&root, ret);
+	root_done(&root);
+	return r;
 }

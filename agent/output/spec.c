@@ -13,7 +13,7 @@
 #include "common/macro.h"
 #include "common/number.h"
 #include "common/strutil.h"
-#include "output.h"
+#include "spec.h"
 #include "rfc5424.h"
 
 #define SPEC_SHOWN_MAX 200 /* how much of a bad spec an error message quotes */

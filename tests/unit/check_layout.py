@@ -204,7 +204,9 @@ class House:
         unique = {n: next(iter(ps)) for n, ps in definer.items() if len(ps) == 1}
         out = {}
         for a in self.c_files:
-            words = set(IDENT.findall(strip_c(self.files[a])))
+            # a struct tag is not its namesake function (struct hw_scan, hw_scan())
+            text = re.sub(r"\b(struct|union|enum)\s+\w+", " ", strip_c(self.files[a]))
+            words = set(IDENT.findall(text))
             uses = {}
             for w in words:
                 b = unique.get(w)
