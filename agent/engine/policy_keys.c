@@ -432,22 +432,33 @@ static int pk_bool(const struct jdoc *doc, struct json_object *root, const struc
 	return 0;
 }
 
+/* The array at key (none: *ret_n 0), of at most max entries, each one of what ("games"). */
+static int array_key(const struct jdoc *doc, struct json_object *root, const char *key, size_t max,
+		     const char *what, size_t *ret_n, struct json_object **ret, struct rg_error *err)
+{
+	struct json_object *v;
+	int r = parse_array_of(doc, root, key, max, ret_n, ret);
+
+	if (r == 0)
+		return 0;
+	json_object_object_get_ex(root, key, &v);
+	if (r == 1)
+		return jdoc_error(doc, jv_pos(doc, root, key, false), err,
+				  "\"%s\" must be an array of %s, not %s", key, what,
+				  json_type_words(v));
+	return jdoc_error(doc, jv_pos(doc, root, key, false), err,
+			  "\"%s\" has more than %zu entries", key, max);
+}
+
 static int pk_games(const struct jdoc *doc, struct json_object *root, const struct policy_key *k,
 		    struct rg_policy *p, struct rg_error *err)
 {
-	struct json_object *arr, *v;
+	struct json_object *arr;
 	size_t n;
-	int r = parse_array_of(doc, root, k->key, POLICY_MAX_GAMES, &n, &arr);
+	int r = array_key(doc, root, k->key, POLICY_MAX_GAMES, "games", &n, &arr, err);
 
-	if (r > 0) {
-		json_object_object_get_ex(root, k->key, &v);
-		return jdoc_error(doc, jv_pos(doc, root, k->key, false), err,
-				  r == 1 ? "\"games\" must be an array of games, not %s"
-					 : "\"games\" has more than "
-					   "64"
-					   " entries%s",
-				  r == 1 ? json_type_words(v) : "");
-	}
+	if (r < 0)
+		return r;
 	if (n && !(p->games = calloc(n, sizeof(*p->games))))
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -469,17 +480,12 @@ static int pk_games(const struct jdoc *doc, struct json_object *root, const stru
 static int pk_allow(const struct jdoc *doc, struct json_object *root, const struct policy_key *k,
 		    struct rg_policy *p, struct rg_error *err)
 {
-	struct json_object *arr, *v;
+	struct json_object *arr;
 	size_t n;
-	int r = parse_array_of(doc, root, k->key, POLICY_MAX_ALLOW, &n, &arr);
+	int r = array_key(doc, root, k->key, POLICY_MAX_ALLOW, "entries", &n, &arr, err);
 
-	if (r > 0) {
-		json_object_object_get_ex(root, k->key, &v);
-		return jdoc_error(doc, jv_pos(doc, root, k->key, false), err,
-				  r == 1 ? "\"allow\" must be an array of entries, not %s"
-					 : "\"allow\" has more than 1024 entries%s",
-				  r == 1 ? json_type_words(v) : "");
-	}
+	if (r < 0)
+		return r;
 	if (n && !(p->allow = calloc(n, sizeof(*p->allow))))
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
