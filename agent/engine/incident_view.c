@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "incident_reader.h"
-#include "common/util.h"
 #include "event/event.h"
 #include "event/event_json.h"
+#include "common/macro.h"
 
 static const char *str_at(struct json_object *o, const char *path)
 {
