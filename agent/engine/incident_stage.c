@@ -82,6 +82,7 @@ static const struct {
     {"DMA-011", INCIDENT_STAGE_PRESENCE},      /* a masked card's tells */
     {"DMA-012", INCIDENT_STAGE_PRESENCE},      /* driverless, bus-mastering, imitated kind */
     {"DMA-013", INCIDENT_STAGE_PRESENCE},      /* another device's DSN */
+    {"DMA-014", INCIDENT_STAGE_PRESENCE},      /* untranslated, imitated kind, no tell */
     {"RDMA-001", INCIDENT_STAGE_PRESENCE},     /* RDMA device present */
     {"RDMA-002", INCIDENT_STAGE_PRESENCE},     /* soft RDMA link or module */
     {"RDMA-003", INCIDENT_STAGE_ACCESS},       /* RDMA library loaded */

@@ -79,13 +79,14 @@ FACTS = {
         a("DMA-002", "high", None, pci__address="0000:09:00.0", pci__fact__no_pm_cap=True),
         a("DMA-002", "high", None, pci__address="0000:0c:00.0", pci__driver="xhci_hcd"),
         # the Elgato carrying the 10ee:7024 card's DSN is DMA-013's, naming the other holder;
-        # the unreadable I225-V (could not be examined) raises no DMA-002, but driverless with no
-        # IOMMU it is DMA-003's whatever its bus-master bit
+        # the unreadable I225-V (could not be examined) raises no DMA-002; driverless with no
+        # IOMMU and nothing else to tell, it is DMA-014's (medium), whatever its bus-master bit
         a("DMA-013", "high", None, pci__address="0000:0f:00.0", pci__fact__dsn_duplicate=True,
           pci__dsn_original="0000:0a:00.0"),
-        a("DMA-003", "high", None, pci__address="0000:11:00.0",
+        a("DMA-014", "medium", None, pci__address="0000:11:00.0",
           message="No IOMMU translates the DMA of PCI function 0000:11:00.0 (8086:15f3 Intel "
-                  "Corporation Ethernet Controller I225-V, no driver, IOMMU domain none)"),
+                  "Corporation Ethernet Controller I225-V, no driver, IOMMU domain none) of a "
+                  "kind DMA cards imitate"),
     ],
     # masked cards: the RT5392 clone (its driver exists, MSI on), the Sound Blaster clone (its
     # driver exists, DSN zero), the RTL8168 whose probe failed, the bound e1000e whose link is up
@@ -120,15 +121,38 @@ FACTS = {
                   "Connection, no driver) carries serial number 52-54-00-ff-ff-12-34-56 of "
                   "0000:01:00.0"),
     ],
-    # the identity-domain bus master, vfio-pci with no IOMMU group, a host-bridge class off the
-    # root bus; not: a translated group, the root bus's host bridge and AHCI controller (the
-    # chipset's, bus mastering left on by the firmware), e1000e's function
+    # the stock pcileech card in an identity domain (and its DMA-002), vfio-pci with no IOMMU
+    # group; bus mastering off, but no driver (the card's own bit is not believed): the RTL8168
+    # clone whose driver exists (and its DMA-011), the edu card's class no real device uses, the
+    # Crystal HD decoder with nothing but its kind (DMA-014's, medium); not: a translated group,
+    # the root bus's host bridge and AHCI controller (the chipset's), a host-bridge class, an AMD
+    # processor's instrumentation function and an SMBus controller off the root bus (chipset
+    # kinds with no tell), e1000e's function, a bridge, a function whose config space could not
+    # be read (class 0 as it came)
     "DMA-003": [
-        a("DMA-003", "high", None, pci__address="0000:08:00.0", pci__iommu__type="identity"),
+        a("DMA-002", "high", None, pci__address="0000:08:00.0"),
+        a("DMA-003", "high", None, pci__address="0000:08:00.0", pci__iommu__type="identity",
+          message="No IOMMU translates the DMA of PCI function 0000:08:00.0 (10ee:0666 Vendor "
+                  "10ee Device 0666, no driver, IOMMU domain identity)"),
         a("DMA-003", "high", None, pci__address="0000:09:00.0", pci__driver="vfio-pci"),
-        a("DMA-003", "high", None, pci__address="0000:10:00.0", pci__class="0x60000"),
-        # bus mastering off, but no driver: the card's own bit is not believed
         a("DMA-003", "high", None, pci__address="0000:05:00.0", pci__iommu__type="identity"),
+        a("DMA-011", "high", None, pci__address="0000:05:00.0"),
+        a("DMA-003", "high", None, pci__address="0000:0a:00.0", pci__class="0xff00"),
+        a("DMA-014", "medium", None, pci__address="0000:0b:00.0"),
+    ],
+    # the Crystal HD decoder with no IOMMU, bus mastering off; while the game runs, a hot-added
+    # driverless Wi-Fi function (high, and its DMA-005); not: the decoder in a translated group,
+    # the seat baseline's own driverless NIC, the root bus's audio function; the clone whose
+    # driver exists is DMA-003's and DMA-011's
+    "DMA-014": [
+        a("DMA-014", "medium", None, pci__address="0000:06:00.0",
+          message="No IOMMU translates the DMA of PCI function 0000:06:00.0 (14e4:1615 Broadcom "
+                  "Inc. and subsidiaries BCM70015 Video Decoder [Crystal HD], no driver, IOMMU "
+                  "domain none) of a kind DMA cards imitate"),
+        a("DMA-003", "high", None, pci__address="0000:04:00.0"),
+        a("DMA-011", "high", None, pci__address="0000:04:00.0"),
+        a("DMA-005", "critical", None, pci__address="0000:09:00.0"),
+        a("DMA-014", "high", None, pci__address="0000:09:00.0", game__name="Arena"),
     ],
     # iommu=pt, Thunderbolt without DMA protection, group 5 switched to identity; not: no IOMMU,
     # Thunderbolt protected, group 5 back to DMA; never aggregated

@@ -130,11 +130,11 @@ def test_policy(tmp, rules):
 
 def test_rules(tmp, rules):
     res = run("rules", "check", rules)
-    check(res.returncode == 0 and res.stdout == f"{rules}: ok (29 rules)\n", "rules check: defaults", res)
+    check(res.returncode == 0 and res.stdout == f"{rules}: ok (30 rules)\n", "rules check: defaults", res)
     res = run("rules", "list", "--rules", rules)
     lines = res.stdout.splitlines()
     check(res.returncode == 0 and lines[0].split() == ["ID", "SEVERITY", "ACTION", "NAME"] and
-          len(lines) == 30 and lines[18].startswith("RDMA-001   medium   alert  RDMA device present"),
+          len(lines) == 31 and lines[19].startswith("RDMA-001   medium   alert  RDMA device present"),
           "rules list: text", res)
     res = run("rules", "list", "--rules", rules, "--format", "json")
     try:
@@ -142,12 +142,12 @@ def test_rules(tmp, rules):
     except json.JSONDecodeError:
         listed = []
     ids = [r["id"] for r in listed]
-    want = (["AGENT-001", "AGENT-002", "AGENT-003", "AGENT-004"] + [f"DMA-{i:03d}" for i in range(1, 14)] +
+    want = (["AGENT-001", "AGENT-002", "AGENT-003", "AGENT-004"] + [f"DMA-{i:03d}" for i in range(1, 15)] +
             [f"RDMA-{i:03d}" for i in range(1, 13)])
     check(res.returncode == 0 and ids == want and
-          listed[17]["condition"] == "event.action in (device_present, device_add) and policy.role == managed"
+          listed[18]["condition"] == "event.action in (device_present, device_add) and policy.role == managed"
           " and not event.flags contains denied"
-          and listed[17]["threat"]["technique"]["id"] == "T1200",
+          and listed[18]["threat"]["technique"]["id"] == "T1200",
           "rules list: json", res)
     res = run("rules", "list", "--rules", rules, "--format", "yaml")
     check(res.returncode == 2, "rules list: unknown format", res)

@@ -993,7 +993,7 @@ START_TEST(test_check_and_load_config)
 	ck_assert_int_eq(engine_load_config(NULL, false, dir, output_spec_check, &p2, &rs2, &err),
 			 0);
 	ck_assert_int_eq(p2->threshold, RG_SEV_MEDIUM);
-	ck_assert_uint_eq(rs2->n, 29);
+	ck_assert_uint_eq(rs2->n, 30);
 	policy_free(p2);
 	ruleset_free(rs2);
 	ck_assert_int_eq(engine_load_config("/nonexistent/p.json", false, dir, output_spec_check,

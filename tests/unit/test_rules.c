@@ -63,7 +63,7 @@ START_TEST(test_default_rules)
 					  "DMA-001",   "DMA-002",   "DMA-003",   "DMA-004",
 					  "DMA-005",   "DMA-006",   "DMA-007",   "DMA-008",
 					  "DMA-009",   "DMA-010",   "DMA-011",
-					  "DMA-012",   "DMA-013",   "RDMA-001",
+					  "DMA-012",   "DMA-013",   "DMA-014",   "RDMA-001",
 					  "RDMA-002",  "RDMA-003",  "RDMA-004",	 "RDMA-005",
 					  "RDMA-006",  "RDMA-007",  "RDMA-008",	 "RDMA-009",
 					  "RDMA-010",  "RDMA-011",  "RDMA-012"};
