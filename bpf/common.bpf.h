@@ -676,50 +676,81 @@ static __always_inline bool is_rdma_proc(__u32 tgid)
 #endif /* !RG_ENFORCE_OBJECT */
 
 #if !defined(RG_ENFORCE_OBJECT) && !defined(RG_SENSORS_MOD_OBJECT)
-/*
- * May the process task (tgid) put one more low-value record in the main ring (events.h:
- * RG_BUDGET_*)? A token bucket per process; a record over it is counted, per process and in
- * RG_CNT_BUDGET. Concurrent threads may race on the tokens: the bucket is approximate, never
- * unbounded (each update is one thread's).
- */
-static __always_inline bool budget_take(struct task_struct *task, __u32 tgid)
+/* One token bucket of struct rg_budget: true if a token was taken. */
+static __always_inline bool bucket_take(__u64 *last_ns, __u32 *tokens, __u64 now, __u32 burst,
+					__u64 per)
 {
-	const __u64 per = 1000000000ull / RG_BUDGET_PER_SEC;
-	__u64 now = bpf_ktime_get_ns(), add;
+	__u64 add = now > *last_ns ? (now - *last_ns) / per : 0;
+
+	if (add) {
+		__u64 t = *tokens + add;
+
+		*tokens = t > burst ? burst : (__u32)t;
+		*last_ns = t > burst ? now : *last_ns + add * per;
+	}
+	if (!*tokens)
+		return false;
+	(*tokens)--;
+	return true;
+}
+
+/*
+ * May the process task (tgid) put one more low-value record in a ring (events.h: RG_BUDGET_*)?
+ * Token buckets per process: one for records about the game's memory (game true), one for the
+ * rest, so that a flood of the rest cannot use up the game's; a record over its bucket is
+ * counted, per process and in RG_CNT_BUDGET. Concurrent threads may race on the tokens: the
+ * buckets are approximate, never unbounded (each update is one thread's).
+ */
+static __always_inline bool budget_take(struct task_struct *task, __u32 tgid, bool game)
+{
+	__u64 now = bpf_ktime_get_ns();
 	struct rg_budget *b = bpf_map_lookup_elem(&budget, &tgid);
+	bool ok;
 
 	if (!b) {
-		struct rg_budget nb = {.last_ns = now, .tokens = RG_BUDGET_BURST - 1};
+		struct rg_budget nb = {.last_ns = now, .game_last_ns = now};
 
+		nb.tokens = RG_BUDGET_BURST - !game;
+		nb.game_tokens = RG_BUDGET_GAME_BURST - game;
 		nb.start_boot_ns = task_start_ns(task);
 		BPF_CORE_READ_STR_INTO(&nb.comm, task, group_leader, comm);
 		bpf_map_update_elem(&budget, &tgid, &nb, BPF_NOEXIST);
 		return true;
 	}
-	add = now > b->last_ns ? (now - b->last_ns) / per : 0;
-	if (add) {
-		__u64 t = b->tokens + add;
-
-		b->tokens = t > RG_BUDGET_BURST ? RG_BUDGET_BURST : (__u32)t;
-		b->last_ns = t > RG_BUDGET_BURST ? now : b->last_ns + add * per;
-	}
-	if (b->tokens) {
-		b->tokens--;
+	if (game)
+		ok = bucket_take(&b->game_last_ns, &b->game_tokens, now, RG_BUDGET_GAME_BURST,
+				 1000000000ull / RG_BUDGET_GAME_PER_SEC);
+	else
+		ok = bucket_take(&b->last_ns, &b->tokens, now, RG_BUDGET_BURST,
+				 1000000000ull / RG_BUDGET_PER_SEC);
+	if (ok)
 		return true;
-	}
-	__sync_fetch_and_add(&b->dropped, 1);
+	__sync_fetch_and_add(game ? &b->game_dropped : &b->dropped, 1);
 	count(RG_CNT_BUDGET);
 	return false;
 }
 
-/* A record about memory access by task (tgid): to the RDMA ring for an RDMA process, else to the
- * main ring within the process's budget (NULL: over it, or the ring is full). */
-#define RESERVE_MEM(type, task, tgid)                                                              \
+/* Is tgid a game process (enf_game_pids: enforcement's, or the one the daemon fills)? */
+static __always_inline bool is_game_pid(__u32 tgid)
+{
+	return tgid && bpf_map_lookup_elem(&enf_game_pids, &tgid);
+}
+
+/*
+ * A record about memory access by task (tgid) to process target (a tgid, 0: none): to the RDMA
+ * ring for an RDMA process, or where the target is a game within the process's game budget (a
+ * flood of other records cannot use that up), else to the main ring within its budget (NULL:
+ * over it, or the ring is full).
+ */
+#define RESERVE_MEM(type, task, tgid, target)                                                      \
 	({                                                                                         \
 		type *_m = NULL;                                                                   \
 		if (is_rdma_proc(tgid))                                                            \
 			_m = RESERVE_HI(type);                                                     \
-		else if (budget_take(task, tgid))                                                  \
+		else if (is_game_pid(target)) {                                                    \
+			if (budget_take(task, tgid, true))                                         \
+				_m = RESERVE_HI(type);                                             \
+		} else if (budget_take(task, tgid, false))                                         \
 			_m = RESERVE(type);                                                        \
 		_m;                                                                                \
 	})
@@ -750,7 +781,7 @@ static __always_inline void emit_ptrace_link(struct task_struct *tracer, struct 
 
 	if (!tracer || (rg_self_tgid && tgid == rg_self_tgid))
 		return;
-	r = RESERVE_MEM(struct rg_rec_mem, tracer, tgid);
+	r = RESERVE_MEM(struct rg_rec_mem, tracer, tgid, BPF_CORE_READ(target, tgid));
 	if (!r)
 		return;
 	fill_hdr_task(&r->h, tracer, RG_REC_MEM, hook);

@@ -60,14 +60,6 @@ struct {
 	__array(values, struct rg_enf_inner);
 } enf_policy __weak SEC(".maps");
 
-/* Game processes (tgid -> RG_ENF_GAME_*). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, RG_ENF_GAME_PIDS_MAX);
-	__type(key, __u32);
-	__type(value, __u32);
-} enf_game_pids __weak SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 2); /* RG_ENF_STATE_DAEMON, RG_ENF_STATE_KERNEL */

@@ -348,17 +348,24 @@ enum rg_counter {
 /*
  * The budget of low-value records (map "budget", per process): a /proc/PID/mem open or a memory
  * call (process_vm_readv/writev, ptrace) by a process that never used RDMA. RG_BUDGET_BURST
- * records at once, then RG_BUDGET_PER_SEC a second; past it a record is dropped and counted,
- * here (per process) and in RG_CNT_BUDGET. The same records by an RDMA process go to the RDMA
- * ring, whatever the budget.
+ * records at once, then RG_BUDGET_PER_SEC a second, to the main ring; those about a game
+ * process's memory have a bucket of their own (RG_BUDGET_GAME_*), and go to the RDMA ring, so that
+ * a flood of other records cannot hide them. Past a bucket a record is dropped and counted, here
+ * (per process) and in RG_CNT_BUDGET. The same records by an RDMA process go to the RDMA ring,
+ * whatever the budget.
  */
-#define RG_BUDGET_BURST	  32
-#define RG_BUDGET_PER_SEC 16
+#define RG_BUDGET_BURST	       32
+#define RG_BUDGET_PER_SEC      16
+#define RG_BUDGET_GAME_BURST   64
+#define RG_BUDGET_GAME_PER_SEC 32
 
 struct rg_budget {
 	__u64 last_ns; /* bpf_ktime_get_ns() of the last refill */
 	__u32 tokens;
 	__u32 dropped; /* records dropped, since the process's first */
+	__u64 game_last_ns; /* the same, for records about a game's memory */
+	__u32 game_tokens;
+	__u32 game_dropped;
 	__u64 start_boot_ns;
 	char comm[RG_REC_COMM];
 };

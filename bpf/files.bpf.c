@@ -92,17 +92,20 @@ static __always_inline struct task_struct *proc_inode_task(struct inode *inode)
 static __always_inline void emit_open(int fd, struct file *file, __u32 what, __u32 node,
 				      __u32 rdev, __u16 hook)
 {
+	struct inode *inode = BPF_CORE_READ(file, f_inode);
+	struct task_struct *t = NULL;
 	struct rg_rec_open *r;
-	struct inode *inode;
 
-	if (what == RG_OPEN_RDMA)
+	if (what == RG_OPEN_RDMA) {
 		r = RESERVE_HI(struct rg_rec_open);
-	else
-		r = RESERVE_MEM(struct rg_rec_open, bpf_get_current_task_btf(), current_tgid());
+	} else {
+		t = proc_inode_task(inode);
+		r = RESERVE_MEM(struct rg_rec_open, bpf_get_current_task_btf(), current_tgid(),
+				t ? BPF_CORE_READ(t, tgid) : 0);
+	}
 	if (!r)
 		return;
 	fill_hdr(&r->h, RG_REC_OPEN, hook);
-	inode = BPF_CORE_READ(file, f_inode);
 	r->fd = fd;
 	r->ret = 0;
 	r->what = what;
@@ -114,14 +117,10 @@ static __always_inline void emit_open(int fd, struct file *file, __u32 what, __u
 	r->pad = 0;
 	r->target_start_boot_ns = 0;
 	r->target_comm[0] = 0;
-	if (what == RG_OPEN_PROC_MEM) {
-		struct task_struct *t = proc_inode_task(inode);
-
-		if (t) {
-			r->target_pid = BPF_CORE_READ(t, tgid);
-			r->target_start_boot_ns = task_start_ns(t);
-			BPF_CORE_READ_STR_INTO(&r->target_comm, t, comm);
-		}
+	if (t) {
+		r->target_pid = BPF_CORE_READ(t, tgid);
+		r->target_start_boot_ns = task_start_ns(t);
+		BPF_CORE_READ_STR_INTO(&r->target_comm, t, comm);
 	}
 	if (file_path(file, r->path) > 0)
 		r->h.flags |= RG_RECF_TRUNC;

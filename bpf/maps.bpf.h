@@ -5,7 +5,7 @@
  *
  * Each .bpf.c file of an object includes this header (through common.bpf.h) and the maps are
  * __weak: `bpftool gen object` links the copies into one. Which object gets which map:
- *   every object (sensors, sensors_mod, enforce)  events, counters, scratch
+ *   every object (sensors, sensors_mod, enforce)  events, counters, scratch, enf_game_pids
  *   sensors and sensors_mod                       events_hi, rdma_fds, rdma_procs, rdma_seen,
  *                                                 pending,
  *                                                 pending_count, posts, rb_poll (the agent
@@ -22,6 +22,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "events.h"
+#include "enforce_abi.h"
 
 /* The ring buffer every record goes to, but those of events_hi. Its size is set by the agent
  * (sensors_config.ringbuf_bytes). */
@@ -40,6 +41,19 @@ struct {
 	__uint(max_entries, 1 << 20);
 } events_hi __weak SEC(".maps");
 #endif
+
+/*
+ * Game processes (tgid -> RG_ENF_GAME_*): enforcement's (pinned, shared with the sensors while
+ * enforcement is on; filled by its programs and the daemon), else the sensors' own, which the
+ * daemon fills from the engine's game tracking (agent/enforce/game_pids.c). The sensors send
+ * records about a game's memory to the RDMA ring, outside the budget of low-value records.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RG_ENF_GAME_PIDS_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} enf_game_pids __weak SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -30,8 +30,9 @@ static __always_inline void mem_enter(__u32 op, __u32 target)
 static __always_inline void emit_mem(__u32 op, __u32 target, __s64 ret, struct task_struct *t,
 				     __u16 hook, __u16 flags)
 {
+	/* the game's entry is its tgid: a thread's id (the tracepoints' argument) misses it */
 	struct rg_rec_mem *r = RESERVE_MEM(struct rg_rec_mem, bpf_get_current_task_btf(),
-					   current_tgid());
+					   current_tgid(), t ? BPF_CORE_READ(t, tgid) : target);
 
 	if (!r)
 		return;

@@ -19,7 +19,9 @@ BUILD_DEPS="meson ninja-build gcc clang llvm pkg-config bpftool libbpf-dev libel
 # side (fleet/): rsyslog's RELP input and PostgreSQL output, PostgreSQL 15, YAML for the Sigma rules;
 # gcc-multilib for the 32-bit build of the host tests' driver (the ia32 entry points); bubblewrap,
 # how the VM lab starts a game the way Steam's pressure-vessel does; headless Chromium and
-# Selenium for the console's browser tests (tests/console/).
+# Selenium for the console's browser tests (tests/console/); python3-pyparsing to
+# python3-typing-extensions: what the vendored pySigma and sigma-cli need
+# (tests/fleet/sigma-tools/README.md).
 TEST_DEPS="qemu-system-x86 linux-image-amd64 busybox-static kmod iproute2 rdma-core ibverbs-utils
  ibverbs-providers perftest rdmacm-utils rsyslog rsyslog-gnutls gnutls-bin openssl python3
  python3-jsonschema valgrind systemd procps util-linux
@@ -27,7 +29,9 @@ TEST_DEPS="qemu-system-x86 linux-image-amd64 busybox-static kmod iproute2 rdma-c
  auditd bpftrace gcc-multilib bubblewrap
  prometheus
  rsyslog-relp rsyslog-pgsql postgresql-15 python3-yaml
- chromium chromium-driver python3-selenium"
+ chromium chromium-driver python3-selenium
+ python3-pyparsing python3-jinja2 python3-packaging python3-requests python3-click
+ python3-prettytable python3-colorama python3-diskcache python3-typing-extensions"
 
 deps() {
 	export DEBIAN_FRONTEND=noninteractive

@@ -271,6 +271,88 @@ jw_node jw_path(struct jw *w, jw_node obj, const char *path, const char **leaf)
 }
 
 /* memcpy() without the call, for the short runs most strings are. */
+jw_node jw_first(const struct jw *w, jw_node obj)
+{
+	return w->failed || obj >= w->nn ? 0 : w->n[obj].first;
+}
+
+jw_node jw_next(const struct jw *w, jw_node n)
+{
+	return w->failed || n >= w->nn ? 0 : w->n[n].next;
+}
+
+const char *jw_key(const struct jw *w, jw_node n, size_t *klen)
+{
+	*klen = n < w->nn ? w->n[n].klen : 0;
+	return n < w->nn && w->n[n].key ? w->n[n].key : "";
+}
+
+bool jw_is_object(const struct jw *w, jw_node n)
+{
+	return n < w->nn && w->n[n].type == JT_OBJ;
+}
+
+/* Unlinks child c from container p (0 when it is not there). */
+static bool unlink_child(struct jw *w, jw_node p, jw_node c)
+{
+	jw_node prev = 0, i;
+
+	for (i = w->n[p].first; i && i != c; i = w->n[i].next)
+		prev = i;
+	if (!i)
+		return false;
+	if (prev)
+		w->n[prev].next = w->n[c].next;
+	else
+		w->n[p].first = w->n[c].next;
+	if (w->n[p].last == c)
+		w->n[p].last = prev;
+	w->n[c].next = 0;
+	return true;
+}
+
+/* The depth of n and of what is below it, from d. */
+static void set_depth(struct jw *w, jw_node n, unsigned d)
+{
+	jw_node c;
+
+	w->n[n].depth = (uint8_t)d;
+	if (w->n[n].type == JT_OBJ || w->n[n].type == JT_ARR)
+		for (c = w->n[n].first; c; c = w->n[c].next)
+			set_depth(w, c, d + 1);
+}
+
+void jw_move(struct jw *w, jw_node obj, jw_node m, jw_node dest, const char *key, size_t klen)
+{
+	jw_node old;
+
+	if (w->failed || obj >= w->nn || m >= w->nn || dest >= w->nn || !m ||
+	    w->n[dest].type != JT_OBJ) {
+		fail(w);
+		return;
+	}
+	for (old = w->n[dest].first; old; old = w->n[old].next)
+		if (old != m && w->n[old].klen == klen && memcmp(w->n[old].key, key, klen) == 0)
+			break;
+	if (old)
+		unlink_child(w, dest, old);
+	w->n[m].key = key;
+	w->n[m].klen = (uint32_t)klen;
+	w->n[dest].v.keys |= key_bit(key, klen);
+	if (dest == obj)
+		return;
+	if (!unlink_child(w, obj, m) || w->n[dest].depth >= JW_MAX_DEPTH) {
+		fail(w);
+		return;
+	}
+	if (w->n[dest].last)
+		w->n[w->n[dest].last].next = m;
+	else
+		w->n[dest].first = m;
+	w->n[dest].last = m;
+	set_depth(w, m, w->n[dest].depth + 1u);
+}
+
 static inline void copy_run(char *o, const char *s, size_t k)
 {
 	uint64_t a, b;

@@ -120,6 +120,18 @@ static inline void jw_raw(struct jw *w, jw_node obj, const char *key, const char
 jw_node jw_path(struct jw *w, jw_node obj, const char *path, const char **leaf);
 
 /*
+ * Walking and rearranging a built document (the names of a sent document, agent/event/ecs_map.c):
+ * the first member or element of obj and the one after n (0: none), a member's key (klen bytes,
+ * not NUL-terminated), and a move of member m of obj to dest[key] (dest may be obj: a rename),
+ * replacing what dest had under key. key must live as long as the document.
+ */
+jw_node jw_first(const struct jw *w, jw_node obj);
+jw_node jw_next(const struct jw *w, jw_node n);
+const char *jw_key(const struct jw *w, jw_node n, size_t *klen);
+bool jw_is_object(const struct jw *w, jw_node n);
+void jw_move(struct jw *w, jw_node obj, jw_node m, jw_node dest, const char *key, size_t klen);
+
+/*
  * Writes the document: *text (NUL-terminated, no newline) stays valid until the next
  * jw_reset() or jw_free(). 0, or -ENOMEM.
  */

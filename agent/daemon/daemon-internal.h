@@ -34,6 +34,7 @@ struct daemon {
 	struct rg_outputs *outputs;
 	struct rg_sensors *sensors;
 	struct rg_enforce *enf;	 /* NULL: no enforcement */
+	int game_pids_fd; /* the sensors' own game map (not enforcement's), or -1: game_pids.h */
 	struct hw_runtime *hw;	 /* uevents and kernel log of the hardware layer; NULL: none */
 	struct hw_print hwprint; /* the seat's fingerprint digest and DSNs (heartbeat, status) */
 	bool hwprint_fresh;	 /* hwprint is the bus as it is: no PCI change since it was made */
@@ -161,5 +162,7 @@ void daemon_hw_print_add(struct daemon *d, struct json_object *o);
 /* daemon_enforce.c */
 int daemon_enforce_prepare(struct daemon *d, struct daemon_config *cfg);
 int daemon_enforce_start(struct daemon *d);
+/* The sensors' game map, where enforcement does not fill it (detect-only): game_pids.h. */
+void daemon_game_pids_open(struct daemon *d, const struct daemon_config *cfg);
 void daemon_enforce_after_reload(struct daemon *d);
 void daemon_enforce_sync_tc(struct daemon *d);

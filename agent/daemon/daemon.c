@@ -28,6 +28,7 @@
 #include "common/root.h"
 #include "common/strutil.h"
 #include "enforce/enforce.h"
+#include "enforce/game_pids.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/rules.h"
@@ -192,6 +193,7 @@ static void reload(struct daemon *d)
 		if (engine_policy(d->engine)->n_outputs && !d->cfg->n_outputs)
 			log_notice("Outputs named in the policy take effect at the next start.");
 		daemon_enforce_after_reload(d);
+		game_pids_push_all(d->game_pids_fd, d->engine, PROC_F_GAME_SENSORS);
 		engine_policy_event(&ev, now_realtime_ns(), true, 0,
 				    d->policy_path ? d->policy_path : d->rules_dir, "reloaded");
 	}
@@ -457,6 +459,8 @@ static int run_loop(struct daemon *d)
 			else if (fd == engine_hash_fd(d->engine)) {
 				engine_hash_done(d->engine);
 				enforce_push_games(d->enf, d->engine);
+				game_pids_push_all(d->game_pids_fd, d->engine,
+						   PROC_F_GAME_SENSORS);
 			}
 			else
 				daemon_hw_dispatch(d, fd);
@@ -695,6 +699,7 @@ static int daemon_attach(struct daemon *d, struct daemon_config *cfg, char *summ
 	r = sensors_open(&cfg->sensors, &d->sensors);
 	if (r < 0)
 		return log_error_errno(r, "Failed to attach the sensors: %m");
+	daemon_game_pids_open(d, cfg);
 	d->hooks = sensors_describe(d->sensors);
 	/* The hardware layer's uevents and kernel log: what changes from now on waits in them. */
 	(void)daemon_hw_open(d);
@@ -826,7 +831,7 @@ int daemon_run(const struct daemon_config *cfg_in)
 {
 	struct daemon_config cfg = *cfg_in;
 	struct daemon d = {.cfg = &cfg, .epfd = -1, .sigfd = -1, .timerfd = -1, .status_fd = -1,
-			   .pid_fd = -1};
+			   .pid_fd = -1, .game_pids_fd = -1};
 	struct rg_policy *policy = NULL;
 	struct rg_ruleset *rules = NULL;
 	char summary[RG_TEXT_LEN];

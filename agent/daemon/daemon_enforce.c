@@ -79,6 +79,21 @@ int daemon_enforce_prepare(struct daemon *d, struct daemon_config *cfg)
 	return 0;
 }
 
+void daemon_game_pids_open(struct daemon *d, const struct daemon_config *cfg)
+{
+	d->game_pids_fd = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(cfg->sensors.shared_maps); i++) {
+		const struct sensors_shared_map *m = &cfg->sensors.shared_maps[i];
+
+		if (m->name && m->fd >= 0 && strcmp(m->name, "enf_game_pids") == 0)
+			return; /* enforcement's: it fills it */
+	}
+	d->game_pids_fd = sensors_map_fd(d->sensors, "enf_game_pids");
+	if (d->game_pids_fd < 0)
+		log_warning_errno(d->game_pids_fd, "The sensors have no game map: records about "
+				  "the game's memory stay in the budget of other records: %m");
+}
+
 /* After the inventory: start (or take over) enforcement; AGENT-002 where it cannot deny. */
 int daemon_enforce_start(struct daemon *d)
 {

@@ -15,6 +15,7 @@
 #include "common/macro.h"
 #include "common/strutil.h"
 #include "enforce/enforce.h"
+#include "enforce/game_pids.h"
 #include "engine/engine.h"
 #include "event/event_json.h"
 #include "output/output.h"
@@ -78,6 +79,8 @@ int daemon_event(const struct rg_event *in, void *ud)
 	if (r < 0)
 		log_warning_errno(r, "Rule engine failed on event %llu: %m", (unsigned long long)ev.seq);
 	enforce_event(d->enf, &ev, d->engine);
+	if (d->game_pids_fd >= 0)
+		(void)game_pids_event(d->game_pids_fd, &ev, d->engine, PROC_F_GAME_SENSORS);
 	if (ev.type < RG_EV__MAX && ev.provider < RG_PROV__MAX)
 		d->events_by[ev.type][ev.provider]++;
 	if (ev.flags & RG_EVF_DENIED)

@@ -115,6 +115,7 @@ static void metrics_lost(struct daemon *d, FILE *f)
 	uint64_t per_cpu[1024];
 	int n = sensors_lost(d->sensors, per_cpu, ARRAY_SIZE(per_cpu));
 	size_t no = outputs_count(d->outputs);
+	uint64_t dropped;
 	char cpu[16];
 
 	family(f, "rdmaguard_ringbuf_lost_records_total", "counter",
@@ -123,6 +124,10 @@ static void metrics_lost(struct daemon *d, FILE *f)
 		snprintf(cpu, sizeof(cpu), "%d", c);
 		sample(f, "rdmaguard_ringbuf_lost_records_total", per_cpu[c], "cpu", cpu, NULL);
 	}
+	family(f, "rdmaguard_budget_dropped_records_total", "counter",
+	       "Memory-access records of processes without RDMA dropped over their budget.");
+	if (sensors_budget_dropped(d->sensors, &dropped) == 0)
+		sample(f, "rdmaguard_budget_dropped_records_total", dropped, NULL);
 	family(f, "rdmaguard_output_dropped_records_total", "counter",
 	       "Alerts an output dropped, by output and reason.");
 	for (size_t i = 0; i < no; i++) {

@@ -16,6 +16,7 @@
 #include "common/timestamp.h"
 #include "config.h"
 #include "enforce/enforce.h"
+#include "event/ecs_map.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/rules.h"
@@ -181,7 +182,9 @@ void daemon_notice(struct daemon *d, const char *action, const char *kind, const
 	ADD(agent, "type", json_object_new_string("rdmaguard"));
 	ADD(agent, "version", json_object_new_string(RG_VERSION));
 	ADD(o, "agent", agent);
-	if (outputs_submit(d->outputs, o) < 0)
+	/* ECS's names and categories, as the alerts have them (event/ecs_map.h) */
+	ecs_add_event_json(o, event_type_from_string(action), 0);
+	if (ecs_map_json(o) < 0 || outputs_submit(d->outputs, o) < 0)
 		d->submit_errors++;
 	json_object_put(o);
 }
@@ -271,6 +274,37 @@ void daemon_proctree_loss(struct daemon *d)
 	daemon_agent_event(d, RG_EV_AGENT_LOST, false, "proctree", text, n, es.proc.evicted_live);
 }
 
+/* The heartbeat's counters: a slim state document of what a SIEM charts per seat and what the
+ * fleet store keeps (every
+ * counter is in `status` and the metrics; the full set in every heartbeat of every seat was
+ * about 2.4 KB a minute each). */
+static struct json_object *heartbeat_stats(struct daemon *d, const struct engine_stats *es)
+{
+	struct json_object *o = json_object_new_object(), *ev = json_object_new_object(),
+			   *al = json_object_new_object(), *sn = json_object_new_object();
+	uint64_t per_cpu[1024], lost = 0;
+	int c, ncpu = sensors_lost(d->sensors, per_cpu, ARRAY_SIZE(per_cpu));
+
+	for (c = 0; c < ncpu && c < (int)ARRAY_SIZE(per_cpu); c++)
+		lost += per_cpu[c];
+	ADD(o, "uptime_s",
+	    json_object_new_uint64((now_monotonic_ns() - d->start_mono_ns) / 1000000000ull));
+	ADD(ev, "total", json_object_new_uint64(es->events));
+	ADD(o, "events", ev);
+	ADD(al, "total", json_object_new_uint64(es->alerts));
+	ADD(al, "sent", json_object_new_uint64(d->alerts_sent));
+	ADD(al, "submit_errors", json_object_new_uint64(d->submit_errors));
+	ADD(o, "alerts", al);
+	ADD(sn, "lost_total", json_object_new_uint64(lost));
+	ADD(o, "sensors", sn);
+	/* the fleet store's seat state reads it (fleet/postgresql/schema.sql) */
+	sn = json_object_new_object();
+	ADD(sn, "games_running", json_object_new_uint64(es->games_running));
+	ADD(o, "proctree", sn);
+	ADD(o, "rss_bytes", json_object_new_uint64(rss_bytes()));
+	return o;
+}
+
 void daemon_heartbeat(struct daemon *d)
 {
 	struct json_object *stats;
@@ -278,9 +312,9 @@ void daemon_heartbeat(struct daemon *d)
 	char msg[160];
 
 	daemon_identity_refresh(d, false);
-	stats = daemon_stats(d, false);
-
 	engine_get_stats(d->engine, &es);
+	stats = heartbeat_stats(d, &es);
+
 	snprintf(msg, sizeof(msg), "rdmaguard alive: %llu events, %llu alerts, uptime %llu s",
 		 (unsigned long long)es.events, (unsigned long long)es.alerts,
 		 (unsigned long long)((now_monotonic_ns() - d->start_mono_ns) / 1000000000ull));

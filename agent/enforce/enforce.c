@@ -37,6 +37,7 @@
 #include "enforce.h"
 #include "enforce-internal.h"
 #include "enforce.skel.h"
+#include "game_pids.h"
 #include "proctree/proctree.h"
 #include "sensors/probe.h"
 
@@ -695,44 +696,13 @@ static int fill(struct rg_enforce *e, const struct rg_policy *p, struct rg_engin
 	return 0;
 }
 
-/* Game processes the engine knows (hash matches, processes running before us) for the kernel. */
-static void push_game(struct rg_enforce *e, struct proc_node *n)
-{
-	__u32 flag = RG_ENF_GAME_DAEMON, pid = n->pid;
-
-	if (bpf_map_update_elem(e->map_fd[1], &pid, &flag, BPF_NOEXIST) == 0)
-		n->flags |= PROC_F_GAME_PUSHED;
-}
-
-/*
- * n exited: the daemon's entry for it goes. The kernel removes a process's entry at the exit it
- * sees, but the daemon pushes from the ring, later, possibly after that exit: every short-lived
- * child of a game (a fork that runs something else and ends) would otherwise stay in the map for
- * good and in time fill it, and then the kernel could add no game. Only the daemon's own entry:
- * one the kernel counts (RG_ENF_GAME_KERNEL) is a newer process's with the same pid.
- */
-static void pull_game(struct rg_enforce *e, struct proc_node *n)
-{
-	__u32 flag, pid = n->pid;
-
-	n->flags &= ~PROC_F_GAME_PUSHED;
-	if (bpf_map_lookup_elem(e->map_fd[1], &pid, &flag) == 0 && flag == RG_ENF_GAME_DAEMON)
-		(void)bpf_map_delete_elem(e->map_fd[1], &pid);
-}
-
-static void push_games_cb(struct proc_node *n, void *ud)
-{
-	if (n->flags & PROC_F_GAME)
-		push_game(ud, n);
-}
-
 void enforce_push_games(struct rg_enforce *e, struct rg_engine *eng)
 {
 	struct engine_stats es;
 
 	if (!enforce_started(e))
 		return;
-	proctree_foreach_live(engine_proctree(eng), push_games_cb, e);
+	game_pids_push_all(e->map_fd[1], eng, PROC_F_GAME_PUSHED);
 	engine_get_stats(eng, &es);
 	if ((int)(es.games_running > 0) != e->game_daemon)
 		write_state(e, eng);
@@ -759,7 +729,7 @@ int enforce_start(struct rg_enforce *e, struct rg_sensors *s, const struct rg_po
 	r = fill(e, p, eng);
 	if (r < 0)
 		return r;
-	proctree_foreach_live(engine_proctree(eng), push_games_cb, e);
+	game_pids_push_all(e->map_fd[1], eng, PROC_F_GAME_PUSHED);
 	r = pin_maps(e);
 	if (r < 0)
 		return r;
@@ -802,26 +772,6 @@ void enforce_event(struct rg_enforce *e, const struct rg_event *ev, struct rg_en
 	if (!enforce_started(e))
 		return;
 	switch (ev->type) {
-	case RG_EV_PROCESS_PRESENT:
-	case RG_EV_EXEC:
-	case RG_EV_FORK: {
-		struct proc_node *n =
-		    proctree_find(engine_proctree(eng), PROC_KEY(ev->proc.pid, ev->proc.start_boot_ns));
-
-		if (n && (n->flags & PROC_F_GAME))
-			push_game(e, n);
-		break;
-	}
-	case RG_EV_EXIT: {
-		struct proc_node *n;
-
-		if (ev->proc.tid && ev->proc.tid != ev->proc.pid)
-			break; /* a thread's */
-		n = proctree_find(engine_proctree(eng), PROC_KEY(ev->proc.pid, ev->proc.start_boot_ns));
-		if (n && (n->flags & PROC_F_GAME_PUSHED) && !proc_node_live(n))
-			pull_game(e, n);
-		break;
-	}
 	case RG_EV_DEVICE_ADD:
 	case RG_EV_DEVICE_REMOVE:
 		if (!(ev->flags & RG_EVF_DENIED) && e->tables.has_devices)
@@ -833,8 +783,10 @@ void enforce_event(struct rg_enforce *e, const struct rg_event *ev, struct rg_en
 			(void)fill(e, engine_policy(eng), eng);
 		return;
 	default:
-		return;
+		break;
 	}
+	if (!game_pids_event(e->map_fd[1], ev, eng, PROC_F_GAME_PUSHED))
+		return;
 	engine_get_stats(eng, &es);
 	if ((int)(es.games_running > 0) != e->game_daemon)
 		write_state(e, eng);

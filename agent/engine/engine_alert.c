@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Alerts: the JSON document of an alert (rules/schema/alert.schema.json) written into the
- * engine's one reused writer, the rule's part of it rendered once per rule, the message, and
+ * engine's one reused writer with the event's names, then mapped to ECS's (event/ecs_map.h), the rule's part of it rendered once per rule, the message, and
  * the entity ids that name processes across alerts (sha256 of boot id, pid and start time).
  */
 #include <inttypes.h>
@@ -15,6 +15,7 @@
 #include "common/macro.h"
 #include "common/timestamp.h"
 #include "common/uuid.h"
+#include "event/ecs_map.h"
 #include "event/event_json.h"
 
 void engine_entity_id(struct rg_engine *e, struct proc_key key, char out[static 33])
@@ -184,22 +185,17 @@ static int erule_append(struct erule *er, struct jw *w, jw_node node, uint32_t *
 	return 0;
 }
 
-/* Written once for all of a rule's alerts (jw_raw). */
+/* tags and threat, written once for all of a rule's alerts (jw_raw). */
 int engine_erule_render(struct erule *er, struct jw *w)
 {
 	const struct rg_rule *rule = er->rule;
-	jw_node o, r, tags = 0, threat = 0;
+	jw_node r, tags = 0, threat = 0;
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	jw_reset(w);
-	o = jw_object(w, JW_ROOT, "rule");
-	jw_string(w, o, "id", rule->id);
-	jw_string(w, o, "name", rule->name);
-	if (rule->description)
-		jw_string(w, o, "description", rule->description);
-	jw_string(w, o, "action", action_to_string(er->action));
-	ret = erule_append(er, w, o, &er->rule_len);
+	/* rule.* is written with each alert (ecs_map_jw() moves rule.action) */
+	er->rule_len = 0;
 	if (rule->n_tags) {
 		tags = jw_new_array(w, JW_ROOT, "tags");
 		for (i = 0; i < rule->n_tags; i++)
@@ -255,7 +251,12 @@ static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_
 	if (last_ns)
 		jw_time(w, o, "end", last_ns);
 	jw_int(w, o, "severity", severity);
-	jw_raw(w, JW_ROOT, "rule", er->json, er->rule_len);
+	o = jw_object(w, JW_ROOT, "rule");
+	jw_string(w, o, "id", rule->id);
+	jw_string(w, o, "name", rule->name);
+	if (rule->description)
+		jw_string(w, o, "description", rule->description);
+	jw_string(w, o, "action", action_to_string(er->action));
 	jw_string(w, JW_ROOT, "severity", severity_to_string(severity));
 	rule_render_message(rule, ctx, msg, sizeof(msg));
 	jw_string(w, JW_ROOT, "message", msg);
@@ -302,6 +303,9 @@ static int alert_build(struct rg_engine *e, const struct erule *er, struct cond_
 	if (er->threat_len)
 		jw_raw(w, JW_ROOT, "threat", er->json + er->rule_len + er->tags_len,
 		       er->threat_len);
+	/* The document in ECS's names (the event's are the rules' and the recorded events'). */
+	ecs_add_event_jw(w, ev->type, ev->flags);
+	ecs_map_jw(w);
 	*ret = (struct rg_alert){.uuid = uuid,
 				 .rule_id = rule->id,
 				 .severity = severity,

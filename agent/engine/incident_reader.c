@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "incident_reader.h"
+#include "event/ecs_map.h"
 #include "event/event_json.h"
 #include "common/macro.h"
 
@@ -193,7 +194,11 @@ int incident_set_feed(struct incident_set *s, const char *line, size_t len, size
 			goto out;
 		}
 		v = view_of(s, id, &r);
-		if (v)
+		/* an alert in ECS's layout read with the event's names (event/ecs_map.h) */
+		if (v && json_object_get_int(json_get_path(o, "rdmaguard.schema_version")) == 2 &&
+		    ecs_unmap_json(o) < 0)
+			r = -ENOMEM;
+		else if (v)
 			r = add_alert(v, o);
 	} else if (kind && strcmp(kind, "event") == 0)
 		s->events++;

@@ -552,7 +552,7 @@ static void print_alerts(FILE *f, struct json_object *r)
 		struct json_object *al = json_object_array_get_idx(a, i);
 		struct json_object *rule = get(al, "rule");
 
-		fprintf(f, "  [%s] %s %s: %s\n", str(al, "severity") ?: "?",
+		fprintf(f, "  [%s] %s %s: %s\n", str(get(al, "rdmaguard"), "severity") ?: "?",
 			str(rule, "id") ?: "?", str(rule, "name") ?: "", str(al, "message") ?: "");
 	}
 }

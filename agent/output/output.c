@@ -149,7 +149,9 @@ int outputs_submit_flags(struct rg_outputs *o, struct json_object *alert, unsign
 	if (r < 0)
 		return r;
 	a.rule_id = get_string(alert, "rule.id");
-	a.severity = severity_from_string(get_string(alert, "severity"));
+	/* rdmaguard.severity in ECS's layout (event/ecs_map.h); severity in a document not mapped */
+	ts_s = get_string(alert, "rdmaguard.severity");
+	a.severity = severity_from_string(ts_s ? ts_s : get_string(alert, "severity"));
 	ts_s = get_string(alert, "@timestamp");
 	if (!ts_s || parse_timestamp(ts_s, &a.ts_ns) < 0)
 		a.ts_ns = 0;

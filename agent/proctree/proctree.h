@@ -52,6 +52,7 @@ enum {
 	PROC_F_EXE_TRUNC = 1u << 11,
 	PROC_F_HASH_PENDING = 1u << 12, /* its sha256 is being computed (engine/hasher.h) */
 	PROC_F_EXE_FOREIGN = 1u << 13,
+	PROC_F_GAME_SENSORS = 1u << 14, /* its pid is in the sensors' own game map (detect-only) */
 	PROC_F_EXE_UNTRUSTED = PROC_F_EXE_TRUNC | PROC_F_EXE_FOREIGN,
 };
 

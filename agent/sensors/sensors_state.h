@@ -135,8 +135,9 @@ struct rg_sensors {
 	uint64_t *lost_prev;
 	int ncpus;
 	struct budget_seen {
-		uint32_t tgid, reported;
-		uint64_t start_boot_ns, seen_ns;
+		uint32_t tgid;
+		char comm[16];
+		uint64_t reported, start_boot_ns, seen_ns;
 	} budget_seen[64];
 	/* records.c */
 	struct cm_ent cm[MAX_CM_IDS];

@@ -43,6 +43,26 @@ struct json_object *sensors_describe(struct rg_sensors *s)
 			     describe_extra, s);
 }
 
+/* The processes whose records were dropped over their budget (the latest seen), as reported. */
+static struct json_object *budget_describe(const struct rg_sensors *s)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < ARRAY_SIZE(s->budget_seen); i++) {
+		const struct budget_seen *b = &s->budget_seen[i];
+		struct json_object *p;
+
+		if (!b->reported || !(p = json_object_new_object()))
+			continue;
+		json_object_object_add(p, "pid", json_object_new_uint64(b->tgid));
+		json_object_object_add(p, "comm", json_object_new_string(b->comm));
+		json_object_object_add(p, "start_boot_ns", json_object_new_uint64(b->start_boot_ns));
+		json_object_object_add(p, "dropped", json_object_new_uint64(b->reported));
+		json_object_array_add(a, p);
+	}
+	return a;
+}
+
 struct json_object *sensors_ring_describe(const struct rg_sensors *s)
 {
 	struct json_object *o = json_object_new_object();
@@ -61,6 +81,7 @@ struct json_object *sensors_ring_describe(const struct rg_sensors *s)
 	    json_object_new_uint64(bpf_map__max_entries(s->skel->maps.events_hi)));
 	if (sensors_budget_dropped((struct rg_sensors *)s, &dropped) == 0)
 		json_object_object_add(o, "budget_dropped", json_object_new_uint64(dropped));
+	json_object_object_add(o, "budget_processes", budget_describe(s));
 	return o;
 }
 
@@ -150,14 +171,18 @@ static void check_budget(struct rg_sensors *s)
 		struct budget_seen *b;
 		struct rg_event ev = {0};
 		char comm[sizeof(v.comm) + 1];
+		uint64_t dropped;
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v) < 0 || !v.dropped)
+		if (bpf_map_lookup_elem(fd, &key, &v) < 0)
+			continue;
+		dropped = (uint64_t)v.dropped + v.game_dropped;
+		if (!dropped)
 			continue;
 		b = budget_slot(s, key, v.start_boot_ns);
 		b->seen_ns = now;
-		if (v.dropped <= b->reported)
+		if (dropped <= b->reported)
 			continue;
 		ev.type = RG_EV_AGENT_LOST;
 		ev.provider = RG_PROV_AGENT;
@@ -166,15 +191,17 @@ static void check_budget(struct rg_sensors *s)
 		ev.proc.start_boot_ns = v.start_boot_ns;
 		event_set_str(comm, sizeof(comm), v.comm, sizeof(v.comm));
 		strscpy_ok(ev.proc.comm, comm, sizeof(ev.proc.comm));
-		ev.u.agent.count = v.dropped - b->reported;
-		ev.u.agent.count2 = v.dropped;
+		strscpy_ok(b->comm, comm, sizeof(b->comm));
+		ev.u.agent.count = dropped - b->reported;
+		ev.u.agent.count2 = dropped;
 		strscpy_ok(ev.u.agent.what, "budget", sizeof(ev.u.agent.what));
 		snprintf(ev.u.agent.text, sizeof(ev.u.agent.text),
 			 "%" PRIu64 " memory-access records of %s (pid %u) dropped over its budget "
-			 "(%u at once, %u a second; %u since it started)",
+			 "(%u at once, %u a second; %u of them about a game, %u at once, %u a "
+			 "second; %" PRIu64 " since it started)",
 			 ev.u.agent.count, comm, key, RG_BUDGET_BURST, RG_BUDGET_PER_SEC,
-			 v.dropped);
-		b->reported = v.dropped;
+			 v.game_dropped, RG_BUDGET_GAME_BURST, RG_BUDGET_GAME_PER_SEC, dropped);
+		b->reported = dropped;
 		reported++;
 		if (deliver(s, &ev) < 0)
 			break;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "event/ecs_map.h"
 #include "event/event.h"
 #include "event/event_json.h"
 
@@ -57,6 +58,7 @@ static void print_flag_values(void)
 
 static void print_field(const struct event_field *f)
 {
+	char alert[128];
 	unsigned i;
 
 	printf("| `%s` | ", f->name);
@@ -85,7 +87,9 @@ static void print_field(const struct event_field *f)
 	default:
 		break;
 	}
-	fputs(" |\n", stdout);
+	if (ecs_map_name(f->name, alert, sizeof(alert)) < 0)
+		snprintf(alert, sizeof(alert), "?");
+	printf(" | `%s` |\n", alert);
 }
 
 static bool same_fields(unsigned a, unsigned b)
@@ -115,12 +119,16 @@ int main(void)
 	     "policy](../rules-and-policy.md)"
 	     ", which also lists the fields the engine derives).\nAlerts carry the fields of the "
 	     "event "
-	     "that raised them (`rules/schema/alert.schema.json`).\n");
+	     "that raised them (`rules/schema/alert.schema.json`), under the name of the last column:\n"
+	     "alerts and notices use the names of the Elastic Common Schema (ECS), and the fields "
+	     "ECS does not\nhave sit under `rdmaguard.` (`agent/event/ecs_map.c`; "
+	     "[operations](../operations.md)).\n");
 	puts("## Every event type\n");
-	puts("| field | type | values |\n|---|---|---|");
+	puts("| field | type | values | in alerts |\n|---|---|---|---|");
 	for (i = 0; i < ncommon; i++)
 		print_field(&common[i]);
-	puts("| `event.kind` | text | `event` (alerts: `alert`; the heartbeat notice: `metric`) |");
+	puts("| `event.kind` | text | `event` (alerts: `alert`; the heartbeat notice: `metric`) | "
+	     "`event.kind` |");
 	for (t = 1; t < RG_EV__MAX; t++) {
 		const struct event_field *f;
 		bool seen = false;
@@ -140,9 +148,25 @@ int main(void)
 			puts("No fields besides those of every event type.");
 			continue;
 		}
-		puts("| field | type | values |\n|---|---|---|");
+		puts("| field | type | values | in alerts |\n|---|---|---|---|");
 		for (i = 0; i < n; i++)
 			print_field(&f[i]);
+	}
+	puts("\n## ECS categorisation\n");
+	puts("What alerts and notices of each event type say in ECS's terms (besides `ecs.version` "
+	     "`" ECS_VERSION "`).\n`event.outcome` is `failure` for an event flagged `failed` or "
+	     "`denied`.\n");
+	puts("| event.action | event.category | event.type | event.outcome |\n|---|---|---|---|");
+	for (t = 1; t < RG_EV__MAX; t++) {
+		const char *const *v;
+
+		printf("| `%s` |", event_type_to_string(t));
+		for (v = ecs_event_category(t); *v; v++)
+			printf(" `%s`", *v);
+		fputs(" |", stdout);
+		for (v = ecs_event_type(t); *v; v++)
+			printf(" `%s`", *v);
+		printf(" | `%s` |\n", ecs_event_outcome(t, 0));
 	}
 	return ferror(stdout) || fflush(stdout) ? 1 : 0;
 }

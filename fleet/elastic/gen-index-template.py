@@ -10,12 +10,18 @@ index template (ECS mapping) of rdmaguard's alerts and notices, from what knows 
     with the table's type;
   - IDENTITY below: the seat identity and network names of docs/seat.md (host.*, agent.*,
     labels.seat, destination.*, source.*, related.ip, rdmaguard.*) and the heartbeat's hardware
-    fields (hw.fingerprint, pci.dsn[]), where the two sources above do not have them; addresses
-    are ip whatever the alert schema says (it types them as strings).
+    fields (rdmaguard.hw.fingerprint, rdmaguard.pci.dsn[]), where the two sources above do not
+    have them; addresses are ip whatever the alert schema says (it types them as strings);
+  - fleet/elastic/ecs/: ECS's own definitions: a field ECS has is mapped as ECS maps it (type,
+    multi-fields such as process.name.text), in types both Elasticsearch and OpenSearch know
+    (text where ECS says match_only_text, which OpenSearch has only from 2.12).
 
-Where both sources type a field, the event table wins (it knows 64-bit integers: unsigned_long).
-tests/fleet/test_index_template.py regenerates it (no difference allowed) and checks it against
-every field of the alerts the rule fixtures produce. python3 stdlib only.
+Where both of the first two sources type a field, the event table wins (it knows 64-bit
+integers: unsigned_long); ECS wins over both.
+Also writes, next to it, logs-rdmaguard.alert-template.json (Elasticsearch's data stream on
+ecs@mappings, with the ILM policy rdmaguard-alerts-ilm.json). tests/fleet/test_index_template.py
+regenerates them (no difference allowed) and checks the template against every field of the
+alerts the rule fixtures produce. python3 stdlib only.
 Usage: gen-index-template.py [OUT]"""
 import json
 import os
@@ -38,12 +44,10 @@ IDENTITY = {
     "labels.seat": KEYWORD, "destination.ip": IP, "destination.port": {"type": "long"},
     "source.ip": IP, "source.port": {"type": "long"}, "related.ip": IP,
     "rdmaguard.peer.class": KEYWORD, "rdmaguard.peer.name": KEYWORD, "event.dataset": KEYWORD,
-    "hw.fingerprint": KEYWORD, "pci.dsn": KEYWORD,
+    "rdmaguard.hw.fingerprint": KEYWORD, "rdmaguard.pci.dsn": KEYWORD,
 }
 # ECS types the alert schema cannot say (it types addresses as strings).
 ECS_IP = ("host.ip", "related.ip", "destination.ip", "source.ip")
-# Free text: searchable by words as well.
-TEXT = {"message", "rule.description"}
 
 
 def event_table_type(t):
@@ -65,13 +69,43 @@ def event_table_type(t):
 
 
 def event_table():
+    """The event's fields under their names in alerts (the table's last column)."""
     fields = {}
     with open(os.path.join(ROOT, "docs", "reference", "event-fields.md"), encoding="utf-8") as f:
         for line in f:
-            m = re.match(r"^\| `([^`]+)` \| ([^|]+) \|", line)
+            if line.startswith("## ECS categorisation"):
+                break
+            m = re.match(r"^\| `([^`]+)` \| ([^|]+) \|[^|]*\| `([^`]+)` \|$", line)
             if m:
-                fields[m.group(1)] = event_table_type(m.group(2))
+                fields[m.group(3)] = event_table_type(m.group(2))
     return fields
+
+
+def ecs_fields():
+    """ECS's own field definitions (fleet/elastic/ecs/)."""
+    d = os.path.join(ROOT, "fleet", "elastic", "ecs")
+    name = [f for f in sorted(os.listdir(d)) if re.match(r"ecs_flat-[0-9.]+\.json$", f)][-1]
+    with open(os.path.join(d, name), encoding="utf-8") as f:
+        return json.load(f)["fields"]
+
+
+def ecs_mapping(d):
+    """ECS's mapping of a field, in types that Elasticsearch and OpenSearch both have
+    (OpenSearch has match_only_text only from 2.12: text instead)."""
+    def one(t):
+        if t == "match_only_text":
+            return {"type": "text"}
+        if t == "keyword":
+            return dict(KEYWORD)
+        if t == "date":
+            return dict(DATE)
+        if t == "ip":
+            return dict(IP)
+        return {"type": t}
+    m = one(d["type"])
+    if d.get("multi_fields"):
+        m["fields"] = {x["name"]: one(x["type"]) for x in d["multi_fields"]}
+    return m
 
 
 def schema_fields():
@@ -120,8 +154,11 @@ def build():
         fields.setdefault(k, dict(v))
     for k in ECS_IP:
         fields[k] = dict(IP)
-    for k in TEXT:
-        fields[k] = {"type": "match_only_text"}
+    # An ECS field is mapped as ECS maps it (type and multi-fields).
+    ecs = ecs_fields()
+    for k in fields:
+        if k in ecs and ecs[k]["type"] not in ("object", "nested", "flattened"):
+            fields[k] = ecs_mapping(ecs[k])
     props = {}
     for name in sorted(fields):
         parts = name.split(".")
@@ -151,11 +188,46 @@ def build():
     }
 
 
+def data_stream(tpl):
+    """Elasticsearch's data stream logs-rdmaguard.alert-*: the stack's logs@ and ecs@mappings
+    templates (8.13 and later) map the ECS fields; this adds rdmaguard.*, the ECS fields whose
+    values need more than ecs@mappings guesses (addresses as ip), and the ILM policy."""
+    props = tpl["template"]["mappings"]["properties"]
+    return {
+        "index_patterns": ["logs-rdmaguard.alert-*"],
+        "data_stream": {},
+        "priority": 200,
+        "composed_of": ["logs@mappings", "logs@settings", "ecs@mappings"],
+        "_meta": {"description": "rdmaguard alerts and notices (ECS) as a data stream; "
+                                 "generated by fleet/elastic/gen-index-template.py, do not edit"},
+        "template": {
+            "settings": {"index": {"lifecycle": {"name": "rdmaguard-alerts"},
+                                   "mapping": {"total_fields": {"limit": 2000}}}},
+            "mappings": {"properties": {k: props[k] for k in ("rdmaguard", "related",
+                                                              "destination", "source")
+                                        if k in props}},
+        },
+    }
+
+
+# Alerts kept a year, in indices of at most 50 GB a primary shard or 30 days.
+ILM = {"policy": {"_meta": {"description": "rdmaguard alerts: a year, then deleted"},
+                  "phases": {"hot": {"actions": {"rollover": {"max_primary_shard_size": "50gb",
+                                                              "max_age": "30d"}}},
+                             "delete": {"min_age": "365d", "actions": {"delete": {}}}}}}
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else OUT
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(build(), f, indent=1, sort_keys=True)
-        f.write("\n")
+    tpl = build()
+    outs = {out: tpl,
+            os.path.join(os.path.dirname(out), "logs-rdmaguard.alert-template.json"):
+                data_stream(tpl),
+            os.path.join(os.path.dirname(out), "rdmaguard-alerts-ilm.json"): ILM}
+    for path, doc in outs.items():
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+            f.write("\n")
     return 0
 
 

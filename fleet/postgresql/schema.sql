@@ -17,8 +17,11 @@
 --   rdmaguard_organiser a viewer that enters match windows and their hold
 --
 -- Field names are the agent's ECS names (docs/seat.md): host.name, host.id, host.ip[], host.mac[],
--- agent.version, labels.seat, destination.ip, source.ip, related.ip[], rdma.peer.address/gid,
--- hw.fingerprint, pci.dsn[], game.name/running, rdmaguard.incident.* (incident records):
+-- agent.version, labels.seat, destination.ip, source.ip, related.ip[], and what ECS lacks under
+-- rdmaguard. (rdmaguard.schema_version 2): rdmaguard.severity, rdmaguard.rdma.peer.address/gid,
+-- rdmaguard.hw.fingerprint, rdmaguard.pci.dsn[], rdmaguard.game.name/running,
+-- rdmaguard.agent.proctree.games_running, rdmaguard.incident.* (incident records); the
+-- first layout's top-level names (severity, rdma.*, hw.*, pci.*, game.*, agent.*) are read too:
 -- rdmaguard.ingest() is the one place that knows where each key field is.
 
 SET client_min_messages = warning;
@@ -371,11 +374,14 @@ BEGIN
 	IF NOT FOUND THEN
 		RETURN; -- a repeat
 	END IF;
-	IF d ? 'destination' OR d ? 'related' OR d ? 'rdma' THEN
+	IF d ? 'destination' OR d ? 'related' OR d ? 'rdma' OR d #> '{rdmaguard,rdma}' IS NOT NULL
+	THEN
 		ips := rdmaguard.json_inets(d #> '{destination,ip}') ||
 		       rdmaguard.json_inets(d #> '{related,ip}') ||
-		       rdmaguard.json_inets(d #> '{rdma,peer,address}') ||
-		       rdmaguard.json_inets(d #> '{rdma,peer,gid}');
+		       rdmaguard.json_inets(coalesce(d #> '{rdmaguard,rdma,peer,address}',
+						     d #> '{rdma,peer,address}')) ||
+		       rdmaguard.json_inets(coalesce(d #> '{rdmaguard,rdma,peer,gid}',
+						     d #> '{rdma,peer,gid}'));
 		-- The seat's own addresses are no peers (related.ip lists both ends).
 		IF ips <> '{}' THEN
 			ips := ARRAY(SELECT DISTINCT x FROM unnest(ips) x
@@ -384,14 +390,15 @@ BEGIN
 				     ORDER BY x);
 		END IF;
 	END IF;
-	IF d #>> '{game,running}' = 'true' THEN
-		game := coalesce(d #>> '{game,name}', '?');
+	IF coalesce(d #>> '{rdmaguard,game,running}', d #>> '{game,running}') = 'true' THEN
+		game := coalesce(d #>> '{rdmaguard,game,name}', d #>> '{game,name}', '?');
 	END IF;
 	INSERT INTO rdmaguard.alerts (received_at, ts, event_id, seat, host_id, rule_id, severity,
 				      severity_rank, incident_id, game, peer_ips, process_name,
 				      message, sender_ip, doc)
 	VALUES (rcv, ts, id, seat, d #>> '{host,id}', rule,
-		coalesce(d ->> 'severity', 'medium'), rdmaguard.severity_rank(d ->> 'severity'),
+		coalesce(d #>> '{rdmaguard,severity}', d ->> 'severity', 'medium'),
+		rdmaguard.severity_rank(coalesce(d #>> '{rdmaguard,severity}', d ->> 'severity')),
 		coalesce(d #>> '{rdmaguard,incident,id}', d #>> '{incident,id}'), game, ips,
 		d #>> '{process,name}', d ->> 'message', sender_ip, d);
 	-- The seat's row: made if new; otherwise touched only when the alert changes its posture
@@ -431,8 +438,12 @@ RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp A
 DECLARE
 	action text := coalesce(d #>> '{event,action}', '?');
 	hb boolean := action = 'agent_heartbeat';
-	fpj jsonb := coalesce(d #> '{hw,fingerprint}', d #> '{host,hardware,fingerprint}');
-	dsnj jsonb := coalesce(d #> '{pci,dsn}', d #> '{host,hardware,pci_dsn}');
+	fpj jsonb := coalesce(d #> '{rdmaguard,hw,fingerprint}', d #> '{hw,fingerprint}',
+			      d #> '{host,hardware,fingerprint}');
+	dsnj jsonb := coalesce(d #> '{rdmaguard,pci,dsn}', d #> '{pci,dsn}',
+			       d #> '{host,hardware,pci_dsn}');
+	gr text := coalesce(d #>> '{rdmaguard,agent,proctree,games_running}',
+			    d #>> '{agent,proctree,games_running}');
 	ident jsonb := jsonb_build_array(d #> '{host,ip}', fpj, dsnj, d #> '{agent,version}',
 					 d #> '{host,mac}', d #> '{host,name}', d #> '{host,id}',
 					 d #> '{rdmaguard,policy,sha256}');
@@ -444,8 +455,8 @@ DECLARE
 	old rdmaguard.seat_state;
 	what text[] := '{}';
 BEGIN
-	IF d #>> '{agent,proctree,games_running}' ~ '^[0-9]{1,9}$' THEN
-		games := (d #>> '{agent,proctree,games_running}')::integer;
+	IF gr ~ '^[0-9]{1,9}$' THEN
+		games := gr::integer;
 	END IF;
 	IF hb THEN
 		UPDATE rdmaguard.seat_state s SET last_seen = greatest(s.last_seen, rcv),
@@ -552,7 +563,8 @@ DECLARE
 	iid text := inc ->> 'id';
 	state text := lower(coalesce(inc ->> 'state',
 				     regexp_replace(d #>> '{event,action}', '^incident_', '')));
-	sev text := coalesce(inc ->> 'severity', d ->> 'severity', 'medium');
+	sev text := coalesce(inc ->> 'severity', d #>> '{rdmaguard,severity}', d ->> 'severity',
+			     'medium');
 	rank smallint := rdmaguard.severity_rank(sev);
 	-- the agent's verdicts: cheat, suspicious, notice, agent; only a cheat is a verdict here
 	verdict boolean := coalesce(lower(inc ->> 'verdict') IN ('cheat', 'true'), false);

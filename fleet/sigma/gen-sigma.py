@@ -23,7 +23,25 @@ LEVEL = {"info": "informational", "low": "low", "medium": "medium", "high": "hig
          "critical": "critical"}
 LOGSOURCE = {"product": "linux", "service": "rdmaguard"}
 AUTHOR = "rdmaguard (generated from rules/%s.json by fleet/sigma/gen-sigma.py)"
-REFERENCE = "https://github.com/rdmaguard/rdmaguard/blob/main/docs/reference/rules.md"
+# References point at the release the rules come with (a tag, not a branch that moves).
+RELEASE = "v" + re.search(r"version: '([^']+)'",
+                          open(os.path.join(ROOT, "meson.build"), encoding="utf-8").read()).group(1)
+REPO = "https://github.com/rdmaguard/rdmaguard/blob/" + RELEASE + "/"
+REFERENCE = REPO + "docs/reference/rules.md"
+# When these rules were first written in this form (Sigma's date; modified: when changed).
+DATE = "2026-12-07"
+# New rules start experimental (SigmaHQ's conventions: stable only after use in the field).
+STATUS = "experimental"
+# Words a title keeps in lower case unless first (title case).
+SMALL = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to",
+         "with"}
+
+
+def title_case(text):
+    """Every word capitalised but the small ones; words with capitals (RDMA, PCI) kept."""
+    words = text.split(" ")
+    return " ".join(w if any(c.isupper() for c in w) or (i and w in SMALL) else
+                    w[:1].upper() + w[1:] for i, w in enumerate(words))
 
 
 def load_rules():
@@ -54,13 +72,14 @@ def attack_tags(rule):
 def detection_rule(rule):
     rid = rule["id"]
     doc = {
-        "title": "rdmaguard: %s" % rule["name"],
+        "title": title_case(rule["name"]),
         "id": str(uuid.uuid5(NS, rid)),
         "name": sigma_name(rid),
-        "status": "stable",
+        "status": STATUS,
+        "date": DATE,
         "description": "%s (rdmaguard rule %s; the agent evaluates the rule on the machine, this "
                        "matches its alerts)" % (rule["description"], rid),
-        "references": [REFERENCE],
+        "references": [REPO + "rules/%s.json" % rid, REFERENCE],
         "author": AUTHOR % rid,
         "tags": attack_tags(rule),
         "logsource": dict(LOGSOURCE),
@@ -68,8 +87,6 @@ def detection_rule(rule):
             "selection": {"event.kind": "alert", "rule.id": rid},
             "condition": "selection",
         },
-        "fields": ["host.name", "labels.seat", "process.name", "process.executable",
-                   "destination.ip", "message"],
         "falsepositives": ["A workload the policy should allow (add it to the policy's allow "
                            "list)"],
         "level": LEVEL[rule.get("severity", "medium")],
@@ -81,10 +98,11 @@ def detection_rule(rule):
 
 def heartbeat_rule():
     return {
-        "title": "rdmaguard: agent heartbeat with the seat's PCI serial numbers",
+        "title": title_case("Agent heartbeat with the seat's PCI serial numbers"),
         "id": str(uuid.uuid5(NS, "heartbeat")),
         "name": "rdmaguard_heartbeat",
-        "status": "stable",
+        "status": STATUS,
+        "date": DATE,
         "description": "The agent's heartbeat notice (event.kind metric), which carries the "
                        "seat's hardware fingerprint digest and PCI Device Serial Numbers; a base "
                        "for the fleet correlations, not an alert by itself",
@@ -93,7 +111,8 @@ def heartbeat_rule():
         "tags": ["attack.initial-access", "attack.t1200"],
         "logsource": dict(LOGSOURCE),
         "detection": {
-            "selection": {"event.action": "agent_heartbeat", "pci.dsn|exists": True},
+            # a wildcard, not |exists: EQL has no exists
+            "selection": {"event.action": "agent_heartbeat", "rdmaguard.pci.dsn": "*"},
             "condition": "selection",
         },
         "level": "informational",
@@ -105,10 +124,11 @@ def correlations():
     rdma9 = sigma_name("RDMA-009")
     return [
         ("correlation_peer_on_several_seats", {
-            "title": "rdmaguard: one RDMA peer connected to several seats",
+            "title": title_case("One RDMA peer connected to several seats"),
             "id": str(uuid.uuid5(NS, "correlation:peer-several-seats")),
             "name": "rdmaguard_peer_on_several_seats",
-            "status": "stable",
+            "status": STATUS,
+        "date": DATE,
             "description": "The same RDMA peer address in RDMA connection alerts of two or more "
                            "seats within an hour: one cheat box serving several players, or a "
                            "rogue server on the tournament network",
@@ -120,15 +140,16 @@ def correlations():
                 "rules": [rdma9],
                 "group-by": ["destination.ip"],
                 "timespan": "1h",
-                "condition": {"field": "host.name", "gte": 2},
+                "condition": {"field": "labels.seat", "gte": 2},
             },
             "level": "critical",
         }),
         ("correlation_dsn_on_several_seats", {
-            "title": "rdmaguard: one PCI Device Serial Number on several seats",
+            "title": title_case("One PCI Device Serial Number on several seats"),
             "id": str(uuid.uuid5(NS, "correlation:dsn-several-seats")),
             "name": "rdmaguard_dsn_on_several_seats",
-            "status": "stable",
+            "status": STATUS,
+        "date": DATE,
             "description": "Heartbeats of two or more seats within an hour list the same PCI "
                            "Device Serial Number: a donor card's identity cloned onto DMA cards",
             "author": "rdmaguard (fleet/sigma/gen-sigma.py)",
@@ -137,31 +158,63 @@ def correlations():
             "correlation": {
                 "type": "value_count",
                 "rules": ["rdmaguard_heartbeat"],
-                "group-by": ["pci.dsn"],
+                "group-by": ["rdmaguard.pci.dsn"],
                 "timespan": "1h",
-                "condition": {"field": "host.name", "gte": 2},
+                "condition": {"field": "labels.seat", "gte": 2},
             },
             "level": "high",
         }),
         ("correlation_connection_then_memory_access", {
-            "title": "rdmaguard: RDMA connection then access to the game's memory on a seat",
+            "title": title_case("RDMA connection and access to the game's memory on a seat"),
             "id": str(uuid.uuid5(NS, "correlation:connection-then-access")),
             "name": "rdmaguard_connection_then_memory_access",
-            "status": "stable",
+            "status": STATUS,
+        "date": DATE,
             "description": "An RDMA connection and access to the game's memory by an RDMA "
-                           "process on the same seat within five minutes, in that order",
+                           "process on the same seat within five minutes (in any order: "
+                           "ES|QL, the one Elastic target with temporal correlations, has no "
+                           "ordered one)",
             "author": "rdmaguard (fleet/sigma/gen-sigma.py)",
             "references": [REFERENCE],
             "tags": ["attack.collection", "attack.t1005"],
             "correlation": {
-                "type": "temporal_ordered",
+                "type": "temporal",
                 "rules": [rdma9, sigma_name("RDMA-008")],
-                "group-by": ["host.name"],
+                "group-by": ["labels.seat"],
                 "timespan": "5m",
             },
             "level": "critical",
         }),
     ]
+
+
+def pipeline():
+    """The pySigma processing pipeline for rdmaguard's alerts on Elasticsearch or OpenSearch:
+    the index pattern (logs-rdmaguard.alert-*, the data stream of fleet/elastic/) as the
+    backends' index state, and the field mapping from the agent's event names (what a rule
+    condition says: rdma.peer.address, severity) to their names in alerts (ECS, rdmaguard.*),
+    from the last column of docs/reference/event-fields.md."""
+    mapping = {"severity": "rdmaguard.severity", "count": "rdmaguard.count",
+               "action": "rdmaguard.action", "rule.action": "rdmaguard.rule.action"}
+    in_cats = False
+    with open(os.path.join(ROOT, "docs", "reference", "event-fields.md"), encoding="utf-8") as f:
+        for line in f:
+            in_cats = in_cats or line.startswith("## ECS categorisation")
+            m = re.match(r"^\| `([^`]+)` \|[^|]*\|[^|]*\| `([^`]+)` \|$", line)
+            if m and not in_cats and m.group(1) != m.group(2):
+                mapping[m.group(1)] = m.group(2)
+    return {
+        "name": "rdmaguard alerts (ECS) on Elasticsearch and OpenSearch",
+        "priority": 20,
+        "transformations": [
+            {"id": "rdmaguard_index", "type": "set_state", "key": "index",
+             "val": "logs-rdmaguard.alert-*",
+             "rule_conditions": [dict(LOGSOURCE, type="logsource")]},
+            {"id": "rdmaguard_event_names", "type": "field_name_mapping",
+             "mapping": dict(sorted(mapping.items())),
+             "rule_conditions": [dict(LOGSOURCE, type="logsource")]},
+        ],
+    }
 
 
 def dump(doc):
@@ -183,6 +236,9 @@ def generate():
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "fleet", "sigma", "rules")
     os.makedirs(out, exist_ok=True)
+    with open(os.path.join(os.path.dirname(out.rstrip("/")), "pipeline.yml"), "w",
+              encoding="utf-8") as f:
+        f.write("# Generated by fleet/sigma/gen-sigma.py; do not edit.\n" + dump(pipeline()))
     files = generate()
     for old in glob.glob(os.path.join(out, "*.yml")):
         if os.path.basename(old) not in files:

@@ -58,7 +58,9 @@ def common(doc, root):
         except jsonschema.ValidationError as e:
             check(False, f"{root}: alert does not match the schema: {e.message}")
         check(a.get("event", {}).get("kind") == "alert" and a.get("rule", {}).get("id")
-              and a.get("severity") in ("info", "low", "medium", "high", "critical") and a.get("message"),
+              and a.get("rdmaguard", {}).get("severity") in ("info", "low", "medium", "high",
+                                                                "critical")
+              and a.get("message"),
               f"{root}: alert fields {a}")
     check(doc["root"] == os.path.realpath(os.path.join(ROOTS, root)), f"{root}: root path")
     for src in ("verbs", "netlink"):
@@ -68,7 +70,8 @@ def common(doc, root):
 
 
 def alerts(doc):
-    return [(a["severity"], a["rule"]["id"], a["message"]) for a in doc.get("alerts", [])]
+    return [(a["rdmaguard"]["severity"], a["rule"]["id"], a["message"])
+            for a in doc.get("alerts", [])]
 
 
 # --- each fixture root ---------------------------------------------------------------------------
@@ -117,7 +120,7 @@ check(alerts(d) == [
       f"mlx5: alerts {alerts(d)}")
 a4 = d["alerts"][4]
 check(a4["process"]["pid"] == 4242 and a4["process"]["parent"]["pid"] == 4200 and
-      [x["pid"] for x in a4["process"].get("ancestors", [])][:2] == [4200, 1200],
+      [x["pid"] for x in a4["rdmaguard"]["process"].get("ancestors", [])][:2] == [4200, 1200],
       f"mlx5: alert lineage {a4.get('process')}")
 dev = d["devices"]["items"][0]
 check(dev["name"] == "mlx5_0" and dev["sources"] == ["sysfs"], "mlx5: name/sources")

@@ -92,7 +92,7 @@ check(hw["0000:04:00.0"]["facts"] == ["identity_domain"] and not hw["0000:04:00.
                                       "prefetchable": False}], "edu: a conventional PCI function")
 check(all(hw[a]["acs"] and hw[a]["upstream"] is None for a in
           ("0000:00:03.0", "0000:00:04.0", "0000:00:05.0", "0000:00:06.0")), "root ports: ACS")
-alerts = [(a["rule"]["id"], a["pci"]["address"]) for a in d["alerts"]]
+alerts = [(a["rule"]["id"], a["rdmaguard"]["pci"]["address"]) for a in d["alerts"]]
 check(alerts == [("DMA-014", "0000:01:00.0"), ("DMA-012", "0000:02:00.0"),
                  ("DMA-014", "0000:02:00.0"), ("DMA-003", "0000:04:00.0")], f"alerts {alerts}")
 

@@ -7,6 +7,7 @@ against the published schema.
 
 usage: test_cli.py RDMAGUARD SOURCE_ROOT
 """
+import glob
 import json
 import os
 import re
@@ -232,7 +233,7 @@ def test_replay(tmp, rules):
     quiet = '{"event":{"action":"agent_policy"},"agent":{"ok":1,"what":"p","text":"loaded"}}\n'
     res = run("replay", "-", "--rules", rules, stdin=" \t\r\n\n" + quiet + "  \n")
     alerts = [json.loads(l) for l in res.stdout.splitlines()]
-    check(res.returncode == 0 and len(alerts) == 1 and alerts[0]["severity"] == "info",
+    check(res.returncode == 0 and len(alerts) == 1 and alerts[0]["rdmaguard"]["severity"] == "info",
           "replay: stdin, blank lines skipped, info alert only -> exit 0", res)
 
     # Bad event files: exit 2, the line (and column for JSON syntax).
@@ -270,6 +271,27 @@ def test_replay(tmp, rules):
     check(res.returncode == 2, "replay: bad --boot-time", res)
 
 
+def test_replay_alert_files(rules):
+    """replay reads alert files of both layouts (docs/operations.md): the alerts of a fixture
+    kept in the first layout (tests/fixtures/alerts/NAME.v1.jsonl) and the same alerts in the
+    current one (NAME.expected.jsonl) raise the same alerts again."""
+    fixtures = os.path.join(ROOT, "tests", "fixtures")
+    for v1 in sorted(glob.glob(os.path.join(fixtures, "alerts", "*.v1.jsonl"))):
+        name = os.path.basename(v1)[:-len(".v1.jsonl")]
+        policy = os.path.join(fixtures, "events", name + ".policy.json")
+        if not os.path.exists(policy):
+            policy = os.path.join(fixtures, "events", "policy.json")
+        got = []
+        for path in (v1, os.path.join(fixtures, "events", name + ".expected.jsonl")):
+            res = run("replay", path, "--rules", rules, "--policy", policy,
+                      "--boot-time", "2026-01-10T00:00:00Z")
+            got.append(sorted((a["rule"]["id"], a["rdmaguard"]["severity"], a["message"])
+                              for a in map(json.loads, res.stdout.splitlines()))
+                       if res.returncode in (0, 1) else res.stderr)
+        check(got[0] == got[1] and len(got[0]) > 0,
+              f"replay of {name}'s alerts: layout 1 and 2 raise the same {len(got[0])} alerts")
+
+
 def main():
     global RG, ROOT
     RG, ROOT = sys.argv[1], sys.argv[2]
@@ -278,6 +300,7 @@ def main():
         test_policy(tmp, rules)
         test_rules(tmp, rules)
         test_replay(tmp, rules)
+        test_replay_alert_files(rules)
     print(f"{len(FAILURES)} failures")
     return 1 if FAILURES else 0
 

@@ -57,7 +57,7 @@ def match(alerts, facts):
 
 
 def brief(al):
-    keys = ("rule.id", "severity", "process.pid", "count", "message")
+    keys = ("rule.id", "rdmaguard.severity", "process.pid", "rdmaguard.count", "message")
     return json.dumps({k: get(al, k) for k in keys if get(al, k) is not MISSING})
 
 

@@ -63,7 +63,7 @@ def main():
                 problems.append(f"alert {i}: bad or repeated event.id {uid}")
             seen_ids.add(uid)
             fired.setdefault(name, set()).add(a["rule"]["id"])
-        want_rc = 1 if any(RANK[a["severity"]] >= RANK["medium"] for a in alerts) else 0
+        want_rc = 1 if any(RANK[a["rdmaguard"]["severity"]] >= RANK["medium"] for a in alerts) else 0
         if res.returncode != want_rc:
             problems.append(f"exit {res.returncode}, expected {want_rc}")
         expected_path = os.path.join(fixtures, name + ".expected.jsonl")

@@ -308,15 +308,15 @@ def steps(dm):
     # the alerts: AGENT-004 for every event, counts exact, the tampering process in process.*
     events = dm.tampers()
     alerts = dm.alerts_004()
-    check(sum(a.get("count", 1) for a in alerts) == len(events),
+    check(sum(a["rdmaguard"].get("count", 1) for a in alerts) == len(events),
           "AGENT-004 counts sum to the %d events (%d alerts)" % (len(events), len(alerts)))
-    named = [a for a in alerts if a["agent"]["what"] not in ("tc_filter",)]
+    named = [a for a in alerts if a["rdmaguard"]["agent"]["what"] not in ("tc_filter",)]
     check(all(a.get("process", {}).get("pid") and a["process"].get("name") for a in named),
           "every AGENT-004 but tc_filter names the process")
     check(all(a["process"].get("executable") == "/usr/sbin/bpftool" for a in named
-              if a["agent"]["what"].startswith("bpf_")),
+              if a["rdmaguard"]["agent"]["what"].startswith("bpf_")),
           "the bpf() ones name /usr/sbin/bpftool as the executable")
-    check(all(a["severity"] in ("critical", "high") for a in alerts),
+    check(all(a["rdmaguard"]["severity"] in ("critical", "high") for a in alerts),
           "AGENT-004 is critical (high when refused)")
     print(f"# {len(events)} tamper events, {len(alerts)} AGENT-004 alerts")
 

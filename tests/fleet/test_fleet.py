@@ -612,7 +612,7 @@ def scenario(d):
         exp = []
         for seat in ("B-12", "B-13"):
             for a in sorted(alerts[seat], key=lambda a: a["@timestamp"]):
-                p = a.get("rdma", {}).get("peer")
+                p = a.get("rdmaguard", {}).get("rdma", {}).get("peer")
                 if not p:
                     continue
                 addr = p.get("address") or p["gid"].replace("::ffff:", "")

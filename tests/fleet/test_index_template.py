@@ -52,8 +52,9 @@ def type_errors(doc, props, prefix=""):
             if isinstance(x, bool):
                 ok = t == "boolean"
             elif isinstance(x, int):
+                # a number indexes into a keyword as its text (ECS's process.user.id)
                 ok = (t == "long" and -2**63 <= x < 2**63) or \
-                    (t == "unsigned_long" and 0 <= x < 2**64)
+                    (t == "unsigned_long" and 0 <= x < 2**64) or t == "keyword"
             elif isinstance(x, float):
                 ok = t in ("double", "float")
             elif isinstance(x, str):
@@ -109,10 +110,22 @@ def main():
         out = os.path.join(d, "t.json")
         sys.argv = ["gen-index-template.py", out]
         gen.main()
-        with open(out) as f, open(shipped_path) as g:
-            if f.read() != g.read():
-                fails.append("rdmaguard-index-template.json is not what gen-index-template.py "
-                             "writes (run it)")
+        for name in ("rdmaguard-index-template.json", "logs-rdmaguard.alert-template.json",
+                     "rdmaguard-alerts-ilm.json"):
+            with open(os.path.join(d, "t.json" if name.startswith("rdmaguard-index") else
+                                   name)) as f, \
+                    open(os.path.join(SRC, "fleet", "elastic", name)) as g:
+                if f.read() != g.read():
+                    fails.append("%s is not what gen-index-template.py writes (run it)" % name)
+    # The data stream: on ecs@mappings, with its ILM policy, and rdmaguard.* mapped.
+    with open(os.path.join(SRC, "fleet", "elastic", "logs-rdmaguard.alert-template.json")) as f:
+        ds = json.load(f)
+    if not (ds.get("data_stream") == {} and ds["index_patterns"] == ["logs-rdmaguard.alert-*"]
+            and "ecs@mappings" in ds.get("composed_of", []) and
+            ds["template"]["settings"]["index"]["lifecycle"]["name"] == "rdmaguard-alerts" and
+            "rdmaguard" in ds["template"]["mappings"]["properties"]):
+        fails.append("logs-rdmaguard.alert-template.json is no data stream on ecs@mappings "
+                     "with the rdmaguard-alerts ILM policy")
     with open(shipped_path) as f:
         tpl = json.load(f)
     props = tpl["template"]["mappings"]["properties"]
@@ -131,7 +144,8 @@ def main():
     a = dict(alerts[0], unmapped_field={"x": 1})
     if not any("unmapped_field: not mapped" in e for e in type_errors(a, props)):
         fails.append("an unmapped field passes")
-    a = dict(alerts[0], count="many", **{"@timestamp": "yesterday"})
+    a = dict(alerts[0], event=dict(alerts[0]["event"], severity="many"),
+             **{"@timestamp": "yesterday"})
     if len(type_errors(a, props)) != 2:
         fails.append("wrongly typed values pass")
 

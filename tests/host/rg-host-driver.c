@@ -12,9 +12,9 @@
  *
  * Scenarios: verbs, cm, writev, proc, exit CODE, mem, lib, hold, creat, heldfd NODE, newfd NODE
  * (a real node, for the VM lab), fixed NODE|- PID|- (io_uring fixed files), traceme, flood
- * SECONDS and cheat NODE (a flood of low-value records, and what it must not hide), mprotect
- * LIB. meson also builds it for 32 bits (rg-host-driver32, gcc -m32): the same syscalls through
- * the ia32 entry points.
+ * SECONDS [GAMEPID] and cheat NODE (a flood of low-value records, and what it must not hide),
+ * mprotect LIB. meson also builds it for 32 bits (rg-host-driver32, gcc -m32): the same syscalls
+ * through the ia32 entry points.
  */
 #include <dirent.h>
 #include <grp.h>
@@ -1085,11 +1085,39 @@ static int scenario_mprotect(const char *lib)
 	return 0;
 }
 
+/* The flooder's own reads of the game (pid game, nobody's too): /proc/GAME/mem opened and read,
+ * process_vm_readv, PTRACE_SEIZE (it ends with the flooder). */
+static void flood_game(pid_t game)
+{
+	char path[64], line[256];
+	unsigned long lo = 0;
+	char buf[16];
+	struct iovec l = {buf, sizeof(buf)}, r;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)game);
+	f = fopen(path, "re");
+	if (!f || !fgets(line, sizeof(line), f) || sscanf(line, "%lx-", &lo) != 1)
+		die("read the game's maps");
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)game);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open the game's mem");
+	say("mem_read=%zd\n", pread(fd, buf, sizeof(buf), (off_t)lo));
+	close(fd);
+	r = (struct iovec){(void *)lo, sizeof(buf)};
+	say("readv=%zd\n", process_vm_readv(game, &l, 1, &r, 1, 0));
+	say("seize=%ld\n", ptrace(PTRACE_SEIZE, game, NULL, NULL));
+}
+
 /*
  * A flood of low-value records: as nobody, opens and closes /proc/self/mem as fast as it can for
- * SECONDS (or until killed). Prints its pid first, then the number of opens.
+ * SECONDS (or until killed). Prints its pid first, then the number of opens. With GAMEPID (a
+ * process of nobody's), then reads the game's memory three ways, over its budget.
  */
-static int scenario_flood(const char *seconds)
+static int scenario_flood(const char *seconds, const char *game)
 {
 	struct timespec t0, t;
 	long n = 0, secs = atol(seconds);
@@ -1112,6 +1140,8 @@ static int scenario_flood(const char *seconds)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while (t.tv_sec - t0.tv_sec < secs);
 	say("opens=%ld\n", n);
+	if (game)
+		flood_game((pid_t)atoi(game));
 	return 0;
 }
 
@@ -1143,7 +1173,7 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr,
 			"usage: rg-host-driver verbs|cm|writev|proc|exit CODE|mem|lib|hold|heldfd NODE|newfd "
-			"NODE|creat|fixed NODE|- PID|-|traceme|flood SECONDS|cheat NODE|\n"
+			"NODE|creat|fixed NODE|- PID|-|traceme|flood SECONDS [GAMEPID]|cheat NODE|\n"
 			"       mprotect LIB\n");
 		return 2;
 	}
@@ -1172,7 +1202,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "mprotect") == 0 && argc > 2)
 		return scenario_mprotect(argv[2]);
 	if (strcmp(argv[1], "flood") == 0 && argc > 2)
-		return scenario_flood(argv[2]);
+		return scenario_flood(argv[2], argc > 3 ? argv[3] : NULL);
 	if (strcmp(argv[1], "cheat") == 0 && argc > 2)
 		return scenario_cheat(argv[2]);
 	if (strcmp(argv[1], "traceme") == 0)

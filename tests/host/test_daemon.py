@@ -318,6 +318,85 @@ def state_dir_unmade():
               % (p.returncode, p.stderr.strip()[-300:]))
 
 
+def start_daemon(args, ready, what):
+    d = subprocess.Popen([RG, "daemon", "--sensor", "tracepoint", "--ready-file", ready] + args,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not os.path.exists(ready) and time.monotonic() < deadline and d.poll() is None:
+        time.sleep(0.1)
+    check(os.path.exists(ready), f"{what}: the daemon is ready")
+    return d
+
+
+def stop_daemon(d, what):
+    d.send_signal(signal.SIGTERM)
+    try:
+        rc = d.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        d.kill()
+        rc = d.wait()
+    check(rc == 0, f"{what}: SIGTERM stops the daemon with 0 (got {rc})")
+
+
+def game_flood():
+    """A process without RDMA that floods its budget of memory-access records (/proc/self/mem
+    opens) cannot hide its own reads of the game's memory: detect-only, the daemon tells the
+    sensors which processes are the game (the policy's `games`), and records about a game's
+    memory have a bucket of their own and go to the RDMA ring. The game and the flooder are
+    nobody's; after 4 s of flood the flooder opens and reads /proc/GAME/mem, calls
+    process_vm_readv and PTRACE_SEIZE on the game: all three are recorded, and the flood's
+    drops are counted in status, per process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)
+        game = os.path.join(tmp, "arena")
+        with open("/bin/sleep", "rb") as src, open(game, "wb") as dst:
+            dst.write(src.read())
+        os.chmod(game, 0o755)
+        pol = os.path.join(tmp, "policy.json")
+        with open(pol, "w") as f:
+            json.dump({"games": [{"name": "Arena", "exe": [game]}]}, f)
+        os.chmod(pol, 0o600)
+        record = os.path.join(tmp, "events.jsonl")
+        sock = os.path.join(tmp, "status.sock")
+        d = start_daemon(["--policy", pol, "--record", record, "--no-inventory",
+                          "--status-socket", sock, "--output", "file:" + os.path.join(tmp, "a")],
+                         os.path.join(tmp, "ready"), "game flood")
+
+        def nobody():
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+        g = subprocess.Popen([game, "60"], preexec_fn=nobody)
+        time.sleep(1.5)  # the daemon reads the game's exec
+        drv = subprocess.run([DRIVER, "flood", "4", str(g.pid)], capture_output=True, text=True,
+                             timeout=60)
+        facts = dict(line.split("=", 1) for line in drv.stdout.splitlines() if "=" in line)
+        check(drv.returncode == 0, f"game flood: the flooder ran ({drv.stderr.strip()})")
+        time.sleep(2.5)  # the budget's report comes with the next second
+        st = subprocess.run([RG, "status", "--socket", sock], capture_output=True, text=True,
+                            timeout=30)
+        ring = json.loads(st.stdout)["sensors"]["ring"] if st.returncode == 0 else {}
+        g.kill()
+        g.wait()
+        stop_daemon(d, "game flood")
+        with open(record) as f:
+            events = [json.loads(line) for line in f]
+    flooder = int(facts.get("pid", 0))
+    mem = [e for e in events if e["event"]["action"] == "memory_access"
+           and e["process"]["pid"] == flooder]
+    on_game = sorted(e["memory"]["op"] for e in mem
+                     if e.get("target", {}).get("process", {}).get("pid") == g.pid)
+    check(on_game == ["proc_mem_open", "process_vm_readv", "ptrace_seize"],
+          f"game flood: the flooder's three accesses to the game are recorded ({on_game}; "
+          f"{facts.get('opens')} opens, {len(mem)} memory records of the flooder)")
+    check(len(mem) - len(on_game) <= 32 + 6 * 16,
+          f"game flood: the flood itself is cut to its budget ({len(mem) - len(on_game)})")
+    procs = [p for p in ring.get("budget_processes", []) if p.get("pid") == flooder]
+    check(ring.get("budget_dropped", 0) > 0 and len(procs) == 1 and procs[0]["dropped"] > 0
+          and procs[0]["comm"] == "rg-host-driver",
+          f"game flood: status counts the drops, per process ({ring})")
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: the daemon attaches BPF programs and needs root")
@@ -329,6 +408,7 @@ def main():
     state_dir_unmade()
     hash_stall()
     proctree_loss()
+    game_flood()
     return summary()
 
 

@@ -154,7 +154,7 @@ def rodata_knob(pin_dir, prog, var):
 
 
 def rule_alerts(d, rule, action, pid=None):
-    return d.find(lambda a: a["rule"]["id"] == rule and a["action"] == action and
+    return d.find(lambda a: a["rule"]["id"] == rule and a["rdmaguard"]["action"] == action and
                   (pid is None or a["process"]["pid"] == pid))
 
 
@@ -222,8 +222,8 @@ def run(tmp, pin_dir):
 
     # 1. kill on open of a uverbs node (RDMA-004 kill)
     d = Daemon(tmp, "d1", pol, pin_dir)
-    agent2 = d.find(lambda a: a["rule"]["id"] == "AGENT-002" and a.get("agent", {}).get("what") == "enforce")
-    check(agent2 and "BPF LSM is not active" in agent2[0]["message"] and agent2[0]["action"] == "alert",
+    agent2 = d.find(lambda a: a["rule"]["id"] == "AGENT-002" and a.get("rdmaguard", {}).get("agent", {}).get("what") == "enforce")
+    check(agent2 and "BPF LSM is not active" in agent2[0]["message"] and agent2[0]["rdmaguard"]["action"] == "alert",
           "AGENT-002 says enforcement cannot deny: BPF LSM is not active", d.alerts())
     check(agent2 and "rule actions kill act" in agent2[0]["message"]
           and "soft RDMA (rdma_rxe, siw, rdma link add) is only alerted" in agent2[0]["message"],
@@ -236,8 +236,9 @@ def run(tmp, pin_dir):
     if killed:
         a = killed[0]
         check(a["process"]["name"] == "rg-host-driver" and a["process"]["executable"] == DRIVER
-              and a["file"]["path"] == "/dev/infiniband/uverbs0" and a["rdma"]["node"] == "uverbs"
-              and a["event"]["flags"] == ["killed"] and a["rule"]["action"] == "kill",
+              and a["file"]["path"] == "/dev/infiniband/uverbs0"
+              and a["rdmaguard"]["rdma"]["node"] == "uverbs"
+              and a["rdmaguard"]["event"]["flags"] == ["killed"] and a["rdmaguard"]["rule"]["action"] == "kill",
               "the alert names the process, the node and the rule (rule.action kill)", a)
     check(rule_alerts(d, "RDMA-011", "killed"), "RDMA-011 reports the kill", d.alerts())
     # A user's regular file ~/infiniband/uverbs0 is no RDMA node: its opener lives, unreported.
@@ -259,24 +260,24 @@ def run(tmp, pin_dir):
           f"the driver is SIGKILLed at its creat() of uverbs0 (rc {rc})", facts)
     check(len(rule_alerts(d, "RDMA-004", "killed", pid)) == 1
           and not [a for a in d.alerts() if a["rule"]["id"] == "RDMA-004"
-                   and a["process"]["pid"] == pid and a["action"] != "killed"],
+                   and a["process"]["pid"] == pid and a["rdmaguard"]["action"] != "killed"],
           "RDMA-004 alerts once, killed, for the creat()", d.alerts())
     if DRIVER32:
         rc, facts = run_driver(DRIVER32, "verbs")
         check(rc == -signal.SIGKILL and "fd" not in facts,
               f"the 32-bit driver is SIGKILLed at its open of uverbs0 (rc {rc})", facts)
-        k32 = d.find(lambda a: a["rule"]["id"] == "RDMA-004" and a["action"] == "killed"
+        k32 = d.find(lambda a: a["rule"]["id"] == "RDMA-004" and a["rdmaguard"]["action"] == "killed"
                      and a["process"].get("executable") == DRIVER32)
         check(len(k32) == 1 and k32[0]["file"]["path"] == "/dev/infiniband/uverbs0"
               and not [a for a in d.alerts() if a["rule"]["id"] == "RDMA-004"
                        and a["process"].get("executable") == DRIVER32
-                       and a["action"] != "killed"],
+                       and a["rdmaguard"]["action"] != "killed"],
               "RDMA-004 alerts once, killed, for the 32-bit open", d.alerts())
-    n_killed_alerts = len([a for a in d.alerts() if a["action"] == "killed"])
+    n_killed_alerts = len([a for a in d.alerts() if a["rdmaguard"]["action"] == "killed"])
     rc, facts = run_driver(allowed, "verbs")
     check(rc == 0 and facts.get("reused_fd"), f"the allowlisted copy is not killed (rc {rc})", facts)
     time.sleep(1.5)
-    check(not [a for a in d.alerts() if a["action"] == "killed" and
+    check(not [a for a in d.alerts() if a["rdmaguard"]["action"] == "killed" and
                a["process"]["pid"] == int(facts.get("pid", 0))],
           "and no alert says it was", d.alerts())
     # a renamed copy of the allowlisted binary is not allowed
@@ -288,7 +289,7 @@ def run(tmp, pin_dir):
     # 2. reload: kill on an MR with remote access instead (RDMA-005), opens are alerts again
     write_policy(pol, policy(allowed, {"RDMA-005": {"action": "kill"}}))
     d.p.send_signal(signal.SIGHUP)
-    check(d.find(lambda a: a["rule"]["id"] == "AGENT-003" and a["agent"]["ok"] == 1),
+    check(d.find(lambda a: a["rule"]["id"] == "AGENT-003" and a["rdmaguard"]["agent"]["ok"] == 1),
           "the reload is accepted", d.alerts())
     links = status(pin_dir)[1].get("links", [])
     check("enf_tp_enter_write" in links and "enf_tp_enter_ioctl" in links
@@ -301,8 +302,9 @@ def run(tmp, pin_dir):
           f"the driver opens uverbs0 and is SIGKILLed at its reg_mr with remote access (rc {rc})",
           facts)
     mr = rule_alerts(d, "RDMA-005", "killed", pid)
-    check(len(mr) == 1 and mr[0]["rdma"]["op"] == "reg_mr"
-          and mr[0]["rdma"]["mr"]["access"] == ["local_write", "remote_write", "remote_read"],
+    check(len(mr) == 1 and mr[0]["rdmaguard"]["rdma"]["op"] == "reg_mr"
+          and mr[0]["rdmaguard"]["rdma"]["mr"]["access"] ==
+          ["local_write", "remote_write", "remote_read"],
           "RDMA-005 alerts with action killed and the MR's access", d.alerts())
     check(rule_alerts(d, "RDMA-004", "alert", pid), "its open is only alerted now (RDMA-004 alert)",
           d.alerts())
@@ -315,10 +317,11 @@ def run(tmp, pin_dir):
         check(rc == -signal.SIGKILL and pid and "invoke_ret" not in facts,
               f"the 32-bit driver is SIGKILLed at its reg_mr with remote access (rc {rc})", facts)
         mr = rule_alerts(d, "RDMA-005", "killed", pid)
-        check(len(mr) == 1 and mr[0]["rdma"]["op"] == "reg_mr"
-              and mr[0]["rdma"]["mr"]["access"] == ["local_write", "remote_write", "remote_read"]
+        check(len(mr) == 1 and mr[0]["rdmaguard"]["rdma"]["op"] == "reg_mr"
+              and mr[0]["rdmaguard"]["rdma"]["mr"]["access"] ==
+              ["local_write", "remote_write", "remote_read"]
               and not [a for a in d.alerts() if a["rule"]["id"] == "RDMA-005"
-                       and a["process"]["pid"] == pid and a["action"] != "killed"],
+                       and a["process"]["pid"] == pid and a["rdmaguard"]["action"] != "killed"],
               "RDMA-005 alerts once, killed, for the 32-bit write()", d.alerts())
         check(rule_alerts(d, "RDMA-004", "alert", pid), "and its 32-bit open is alerted",
               d.alerts())
@@ -328,11 +331,11 @@ def run(tmp, pin_dir):
     check(rc == -signal.SIGKILL and pid,
           f"the driver is SIGKILLed at the reg_mr of its first writev() (rc {rc})", facts)
     mr = rule_alerts(d, "RDMA-005", "killed", pid)
-    check(len(mr) == 1 and mr[0]["rdma"]["op"] == "reg_mr"
-          and mr[0]["rdma"]["mr"]["access"] == ["local_write", "remote_read"]
-          and mr[0]["rdma"]["mr"]["length"] == 0x30000,
+    check(len(mr) == 1 and mr[0]["rdmaguard"]["rdma"]["op"] == "reg_mr"
+          and mr[0]["rdmaguard"]["rdma"]["mr"]["access"] == ["local_write", "remote_read"]
+          and mr[0]["rdmaguard"]["rdma"]["mr"]["length"] == 0x30000,
           "RDMA-005 alerts with action killed and that iovec's MR",
-          [(a["rule"]["id"], a["action"], a.get("rdma")) for a in d.alerts()
+          [(a["rule"]["id"], a["rdmaguard"]["action"], a.get("rdmaguard", {}).get("rdma")) for a in d.alerts()
            if a.get("process", {}).get("pid") == pid])
 
     # 3. reload: kill on rdma_cm connect (RDMA-009)
@@ -344,7 +347,8 @@ def run(tmp, pin_dir):
     pid = int(facts.get("pid", 0))
     check(rc == -signal.SIGKILL and pid, f"the driver is SIGKILLed at rdma_cm CONNECT (rc {rc})", facts)
     cm = rule_alerts(d, "RDMA-009", "killed", pid)
-    check(len(cm) == 1 and cm[0]["rdma"]["op"] == "connect", "RDMA-009 alerts with action killed",
+    check(len(cm) == 1 and cm[0]["rdmaguard"]["rdma"]["op"] == "connect",
+          "RDMA-009 alerts with action killed",
           d.alerts())
 
     check(rodata_knob(pin_dir, "enf_rtp_exec", "rg_have_loop") == 1,
@@ -482,11 +486,12 @@ def run(tmp, pin_dir):
 
     def tampered():
         got = [a for a in d.alerts() if a["rule"]["id"] == "AGENT-004"][before:]
-        return got if {a["agent"].get("count") for a in got} >= want else None
+        return got if {a["rdmaguard"]["agent"].get("count") for a in got} >= want else None
     t = wait_for("AGENT-004", tampered, 30) or []
     check(len(t) == 2 and all(a["process"]["name"] == "bpftool" and
-                              a["agent"]["what"] == "bpf_map_delete_elem" and
-                              a["agent"].get("ok", 0) == 0 and a["severity"] == "high" for a in t),
+                              a["rdmaguard"]["agent"]["what"] == "bpf_map_delete_elem" and
+                              a["rdmaguard"]["agent"].get("ok", 0) == 0 and
+                              a["rdmaguard"]["severity"] == "high" for a in t),
           "AGENT-004 for each: bpf_map_delete_elem by bpftool, refused (high)", t or d.alerts())
 
     # 4. back to RDMA-004 kill, then kill -9 of the daemon: the pins keep killing

@@ -257,7 +257,7 @@ def run(tmp, pin_dir):
     alerts = d.alerts("RDMA-012")
     check(al and all(a["destination"]["ip"] in (BOX, BOX6) and
                      a["rdmaguard"]["peer"] == {"class": "unknown"} and
-                     a["severity"] == "high" and a["labels"]["seat"] == "T-1" for a in alerts),
+                     a["rdmaguard"]["severity"] == "high" and a["labels"]["seat"] == "T-1" for a in alerts),
           "RDMA-012 names the box (IPv4 and IPv6) as destination.ip, class unknown, high", alerts)
 
     # 2. a reload whose fleet has the box among its servers: it passes

@@ -118,7 +118,7 @@ def main():
             max(p["qps"] - qp, 0)
         a = [x for x in alerts if get(x, "process.pid") == pid]
         mr = [x for x in a if get(x, "rule.id") == "RDMA-005"]
-        counted = sum(x["count"] for x in mr)
+        counted = sum(x["rdmaguard"]["count"] for x in mr)
         if len(a) > 10:
             failures.append(f"pid {pid}: {len(a)} alerts for one process: not readable")
         if counted != reg:

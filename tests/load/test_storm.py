@@ -201,7 +201,7 @@ def scenario_overflow(d):
         rdma = td.alerts_for(a, pids)
         return (agent, rdma) if agent and any(td.rid(x) == "RDMA-005" for x in rdma) else None
     agent, rdma = wait_for(have, 60, "AGENT-001 and the new process's RDMA-005")
-    check(all(x["agent"]["what"] == "ringbuf" for x in agent), "AGENT-001 %r" % agent[:1])
+    check(all(x["rdmaguard"]["agent"]["what"] == "ringbuf" for x in agent), "AGENT-001 %r" % agent[:1])
     print("overflow: %d processes behind a stopped daemon: %d execs recorded, %d records lost, "
           "reported in %d agent_lost event(s) and %d AGENT-001 alert(s); alerts flow again"
           % (n, seen, lost, len(lost_events(objs)), len(agent)))
@@ -225,16 +225,16 @@ def scenario_verbs(d):
     a = [x for x in records(alerts) if x.get("process", {}).get("pid") == pid]
     mr = [x for x in a if td.rid(x) == "RDMA-005"]
     lost = lost_on(st, cpus, before)
-    counted = sum(x["count"] for x in mr)
+    counted = sum(x["rdmaguard"]["count"] for x in mr)
     # The 8 MiB ring holds the whole storm: no loss is expected, so none is excused.
     check(lost == 0, "%d records lost on the storm's CPU %s with an 8 MiB ring"
           % (lost, sorted(cpus)))
     check(counted == n, "RDMA-005 counts sum to %d for %d registrations" % (counted, n))
     check(len(a) <= 40, "%d alerts for one process's %d registrations: not readable" % (len(a), n))
-    check(mr and mr[0]["count"] == 1, "the first RDMA-005 is immediate, count 1")
+    check(mr and mr[0]["rdmaguard"]["count"] == 1, "the first RDMA-005 is immediate, count 1")
     print("verbs: %d REG_MR in %s ms -> %d alert(s) (%s), RDMA-005 counts %s = %d"
           % (n, r["elapsed_ms"], len(a), ", ".join(sorted(set(td.rid(x) for x in a))),
-             "+".join(str(x["count"]) for x in mr), counted))
+             "+".join(str(x["rdmaguard"]["count"]) for x in mr), counted))
 
 
 SCENARIOS = {"spawn": scenario_spawn, "overflow": scenario_overflow, "verbs": scenario_verbs}

@@ -268,8 +268,9 @@ def scenario_metrics(d):
     check(c.get("destination") == {"ip": "192.0.2.7"}, "destination %s" % c.get("destination"))
     check(c.get("related") == {"ip": ["192.0.2.7"]}, "related %s" % c.get("related"))
     check(c["rdmaguard"].get("peer") == {"class": "unknown"}, "peer %s" % c["rdmaguard"])
-    check(c["severity"] == "critical" and c["event"]["severity"] == 4,
-          "an unknown RDMA peer raises RDMA-009 from high to critical: %s" % c["severity"])
+    check(c["rdmaguard"]["severity"] == "critical" and c["event"]["severity"] == 4,
+          "an unknown RDMA peer raises RDMA-009 from high to critical: %s"
+          % c["rdmaguard"]["severity"])
     reg = [a for a in alerts if td.rid(a) == "RDMA-005"][0]
     check("destination" not in reg and "related" not in reg and
           "peer" not in reg.get("rdmaguard", {}), "RDMA-005 names no peer")
@@ -286,8 +287,10 @@ def scenario_metrics(d):
                   "a heartbeat", 0.2)[-1]
     check_host(hb["host"], "heartbeat")
     fp, dsns = expected_hardware()
-    check(hb.get("hw") == {"fingerprint": fp} and hb.get("pci") == {"dsn": dsns},
-          "heartbeat hw %s pci %s, want %s %s" % (hb.get("hw"), hb.get("pci"), fp, dsns))
+    hbr = hb.get("rdmaguard", {})
+    check(hbr.get("hw") == {"fingerprint": fp} and hbr.get("pci") == {"dsn": dsns},
+          "heartbeat rdmaguard.hw %s rdmaguard.pci %s, want %s %s"
+          % (hbr.get("hw"), hbr.get("pci"), fp, dsns))
     print("hw.fingerprint %s, pci.dsn %s" % (fp, dsns))
     check(hb["labels"] == {"seat": "B-12"} and hb["rdmaguard"]["policy"]["sha256"] == policy_sha
           and hb["agent"]["version"] == ver[1], "heartbeat seat, policy, version")

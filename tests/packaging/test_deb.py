@@ -372,7 +372,7 @@ def check_audit(root, validator, args, what):
           "; ".join(bad[:5]))
     at = ev.get("at_or_above_threshold")
     check(at == len([a for a in alerts if ["info", "low", "medium", "high", "critical"].index(
-          a["severity"]) >= ["info", "low", "medium", "high", "critical"].index(
+          a["rdmaguard"]["severity"]) >= ["info", "low", "medium", "high", "critical"].index(
           ev.get("threshold", "medium"))]) and r.returncode == (1 if at else 0),
           f"{what}: exit {r.returncode} matches {at} alert(s) at or above {ev.get('threshold')}")
     print(f"info {what}: {rep['summary'].get('processes_scanned')} processes scanned, rules "

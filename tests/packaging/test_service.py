@@ -612,7 +612,7 @@ def full_checks(unit, svc, notify, pid, alerts, alerts_path, home_game, tmp_game
     games = {a["process"].get("executable"): a for a in alerts_by_rule(alerts, "TEST-901")}
     for path, name in ((home_game, "HomeGame"), (tmp_game, "TmpGame")):
         a = games.get(path)
-        check(a is not None and a.get("game", {}).get("name") == name,
+        check(a is not None and a.get("rdmaguard", {}).get("game", {}).get("name") == name,
               f"{path} recognised as {name} by its SHA-256 alone"
               + (" (another user's, private)" if path.startswith("/home") else ""),
               f"TEST-901 alerts: {list(games)}")
@@ -640,7 +640,7 @@ def full_checks(unit, svc, notify, pid, alerts, alerts_path, home_game, tmp_game
             len(alerts_by_rule(read_jsonl(alerts_path), "AGENT-003")) <= before:
         time.sleep(0.2)
     new = alerts_by_rule(read_jsonl(alerts_path), "AGENT-003")[before:]
-    check(new and new[-1].get("severity") == "info", "the reload is reported (AGENT-003, info)",
+    check(new and new[-1].get("rdmaguard", {}).get("severity") == "info", "the reload is reported (AGENT-003, info)",
           json.dumps(new[-1:]))
 
     # /etc/logrotate.d/rdmaguard: rename, then its postrotate signal (systemctl kill ...).

@@ -113,7 +113,7 @@ static int collect(const struct rg_alert *a, void *ud)
 	ck_assert_str_eq(a->uuid, json_object_get_string(json_get_path(o, "event.id")));
 	ck_assert_str_eq(a->rule_id, json_object_get_string(json_get_path(o, "rule.id")));
 	ck_assert_str_eq(severity_to_string(a->severity),
-			 json_object_get_string(json_get_path(o, "severity")));
+			 json_object_get_string(json_get_path(o, "rdmaguard.severity")));
 	v = json_get_path(o, "event.severity");
 	ck_assert_int_eq(a->severity, json_object_get_int(v));
 	ck_assert_int_eq(parse_timestamp(json_object_get_string(json_get_path(o, "@timestamp")),
@@ -288,12 +288,12 @@ START_TEST(test_alert_fields)
 	ck_assert_int_eq(num(0, "event.severity"), RG_SEV_CRITICAL);
 	ck_assert_str_eq(str(0, "rule.id"), "T-MR");
 	ck_assert_str_eq(str(0, "rule.name"), "remote MR");
-	ck_assert_str_eq(str(0, "rule.action"), "alert");
-	ck_assert_str_eq(str(0, "severity"), "critical");
+	ck_assert_str_eq(str(0, "rdmaguard.rule.action"), "alert");
+	ck_assert_str_eq(str(0, "rdmaguard.severity"), "critical");
 	ck_assert_int_eq(sevs[0], RG_SEV_CRITICAL);
 	ck_assert_str_eq(str(0, "message"), "cheat registered 1048576 bytes on rxe0");
-	ck_assert_int_eq(num(0, "count"), 1);
-	ck_assert_str_eq(str(0, "action"), "alert");
+	ck_assert_int_eq(num(0, "rdmaguard.count"), 1);
+	ck_assert_str_eq(str(0, "rdmaguard.action"), "alert");
 	ck_assert_str_eq(str(0, "host.hostname"), "test-host");
 
 	ck_assert_int_eq(num(0, "process.pid"), 30);
@@ -302,16 +302,16 @@ START_TEST(test_alert_fields)
 	ck_assert_str_eq(json_object_to_json_string(json_get_path(alerts[0], "process.args")),
 			 "[ \"\\/tmp\\/cheat\" ]");
 	/* start time: boot + start_boot_ns (30 s) */
-	ck_assert_str_eq(str(0, "process.start_time"), "2025-12-31T23:43:50.000000Z");
+	ck_assert_str_eq(str(0, "process.start"), "2025-12-31T23:43:50.000000Z");
 	ck_assert_int_eq(num(0, "process.user.id"), 1000);
-	ck_assert_int_eq(num(0, "process.session.id"), 77);
+	ck_assert_int_eq(num(0, "rdmaguard.process.session.id"), 77);
 	engine_entity_id(e, PROC_KEY(30, 30 * SEC), id);
 	ck_assert_str_eq(str(0, "process.entity_id"), id);
 	ck_assert_int_eq(num(0, "process.parent.pid"), 20);
 	ck_assert_str_eq(str(0, "process.parent.executable"), "/usr/bin/bash");
 	engine_entity_id(e, PROC_KEY(20, 20 * SEC), id2);
 	ck_assert_str_eq(str(0, "process.parent.entity_id"), id2);
-	anc = json_get_path(alerts[0], "process.ancestors");
+	anc = json_get_path(alerts[0], "rdmaguard.process.ancestors");
 	ck_assert_uint_eq(json_object_array_length(anc), 2);
 	ck_assert_int_eq(
 	    json_object_get_int(json_get_path(json_object_array_get_idx(anc, 0), "pid")), 20);
@@ -322,16 +322,16 @@ START_TEST(test_alert_fields)
 							      "start_time")),
 			 "2025-12-31T23:43:30.000000Z");
 
-	ck_assert_str_eq(str(0, "rdma.device"), "rxe0");
-	ck_assert_str_eq(str(0, "rdma.op"), "reg_mr");
-	ck_assert_int_eq(num(0, "rdma.mr.length"), 1 << 20);
-	ck_assert_str_eq(json_object_to_json_string(json_get_path(alerts[0], "rdma.mr.access")),
+	ck_assert_str_eq(str(0, "rdmaguard.rdma.device"), "rxe0");
+	ck_assert_str_eq(str(0, "rdmaguard.rdma.op"), "reg_mr");
+	ck_assert_int_eq(num(0, "rdmaguard.rdma.mr.length"), 1 << 20);
+	ck_assert_str_eq(json_object_to_json_string(json_get_path(alerts[0], "rdmaguard.rdma.mr.access")),
 			 "[ \"local_write\", \"remote_read\" ]");
-	ck_assert_str_eq(str(0, "game.name"), "Arena");
-	ck_assert_int_eq(num(0, "game.pid"), 40);
-	ck_assert_str_eq(str(0, "game.started"), "2025-12-31T23:44:00.000000Z");
-	ck_assert(json_object_get_boolean(json_get_path(alerts[0], "game.running")));
-	ck_assert_int_eq(num(0, "game.rdma_events"), 1);
+	ck_assert_str_eq(str(0, "rdmaguard.game.name"), "Arena");
+	ck_assert_int_eq(num(0, "rdmaguard.game.pid"), 40);
+	ck_assert_str_eq(str(0, "rdmaguard.game.started"), "2025-12-31T23:44:00.000000Z");
+	ck_assert(json_object_get_boolean(json_get_path(alerts[0], "rdmaguard.game.running")));
+	ck_assert_int_eq(num(0, "rdmaguard.game.rdma_events"), 1);
 	ck_assert_str_eq(str(0, "tags"), "[ \"rdma\" ]");
 	ck_assert_str_eq(str(0, "threat.framework"), "MITRE ATT&CK");
 	ck_assert_str_eq(str(0, "threat.technique.id"), "T1005");
@@ -343,13 +343,13 @@ START_TEST(test_alert_fields)
 	ev.u.verbs.ret = -EPERM;
 	feed(e, &ev);
 	ck_assert_uint_eq(n_alerts, 2);
-	ck_assert_str_eq(str(1, "action"), "denied");
+	ck_assert_str_eq(str(1, "rdmaguard.action"), "denied");
 	ck_assert_int_eq(num(1, "event.sequence"), 2);
-	ck_assert_int_eq(num(1, "rdma.ret"), -EPERM);
+	ck_assert_int_eq(num(1, "rdmaguard.rdma.ret"), -EPERM);
 	ev = ev_reg_mr(30, "rxe2", T0 + 4 * SEC);
 	ev.flags |= RG_EVF_KILLED;
 	feed(e, &ev);
-	ck_assert_str_eq(str(2, "action"), "killed");
+	ck_assert_str_eq(str(2, "rdmaguard.action"), "killed");
 	ck_assert_str_ne(str(2, "event.id"), str(1, "event.id"));
 
 	/* The game exits: severity falls back, the game stays named with its end. */
@@ -358,9 +358,9 @@ START_TEST(test_alert_fields)
 	ev = ev_reg_mr(30, "rxe3", T0 + 6 * SEC);
 	feed(e, &ev);
 	ck_assert_uint_eq(n_alerts, 4);
-	ck_assert_str_eq(str(3, "severity"), "high");
-	ck_assert(!json_object_get_boolean(json_get_path(alerts[3], "game.running")));
-	ck_assert_str_eq(str(3, "game.ended"), "2026-01-01T00:00:05.000000Z");
+	ck_assert_str_eq(str(3, "rdmaguard.severity"), "high");
+	ck_assert(!json_object_get_boolean(json_get_path(alerts[3], "rdmaguard.game.running")));
+	ck_assert_str_eq(str(3, "rdmaguard.game.ended"), "2026-01-01T00:00:05.000000Z");
 	clear_alerts();
 	engine_free(e);
 }
@@ -406,7 +406,7 @@ START_TEST(test_aggregation)
 		feed(e, &ev);
 	}
 	ck_assert_uint_eq(n_alerts, 1);
-	ck_assert_int_eq(num(0, "count"), 1);
+	ck_assert_int_eq(num(0, "rdmaguard.count"), 1);
 	/* Another process, another device: their own first alerts */
 	ev = ev_reg_mr(31, "rxe0", T0 + 4 * SEC);
 	feed(e, &ev);
@@ -419,11 +419,11 @@ START_TEST(test_aggregation)
 	ck_assert_uint_eq(n_alerts, 3);
 	ck_assert_int_eq(engine_tick(e, T0 + 10 * SEC, collect, NULL), 0);
 	ck_assert_uint_eq(n_alerts, 4);
-	ck_assert_int_eq(num(3, "count"), 3);
+	ck_assert_int_eq(num(3, "rdmaguard.count"), 3);
 	ck_assert_str_eq(str(3, "event.start"), "2026-01-01T00:00:01.000000Z");
 	ck_assert_str_eq(str(3, "event.end"), "2026-01-01T00:00:03.000000Z");
 	ck_assert_str_eq(str(3, "@timestamp"), "2026-01-01T00:00:03.000000Z");
-	ck_assert_str_eq(str(3, "rdma.device"), "rxe0");
+	ck_assert_str_eq(str(3, "rdmaguard.rdma.device"), "rxe0");
 	ck_assert_int_eq(num(3, "process.pid"), 30);
 	/* The window goes on: the next repeat is counted, not alerted */
 	ev = ev_reg_mr(30, "rxe0", T0 + 12 * SEC);
@@ -433,7 +433,7 @@ START_TEST(test_aggregation)
 	ev = ev_reg_mr(30, "rxe0", T0 + 21 * SEC);
 	feed(e, &ev);
 	ck_assert_uint_eq(n_alerts, 5);
-	ck_assert_int_eq(num(4, "count"), 1);
+	ck_assert_int_eq(num(4, "rdmaguard.count"), 1);
 	ck_assert_str_eq(str(4, "event.start"), "2026-01-01T00:00:12.000000Z");
 	ck_assert_uint_eq(n_alerts, 5);
 	/* A quiet window ends the entry; the next match alerts at once */
@@ -444,12 +444,12 @@ START_TEST(test_aggregation)
 	ev = ev_reg_mr(30, "rxe0", T0 + 61 * SEC);
 	feed(e, &ev);
 	ck_assert_uint_eq(n_alerts, 7);
-	ck_assert_int_eq(num(6, "count"), 1);
+	ck_assert_int_eq(num(6, "rdmaguard.count"), 1);
 	ev = ev_reg_mr(30, "rxe0", T0 + 62 * SEC);
 	feed(e, &ev);
 	ck_assert_int_eq(engine_flush(e, collect, NULL), 0);
 	ck_assert_uint_eq(n_alerts, 8);
-	ck_assert_int_eq(num(7, "count"), 1);
+	ck_assert_int_eq(num(7, "rdmaguard.count"), 1);
 	engine_get_stats(e, &st);
 	ck_assert_uint_eq(st.agg_pending, 0);
 	ck_assert_uint_eq(st.matches, 10);
@@ -458,7 +458,7 @@ START_TEST(test_aggregation)
 	{
 		int64_t total = 0;
 		for (size_t k = 0; k < n_alerts; k++)
-			total += num(k, "count");
+			total += num(k, "rdmaguard.count");
 		ck_assert_int_eq(total, 10);
 	}
 	clear_alerts();
@@ -489,7 +489,7 @@ START_TEST(test_aggregation_full)
 	ck_assert_uint_gt(st.agg_evicted, 0);
 	ck_assert_uint_eq(st.matches, 24);
 	for (size_t k = 0; k < n_alerts; k++)
-		total += num(k, "count");
+		total += num(k, "rdmaguard.count");
 	ck_assert_int_eq(total, 24);
 	clear_alerts();
 	engine_free(e);
@@ -584,7 +584,7 @@ START_TEST(test_game_sessions)
 	feed(e, &ev);
 	ck_assert_uint_eq(count_rule("G"), 2);
 	ck_assert_uint_eq(count_rule("AFTER"), 1);
-	ck_assert_str_eq(str(n_alerts - 1, "game.ended"), "2026-01-01T00:00:07.000000Z");
+	ck_assert_str_eq(str(n_alerts - 1, "rdmaguard.game.ended"), "2026-01-01T00:00:07.000000Z");
 	/* Long after: neither */
 	ev = ev_reg_mr(30, "rxe0", T0 + 60 * SEC);
 	feed(e, &ev);
@@ -644,7 +644,7 @@ START_TEST(test_game_by_hash)
 	feed(e, &ev);
 	ck_assert_int_eq(calls, 2);
 	ck_assert_uint_eq(count_rule("G"), 2);
-	ck_assert_str_eq(str(0, "game.name"), "Pinned");
+	ck_assert_str_eq(str(0, "rdmaguard.game.name"), "Pinned");
 	clear_alerts();
 	engine_free(e);
 }
@@ -945,8 +945,8 @@ START_TEST(test_overrides)
 	feed(e, &ev);
 	ck_assert_uint_eq(n_alerts, 3);
 	ck_assert_str_eq(str(0, "rule.id"), "A");
-	ck_assert_str_eq(str(0, "severity"), "medium"); /* the policy beats severity_when */
-	ck_assert_str_eq(str(0, "rule.action"), "deny");
+	ck_assert_str_eq(str(0, "rdmaguard.severity"), "medium"); /* the policy beats severity_when */
+	ck_assert_str_eq(str(0, "rdmaguard.rule.action"), "deny");
 	ck_assert_str_eq(str(1, "rule.id"), "C");
 	ck_assert_str_eq(str(2, "rule.id"), "D");
 	{
@@ -1056,7 +1056,7 @@ START_TEST(test_reload)
 	ck_assert_int_eq(engine_reload(e, p, rs, collect, NULL, &err), 0);
 	ck_assert_uint_eq(n_alerts, 2);
 	ck_assert_str_eq(str(1, "rule.id"), "T-MR");
-	ck_assert_int_eq(num(1, "count"), 1);
+	ck_assert_int_eq(num(1, "rdmaguard.count"), 1);
 	ck_assert_ptr_eq(engine_policy(e), p);
 	/* The running game was found again under the new policy (now game index 1) */
 	engine_get_stats(e, &st);
@@ -1066,7 +1066,7 @@ START_TEST(test_reload)
 	feed(e, &ev);
 	ck_assert_uint_eq(n_alerts, 3);
 	ck_assert_str_eq(str(2, "rule.id"), "G");
-	ck_assert_str_eq(str(2, "game.name"), "Arena");
+	ck_assert_str_eq(str(2, "rdmaguard.game.name"), "Arena");
 	/* Lineage learnt before the reload */
 	ck_assert_str_eq(str(2, "process.parent.executable"), "/usr/sbin/sshd");
 	ck_assert_int_eq(num(2, "event.sequence"), 3);

@@ -278,7 +278,7 @@ START_TEST(test_alert_fleet)
 
 	/* an unknown peer: one step up, high to critical */
 	a = connect_alert(fleet_policy, "192.0.2.7", NULL);
-	ck_assert_str_eq(str_at(a, "severity"), "critical");
+	ck_assert_str_eq(str_at(a, "rdmaguard.severity"), "critical");
 	ck_assert_str_eq(str_at(a, "rdmaguard.peer.class"), "unknown");
 	ck_assert_ptr_null(str_at(a, "rdmaguard.peer.name"));
 	ck_assert_str_eq(str_at(a, "destination.ip"), "192.0.2.7");
@@ -296,20 +296,20 @@ START_TEST(test_alert_fleet)
 
 	/* a server: its name, no raise */
 	a = connect_alert(fleet_policy, "10.0.0.200", NULL);
-	ck_assert_str_eq(str_at(a, "severity"), "high");
+	ck_assert_str_eq(str_at(a, "rdmaguard.severity"), "high");
 	ck_assert_str_eq(str_at(a, "rdmaguard.peer.class"), "server");
 	ck_assert_str_eq(str_at(a, "rdmaguard.peer.name"), "gs-1");
 	json_object_put(a);
 
 	/* a seat: no raise */
 	a = connect_alert(fleet_policy, "10.0.0.3", NULL);
-	ck_assert_str_eq(str_at(a, "severity"), "high");
+	ck_assert_str_eq(str_at(a, "rdmaguard.severity"), "high");
 	ck_assert_str_eq(str_at(a, "rdmaguard.peer.class"), "seat");
 	json_object_put(a);
 
 	/* no fleet: no class, no raise, no seat label */
 	a = connect_alert("{}", "192.0.2.7", NULL);
-	ck_assert_str_eq(str_at(a, "severity"), "high");
+	ck_assert_str_eq(str_at(a, "rdmaguard.severity"), "high");
 	ck_assert_ptr_null(str_at(a, "rdmaguard.peer"));
 	ck_assert_ptr_null(str_at(a, "rdmaguard.policy"));
 	ck_assert_ptr_null(str_at(a, "labels"));

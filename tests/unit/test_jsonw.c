@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/jsonw.h"
+#include "event/ecs_map.h"
 #include "event/event_json.h"
 
 static const char *jc_text(struct json_object *o)
@@ -452,6 +453,73 @@ START_TEST(test_event_text)
 }
 END_TEST
 
+/* The ECS layout of a sent document (event/ecs_map.c): ECS members stay, the others move under
+ * rdmaguard.<path>, process.start_time is renamed in place; the same for jsonw and json-c
+ * documents. */
+START_TEST(test_ecs_map)
+{
+	static const char in[] =
+	    "{\"severity\":\"high\",\"process\":{\"pid\":1,\"start_time\":\"t\","
+	    "\"start_boot_ns\":5,\"parent\":{\"pid\":2,\"start_boot_ns\":3}},"
+	    "\"agent\":{\"type\":\"rdmaguard\",\"what\":\"w\"},\"pci\":{\"address\":\"a\"},"
+	    "\"destination\":{\"ip\":\"192.0.2.7\"}}";
+	static const char want[] =
+	    "{\"process\":{\"pid\":1,\"start\":\"t\",\"parent\":{\"pid\":2}},"
+	    "\"agent\":{\"type\":\"rdmaguard\"},\"destination\":{\"ip\":\"192.0.2.7\"},"
+	    "\"rdmaguard\":{\"severity\":\"high\",\"process\":{\"start_boot_ns\":5,"
+	    "\"parent\":{\"start_boot_ns\":3}},\"agent\":{\"what\":\"w\"},"
+	    "\"pci\":{\"address\":\"a\"}}}";
+	struct jw *w = jw_new();
+	struct json_object *doc = json_tokener_parse(in), *q2;
+	jw_node p, q;
+	const char *text;
+	char buf[64];
+	size_t len;
+
+	ck_assert_ptr_nonnull(w);
+	jw_string(w, JW_ROOT, "severity", "high");
+	p = jw_object(w, JW_ROOT, "process");
+	jw_int(w, p, "pid", 1);
+	jw_string(w, p, "start_time", "t");
+	jw_uint(w, p, "start_boot_ns", 5);
+	q = jw_object(w, p, "parent");
+	jw_int(w, q, "pid", 2);
+	jw_uint(w, q, "start_boot_ns", 3);
+	p = jw_object(w, JW_ROOT, "agent");
+	jw_string(w, p, "type", "rdmaguard");
+	jw_string(w, p, "what", "w");
+	jw_string(w, jw_object(w, JW_ROOT, "pci"), "address", "a");
+	jw_string(w, jw_object(w, JW_ROOT, "destination"), "ip", "192.0.2.7");
+	ck_assert_int_eq(ecs_map_jw(w), 0);
+	ck_assert_int_eq(jw_finish(w, &text, &len), 0);
+	ck_assert_str_eq(text, want);
+
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_int_eq(ecs_map_json(doc), 0);
+	/* the same members (json-c's rename appends: another order) */
+	q2 = json_tokener_parse(want);
+	ck_assert_msg(json_object_equal(doc, q2), "%s", json_object_to_json_string(doc));
+	json_object_put(q2);
+	json_object_put(doc);
+	jw_free(w);
+
+	ck_assert_int_eq(ecs_map_name("rdma.mr.length", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "rdmaguard.rdma.mr.length");
+	ck_assert_int_eq(ecs_map_name("process.parent.start_boot_ns", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "rdmaguard.process.parent.start_boot_ns");
+	ck_assert_int_eq(ecs_map_name("process.parent.start_time", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "process.parent.start");
+	ck_assert_int_eq(ecs_map_name("process.thread.id", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "process.thread.id");
+	ck_assert_int_eq(ecs_map_name("agent.what", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "rdmaguard.agent.what");
+	ck_assert_int_eq(ecs_map_name("destination.ip", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "destination.ip");
+	ck_assert_int_eq(ecs_map_name("rdma.mr.length", buf, 12), -ENOSPC);
+	ck_assert_int_eq(ecs_map_name("process.pid", buf, 8), -ENOSPC);
+}
+END_TEST
+
 static Suite *jsonw_suite(void)
 {
 	Suite *s = suite_create("jsonw");
@@ -464,6 +532,7 @@ static Suite *jsonw_suite(void)
 	tcase_add_test(core, test_raw);
 	tcase_add_test(core, test_random);
 	tcase_add_test(core, test_event_text);
+	tcase_add_test(core, test_ecs_map);
 	tcase_add_test(limits, test_limits);
 	tcase_set_timeout(limits, 30);
 	suite_add_tcase(s, core);
