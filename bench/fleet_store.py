@@ -433,7 +433,8 @@ CROSS JOIN bench_seats s""" % a.hb_hours)
     def ingest(self):
         n = self.a.ingest
         backlog, storm = self.mixes(n)
-        self.sql("CREATE TABLE bench_in (mix text, msg text, ip text)")
+        self.sql("DROP TABLE IF EXISTS bench_in; CREATE TABLE bench_in (mix text, msg text, "
+                 "ip text)")
         path = os.path.join(self.d, "in.tsv")
         with open(path, "w") as f:
             for mix, docs in (("backlog", backlog), ("storm", storm)):
@@ -486,17 +487,22 @@ CROSS JOIN bench_seats s""" % a.hb_hours)
             return
         tf.DRIVER = driver
         pki = tf.make_pki(self.d, "pki")
-        self.sql("CREATE ROLE rg_ingest LOGIN IN ROLE rdmaguard_ingest")
+        if self.scalar("SELECT count(*) FROM pg_roles WHERE rolname = 'rg_ingest'") == "0":
+            self.sql("CREATE ROLE rg_ingest LOGIN IN ROLE rdmaguard_ingest")
         rs = tf.Collector(self.d, self.pg, pki)
         rs.start()
         try:
             backlog, _ = self.mixes(self.a.ingest)
-            senders = 4
+            # Eight collectors' worth of seats, each sender with its own HOSTNAME (the
+            # configuration's writers take the seats by it) and all of its seats' messages.
+            senders = 8
+            parts = [[x for x in backlog if hash(x["labels"]["seat"]) % senders == s]
+                     for s in range(senders)]
             before = int(self.scalar("SELECT count(*) FROM rdmaguard.agent_events")) + \
                 int(self.scalar("SELECT count(*) FROM rdmaguard.alerts"))
             c0, t0 = cluster_cpu(self.pg), time.monotonic()
-            ths = [threading.Thread(target=tf.send_docs, args=(self.d, rs.port,
-                                                              backlog[s::senders], "relp%d" % s))
+            ths = [threading.Thread(target=tf.send_docs, args=(self.d, rs.port, parts[s],
+                                                              "relp%d" % s, "relp%d" % s))
                    for s in range(senders)]
             for t in ths:
                 t.start()
@@ -538,7 +544,9 @@ CROSS JOIN bench_seats s""" % a.hb_hours)
                           "ORDER BY updated_at DESC LIMIT 1" % busy)
         self.sql("INSERT INTO rdmaguard.matches VALUES ('bench', ARRAY(SELECT seat FROM "
                  "rdmaguard.seat_state ORDER BY seat LIMIT 10) || '%s'::text, now() - "
-                 "interval '3 hours', now(), false)" % busy)
+                 "interval '3 hours', now(), false) ON CONFLICT (match_id) DO UPDATE SET "
+                 "seats = excluded.seats, starts = excluded.starts, ends = excluded.ends"
+                 % busy)
         qs = [
             ("silent_seats", "SELECT * FROM rdmaguard.silent_seats('5 minutes')"),
             ("rdma_peers (1 day)", "SELECT verdict FROM rdmaguard.rdma_peers "
@@ -617,13 +625,34 @@ CROSS JOIN bench_seats s""" % a.hb_hours)
         self.log("verified: %d seats, %d silent, %d outliers, %d cloned DSNs, %s peers"
                  % (len(ov), len(silent), len(odd), len(dsn), n_peers))
 
+    def reuse(self):
+        """The venue a run with --keep left in --reuse DIR, upgraded by the three files as
+        an installed store is; the clock has moved on, so the seats that were not silent
+        have their last heartbeat now again."""
+        for e in os.listdir(self.d):  # what an earlier run's collector and senders left
+            if e in ("pki", "rsyslog") or e.startswith("state-relp"):
+                shutil.rmtree(os.path.join(self.d, e))
+        self.pg.started = True
+        self.pg.restart("")
+        self.pg.psql(sum((["-f", os.path.join(SRC, "fleet", "postgresql", f)]
+                          for f in ("schema.sql", "retention.sql", "views.sql")), []))
+        v = self.v
+        self.sql("UPDATE rdmaguard.seat_state SET last_heartbeat = CASE WHEN seat IN (%s) THEN "
+                 "now() - interval '10 min' ELSE now() END"
+                 % ",".join("'%s'" % v.labels[i] for i in v.silent))
+        self.sql("VACUUM ANALYZE rdmaguard.seat_state, rdmaguard.seat_dsns")
+        self.out["history"] = {"reused": self.a.reuse}
+
     def run(self):
         a = self.a
         with open("/proc/loadavg") as f:
             self.out["loadavg_start"] = f.read().split()[:3]
-        self.setup()
-        self.seats()
-        self.history()
+        if a.reuse:
+            self.reuse()
+        else:
+            self.setup()
+            self.seats()
+            self.history()
         self.sizes()
         # The measurements with fsync on, as a collector runs.
         self.pg.restart("-c fsync=on -c synchronous_commit=on -c full_page_writes=on")
@@ -652,13 +681,14 @@ def main():
     ap.add_argument("--rsyslog", action="store_true")
     ap.add_argument("--out")
     ap.add_argument("--keep", action="store_true", help="keep the cluster's directory")
+    ap.add_argument("--reuse", metavar="DIR", help="the venue a --keep run left (same --seats)")
     a = ap.parse_args()
     if a.check:
         a.seats, a.days, a.hb_hours, a.ingest, a.runs = 200, 2, 1, 1000, 1
     if a.seats < 20 or a.days < 1:
         ap.error("--seats at least 20, --days at least 1")
     random.seed(1)
-    d = tempfile.mkdtemp(prefix="rg-fleet-bench-")
+    d = a.reuse or tempfile.mkdtemp(prefix="rg-fleet-bench-")
     b = Bench(a, d)
     ok = False
     try:
@@ -678,7 +708,7 @@ def main():
             os.makedirs(a.out, exist_ok=True)
             with open(os.path.join(a.out, "fleet-store.json"), "w") as f:
                 json.dump(b.out, f, indent=1, sort_keys=True)
-        if not a.keep:
+        if not a.keep and not a.reuse:
             shutil.rmtree(d, ignore_errors=True)
     print(json.dumps({"ingest": b.out["ingest"], "queries": {
         k: [v["median_ms"], v["cpu_ms"]] for k, v in b.out["queries"].items()}}, indent=1))

@@ -198,10 +198,11 @@ static void report_losses(struct daemon *d)
 
 	if (!hw_runtime_losses(d->hw, &l))
 		return;
-	if (l.uevents)
-		lost(d, "hw_uevents", l.uevents, 0,
-		     "PCI/Thunderbolt uevents lost (%llu socket overruns): the bus is scanned again",
-		     (unsigned long long)l.uevents);
+	if (l.uevents || l.uevents_unexamined)
+		lost(d, "hw_uevents", l.uevents + l.uevents_unexamined, l.uevents_unexamined,
+		     "PCI/Thunderbolt uevents lost (%llu socket overruns, %llu not examined: the "
+		     "examination queue was full): the bus is scanned again",
+		     (unsigned long long)l.uevents, (unsigned long long)l.uevents_unexamined);
 	if (l.kmsg_gaps || l.kmsg_records)
 		lost(d, "kmsg", l.kmsg_records ? l.kmsg_records : l.kmsg_gaps, l.kmsg_gaps,
 		     "kernel log records lost before the daemon read them (%llu gap(s), %llu "
@@ -303,6 +304,9 @@ int daemon_hw_open(struct daemon *d)
 	r = hw_scanner_new("/", &d->hw_scanner);
 	if (r < 0)
 		log_warning_errno(r, "Failed to set up PCI scans off the event loop: %m");
+	/* a uevent's function is examined on the scanner's thread: a card that stalls its config
+	 * reads holds up that thread, not the event loop (its events follow in order) */
+	hw_runtime_set_examiner(d->hw, d->hw_scanner);
 	/* what the kernel logged before: faults and failed probes are evidence, flagged
 	 * historical; the failed probes also mark the functions' events from now on */
 	hw_runtime_history(d->hw, emit, d);
@@ -332,6 +336,7 @@ int daemon_hw_inventory_event(const struct rg_event *ev, void *ud)
 
 void daemon_hw_close(struct daemon *d)
 {
+	hw_runtime_set_examiner(d->hw, NULL);
 	hw_runtime_free(d->hw);
 	d->hw = NULL;
 	hw_scanner_free(d->hw_scanner);
@@ -349,7 +354,11 @@ int daemon_hw_scanner_fd(const struct daemon *d)
 void daemon_hw_dispatch(struct daemon *d, int fd)
 {
 	if (fd >= 0 && d->hw_scanner && fd == hw_scanner_fd(d->hw_scanner)) {
+		/* the uevents examined first (in order), then a scan; examinations that finish
+		 * while hw_scanner_take() clears the fd are taken after it */
+		hw_runtime_examined(d->hw, emit, d);
 		scan_done(d);
+		hw_runtime_examined(d->hw, emit, d);
 		return;
 	}
 	if (fd < 0 || !d->hw)
@@ -394,6 +403,7 @@ struct json_object *daemon_hw_stats(struct daemon *d)
 	U("pci_events", st.pci_events);
 	U("thunderbolt_events", st.tb_events);
 	U("uevent_overruns", st.uevent_overruns);
+	U("uevent_queue_full", st.uevent_queue_full);
 	U("kmsg_records", st.kmsg_records);
 	U("kmsg_gaps", st.kmsg_gaps);
 	U("kmsg_not_kernel", st.kmsg_user);

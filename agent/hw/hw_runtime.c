@@ -17,6 +17,7 @@
 #include "common/strutil.h"
 #include "dma_fault.h"
 #include "hw/iommu.h"
+#include "hw/hw_scanner.h"
 #include "hw/pci.h"
 #include "hw_runtime.h"
 #include "hw_uevent.h"
@@ -31,6 +32,7 @@ struct probe_failed {
 
 struct hw_runtime {
 	int uevent_fd;
+	struct hw_scanner *examiner; /* examines PCI uevents' functions off the caller's thread */
 	struct probe_failed probe[HW_PROBE_FAILED_MAX];
 	unsigned n_probe;
 	struct hw_runtime_losses reported; /* the counts at the last hw_runtime_losses() */
@@ -104,24 +106,21 @@ static struct probe_failed *probe_find(const struct hw_runtime *rt, const char *
 	return NULL;
 }
 
-/* The function's fingerprint into ev (type, provider set); from what the uevent says when the
- * function cannot be examined (gone already: a remove, or a race). */
-static void describe(struct hw_runtime *rt, const char *addr, const struct hw_uevent *u,
-		     unsigned type, struct rg_event *ev)
+/* The function's fingerprint into ev (type, provider set) from fn as examined (r: hw_describe()'s
+ * result); from what the uevent says when the function could not be examined (gone already: a
+ * remove, or a race). */
+static void describe_from(struct hw_runtime *rt, const char *addr, const struct hw_uevent *u,
+			  unsigned type, struct hw_fn *fn, int r, struct rg_event *ev)
 {
-	struct hw_fn *fn = calloc(1, sizeof(*fn));
 	uint64_t now = now_realtime_ns();
-	int r = fn ? hw_describe(&rt->root, addr, fn) : -ENOMEM;
 
 	if (r >= 0) {
 		if (probe_find(rt, addr))
 			hw_fn_note_probe_failed(fn); /* the fact, before the event is built */
 		hw_fn_to_event(fn, type, RG_PROV_NETLINK, now, ev);
-		free(fn);
 		hw_runtime_annotate(rt, ev);
 		return;
 	}
-	free(fn);
 	if (!u || u->action != HW_UEV_REMOVE)
 		rt->st.describe_errors++;
 	memset(ev, 0, sizeof(*ev));
@@ -138,6 +137,17 @@ static void describe(struct hw_runtime *rt, const char *addr, const struct hw_ue
 		strscpy_ok(ev->u.pci.driver, u->driver, sizeof(ev->u.pci.driver));
 		ev->u.pci.has_driver = u->driver[0] != 0;
 	}
+}
+
+/* The function examined now, on the caller's thread (describe_from()). */
+static void describe(struct hw_runtime *rt, const char *addr, const struct hw_uevent *u,
+		     unsigned type, struct rg_event *ev)
+{
+	struct hw_fn *fn = calloc(1, sizeof(*fn));
+	int r = fn ? hw_describe(&rt->root, addr, fn) : -ENOMEM;
+
+	describe_from(rt, addr, u, type, fn, r, ev);
+	free(fn);
 }
 
 /* A failed probe of addr by driver: remembered (the oldest forgotten when the table is full). */
@@ -234,7 +244,6 @@ void hw_runtime_uevents(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
 		return;
 	for (int budget = 0; budget < 256; budget++) {
 		struct hw_uevent u;
-		struct rg_event ev;
 		int r = hw_uevent_receive(rt->uevent_fd, &u);
 
 		if (r == -ENOBUFS) {
@@ -254,34 +263,82 @@ void hw_runtime_uevents(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
 				return;
 			continue;
 		}
-		rt->st.uevents++;
-		if (u.thunderbolt) {
-			thunderbolt_event(rt, &u, &ev);
-			rt->st.tb_events++;
-			(void)emit(&ev, ud);
-			continue;
-		}
-		describe(rt, u.slot, &u, RG_EV_PCI_CHANGE, &ev);
-		switch (u.action) {
-		case HW_UEV_ADD:
-			ev.u.pci.change = RG_HW_ADD;
-			break;
-		case HW_UEV_REMOVE:
-			ev.u.pci.change = RG_HW_REMOVE;
-			probe_forget(rt, u.slot);
-			break;
-		case HW_UEV_BIND:
-			ev.u.pci.change = RG_HW_BIND;
-			break;
-		case HW_UEV_UNBIND:
-			ev.u.pci.change = RG_HW_UNBIND;
-			break;
-		default:
-			ev.u.pci.change = RG_HW_NONE;
-			break;
-		}
-		rt->st.pci_events++;
+		hw_runtime_uevent(rt, &u, emit, ud);
+	}
+}
+
+/* A PCI uevent's event from its function as examined (fn, r: describe_from()). */
+static void pci_event(struct hw_runtime *rt, const struct hw_uevent *u, struct hw_fn *fn, int r,
+		      hw_runtime_emit emit, void *ud)
+{
+	struct rg_event ev;
+
+	describe_from(rt, u->slot, u, RG_EV_PCI_CHANGE, fn, r, &ev);
+	switch (u->action) {
+	case HW_UEV_ADD:
+		ev.u.pci.change = RG_HW_ADD;
+		break;
+	case HW_UEV_REMOVE:
+		ev.u.pci.change = RG_HW_REMOVE;
+		probe_forget(rt, u->slot);
+		break;
+	case HW_UEV_BIND:
+		ev.u.pci.change = RG_HW_BIND;
+		break;
+	case HW_UEV_UNBIND:
+		ev.u.pci.change = RG_HW_UNBIND;
+		break;
+	default:
+		ev.u.pci.change = RG_HW_NONE;
+		break;
+	}
+	rt->st.pci_events++;
+	(void)emit(&ev, ud);
+}
+
+void hw_runtime_set_examiner(struct hw_runtime *rt, struct hw_scanner *sc)
+{
+	if (rt)
+		rt->examiner = sc;
+}
+
+void hw_runtime_uevent(struct hw_runtime *rt, const struct hw_uevent *u, hw_runtime_emit emit,
+		       void *ud)
+{
+	struct rg_event ev;
+	int r;
+
+	rt->st.uevents++;
+	if (u->thunderbolt) {
+		thunderbolt_event(rt, u, &ev);
+		rt->st.tb_events++;
 		(void)emit(&ev, ud);
+		return;
+	}
+	if (!rt->examiner) {
+		struct hw_fn *fn = calloc(1, sizeof(*fn));
+
+		r = fn ? hw_describe(&rt->root, u->slot, fn) : -ENOMEM;
+		pci_event(rt, u, fn, r, emit, ud);
+		free(fn);
+		return;
+	}
+	/* examined on the examiner's thread, in order; its event comes from hw_runtime_examined() */
+	r = hw_scanner_examine(rt->examiner, u);
+	if (r == 0)
+		return;
+	if (!rt->st.uevent_queue_full++)
+		log_warning_errno(r, "PCI uevent of %s not examined (%s): uevents were lost.",
+				  u->slot, r == -ENOSPC ? "examination queue full" : "no thread");
+}
+
+void hw_runtime_examined(struct hw_runtime *rt, hw_runtime_emit emit, void *ud)
+{
+	struct hw_exam x;
+
+	while (rt && rt->examiner && hw_scanner_examined(rt->examiner, &x) > 0) {
+		pci_event(rt, &x.u, x.fn, x.err, emit, ud);
+		free(x.fn);
 	}
 }
 
@@ -426,13 +483,16 @@ bool hw_runtime_losses(struct hw_runtime *rt, struct hw_runtime_losses *ret)
 	if (!rt)
 		return false;
 	now.uevents = rt->st.uevent_overruns;
+	now.uevents_unexamined = rt->st.uevent_queue_full;
 	now.kmsg_gaps = rt->kmsg.lost_gaps;
 	now.kmsg_records = rt->kmsg.lost_records;
 	now.fault_lines = rt->bursts.dropped;
 	ret->uevents = now.uevents - rt->reported.uevents;
+	ret->uevents_unexamined = now.uevents_unexamined - rt->reported.uevents_unexamined;
 	ret->kmsg_gaps = now.kmsg_gaps - rt->reported.kmsg_gaps;
 	ret->kmsg_records = now.kmsg_records - rt->reported.kmsg_records;
 	ret->fault_lines = now.fault_lines - rt->reported.fault_lines;
 	rt->reported = now;
-	return ret->uevents || ret->kmsg_gaps || ret->kmsg_records || ret->fault_lines;
+	return ret->uevents || ret->uevents_unexamined || ret->kmsg_gaps || ret->kmsg_records ||
+	       ret->fault_lines;
 }

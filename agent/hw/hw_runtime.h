@@ -15,11 +15,14 @@
 #include "event/event.h"
 
 struct hw_runtime;
+struct hw_scanner;
+struct hw_uevent;
 
 typedef int (*hw_runtime_emit)(const struct rg_event *ev, void *ud);
 
 struct hw_runtime_stats {
 	uint64_t uevents, pci_events, tb_events, uevent_overruns;
+	uint64_t uevent_queue_full; /* PCI uevents not examined: the examination queue was full */
 	uint64_t kmsg_records, kmsg_gaps, kmsg_user, kmsg_bad;
 	uint64_t kmsg_lost_records, kmsg_historical;
 	uint64_t fault_lines, aer_lines, link_lines, probe_lines, fault_reports, fault_dropped;
@@ -44,7 +47,7 @@ void hw_runtime_annotate(const struct hw_runtime *rt, struct rg_event *ev);
 /* What was lost since the last call: uevents (socket overruns), kernel-log records (gaps),
  * fault lines (no burst slot). */
 struct hw_runtime_losses {
-	uint64_t uevents, kmsg_gaps, kmsg_records, fault_lines;
+	uint64_t uevents, uevents_unexamined, kmsg_gaps, kmsg_records, fault_lines;
 };
 /* true when anything was lost since the last call */
 bool hw_runtime_losses(struct hw_runtime *rt, struct hw_runtime_losses *ret);
@@ -53,8 +56,23 @@ void hw_runtime_free(struct hw_runtime *rt);
 int hw_runtime_uevent_fd(const struct hw_runtime *rt); /* -1: none */
 int hw_runtime_kmsg_fd(const struct hw_runtime *rt);   /* -1: none */
 
-/* What the fds hold now, as events through emit (pci.allowed is the engine's to derive). */
+/*
+ * PCI uevents' functions examined on sc's thread from now on (hw_scanner_examine()), not on the
+ * caller's: a card that stalls its config reads holds up that thread only. NULL: on the
+ * caller's. sc outlives rt's use of it.
+ */
+void hw_runtime_set_examiner(struct hw_runtime *rt, struct hw_scanner *sc);
+
+/* What the fds hold now, as events through emit (pci.allowed is the engine's to derive). With an
+ * examiner, a PCI uevent's event comes later from hw_runtime_examined(). */
 void hw_runtime_uevents(struct hw_runtime *rt, hw_runtime_emit emit, void *ud);
+/* One uevent as received (hw_uevent_receive()): a Thunderbolt one's event now, a PCI one's now
+ * or, with an examiner, queued (a full queue is a loss: hw_runtime_losses().uevents_unexamined). */
+void hw_runtime_uevent(struct hw_runtime *rt, const struct hw_uevent *u, hw_runtime_emit emit,
+		       void *ud);
+/* The examinations finished on the examiner's thread, as events in the order their uevents came
+ * (call when the examiner's fd is readable, after hw_scanner_take()). */
+void hw_runtime_examined(struct hw_runtime *rt, hw_runtime_emit emit, void *ud);
 void hw_runtime_kmsg(struct hw_runtime *rt, hw_runtime_emit emit, void *ud);
 
 /* Once a second: the bursts whose window ended are reported, flush reports all (at stop); the

@@ -137,7 +137,11 @@ BEGIN
 		('event_ids', 'DELETE FROM rdmaguard.event_ids WHERE received_at < $1'),
 		('seat_addresses', 'DELETE FROM rdmaguard.seat_addresses WHERE until < $1'),
 		('seat_changes', 'DELETE FROM rdmaguard.seat_changes WHERE received_at < $1'),
-		('incidents', 'DELETE FROM rdmaguard.incidents WHERE updated_at < $1') LOOP
+		('incidents', 'DELETE FROM rdmaguard.incidents WHERE updated_at < $1'),
+		-- the peers of the alerts gone with their partitions (a held day's stay)
+		('alert_peers', 'DELETE FROM rdmaguard.alert_peers p WHERE p.received_at < $1 AND '
+				'NOT EXISTS (SELECT 1 FROM rdmaguard.alerts a WHERE '
+				'a.received_at = p.received_at AND a.event_id = p.event_id)') LOOP
 		EXECUTE q USING at - keep;
 		GET DIAGNOSTICS n = ROW_COUNT;
 		RETURN NEXT;

@@ -109,6 +109,45 @@ CREATE INDEX IF NOT EXISTS alerts_incident ON alerts (incident_id) WHERE inciden
 CREATE INDEX IF NOT EXISTS alerts_event_id ON alerts (event_id);
 CREATE TABLE IF NOT EXISTS alerts_default PARTITION OF alerts DEFAULT;
 
+-- Each RDMA peer of an alert (its peer_ips), narrow: rdma_peers reads it, one small table
+-- instead of every day's partition of alerts (whose planning alone cost more than the answer).
+-- Kept by a trigger on alerts, whoever writes them; pruned by maintain() once the alert's
+-- partition is gone. A row moved out of the default partition is inserted again: dropped.
+CREATE TABLE IF NOT EXISTS alert_peers (
+	received_at timestamptz NOT NULL,
+	ts timestamptz NOT NULL,
+	event_id uuid NOT NULL,
+	seat text NOT NULL,
+	rule_id text NOT NULL,
+	rule_name text,                    -- rule.name
+	severity text NOT NULL,
+	peer inet NOT NULL,
+	PRIMARY KEY (event_id, peer)
+);
+CREATE INDEX IF NOT EXISTS alert_peers_received ON alert_peers (received_at);
+CREATE INDEX IF NOT EXISTS alert_peers_ts ON alert_peers (ts);
+
+CREATE OR REPLACE FUNCTION alert_peers_follow() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
+BEGIN
+	INSERT INTO rdmaguard.alert_peers
+	SELECT NEW.received_at, NEW.ts, NEW.event_id, NEW.seat, NEW.rule_id,
+	       NEW.doc #>> '{rule,name}', NEW.severity, p
+	FROM unnest(NEW.peer_ips) p
+	ON CONFLICT DO NOTHING;
+	RETURN NULL;
+END
+$$;
+DROP TRIGGER IF EXISTS alert_peers_follow ON alerts;
+CREATE TRIGGER alert_peers_follow AFTER INSERT ON alerts
+	FOR EACH ROW WHEN (NEW.peer_ips <> '{}') EXECUTE FUNCTION alert_peers_follow();
+-- A store made before this table: filled once from the alerts.
+INSERT INTO alert_peers
+SELECT a.received_at, a.ts, a.event_id, a.seat, a.rule_id, a.doc #>> '{rule,name}', a.severity, p
+FROM alerts a CROSS JOIN LATERAL unnest(a.peer_ips) p
+WHERE a.peer_ips <> '{}' AND NOT EXISTS (SELECT 1 FROM alert_peers)
+ON CONFLICT DO NOTHING;
+
 -- The ids of the alerts and incident records stored, for dropping repeats (syslog+tls:// is at
 -- least once; rsyslog retries a batch after a lost connection). Pruned by maintain().
 CREATE TABLE IF NOT EXISTS event_ids (
@@ -196,6 +235,47 @@ CREATE TABLE IF NOT EXISTS seat_state (
 	heartbeats bigint NOT NULL DEFAULT 0,
 	sender_ip inet
 ) WITH (fillfactor = 50);
+
+-- Each PCI serial number a seat reports (seat_state.pci_dsns, as many times as it lists it):
+-- dsn_shared reads it by dsn, never unnesting every seat's array. Kept by a trigger on
+-- seat_state, whoever writes its pci_dsns; a heartbeat's UPDATE does not name the column and
+-- fires nothing.
+CREATE TABLE IF NOT EXISTS seat_dsns (
+	dsn text,                          -- NULL: a null in the JSON array
+	seat text NOT NULL,
+	n integer NOT NULL                 -- how many times the seat's pci_dsns lists it
+);
+CREATE INDEX IF NOT EXISTS seat_dsns_dsn ON seat_dsns (dsn, seat) INCLUDE (n);
+CREATE INDEX IF NOT EXISTS seat_dsns_seat ON seat_dsns (seat);
+
+CREATE OR REPLACE FUNCTION seat_dsns_follow() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
+BEGIN
+	IF TG_OP IN ('UPDATE', 'DELETE') THEN
+		DELETE FROM rdmaguard.seat_dsns d WHERE d.seat = OLD.seat;
+	END IF;
+	IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.pci_dsns <> '{}' THEN
+		INSERT INTO rdmaguard.seat_dsns
+		SELECT x, NEW.seat, count(*) FROM unnest(NEW.pci_dsns) x GROUP BY x;
+	END IF;
+	RETURN NULL;
+END
+$$;
+DROP TRIGGER IF EXISTS seat_dsns_insert ON seat_state;
+CREATE TRIGGER seat_dsns_insert AFTER INSERT ON seat_state
+	FOR EACH ROW WHEN (NEW.pci_dsns <> '{}') EXECUTE FUNCTION seat_dsns_follow();
+DROP TRIGGER IF EXISTS seat_dsns_update ON seat_state;
+CREATE TRIGGER seat_dsns_update AFTER UPDATE OF pci_dsns, seat ON seat_state
+	FOR EACH ROW WHEN (OLD.pci_dsns IS DISTINCT FROM NEW.pci_dsns OR OLD.seat <> NEW.seat)
+	EXECUTE FUNCTION seat_dsns_follow();
+DROP TRIGGER IF EXISTS seat_dsns_delete ON seat_state;
+CREATE TRIGGER seat_dsns_delete AFTER DELETE ON seat_state
+	FOR EACH ROW EXECUTE FUNCTION seat_dsns_follow();
+-- A store made before this table: filled once from the seats.
+INSERT INTO seat_dsns
+SELECT x, s.seat, count(*) FROM seat_state s CROSS JOIN LATERAL unnest(s.pci_dsns) x
+WHERE NOT EXISTS (SELECT 1 FROM seat_dsns)
+GROUP BY x, s.seat;
 
 -- Which seat held which address when (from host.ip[] of its notices): rdma_peers asks it.
 CREATE TABLE IF NOT EXISTS seat_addresses (
@@ -335,8 +415,13 @@ BEGIN
 		IF e ILIKE '::ffff:%.%' THEN
 			e := substr(e, 8);
 		END IF;
-		-- Only what looks like an address is cast (a failed cast costs a subtransaction).
-		IF e ~ '^[0-9A-Fa-f:.]{2,45}(/[0-9]{1,3})?$' THEN
+		-- An IPv4 address (and prefix) is cast as is: the cast cannot fail. Only what
+		-- else looks like an address is tried in a subtransaction (BEGIN ... EXCEPTION),
+		-- which is dear: an alert names several addresses.
+		IF e ~ '^(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])){3}'
+		       '(/([0-9]|[12][0-9]|3[0-2]))?$' THEN
+			out := out || e::inet;
+		ELSIF e ~ '^[0-9A-Fa-f:.]{2,45}(/[0-9]{1,3})?$' THEN
 			BEGIN
 				out := out || e::inet;
 			EXCEPTION WHEN others THEN
@@ -366,6 +451,7 @@ RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, rdmaguard, pg_temp A
 #variable_conflict use_variable
 DECLARE
 	ips inet[] := '{}';
+	own inet[];
 	rule text := coalesce(d #>> '{rule,id}', '?');
 	weak text := rdmaguard.posture_reason(rule);
 	game text;
@@ -384,9 +470,9 @@ BEGIN
 						     d #> '{rdma,peer,gid}'));
 		-- The seat's own addresses are no peers (related.ip lists both ends).
 		IF ips <> '{}' THEN
-			ips := ARRAY(SELECT DISTINCT x FROM unnest(ips) x
-				     WHERE NOT x = ANY (rdmaguard.json_inets(d #> '{host,ip}') ||
-							rdmaguard.json_inets(d #> '{source,ip}'))
+			own := rdmaguard.json_inets(d #> '{host,ip}') ||
+			       rdmaguard.json_inets(d #> '{source,ip}');
+			ips := ARRAY(SELECT DISTINCT x FROM unnest(ips) x WHERE NOT x = ANY (own)
 				     ORDER BY x);
 		END IF;
 	END IF;

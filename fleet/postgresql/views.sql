@@ -48,9 +48,10 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- The sentence rdma_peers and timeline() say about one peer of an alert.
+-- STABLE as format() is: so declared, the planner inlines it into the views' rows.
 CREATE OR REPLACE FUNCTION peer_verdict(seat text, rule_id text, rule_name text, peer inet,
 					peer_seat text) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
+LANGUAGE sql STABLE AS $$
 	SELECT format('seat %s: %s (%s) with RDMA peer %s, which is %s', seat, rule_id,
 		      coalesce(rule_name, '?'), host(peer),
 		      CASE WHEN peer_seat IS NULL THEN 'not a seat'
@@ -69,27 +70,33 @@ LANGUAGE sql STABLE AS $$
 	LIMIT 1
 $$;
 
--- Every RDMA peer address of an alert, and which seat it is. Bound it by received_at (the
--- partitions' key: a day reads two partitions; a bound on ts reads every one's index):
+-- Every RDMA peer address of an alert, and which seat it is. Bound it by received_at or ts:
 --   SELECT verdict FROM rdmaguard.rdma_peers WHERE received_at > now() - interval '1 day';
+-- It reads alert_peers (a row an alert and peer); the peer's seat is peer_seat()'s query,
+-- written out: a subquery of the plan instead of a function called for every peer.
 CREATE OR REPLACE VIEW rdma_peers AS
-SELECT a.event_id, a.ts, a.received_at, a.seat, a.rule_id, a.severity, p.peer,
+SELECT a.event_id, a.ts, a.received_at, a.seat, a.rule_id, a.severity, a.peer,
        w.seat AS peer_seat,
-       rdmaguard.peer_verdict(a.seat, a.rule_id, a.doc #>> '{rule,name}', p.peer, w.seat)
-	AS verdict
-FROM rdmaguard.alerts a
-CROSS JOIN LATERAL unnest(a.peer_ips) AS p(peer)
-LEFT JOIN LATERAL (SELECT rdmaguard.peer_seat(p.peer, a.received_at) AS seat) w ON true
-WHERE a.peer_ips <> '{}';
+       rdmaguard.peer_verdict(a.seat, a.rule_id, a.rule_name, a.peer, w.seat) AS verdict
+FROM rdmaguard.alert_peers a
+LEFT JOIN LATERAL (
+	SELECT h.seat FROM rdmaguard.seat_addresses h
+	WHERE h.ip = a.peer
+	ORDER BY greatest(extract(epoch FROM h.since - a.received_at),
+			  extract(epoch FROM a.received_at - coalesce(h.until, a.received_at)), 0),
+		 h.seat
+	LIMIT 1) w ON true;
 
 -- One PCI Device Serial Number reported by several seats: one donor card's identity cloned.
+-- (seat_dsns: a row a seat and serial number, n the times the seat lists it. The serial
+-- numbers on several seats first, from the index alone; only theirs are sorted, a seat as many
+-- times as it lists it.)
 CREATE OR REPLACE VIEW dsn_shared AS
-SELECT d.dsn, array_agg(s.seat ORDER BY s.seat) AS seats
-FROM rdmaguard.seat_state s
-CROSS JOIN LATERAL unnest(s.pci_dsns) AS d(dsn)
-WHERE s.pci_dsns <> '{}'
-GROUP BY d.dsn
-HAVING count(DISTINCT s.seat) > 1;
+SELECT g.dsn,
+       ARRAY(SELECT d.seat FROM rdmaguard.seat_dsns d CROSS JOIN LATERAL generate_series(1, d.n)
+	     WHERE d.dsn = g.dsn OR (d.dsn IS NULL AND g.dsn IS NULL)
+	     ORDER BY d.seat) AS seats
+FROM (SELECT x.dsn FROM rdmaguard.seat_dsns x GROUP BY x.dsn HAVING count(*) > 1) g;
 
 -- The seats grouped by hardware fingerprint. A group is rare when it has at most the rare
 -- share of the reporting seats (settings: fingerprint_rare_share, 5 %), at least 2, and fewer
@@ -199,6 +206,39 @@ SELECT n.incident_id, n.seat, n.recorded_at, n.recorded_at, 'review', 'reviewed'
 FROM rdmaguard.review_notes n
 WHERE n.incident_id IS NOT NULL;
 
+-- The open alerts of every seat that has some (seat_overview): counted by severity, received
+-- within settings.open_window, after the seat's latest seat-level note, not of an incident a
+-- note names. PL/pgSQL, so that the bound is a value when the query is planned: the planner
+-- reads the one or two partitions it touches, not every day's (planning all of them cost more
+-- than the counting). The notes are joined once above the partitions, not in each.
+CREATE OR REPLACE FUNCTION open_alerts()
+RETURNS TABLE (seat text, info bigint, low bigint, medium bigint, high bigint, critical bigint,
+	       critical_in_game bigint, last_alert timestamptz)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, rdmaguard, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+	lo timestamptz := now() - rdmaguard.setting('open_window')::interval;
+BEGIN
+	RETURN QUERY
+	SELECT a.seat,
+	       count(*) FILTER (WHERE a.severity_rank = 0),
+	       count(*) FILTER (WHERE a.severity_rank = 1),
+	       count(*) FILTER (WHERE a.severity_rank = 2),
+	       count(*) FILTER (WHERE a.severity_rank = 3),
+	       count(*) FILTER (WHERE a.severity_rank = 4),
+	       count(*) FILTER (WHERE a.severity_rank = 4 AND a.game IS NOT NULL),
+	       max(a.received_at)
+	FROM (SELECT x.seat, x.received_at, x.severity_rank, x.game, x.incident_id
+	      FROM rdmaguard.alerts x
+	      WHERE x.received_at > lo) a
+	LEFT JOIN rdmaguard.seat_reviews r ON r.seat = a.seat
+	LEFT JOIN (SELECT DISTINCT n.incident_id FROM rdmaguard.review_notes n
+		   WHERE n.incident_id IS NOT NULL) ri ON ri.incident_id = a.incident_id
+	WHERE (r.reviewed_at IS NULL OR a.received_at > r.reviewed_at) AND ri.incident_id IS NULL
+	GROUP BY a.seat;
+END
+$$;
+
 -- The room: one row per seat, all the console's tile needs. state is the first that holds of
 --   incident    an open verdict-level incident, or an open critical alert during a game
 --   silent      no heartbeat for settings.silent_after (or none ever)
@@ -214,24 +254,7 @@ WITH cfg AS (
 	SELECT now() AS at, rdmaguard.setting('silent_after')::interval AS silent_after,
 	       rdmaguard.setting('open_window')::interval AS open_window),
 oa AS (
-	SELECT a.seat,
-	       count(*) FILTER (WHERE a.severity_rank = 0) AS info,
-	       count(*) FILTER (WHERE a.severity_rank = 1) AS low,
-	       count(*) FILTER (WHERE a.severity_rank = 2) AS medium,
-	       count(*) FILTER (WHERE a.severity_rank = 3) AS high,
-	       count(*) FILTER (WHERE a.severity_rank = 4) AS critical,
-	       count(*) FILTER (WHERE a.severity_rank = 4 AND a.game IS NOT NULL) AS critical_in_game,
-	       max(a.received_at) AS last_alert
-	-- now() and setting() here, not cfg: a stable expression prunes the partitions when the
-	-- query starts. The notes are joined once above the partitions, not in each.
-	FROM (SELECT x.seat, x.received_at, x.severity_rank, x.game, x.incident_id
-	      FROM rdmaguard.alerts x
-	      WHERE x.received_at > now() - rdmaguard.setting('open_window')::interval) a
-	LEFT JOIN rdmaguard.seat_reviews r ON r.seat = a.seat
-	LEFT JOIN (SELECT DISTINCT n.incident_id FROM rdmaguard.review_notes n
-		   WHERE n.incident_id IS NOT NULL) ri ON ri.incident_id = a.incident_id
-	WHERE (r.reviewed_at IS NULL OR a.received_at > r.reviewed_at) AND ri.incident_id IS NULL
-	GROUP BY a.seat),
+	SELECT * FROM rdmaguard.open_alerts()),
 oi AS (
 	-- open, or closed within the window: two index scans (incidents_open, incidents_closed)
 	SELECT i.seat, count(*) AS incidents, count(*) FILTER (WHERE i.verdict) AS verdicts
@@ -257,7 +280,9 @@ v AS (
 	LEFT JOIN oa ON oa.seat = s.seat
 	LEFT JOIN oi ON oi.seat = s.seat)
 SELECT v.seat, substring(v.seat FROM '^([A-Za-z]+)') AS row_label,
-       substring(v.seat FROM '([0-9]+)$')::integer AS seat_number,
+       -- (a label is the seat's to write: a number past an integer's is none)
+       CASE WHEN v.seat ~ '(^|[^0-9])0*[0-9]{1,9}$'
+	    THEN substring(v.seat FROM '([0-9]+)$')::integer END AS seat_number,
        v.host_name, v.host_id, v.host_ips, v.agent_version, v.fingerprint,
        v.last_heartbeat, v.at - v.last_heartbeat AS since_heartbeat, v.silent,
        v.last_notice = 'agent_stop' AS stopped,
@@ -278,6 +303,6 @@ REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA rdmaguard FROM PUBLIC;
 GRANT SELECT ON ALL TABLES IN SCHEMA rdmaguard TO rdmaguard_viewer;
 GRANT EXECUTE ON FUNCTION setting(text), silent_seats(interval, timestamptz),
 	peer_verdict(text, text, text, inet, text), peer_seat(inet, timestamptz),
-	timeline(text, timestamptz, timestamptz), severity_rank(text), posture_reason(text)
-	TO rdmaguard_viewer;
+	timeline(text, timestamptz, timestamptz), severity_rank(text), posture_reason(text),
+	open_alerts() TO rdmaguard_viewer;
 RESET ROLE;

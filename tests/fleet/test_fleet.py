@@ -24,9 +24,11 @@ no rejects; the incidents and an incident's timeline; the room (seat_overview: o
 state) before and after a referee's notes, the notes' who and when, and every refusal of the
 roles (the ingesting role reads, changes, deletes nothing; nobody changes a note); a message
 that is not JSON kept in rejects; fingerprint_outliers in a room of three hardware generations;
-maintain() dropping old days, keeping a held match's, moving rows out of a default partition.
+maintain() dropping old days, keeping a held match's, moving rows out of a default partition,
+alert_peers following (pruned with its alerts' days, nothing added twice).
 
-Deliberate breaks that turn it red: a plain JOIN for rdma_peers' LEFT JOIN (the peers that are
+Deliberate breaks that turn it red: alert_peers' prune left out of maintain() (the dropped
+days' peers stay), a plain JOIN for rdma_peers' LEFT JOIN (the peers that are
 no seat vanish), ON CONFLICT dropped from ingest() (a duplicate makes rsyslog retry), the seat
 taken from the syslog HOSTNAME before labels.seat (heartbeats under another seat), the BOM of
 bom=1 left before the JSON (D-01's alerts in rejects), a strict majority asked of
@@ -98,7 +100,7 @@ class Postgres:
         self.log = os.path.join(d, "postgres.log")
         self.port = free_port()
         self.started = False
-        os.makedirs(self.dir)
+        os.makedirs(self.dir, exist_ok=True)  # the benchmark's --reuse: a kept cluster
         self.as_user = []
         if os.geteuid() == 0:
             pw = pwd.getpwnam("postgres")
@@ -190,7 +192,9 @@ class Collector:
                 ('#      tls.myPrivKey="/etc/rsyslog.d/collector.key"',
                  '       tls.myPrivKey="%s"' % pki["server_key"])]
         for a, b in subs:
-            check(conf.count(a) == 1, "the shipped configuration has no %r" % a)
+            # the connection's values are in each of the writers' actions
+            check(conf.count(a) == 1 or (a.startswith(("server=", "uid=")) and conf.count(a) > 1),
+                  "the shipped configuration has no %r" % a)
             conf = conf.replace(a, b)
         conf = 'global(workDirectory="%s")\n' % os.path.join(self.dir, "work") + conf
         with open(self.conf, "w") as f:
@@ -287,12 +291,13 @@ def incident(seat, iid, state, stage, severity, verdict, summary):
                                        "stage": stage, "verdict": verdict, "alerts": 2}}}
 
 
-def send_docs(d, port, docs, name):
+def send_docs(d, port, docs, name, hostname=None):
     """JSON documents through the outputs module's relp:// output (the driver), as a seat
-    sends."""
+    sends (the syslog HOSTNAME: this machine's, or hostname)."""
     log = open(os.path.join(d, name + ".log"), "ab")
     p = subprocess.Popen([DRIVER, "--state-dir", os.path.join(d, "state-" + name), "--output",
-                          "relp://127.0.0.1:%d" % port, "--exit-flush-ms", "20000"],
+                          "relp://127.0.0.1:%d" % port, "--exit-flush-ms", "20000"] +
+                         (["--hostname", hostname] if hostname else []),
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
     CHILDREN.append(p)
     log.close()
@@ -454,6 +459,15 @@ def room(pg, fp):
             for s, f in (("B-13", "fp-odd"), ("R-60", "fp-odd-r"))]
     check(odd == want, "fingerprint_outliers in a room of three generations:\n got %r\nwant %r"
           % (odd, want))
+    # A seat's label is the seat's to write: a number past an integer's range is no seat
+    # number, and must not make the room unreadable for everyone.
+    pg.psql(["-c", "SELECT rdmaguard.ingest($j$%s$j$, 'h', '10.1.0.99')"
+             % json.dumps(heartbeat("R-99999999999", ts, ("10.1.0.99", fp, [])))],
+            user="rg_ingest")
+    big = pg.rows("SELECT row_label, seat_number FROM rdmaguard.seat_overview "
+                  "WHERE seat IN ('R-99999999999', 'R-60') ORDER BY seat")
+    check(big == [{"row_label": "R", "seat_number": 60},
+                  {"row_label": "R", "seat_number": None}], "seat_overview's numbers: %r" % big)
 
 
 def retention(pg):
@@ -465,8 +479,9 @@ def retention(pg):
            "SELECT rdmaguard.create_partitions(current_date - 10, current_date - 3)")
     for n, seat in ((200, "B-12"), (199, "B-13"), (150, "A-01")):  # 150: no partition yet
         pg.sql("INSERT INTO rdmaguard.alerts (received_at, ts, event_id, seat, rule_id, severity,"
-               " severity_rank, doc) VALUES (%s, '2025-06-01 10:00+00', gen_random_uuid(), '%s',"
-               " 'RDMA-009', 'high', 3, '{}')" % (day % n, seat))
+               " severity_rank, peer_ips, doc) VALUES (%s, '2025-06-01 10:00+00', "
+               "gen_random_uuid(), '%s', 'RDMA-009', 'high', 3, '{10.9.9.9}', '{}')"
+               % (day % n, seat))
     for n in (10, 3):
         pg.sql("INSERT INTO rdmaguard.agent_events (received_at, seat, action, changed) "
                "VALUES (%s, 'A-01', 'agent_heartbeat', false)" % (day % n))
@@ -495,9 +510,22 @@ def retention(pg):
                     "interval '1 day'") == "1", "rows after maintain()")
     check(pg.scalar("SELECT to_regclass('rdmaguard.alerts_p' || to_char(current_date + 7, "
                     "'YYYYMMDD')) IS NOT NULL") == "t", "a week of partitions ahead")
+    peers_follow(pg)
     pg.sql("UPDATE rdmaguard.matches SET hold = false WHERE match_id = 'dispute'")
     got = maintain()
     check(got == {("dropped", part(200)): 1}, "maintain() after the hold: %r" % got)
+    peers_follow(pg)
+
+
+def peers_follow(pg):
+    """alert_peers (what rdma_peers reads) holds the peers of the alerts stored, each once:
+    the dropped days' pruned, a held day's kept, one moved out of the default partition not
+    added twice."""
+    stored = "SELECT a.event_id, p FROM rdmaguard.alerts a, unnest(a.peer_ips) p"
+    kept = "SELECT event_id, peer FROM rdmaguard.alert_peers"
+    diff = pg.scalar("SELECT count(*) FROM ((%s EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL %s)) x"
+                     % (kept, stored, stored, kept))
+    check(diff == "0", "alert_peers and the alerts' peers differ by %s rows" % diff)
 
 
 def scenario(d):

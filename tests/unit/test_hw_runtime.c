@@ -2,17 +2,23 @@
 /*
  * The hardware layer's runtime parsers on fixture inputs: /dev/kmsg records (the kernel's, and
  * one a user forged), the kernel's DMA fault, AER and link lines (the VT-d ones as the VM lab's
- * q35 machine logged them), the burst aggregation, and PCI/Thunderbolt uevents.
+ * q35 machine logged them), the burst aggregation, and PCI/Thunderbolt uevents, whose functions
+ * are examined off the caller's thread.
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "hw/dma_fault.h"
+#include "hw/hw_runtime.h"
+#include "hw/hw_scanner.h"
 #include "hw/hw_uevent.h"
 #include "hw/kmsg.h"
 
@@ -549,11 +555,117 @@ START_TEST(test_uevent_bad)
 }
 END_TEST
 
+/* ---- uevents examined off the event loop ---- */
+
+#define N_UEV (HW_EXAM_QUEUE_MAX + 3)
+
+struct seen {
+	unsigned n;
+	char addr[N_UEV][16];
+	unsigned change[N_UEV];
+	uint32_t vendor[N_UEV];
+};
+
+static int got_event(const struct rg_event *ev, void *ud)
+{
+	struct seen *g = ud;
+
+	ck_assert_uint_eq(ev->type, RG_EV_PCI_CHANGE);
+	ck_assert_uint_lt(g->n, N_UEV);
+	snprintf(g->addr[g->n], sizeof(g->addr[0]), "%s", ev->u.pci.addr);
+	g->change[g->n] = ev->u.pci.change;
+	g->vendor[g->n++] = ev->u.pci.vendor;
+	return 0;
+}
+
+/* a config read that stalls: a blocking read of a pipe, until its writer closes it */
+static void stall_on_pipe(void *data)
+{
+	char c;
+
+	(void)!read(*(int *)data, &c, 1);
+}
+
+static void uevent_in(struct hw_runtime *rt, unsigned action, const char *slot, struct seen *g)
+{
+	struct hw_uevent u;
+
+	memset(&u, 0, sizeof(u));
+	u.action = action;
+	u.pci = true;
+	u.authorized = -1;
+	snprintf(u.slot, sizeof(u.slot), "%s", slot);
+	hw_runtime_uevent(rt, &u, got_event, g);
+}
+
+/* While the first examination is stuck, the caller (the daemon's event loop) goes on: every
+ * uevent is queued at once, one past the bound is a loss; when the stall ends, the events come
+ * in the order the uevents came (an add, then the remove that arrived while it was examined). */
+START_TEST(test_uevent_examined_off_loop)
+{
+	const char *fix = getenv("RG_FIXTURES");
+	static struct seen g;
+	struct hw_runtime_losses l;
+	struct hw_runtime *rt = NULL;
+	struct hw_scanner *sc = NULL;
+	char dir[300];
+	int stall[2];
+	uint64_t t0;
+
+	ck_assert_msg(fix != NULL, "RG_FIXTURES is not set (run through meson test)");
+	snprintf(dir, sizeof(dir), "%s/roots/qemu-q35", fix);
+	ck_assert_int_eq(pipe2(stall, O_CLOEXEC), 0);
+	ck_assert_int_eq(hw_runtime_open("/nonexistent/kmsg", &rt), 0);
+	ck_assert_int_eq(hw_scanner_new(dir, &sc), 0);
+	hw_scanner_set_stall(sc, stall_on_pipe, &stall[0]);
+	hw_runtime_set_examiner(rt, sc);
+
+	t0 = now_monotonic_ns();
+	uevent_in(rt, HW_UEV_ADD, "0000:01:00.0", &g);
+	uevent_in(rt, HW_UEV_REMOVE, "0000:01:00.0", &g);
+	for (unsigned i = 2; i < N_UEV; i++)
+		uevent_in(rt, i % 2 ? HW_UEV_UNBIND : HW_UEV_BIND, "0000:00:1f.2", &g);
+	ck_assert_uint_lt(now_monotonic_ns() - t0, 2000000000ull);
+	usleep(50000);
+	hw_runtime_examined(rt, got_event, &g);
+	ck_assert_uint_eq(g.n, 0); /* still stuck, and nothing out of order */
+	ck_assert(hw_runtime_losses(rt, &l));
+	ck_assert_uint_eq(l.uevents_unexamined, N_UEV - HW_EXAM_QUEUE_MAX);
+	ck_assert_uint_eq(l.uevents, 0);
+
+	close(stall[1]); /* the stall ends */
+	while (g.n < HW_EXAM_QUEUE_MAX) {
+		struct pollfd pfd = {.fd = hw_scanner_fd(sc), .events = POLLIN};
+
+		ck_assert_int_eq(poll(&pfd, 1, 20000), 1);
+		ck_assert_ptr_null(hw_scanner_take(sc, NULL)); /* no scan was asked for */
+		hw_runtime_examined(rt, got_event, &g);
+	}
+	ck_assert_str_eq(g.addr[0], "0000:01:00.0");
+	ck_assert_uint_eq(g.change[0], RG_HW_ADD);
+	ck_assert_uint_ne(g.vendor[0], 0); /* examined: the fixture's function */
+	ck_assert_str_eq(g.addr[1], "0000:01:00.0");
+	ck_assert_uint_eq(g.change[1], RG_HW_REMOVE);
+	for (unsigned i = 2; i < HW_EXAM_QUEUE_MAX; i++) {
+		ck_assert_str_eq(g.addr[i], "0000:00:1f.2");
+		ck_assert_uint_eq(g.change[i], i % 2 ? RG_HW_UNBIND : RG_HW_BIND);
+	}
+	ck_assert(!hw_runtime_losses(rt, &l));
+	while (hw_scanner_working(sc)) /* its thread gone before the test ends */
+		usleep(1000);
+	usleep(10000);
+	hw_runtime_set_examiner(rt, NULL);
+	hw_runtime_free(rt);
+	hw_scanner_free(sc);
+	close(stall[0]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hw_runtime");
 	TCase *core = tcase_create("core"), *limits = tcase_create("limits"),
-	      *errors = tcase_create("errors");
+	      *errors = tcase_create("errors"), *loop = tcase_create("loop");
 	SRunner *sr;
 	int failed;
 
@@ -573,6 +685,10 @@ int main(void)
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
 	suite_add_tcase(s, errors);
+	/* a broken examiner hangs the caller: the timeout is the failure */
+	tcase_set_timeout(loop, 25);
+	tcase_add_test(loop, test_uevent_examined_off_loop);
+	suite_add_tcase(s, loop);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

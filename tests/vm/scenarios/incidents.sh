@@ -24,9 +24,14 @@ MEMREAD=$RG_BUILD/tests/host/rg-memread-sim
 mkdir -p "$TMPDIR/arena" "$OUT/daemon"
 cp /bin/sleep "$TMPDIR/arena/arena"
 POLICY=$TMPDIR/cafe-policy.json
+# The seat's hardware as the café saved it (docs/hardware.md): the lab machine's own driverless
+# IDE function is the seat's, not a card to report.
+"$RG" baseline save "$TMPDIR/seat.json" >"$OUT/baseline.log" 2>&1 || fail "baseline save failed"
+chmod 600 "$TMPDIR/seat.json"
 # the agent's own command (its `incidents` below loads libibverbs) is allowed, as on a seat
 printf '{"role": "managed", "seat": "B-12", "games": [{"name": "Arena", "exe": "%s/arena/*"}],
-	"allow": [{"exe": "%s"}]}\n' "$TMPDIR" "$(readlink -f "$RG")" >"$POLICY"
+	"allow": [{"exe": "%s"}], "baseline": "%s/seat.json"}\n' "$TMPDIR" "$(readlink -f "$RG")" \
+	"$TMPDIR" >"$POLICY"
 chmod 600 "$POLICY"
 
 bg daemon "$RG" daemon --sensor auto --policy "$POLICY" --rules "$RG_SRC/rules" \
