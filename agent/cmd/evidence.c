@@ -199,8 +199,13 @@ static int read_heads(struct chain_verifier *v, const char *path, const char *ou
 			log_error("%s: not a JSON line", where);
 			return -EINVAL;
 		}
-		if (!json_object_object_get_ex(o, "agent", &agent) ||
-		    !json_object_object_get_ex(agent, "outputs", &outs) ||
+		/* a heartbeat: agent.outputs, or rdmaguard.agent.outputs in ECS's layout
+		 * (schema_version 2, docs/operations.md) */
+		if (!((json_object_object_get_ex(o, "rdmaguard", &agent) &&
+		       json_object_object_get_ex(agent, "agent", &agent) &&
+		       json_object_object_get_ex(agent, "outputs", &outs)) ||
+		      (json_object_object_get_ex(o, "agent", &agent) &&
+		       json_object_object_get_ex(agent, "outputs", &outs))) ||
 		    !json_object_is_type(outs, json_type_array)) {
 			json_object_put(o); /* not a heartbeat */
 			continue;

@@ -160,6 +160,10 @@ struct json_object *daemon_stats(struct daemon *d, bool with_hooks)
 		ADD(ev, "last_error", json_object_new_string(strerror(-d->reconcile_last_error)));
 	ADD(o, "reconcile", ev);
 	ADD(o, "rss_bytes", json_object_new_uint64(rss_bytes()));
+	/* the heads of hash-chained file outputs, signed: a collector holds them against the
+	 * log (evidence verify-log --heads, docs/evidence.md) */
+	outputs_chain_heads(d->outputs, o);
+	daemon_evidence_sign_heads(d, o);
 	return o;
 }
 
@@ -302,6 +306,10 @@ static struct json_object *heartbeat_stats(struct daemon *d, const struct engine
 	ADD(sn, "games_running", json_object_new_uint64(es->games_running));
 	ADD(o, "proctree", sn);
 	ADD(o, "rss_bytes", json_object_new_uint64(rss_bytes()));
+	/* the heads of hash-chained file outputs, signed: a collector holds them against the
+	 * log (evidence verify-log --heads, docs/evidence.md) */
+	outputs_chain_heads(d->outputs, o);
+	daemon_evidence_sign_heads(d, o);
 	return o;
 }
 

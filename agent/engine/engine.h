@@ -132,7 +132,8 @@ const struct incident_store *engine_incidents(const struct rg_engine *e);
  * are still kept). The daemon sends them to the outputs next to the alerts.
  */
 void engine_set_incident_fn(struct rg_engine *e, engine_emit_fn fn, void *ud);
-/* An incident's record as the outputs get it (incident_to_jw() and the seat's identity). */
+/* An incident's record as the outputs get it (incident_to_jw() and the seat's identity, in
+ * ECS's names: event/ecs_map.h). */
 void engine_incident_to_jw(struct rg_engine *e, const struct incident *inc, const char *action,
 			   struct jw *w);
 

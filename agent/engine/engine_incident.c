@@ -4,7 +4,7 @@
  * written (the alert names it), joins it after it was emitted (with the raw event behind it, as
  * `daemon --record` writes it, when asked for), and the incident's records go to the same emit
  * callback as the alerts, marked (struct rg_alert.incident), with the seat's identity the alerts
- * carry.
+ * carry, in ECS's names as the alerts have them.
  */
 #include <errno.h>
 #include <string.h>
@@ -12,7 +12,16 @@
 #include "engine-internal.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "event/ecs_map.h"
 #include "event/event_json.h"
+
+/*
+ * ECS's categorisation of a record (docs/incidents.md#records): what an intrusion detection
+ * concluded, as information (intrusion_detection expects allowed, denied or info; whether it
+ * opened, changed or closed is event.action); no outcome, as there is no operation.
+ */
+static const char *const incident_category[] = {"intrusion_detection", NULL};
+static const char *const incident_type[] = {"info", NULL};
 
 static void record(const struct incident *inc, const char *action, void *ud)
 {
@@ -44,6 +53,8 @@ void engine_incident_to_jw(struct rg_engine *e, const struct incident *inc, cons
 {
 	incident_to_jw(inc, action, w);
 	engine_identity_to_jw(e, w);
+	ecs_add_jw(w, incident_category, incident_type, "unknown");
+	ecs_map_jw(w);
 }
 
 int engine_incidents_new(struct rg_engine *e)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * An incident's record (docs/incidents.md#records): ECS fields where ECS has them (event.*,
- * message, process, related.ip), the rest under rdmaguard.incident; its severity and verdict,
+ * An incident's record (docs/incidents.md#records), written with the event's names as an
+ * alert is (engine_incident_to_jw() gives it ECS's: event/ecs_map.h), the incident's own
+ * members under rdmaguard.incident; its severity and verdict,
  * which follow the stages reached; and its summary, one sentence a referee can read aloud.
  */
 #include <inttypes.h>
@@ -533,10 +534,6 @@ static void ecs_to_jw(const struct incident *inc, struct jw *w)
 void incident_to_jw(const struct incident *inc, const char *action, struct jw *w)
 {
 	int sev = incident_severity(inc), hs = highest_stage(inc);
-	const char *type = !action			   ? "info"
-			   : strcmp(action, "opened") == 0 ? "start"
-			   : strcmp(action, "closed") == 0 ? "end"
-							   : "change";
 	uint64_t ts = !action			      ? inc->last_ns
 		      : strcmp(action, "opened") == 0 ? inc->first_ns
 		      : strcmp(action, "closed") == 0 ? inc->closed_ns
@@ -561,8 +558,6 @@ void incident_to_jw(const struct incident *inc, const char *action, struct jw *w
 	jw_string(w, e, "kind", "state");
 	jw_string(w, e, "dataset", "rdmaguard.incident");
 	jw_string(w, e, "action", act);
-	jw_string(w, jw_new_array(w, e, "category"), NULL, "intrusion_detection");
-	jw_string(w, jw_new_array(w, e, "type"), NULL, type);
 	jw_string(w, e, "id", rid);
 	jw_time(w, e, "start", inc->first_ns);
 	jw_time(w, e, "end", inc->open ? inc->last_ns : inc->closed_ns);

@@ -10,13 +10,27 @@
 #include <string.h>
 
 #include "incident_reader.h"
+#include "event/ecs_map.h"
 #include "event/event.h"
 #include "event/event_json.h"
 #include "common/macro.h"
 
-static const char *str_at(struct json_object *o, const char *path)
+/* The member named path (the event's name) of an alert read with the event's names, or of a
+ * record in either layout: a record in ECS's layout has it under the name the table gives it
+ * (event/ecs_map.h: severity is rdmaguard.severity there, game.name rdmaguard.game.name). */
+static struct json_object *at(struct json_object *o, const char *path)
 {
 	struct json_object *v = o ? json_get_path(o, path) : NULL;
+	char name[128];
+
+	if (!v && o && ecs_map_name(path, name, sizeof(name)) == 0 && strcmp(name, path) != 0)
+		v = json_get_path(o, name);
+	return v;
+}
+
+static const char *str_at(struct json_object *o, const char *path)
+{
+	struct json_object *v = at(o, path);
 
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
@@ -29,7 +43,7 @@ static const char * or (const char *s, const char *dflt)
 /* A value as text: strings as they are, the rest as JSON ("" if absent). */
 static const char *val_at(struct json_object *o, const char *path)
 {
-	struct json_object *v = o ? json_get_path(o, path) : NULL;
+	struct json_object *v = at(o, path);
 
 	if (!v)
 		return NULL;

@@ -40,6 +40,10 @@ int ecs_map_name(const char *event_name, char *buf, size_t size);
 const char *const *ecs_event_category(enum rg_event_type t);
 const char *const *ecs_event_type(enum rg_event_type t);
 const char *ecs_event_outcome(enum rg_event_type t, uint32_t flags);
-/* ecs.version, event.category, event.type and event.outcome into w's document. */
+/* ecs.version, event.category, event.type (NULL-terminated lists), event.outcome and
+ * rdmaguard.schema_version into w's document (one that is no event's: an incident record). */
+void ecs_add_jw(struct jw *w, const char *const *category, const char *const *type,
+		const char *outcome);
+/* The same with the event type's categorisation (an alert). */
 void ecs_add_event_jw(struct jw *w, enum rg_event_type t, uint32_t flags);
 void ecs_add_event_json(struct json_object *doc, enum rg_event_type t, uint32_t flags);

@@ -189,7 +189,7 @@ static void parent_addr(const char *path, char out[16])
 
 int hw_enforce_port_above(const struct hw_enforce_paths *p, const char *addr, char port[16])
 {
-	char path[256], real[512], me[16], dir[300];
+	char path[256], real[PATH_MAX], me[16], dir[300];
 	struct dirent *de;
 	uint8_t hdr[2];
 	unsigned cap;

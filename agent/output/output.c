@@ -383,6 +383,29 @@ static struct json_object *chain_stats(struct output *out)
 	return ch;
 }
 
+void outputs_chain_heads(const struct rg_outputs *o, struct json_object *into)
+{
+	struct json_object *arr = NULL;
+
+	for (size_t i = 0; o && i < o->n; i++) {
+		struct output *out = &o->outs[i];
+		struct json_object *e;
+
+		if (!out->spec.chain)
+			continue;
+		if (!arr && !(arr = json_object_new_array()))
+			return;
+		e = json_object_new_object();
+		if (!e)
+			break;
+		json_object_object_add(e, "name", json_object_new_string(out->spec.name));
+		json_object_object_add(e, "chain", chain_stats(out));
+		json_object_array_add(arr, e);
+	}
+	if (arr)
+		json_object_object_add(into, "outputs", arr);
+}
+
 void outputs_stats(const struct rg_outputs *o, struct json_object *into)
 {
 	struct json_object *arr = json_object_new_array();

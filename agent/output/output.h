@@ -201,6 +201,9 @@ int outputs_type(const struct rg_outputs *o, size_t i);
 uint64_t outputs_spool_max_bytes(const struct rg_outputs *o);
 /* Adds "outputs": [{"name", "type", counters..., "last_error"}] to into. */
 void outputs_stats(const struct rg_outputs *o, struct json_object *into);
+/* Adds "outputs": [{"name", "chain": {"seq", "head"}}] of the file+chain: outputs alone (none:
+ * nothing), what a slim heartbeat carries of the outputs (docs/evidence.md). */
+void outputs_chain_heads(const struct rg_outputs *o, struct json_object *into);
 
 /* Drains memory queues (files written, syslog alerts spooled), stops the threads, frees. */
 void outputs_free(struct rg_outputs *o);

@@ -6,7 +6,8 @@ module and device, a DMA-faulting PCI function), replayed. Checks the grouping (
 per actor chain, one per PCI function, one for the seat), every alert in exactly one incident,
 the stage reached and the verdict per actor, the closing when the game ends, that a file output
 written by `replay --incidents` gives the same incidents as the recorded events, that two runs
-give the same ids, and what `explain` says. Usage: test_incidents.py RDMAGUARD SOURCE_ROOT"""
+give the same ids, and what `explain` says; that records are in ECS's layout (schema 2) and that
+`incidents` and `explain` read records of the first layout the same. Usage: test_incidents.py RDMAGUARD SOURCE_ROOT"""
 import json
 import os
 import subprocess
@@ -107,6 +108,26 @@ def comparable(records):
     return out
 
 
+def first_layout(record):
+    """An incident record as agents before ECS's names wrote it (docs/operations.md, alert
+    layout 1): severity and game at the top level, process.start_time, event.type from the
+    action, no ecs.version, event.outcome or schema_version."""
+    r = json.loads(json.dumps(record))
+    rg, proc = r["rdmaguard"], r.get("process")
+    r["severity"] = rg.pop("severity")
+    if "game" in rg:
+        r["game"] = rg.pop("game")
+    if proc:
+        proc["start_time"] = proc.pop("start")
+        proc.update(rg.pop("process", {}))
+    rg.pop("schema_version")
+    r.pop("ecs")
+    r["event"].pop("outcome")
+    r["event"]["type"] = [{"incident_opened": "start", "incident_closed": "end"}.get(
+        r["event"]["action"], "change")]
+    return r
+
+
 def run(cmd):
     res = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if res.returncode not in (0, 1):
@@ -137,6 +158,15 @@ def main():
         alerts = [l for l in lines if l["event"]["kind"] == "alert"]
         records = [l for l in lines if l["event"].get("dataset") == "rdmaguard.incident"]
         check(alerts and records, f"{len(alerts)} alerts and {len(records)} incident records")
+        check(all(r["rdmaguard"]["schema_version"] == 2 and r["ecs"]["version"] and
+                  r["event"]["category"] == ["intrusion_detection"] and
+                  r["event"]["type"] == ["info"] and r["event"]["outcome"] == "unknown" and
+                  "severity" not in r and "game" not in r and
+                  r["rdmaguard"]["severity"] in ("info", "low", "medium", "high", "critical")
+                  for r in records), "records in ECS's layout, as the alerts (schema 2)")
+        procs = [r["process"] for r in records if "process" in r]
+        check(procs and all("start" in p and "start_time" not in p and "start_boot_ns" not in p
+                            for p in procs), "a record's process.start, as ECS names it")
         ids = {r["rdmaguard"]["incident"]["id"] for r in records}
         check(all(a.get("rdmaguard", {}).get("incident", {}).get("id") in ids for a in alerts),
               "every alert names an incident that has a record")
@@ -157,7 +187,7 @@ def main():
               "the memory reader's child joins its incident")
         check({"access", "capability", "target"} <= set(mr["stages"]),
               f"memread reached access, capability, target: {sorted(mr['stages'])}")
-        check(mr["verdict"] == "cheat" and mr_rec["severity"] == "critical",
+        check(mr["verdict"] == "cheat" and mr_rec["rdmaguard"]["severity"] == "critical",
               "memread: cheat verdict, critical")
         check("rdma.mr.access=local_write,remote_read" in mr["stages"]["capability"]["facts"] or
               any("remote_read" in f for f in mr["stages"]["capability"]["facts"]),
@@ -191,6 +221,17 @@ def main():
               "a second replay gives the same incidents, same ids")
 
         text = run([rdmaguard, "explain", mr["id"], out])
+        old = os.path.join(d, "first-layout.jsonl")
+        with open(old, "w", encoding="utf-8") as f:
+            for l in lines:
+                ds = l["event"].get("dataset")
+                f.write(json.dumps(first_layout(l) if ds == "rdmaguard.incident" else l) + "\n")
+        table = run([rdmaguard, "incidents", out])
+        check("critical" in table and "Arena" in table and table == run([rdmaguard, "incidents",
+                                                                          old]),
+              "incidents: the records of both layouts give the same table")
+        check(text == run([rdmaguard, "explain", mr["id"], old]),
+              "explain: the records of both layouts tell the same")
         check("memread" in text and "Arena" in text and "rxe0" in text and "remote_read" in text
               and "process_vm_readv" in text and "192.0.2.1" in text and "bash(100)" in text,
               "explain names the memory reader, its lineage, the game, the MR and the peer")

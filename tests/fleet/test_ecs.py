@@ -12,6 +12,9 @@ data; suite unit):
   - every field of every alert of every rule fixture (`rdmaguard replay`), the alert's own
     fields included (severity, count, rule.action, process.start, threat.*, ...), the same
     way, and each alert has ecs.version, event.category, event.type and event.outcome;
+  - every field of every incident record of the same replays (`--incidents`), the same way:
+    a record validates field by field as an alert does (ecs.version, event.category
+    intrusion_detection with event.type info, event.outcome);
   - fleet/elastic/rdmaguard-index-template.json maps every ECS field with ECS's type and
     multi-fields (process.name.text, ...; text where ECS says match_only_text);
   - the check can fail: a top-level severity, a non-ECS member of process and a wrong
@@ -22,7 +25,9 @@ Deliberate breaks that turn it red: the old template (process.user.id long, netw
 long, event.sequence unsigned_long, rule.description match_only_text, no .text); drop K("parent") from process_m in agent/event/ecs_map.c
 (process.parent.* moves under rdmaguard); map a verbs event to event.type "start" (api does
 not expect it); leave out ecs_add_event_jw() in engine_alert.c; the old main (top-level
-severity, rdma.*, agent.what, process.start_time).
+severity, rdma.*, agent.what, process.start_time); incident records written without
+ecs_map_jw() (engine_incident_to_jw(): top-level severity and game, process.start_time) or with
+event.type start/change/end (intrusion_detection does not expect them).
 Usage: test_ecs.py (env RG_RDMAGUARD, RG_SOURCE_ROOT).
 """
 import datetime
@@ -205,6 +210,7 @@ def template_errors(ecs, props, prefix=""):
 
 
 def replay_alerts():
+    """The alerts and the incident records of replaying every rule fixture."""
     fixtures = os.path.join(SRC, "tests", "fixtures", "events")
     alerts = []
     for f in sorted(os.listdir(fixtures)):
@@ -214,12 +220,14 @@ def replay_alerts():
         if not os.path.exists(policy):
             policy = os.path.join(fixtures, "policy.json")
         r = subprocess.run([RDMAGUARD, "replay", os.path.join(fixtures, f), "--rules",
-                            os.path.join(SRC, "rules"), "--policy", policy,
+                            os.path.join(SRC, "rules"), "--policy", policy, "--incidents",
                             "--boot-time", "2026-01-10T00:00:00Z"], capture_output=True)
         if r.returncode not in (0, 1):
             raise SystemExit("replay %s: exit %d: %s" % (f, r.returncode, r.stderr))
         alerts += [json.loads(x) for x in r.stdout.decode().splitlines() if x.strip()]
-    return alerts
+    def is_record(d):
+        return d["event"].get("dataset") == "rdmaguard.incident"
+    return [a for a in alerts if not is_record(a)], [a for a in alerts if is_record(a)]
 
 
 def main():
@@ -244,14 +252,20 @@ def main():
     for action, c, t, o in cats:
         FAILS.extend(categorisation_errors(ecs, action, c, t, o))
 
-    alerts = replay_alerts()
+    alerts, records = replay_alerts()
     check(len(alerts) >= 20, "only %d alerts from the fixtures" % len(alerts))
+    check(len(records) >= 20, "only %d incident records from the fixtures" % len(records))
+    check({"actor", "pci", "seat"} <= {r["rdmaguard"]["incident"]["kind"] for r in records},
+          "the fixtures' records lack an actor, pci or seat incident")
+    check(any("process" in r and "rdmaguard" in r and "game" in r["rdmaguard"] for r in records),
+          "no record with both process.* and a game")
     seen = set()
-    for a in alerts:
+    for a in alerts + records:
         for e in doc_errors(ecs, a):
             if e not in seen:
                 seen.add(e)
-                FAILS.append("%s (rule %s)" % (e, a.get("rule", {}).get("id")))
+                FAILS.append("%s (%s)" % (e, a.get("rule", {}).get("id") or
+                                          a["event"].get("action")))
 
     with open(os.path.join(SRC, "fleet", "elastic", "rdmaguard-index-template.json")) as f:
         props = json.load(f)["template"]["mappings"]["properties"]
@@ -269,12 +283,19 @@ def main():
     check(any(e.startswith("severity:") for e in bad), "a top-level severity passes")
     check(any(e.startswith("process.is_game:") for e in bad), "process.is_game passes")
     check(any("event.type installation" in e for e in bad), "a wrong event.type passes")
+    r = json.loads(json.dumps(records[0]))
+    r["severity"] = "high"
+    r["event"]["type"] = ["start"]
+    bad = doc_errors(ecs, r)
+    check(any(e.startswith("severity:") for e in bad), "a record's top-level severity passes")
+    check(any("event.type start" in e for e in bad), "a record's event.type start passes")
 
     for f in FAILS:
         print("FAIL: " + f)
-    print("%d event fields, %d event types, %d alerts of %d rules checked against ECS %s: %s" % (
-        len(rows), len(cats), len(alerts), len({a["rule"]["id"] for a in alerts}),
-        ecs["ecs_version"], "FAIL" if FAILS else "ok"))
+    print("%d event fields, %d event types, %d alerts of %d rules, %d incident records checked "
+          "against ECS %s: %s" % (len(rows), len(cats), len(alerts),
+                                  len({a["rule"]["id"] for a in alerts}), len(records),
+                                  ecs["ecs_version"], "FAIL" if FAILS else "ok"))
     return 1 if FAILS else 0
 
 

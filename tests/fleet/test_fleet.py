@@ -277,18 +277,26 @@ def agent_seat(d, port, seat):
     return p
 
 
-def incident(seat, iid, state, stage, severity, verdict, summary):
+def incident(seat, iid, state, stage, severity, verdict, summary, layout=2):
     """An incident record as the agent writes it (rdmaguard incidents): the fields the store
-    reads (docs/fleet.md#incidents)."""
-    return {"@timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime()),
-            "event": {"id": str(uuid.uuid4()), "kind": "state",
-                      "action": "incident_" + state, "dataset": "rdmaguard.incident",
-                      "category": ["intrusion_detection"]},
-            "severity": severity, "message": summary, "labels": {"seat": seat},
-            "host": {"name": "lan-" + seat.lower()},
-            "rdmaguard": {"incident": {"id": iid, "kind": "actor",
-                                       "status": "closed" if state == "closed" else "open",
-                                       "stage": stage, "verdict": verdict, "alerts": 2}}}
+    reads (docs/fleet.md#incidents), in ECS's layout (rdmaguard.schema_version 2:
+    rdmaguard.severity) or the first (a top-level severity; docs/operations.md)."""
+    r = {"@timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime()),
+         "event": {"id": str(uuid.uuid4()), "kind": "state",
+                   "action": "incident_" + state, "dataset": "rdmaguard.incident",
+                   "category": ["intrusion_detection"]},
+         "message": summary, "labels": {"seat": seat},
+         "host": {"name": "lan-" + seat.lower()},
+         "rdmaguard": {"incident": {"id": iid, "kind": "actor",
+                                    "status": "closed" if state == "closed" else "open",
+                                    "stage": stage, "verdict": verdict, "alerts": 2}}}
+    if layout == 2:
+        r["ecs"] = {"version": "9.4.0"}
+        r["event"].update({"type": ["info"], "outcome": "unknown"})
+        r["rdmaguard"].update({"schema_version": 2, "severity": severity})
+    else:
+        r["severity"] = severity
+    return r
 
 
 def send_docs(d, port, docs, name, hostname=None):
@@ -335,8 +343,9 @@ def console(d, pg, rs, alerts):
     notes and what they clear."""
     b12 = "b12-" + uuid.uuid4().hex[:8]
     a01 = "a01-" + uuid.uuid4().hex[:8]
+    # both layouts: a fleet updates its seats one at a time
     recs = [incident("B-12", b12, "opened", "capability", "high", "suspicious",
-                     "rping registered remote-readable memory"),
+                     "rping registered remote-readable memory", layout=1),
             incident("A-01", a01, "opened", "access", "critical", "notice",
                      "ib_send_bw opened uverbs0"),
             incident("B-12", b12, "updated", "target", "critical", "cheat",

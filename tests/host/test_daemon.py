@@ -281,6 +281,7 @@ def proctree_loss():
             and e["agent"]["what"] == "proctree"]
     check(lost and sum(a["count"] for a in lost) == lost[-1]["count2"] >= pt.get("evicted_live", 0),
           f"proctree: every live eviction reported, up to the stop ({lost[-3:]})")
+    # alerts in ECS's layout: agent.what under rdmaguard (docs/operations.md)
     check(any(a.get("rule", {}).get("id") == "AGENT-001" and
               a.get("rdmaguard", {}).get("agent", {}).get("what") == "proctree"
               for a in alerts), "proctree: AGENT-001 says so")

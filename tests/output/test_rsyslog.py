@@ -310,7 +310,9 @@ class Driver:
 
 
 SD_RE = re.compile(r'^\[rdmaguard@32473 rule="((?:[^"\\\]]|\\.)*)" '
-                   r'severity="(info|low|medium|high|critical)" id="([0-9a-f-]{36})"\]$')
+                   r'severity="(info|low|medium|high|critical)" '
+                   # an alert's or record's uuid, or an incident record's INC-<16 hex>-<revision>
+                   r'id="([0-9a-f-]{36}|INC-[0-9a-f]{16}-[0-9]+)"\]$')
 RAW_RE = re.compile(r'^<(\d+)>1 (\S+) (\S+) rdmaguard (\d+) (\S+) (\[.*?[^\\]\]) (\{.*\})$')
 
 

@@ -12,6 +12,8 @@
 
 #include "engine/engine.h"
 #include "engine/incident_reader.h"
+#include "common/severity.h"
+#include "event/ecs_map.h"
 #include "event/event_json.h"
 
 #define SEC 1000000000ull
@@ -289,6 +291,20 @@ START_TEST(test_record_text)
 	/* the quote escaped; control characters reach the engine as '?' */
 	ck_assert_msg(strstr(last, "\"name\":\"a\\\"b?c\""), "%s", last);
 	ck_assert_ptr_nonnull(json_get_path(o, "rdmaguard.incident.stages.capability.facts"));
+	/* in ECS's names, as the alerts (event/ecs_map.h): what ECS lacks under rdmaguard */
+	ck_assert_int_eq(json_object_get_int(json_get_path(o, "rdmaguard.schema_version")), 2);
+	ck_assert_str_eq(json_object_get_string(json_get_path(o, "ecs.version")), ECS_VERSION);
+	ck_assert_int_eq(json_object_array_length(json_get_path(o, "event.type")), 1);
+	ck_assert_str_eq(
+	    json_object_get_string(json_object_array_get_idx(json_get_path(o, "event.type"), 0)),
+	    "info");
+	ck_assert_str_eq(json_object_get_string(json_get_path(o, "event.outcome")), "unknown");
+	ck_assert_str_eq(json_object_get_string(json_get_path(o, "rdmaguard.severity")), "high");
+	ck_assert_int_eq(json_object_get_int(json_get_path(o, "event.severity")), RG_SEV_HIGH);
+	ck_assert_ptr_null(json_get_path(o, "severity"));
+	ck_assert_ptr_null(json_get_path(o, "process.start_time"));
+	ck_assert_ptr_null(json_get_path(o, "process.start_boot_ns"));
+	ck_assert_ptr_nonnull(json_get_path(o, "rdmaguard.process.start_boot_ns"));
 	json_object_put(o);
 	free(last);
 	engine_free(e);

@@ -270,9 +270,8 @@ class Records:
         idx = self.index.get(path)
         if idx is None:
             idx = {}
-            parts = path.split(".")
             for i, (r, _) in enumerate(self.records):
-                for v in resolve(r, parts):
+                for v in values_at(r, path):  # the ECS layout's rdmaguard.* too
                     k = index_key(v)
                     if k is None:
                         continue

@@ -55,6 +55,11 @@ def main():
     check({inc(r)["id"] for r in records} >= set(by_id),
           f"every incident has records in the file output ({len(records)} records)")
 
+    check(records and all(r.get("rdmaguard", {}).get("schema_version") == 2 and "ecs" in r and
+                          "severity" not in r and "start_time" not in r.get("process", {})
+                          for r in records),
+          "the daemon's records in ECS's layout (schema 2, rdmaguard.severity, process.start)")
+
     replay = [json.loads(l) for l in run([rg, "incidents", events_file, "--policy", policy,
                                           "--rules", rules, "--format", "json"]).splitlines()]
     rmap = {inc(r)["id"]: r for r in replay}
@@ -103,7 +108,7 @@ def main():
         check("capability" in inc(rs[0])["stages"] and "target" in inc(rs[0])["stages"],
               f"{name}: capability and target (the game running): {sorted(inc(rs[0])['stages'])}")
     mr = rooted(pids["memread"])[0]
-    check(inc(mr)["verdict"] == "cheat" and mr["severity"] == "critical",
+    check(inc(mr)["verdict"] == "cheat" and mr["rdmaguard"]["severity"] == "critical",
           "the memory reader: cheat, critical")
     check("memory.op=process_vm_readv" in inc(mr)["stages"]["target"]["facts"],
           "the memory reader's target stage: the game's memory read")

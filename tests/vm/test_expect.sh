@@ -112,5 +112,15 @@ t "bad regex" 2 "bad regular expression" "$E" --match '{"n": {"=~": "("}}'
 t "negative count" 2 "count >= 0" "$E" --match '{"n": 1}' --count -1
 t "no --match" 2 "no --match" "$E"
 
+# Alerts in ECS's layout (schema_version 2): the event's names are looked up under rdmaguard.*
+# too, also through the index of plain values (a pid and an op in one expectation).
+cat >"$tmp/alerts2.jsonl" <<'JSON'
+{"process": {"pid": 617}, "rule": {"id": "RDMA-009"}, "rdmaguard": {"schema_version": 2, "rdma": {"op": "modify_qp", "qp": {"state": "rts"}}}}
+{"process": {"pid": 461}, "rule": {"id": "RDMA-009"}, "rdmaguard": {"schema_version": 2, "rdma": {"op": "modify_qp", "qp": {"state": "rts"}}}}
+{"process": {"pid": 617}, "rule": {"id": "RDMA-009"}, "rdmaguard": {"schema_version": 2, "rdma": {"op": "connect"}}}
+JSON
+t "ECS layout: rdmaguard.* looked up, indexed" 0 "" "$tmp/alerts2.jsonl" --match '{"process.pid": 617, "rdma.op": "modify_qp", "rdma.qp.state": "rts", "rule.id": "RDMA-009"}' --count 1
+t "ECS layout: an op alone, indexed" 0 "" "$tmp/alerts2.jsonl" --match '{"rdma.op": "modify_qp"}' --count 2
+
 echo "1..$n"
 [ "$failed" = 0 ]
