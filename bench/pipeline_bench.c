@@ -21,10 +21,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/util.h"
 #include "engine/engine.h"
 #include "event/event_json.h"
 #include "output/output.h"
+#include "common/macro.h"
 
 #define CHUNK	 8192
 #define MAX_LINE (64 * 1024)

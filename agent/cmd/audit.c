@@ -13,9 +13,12 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "common/clock.h"
 #include "common/exitcode.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "config.h"
 #include "engine/engine.h"
 #include "hw/baseline.h"

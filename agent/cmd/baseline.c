@@ -15,7 +15,9 @@
 #include "cmd.h"
 #include "common/exitcode.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "hw/baseline.h"
 #include "hw/fingerprint.h"
 

@@ -18,11 +18,13 @@
 #include "config.h"
 #include "common/exitcode.h"
 #include "common/log.h"
-#include "common/util.h"
 #include "evidence/bundle.h"
 #include "evidence/chain.h"
 #include "evidence/sigkey.h"
 #include "evidence-cmd.h"
+#include "common/number.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 #define HEADS_MAX_LINE (1u << 20)
 

@@ -19,7 +19,6 @@
 #include "common/exitcode.h"
 #include "common/jsonw.h"
 #include "common/log.h"
-#include "common/util.h"
 #include "daemon/control.h"
 #include "engine/engine.h"
 #include "engine/incident_reader.h"
@@ -27,6 +26,8 @@
 #include "evidence-cmd.h"
 #include "evidence/export.h"
 #include "evidence/sigkey.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put);
 

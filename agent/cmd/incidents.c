@@ -16,7 +16,7 @@
 #include "common/exitcode.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
+#include "common/timestamp.h"
 #include "daemon/control.h"
 #include "engine/incident_reader.h"
 

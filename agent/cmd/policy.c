@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "common/clock.h"
 #include "common/exitcode.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/timestamp.h"
 #include "engine/engine.h"
 #include "hw/baseline.h"
 #include "output/output.h"

@@ -18,9 +18,12 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "common/clock.h"
 #include "common/exitcode.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/number.h"
+#include "common/timestamp.h"
 #include "engine/engine.h"
 #include "event/ecs_map.h"
 #include "event/event_json.h"
@@ -180,6 +183,111 @@ static void usage(FILE *f)
 	    "Exit status: 0 no alert at or above the policy's threshold, 1 some, 2 an error.\n");
 }
 
+/* The event file, or stdin for "-": a regular file only (a FIFO would hang). */
+static int open_events(const char *path, FILE **ret)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if (strcmp(path, "-") == 0) {
+		*ret = stdin;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return log_error_errno(-errno, "Failed to open %s: %m", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		log_error("%s: not a regular file", path);
+		return -EINVAL;
+	}
+	f = fdopen(fd, "re");
+	if (!f) {
+		close(fd);
+		return log_oom();
+	}
+	*ret = f;
+	return 0;
+}
+
+/*
+ * Every event of f through the engine, at most rate a second (0: no limit) counted from start_ns;
+ * *ret_lineno: the lines read. A bad line is reported as path:line[:column] and ends the replay.
+ */
+static int replay_feed(struct replay *rp, struct rg_engine *e, FILE *f, const char *path,
+		       unsigned rate, uint64_t start_ns, unsigned long *ret_lineno)
+{
+	_cleanup_free_ char *buf_lines = NULL;
+	struct event_reader *reader = NULL;
+	struct lines lines = {0};
+	unsigned long lineno = 0;
+	char *line;
+	size_t len;
+	int r;
+
+	lines.f = f;
+	lines.cap = 2 * REPLAY_MAX_LINE + 2;
+	lines.buf = buf_lines = malloc(lines.cap);
+	if (!lines.buf)
+		return log_oom();
+	r = event_reader_new(REPLAY_MAX_LINE, &reader);
+	if (r < 0)
+		return log_oom();
+	for (;;) {
+		struct rg_event ev;
+		char msg[256];
+		size_t col;
+
+		r = next_line(&lines, REPLAY_MAX_LINE, &line, &len);
+		if (r == 0)
+			break;
+		lineno++;
+		if (r == -E2BIG) {
+			fprintf(stderr, "%s:%lu: line longer than %u bytes\n", path, lineno,
+				REPLAY_MAX_LINE);
+			break;
+		}
+		if (r < 0) {
+			log_error_errno(r, "Failed to read %s: %m", path);
+			break;
+		}
+		if ((len == 0 || line[0] == ' ' || line[0] == '\t' || line[0] == '\r') &&
+		    strspn(line, " \t\r") == len)
+			continue; /* a blank line */
+		r = event_reader_read(reader, line, len, &ev, &col, msg, sizeof(msg));
+		if (r == 0 && memmem(line, len, "\"schema_version\":2", 18))
+			r = read_sent(line, len, &ev, msg, sizeof(msg));
+		/* A NUL byte inside a line is always an error to the reader (in a string, outside
+		 * one, after the object): looked for only then, for the clearer message. */
+		if (r < 0 && memchr(line, 0, len)) {
+			fprintf(stderr, "%s:%lu:%zu: NUL byte in line\n", path, lineno,
+				(size_t)((char *)memchr(line, 0, len) - line) + 1);
+			break;
+		}
+		if (r < 0) {
+			if (col)
+				fprintf(stderr, "%s:%lu:%zu: invalid JSON: %s\n", path, lineno, col,
+					msg);
+			else
+				fprintf(stderr, "%s:%lu: %s\n", path, lineno, msg);
+			break;
+		}
+		if (rate)
+			pace(start_ns, lineno, rate);
+		r = engine_process(e, &ev, emit, rp);
+		if (r < 0)
+			break;
+		/* Loss reports: when an output has signalled one, seen without a system call (a
+		 * read() of the outputs' eventfd each time cost a fifth of replaying an event). */
+		if (outputs_signaled(rp->outputs) || lineno % REPLAY_DISPATCH_EVERY == 0)
+			(void)outputs_dispatch(rp->outputs);
+	}
+	event_reader_free(reader);
+	*ret_lineno = lineno;
+	return r;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -209,11 +317,7 @@ int cmd_replay(int argc, char **argv)
 	struct rg_engine *e = NULL;
 	struct replay rp = {0};
 	struct rg_error err;
-	struct event_reader *reader = NULL;
-	_cleanup_free_ char *buf_lines = NULL;
-	struct lines lines = {0};
-	char *line;
-	size_t n_specs = 0, i, len;
+	size_t n_specs = 0, i;
 	unsigned long lineno = 0;
 	char buf[1200];
 	FILE *f = NULL;
@@ -312,89 +416,10 @@ int cmd_replay(int argc, char **argv)
 	if (incidents)
 		engine_set_incident_fn(e, emit_incident, &rp);
 	start_ns = now_monotonic_ns();
-	if (strcmp(path, "-") == 0)
-		f = stdin;
-	else {
-		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		struct stat st;
-
-		if (fd < 0) {
-			log_error_errno(-errno, "Failed to open %s: %m", path);
-			goto out;
-		}
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-			close(fd);
-			log_error("%s: not a regular file", path);
-			goto out;
-		}
-		f = fdopen(fd, "re");
-		if (!f) {
-			close(fd);
-			log_oom();
-			goto out;
-		}
-	}
-	lines.f = f;
-	lines.cap = 2 * REPLAY_MAX_LINE + 2;
-	lines.buf = buf_lines = malloc(lines.cap);
-	if (!lines.buf) {
-		log_oom();
+	if (open_events(path, &f) < 0)
 		goto out;
-	}
-	r = event_reader_new(REPLAY_MAX_LINE, &reader);
-	if (r < 0) {
-		log_oom();
+	if (replay_feed(&rp, e, f, path, rate, start_ns, &lineno) < 0)
 		goto out;
-	}
-	for (;;) {
-		struct rg_event ev;
-		char msg[256];
-		size_t col;
-
-		r = next_line(&lines, REPLAY_MAX_LINE, &line, &len);
-		if (r == 0)
-			break;
-		lineno++;
-		if (r == -E2BIG) {
-			fprintf(stderr, "%s:%lu: line longer than %u bytes\n", path, lineno,
-				REPLAY_MAX_LINE);
-			goto out;
-		}
-		if (r < 0) {
-			log_error_errno(r, "Failed to read %s: %m", path);
-			goto out;
-		}
-		if ((len == 0 || line[0] == ' ' || line[0] == '\t' || line[0] == '\r') &&
-		    strspn(line, " \t\r") == len)
-			continue; /* a blank line */
-		r = event_reader_read(reader, line, len, &ev, &col, msg, sizeof(msg));
-		if (r == 0 && memmem(line, len, "\"schema_version\":2", 18))
-			r = read_sent(line, len, &ev, msg, sizeof(msg));
-		/* A NUL byte inside a line is always an error to the reader (in a string, outside
-		 * one, after the object): looked for only then, for the clearer message. */
-		if (r < 0 && memchr(line, 0, len)) {
-			fprintf(stderr, "%s:%lu:%zu: NUL byte in line\n", path, lineno,
-				(size_t)((char *)memchr(line, 0, len) - line) + 1);
-			goto out;
-		}
-		if (r < 0) {
-			if (col)
-				fprintf(stderr, "%s:%lu:%zu: invalid JSON: %s\n", path, lineno, col,
-					msg);
-			else
-				fprintf(stderr, "%s:%lu: %s\n", path, lineno, msg);
-			goto out;
-		}
-		if (rate)
-			pace(start_ns, lineno, rate);
-		r = engine_process(e, &ev, emit, &rp);
-		if (r < 0)
-			goto out;
-		/* Loss reports: when an output has signalled one, seen without a system call (a
-		 * read() of the outputs' eventfd each time cost a fifth of replaying an event). */
-		if (outputs_signaled(rp.outputs) || lineno % REPLAY_DISPATCH_EVERY == 0)
-			(void)outputs_dispatch(rp.outputs);
-	}
 	if (engine_flush(e, emit, &rp) < 0)
 		goto out;
 	if (outputs_flush_delivered(rp.outputs, (int)flush_s * 1000) < 0)
@@ -405,7 +430,6 @@ int cmd_replay(int argc, char **argv)
 	log_debug("%lu events, %" PRIu64 " alerts, %" PRIu64 " at or above %s", lineno, rp.alerts,
 		  rp.findings, severity_to_string(rp.threshold));
 out:
-	event_reader_free(reader);
 	if (f && f != stdin)
 		fclose(f);
 	outputs_free(rp.outputs);

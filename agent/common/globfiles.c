@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "globfiles.h"
+#include "root.h"
+#include "strutil.h"
 
 static int list_add(struct glob_files *l, const struct stat *st, const char *path)
 {

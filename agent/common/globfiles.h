@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "util.h"
+#include "macro.h"
+#include "root.h"
 
 #define GLOB_FILES_PATH	       256   /* a matched path longer than this is skipped */
 #define GLOB_FILES_WALK_ENTRIES 65536 /* directory entries one pattern may visit */

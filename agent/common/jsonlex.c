@@ -2,7 +2,7 @@
 /* The JSON lexer's parts off the hot path (see jsonlex.h): escapes, UTF-8, comments. */
 #include "common/jsonlex.h"
 #include "common/utf8.h"
-#include "common/util.h"
+#include "hex.h"
 
 const char *jlex_ws_comments(const char *p, const char *end, struct jlex_fault *f)
 {

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "common/listdir.h"
+#include "common/number.h"
+#include "common/strutil.h"
 
 const char *read_strerror(int r)
 {

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "common/util.h"
+#include "common/root.h"
 
 /* A short description of a read failure: "empty", "not a regular file", "value too long", ... */
 const char *read_strerror(int r);

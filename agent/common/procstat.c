@@ -7,7 +7,8 @@
 
 #include "macro.h"
 #include "procstat.h"
-#include "util.h"
+#include "clock.h"
+#include "number.h"
 
 int proc_stat_parse(char *buf, size_t len, struct proc_stat *ret)
 {

@@ -15,9 +15,9 @@
 
 #include "config.h"
 #include "control.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
 
 static int unix_addr(const char *path, struct sockaddr_un *sa, socklen_t *len)
 {

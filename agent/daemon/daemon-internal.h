@@ -136,8 +136,6 @@ void daemon_stop_signal(struct daemon *d, const struct signalfd_siginfo *si);
 
 /* daemon_hw.c */
 int daemon_hw_open(struct daemon *d);
-/* A scan of the machine's PCI functions, on the calling thread. 0 or -errno. */
-int daemon_hw_scan(struct hw_scan **ret);
 
 /* daemon_hw_enforce.c */
 /* Hardware enforcement at start: every function the baseline and allowlist do not cover. */

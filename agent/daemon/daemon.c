@@ -21,9 +21,12 @@
 
 #include "config.h"
 #include "control.h"
+#include "common/clock.h"
 #include "common/exitcode.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "enforce/enforce.h"
 #include "enforce/game_pids.h"
 #include "engine/engine.h"
@@ -576,22 +579,9 @@ int daemon_dry_run(const struct daemon_config *cfg)
 	return r < 0 ? RG_EXIT_ERROR : RG_EXIT_OK;
 }
 
-int daemon_run(const struct daemon_config *cfg_in)
+/* Defaults, the start's clocks and names, the reconciliation's key buffers. */
+static int daemon_init(struct daemon *d, struct daemon_config *cfg)
 {
-	struct daemon_config cfg = *cfg_in;
-	struct daemon d = {.cfg = &cfg, .epfd = -1, .sigfd = -1, .timerfd = -1, .status_fd = -1,
-			   .pid_fd = -1, .game_pids_fd = -1};
-	struct output_spec *specs = NULL;
-	struct outputs_config ocfg = {0};
-	struct engine_config ecfg = {0};
-	struct rg_policy *policy = NULL;
-	struct rg_ruleset *rules = NULL;
-	struct rg_error err;
-	struct itimerspec its = {.it_interval = {1, 0}, .it_value = {1, 0}};
-	char buf[1200], summary[RG_TEXT_LEN];
-	size_t nspecs = 0;
-	int r, ret = RG_EXIT_ERROR;
-
 	/*
 	 * Memory (docs/performance.md, footprint): fixed malloc thresholds. With glibc's dynamic
 	 * ones, freeing libbpf's parsed vmlinux BTF (two ~5.5 MiB blocks, at load) raises the mmap
@@ -600,220 +590,262 @@ int daemon_run(const struct daemon_config *cfg_in)
 	 */
 	(void)mallopt(M_MMAP_THRESHOLD, DAEMON_MALLOC_THRESHOLD);
 	(void)mallopt(M_TRIM_THRESHOLD, DAEMON_MALLOC_THRESHOLD);
-	if (!cfg.heartbeat_s)
-		cfg.heartbeat_s = DAEMON_DEFAULT_HEARTBEAT_S;
-	if (!cfg.reconcile_s)
-		cfg.reconcile_s = DAEMON_DEFAULT_RECONCILE_S;
-	if (!cfg.state_dir)
-		cfg.state_dir = RG_STATEDIR;
-	d.start_mono_ns = now_monotonic_ns();
-	d.start_rt_ns = now_realtime_ns();
-	if (gethostname(d.hostname, sizeof(d.hostname) - 1) < 0)
-		strcpy(d.hostname, "-");
-	d.service = getenv("INVOCATION_ID") != NULL;
-	d.policy_path = resolve_policy(&cfg);
-	d.rules_dir = cfg.rules_dir ? cfg.rules_dir : rules_default_dir();
-	d.keys = calloc(DAEMON_RECONCILE_MAX_KEYS, sizeof(uint64_t));
-	d.next_keys = calloc(DAEMON_RECONCILE_MAX_KEYS, sizeof(uint64_t));
-	specs = calloc(DAEMON_MAX_OUTPUTS, sizeof(*specs));
-	if (!d.keys || !d.next_keys || !specs) {
-		log_oom();
-		goto out;
-	}
+	if (!cfg->heartbeat_s)
+		cfg->heartbeat_s = DAEMON_DEFAULT_HEARTBEAT_S;
+	if (!cfg->reconcile_s)
+		cfg->reconcile_s = DAEMON_DEFAULT_RECONCILE_S;
+	if (!cfg->state_dir)
+		cfg->state_dir = RG_STATEDIR;
+	d->start_mono_ns = now_monotonic_ns();
+	d->start_rt_ns = now_realtime_ns();
+	if (gethostname(d->hostname, sizeof(d->hostname) - 1) < 0)
+		strcpy(d->hostname, "-");
+	d->service = getenv("INVOCATION_ID") != NULL;
+	d->policy_path = resolve_policy(cfg);
+	d->rules_dir = cfg->rules_dir ? cfg->rules_dir : rules_default_dir();
+	d->keys = calloc(DAEMON_RECONCILE_MAX_KEYS, sizeof(uint64_t));
+	d->next_keys = calloc(DAEMON_RECONCILE_MAX_KEYS, sizeof(uint64_t));
+	if (!d->keys || !d->next_keys)
+		return log_oom();
+	return 0;
+}
 
-	/* Everything that can be wrong with the configuration fails here, before we touch the kernel. */
-	if (load_config(d.policy_path, cfg.rules_dir, &policy, &rules, &d.baseline) < 0)
-		goto out;
-	if (parse_outputs(&cfg, policy, specs, &nspecs) < 0)
-		goto out;
+/*
+ * Everything that can be wrong with the configuration fails here, before we touch the kernel:
+ * the policy, the rules and the outputs; then the signals, the PID file, the record file, the
+ * outputs and the engine (which takes the policy and the rules: *policy and *rules are NULL).
+ */
+static int daemon_configure(struct daemon *d, struct daemon_config *cfg,
+			    struct rg_policy **policy, struct rg_ruleset **rules)
+{
+	_cleanup_free_ struct output_spec *specs = calloc(DAEMON_MAX_OUTPUTS, sizeof(*specs));
+	struct outputs_config ocfg = {0};
+	struct engine_config ecfg = {0};
+	struct rg_error err;
+	char buf[1200];
+	size_t nspecs = 0;
+	int r;
+
+	if (!specs)
+		return log_oom();
+	if (load_config(d->policy_path, cfg->rules_dir, policy, rules, &d->baseline) < 0)
+		return -EINVAL;
+	if (parse_outputs(cfg, *policy, specs, &nspecs) < 0)
+		return -EINVAL;
 	/* The spools of network outputs and the seat key live there. Without a spool to keep,
 	 * a state directory that cannot be made (a read-only root) costs the key alone. */
-	r = mkdir_parents(cfg.state_dir, 0700);
-	if (r < 0 && specs_need_state_dir(specs, nspecs)) {
-		log_error_errno(r, "Failed to create the state directory %s: %m", cfg.state_dir);
-		goto out;
-	}
+	r = mkdir_parents(cfg->state_dir, 0700);
+	if (r < 0 && specs_need_state_dir(specs, nspecs))
+		return log_error_errno(r, "Failed to create the state directory %s: %m",
+				       cfg->state_dir);
 	if (r < 0)
 		log_warning_errno(r, "Cannot create the state directory %s (%m): no seat key, "
-				  "bundles and chain heads go unsigned.", cfg.state_dir);
-	else if (daemon_evidence_start(&d, cfg.state_dir) < 0)
-		goto out;
-	r = setup_signals(&d);
-	if (r < 0) {
-		log_error_errno(r, "Failed to set up signal handling: %m");
-		goto out;
-	}
-	if (cfg.pid_file) {
-		d.pid_fd = pidfile_acquire(cfg.pid_file);
-		if (d.pid_fd < 0) {
-			log_error_errno(d.pid_fd, "Failed to take the PID file %s%s: %m", cfg.pid_file,
-					d.pid_fd == -EBUSY ? " (another daemon runs)" : "");
-			goto out;
-		}
-	}
-	if (open_record(&d) < 0)
-		goto out;
-
-	ocfg.state_dir = cfg.state_dir;
-	ocfg.hostname = d.hostname;
-	ocfg.facility = cfg.facility;
-	ocfg.loss_cb = daemon_loss_cb;
-	ocfg.loss_userdata = &d;
-	r = outputs_new(specs, nspecs, &ocfg, &d.outputs);
+				  "bundles and chain heads go unsigned.", cfg->state_dir);
+	else if ((r = daemon_evidence_start(d, cfg->state_dir)) < 0)
+		return r;
+	r = setup_signals(d);
 	if (r < 0)
-		goto out;
+		return log_error_errno(r, "Failed to set up signal handling: %m");
+	if (cfg->pid_file) {
+		d->pid_fd = pidfile_acquire(cfg->pid_file);
+		if (d->pid_fd < 0)
+			return log_error_errno(d->pid_fd, "Failed to take the PID file %s%s: %m",
+					       cfg->pid_file,
+					       d->pid_fd == -EBUSY ? " (another daemon runs)" : "");
+	}
+	if (open_record(d) < 0)
+		return -EIO;
 
-	ecfg.hostname = d.hostname;
+	ocfg.state_dir = cfg->state_dir;
+	ocfg.hostname = d->hostname;
+	ocfg.facility = cfg->facility;
+	ocfg.loss_cb = daemon_loss_cb;
+	ocfg.loss_userdata = d;
+	r = outputs_new(specs, nspecs, &ocfg, &d->outputs);
+	if (r < 0)
+		return r;
+
+	ecfg.hostname = d->hostname;
 	ecfg.hash_live = true;
-	ecfg.proc_capacity = cfg.proc_capacity;
+	ecfg.proc_capacity = cfg->proc_capacity;
 	ecfg.hash_async = true; /* never on the event thread: the ring buffer must keep draining */
 	ecfg.boot_realtime_ns = boot_to_realtime_offset_ns();
-	r = engine_new(policy, rules, &ecfg, &d.engine, &err);
+	r = engine_new(*policy, *rules, &ecfg, &d->engine, &err);
 	if (r < 0) {
 		log_error("%s", rg_error_format(&err, buf, sizeof(buf)));
-		goto out;
+		return r;
 	}
-	policy = NULL; /* the engine's now */
-	rules = NULL;
-	engine_set_incident_fn(d.engine, daemon_alert, &d); /* next to the alerts */
-	r = identity_collect(NULL, &d.id);
+	*policy = NULL; /* the engine's now */
+	*rules = NULL;
+	engine_set_incident_fn(d->engine, daemon_alert, d); /* next to the alerts */
+	r = identity_collect(NULL, &d->id);
 	if (r < 0)
 		log_warning_errno(r, "Failed to read the seat's identity: %m");
-	if (!d.id.id[0])
+	if (!d->id.id[0])
 		log_warning("No valid /etc/machine-id: alerts carry no host.id.");
-	daemon_identity_refresh(&d, true);
+	daemon_identity_refresh(d, true);
+	return 0;
+}
 
-	r = daemon_enforce_prepare(&d, &cfg);
-	if (r < 0) {
-		log_error_errno(r, "Failed to prepare enforcement: %m");
-		goto out;
-	}
+/* Enforcement prepared, sensors attached, the inventory taken, enforcement started; summary
+ * says what runs. */
+static int daemon_attach(struct daemon *d, struct daemon_config *cfg, char *summary, size_t size)
+{
+	int r = daemon_enforce_prepare(d, cfg);
+
+	if (r < 0)
+		return log_error_errno(r, "Failed to prepare enforcement: %m");
 	/* Sensors first: what happens during the inventory waits in their ring buffer. */
-	r = sensors_open(&cfg.sensors, &d.sensors);
-	if (r < 0) {
-		log_error_errno(r, "Failed to attach the sensors: %m");
-		goto out;
-	}
-	daemon_game_pids_open(&d, &cfg);
-	d.hooks = sensors_describe(d.sensors);
+	r = sensors_open(&cfg->sensors, &d->sensors);
+	if (r < 0)
+		return log_error_errno(r, "Failed to attach the sensors: %m");
+	daemon_game_pids_open(d, cfg);
+	d->hooks = sensors_describe(d->sensors);
 	/* The hardware layer's uevents and kernel log: what changes from now on waits in them. */
-	(void)daemon_hw_open(&d);
-	daemon_hooks_summary(d.hooks, summary, sizeof(summary));
+	(void)daemon_hw_open(d);
+	daemon_hooks_summary(d->hooks, summary, size);
 
-	r = startup_inventory(&d);
+	r = startup_inventory(d);
 	if (r < 0)
 		log_warning_errno(r, "Start-up inventory incomplete: %m");
-	r = sensors_poll(d.sensors, 0, daemon_event, &d);
+	r = sensors_poll(d->sensors, 0, daemon_event, d);
 	if (r < 0)
 		log_warning_errno(r, "Failed to read the sensors: %m");
-	r = daemon_enforce_start(&d);
-	if (r < 0) {
-		log_error_errno(r, "Failed to start enforcement: %m");
-		goto out;
-	}
-	daemon_hw_enforce_present(&d);
-	if (enforce_started(d.enf)) {
+	r = daemon_enforce_start(d);
+	if (r < 0)
+		return log_error_errno(r, "Failed to start enforcement: %m");
+	daemon_hw_enforce_present(d);
+	if (enforce_started(d->enf)) {
 		char es[64];
 		size_t len = strlen(summary);
 
-		enforce_summary(d.enf, es, sizeof(es));
-		if (len < sizeof(summary))
-			snprintf(summary + len, sizeof(summary) - len, " enforce=%s", es);
+		enforce_summary(d->enf, es, sizeof(es));
+		if (len < size)
+			snprintf(summary + len, size - len, " enforce=%s", es);
 	}
 	/* what the BPF load and the inventory freed goes back to the system */
 	(void)malloc_trim(0);
+	return 0;
+}
 
-	d.epfd = epoll_create1(EPOLL_CLOEXEC);
-	d.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (d.epfd < 0 || d.timerfd < 0 || timerfd_settime(d.timerfd, 0, &its, NULL) < 0 ||
-	    epoll_add(d.epfd, d.sigfd) < 0 || epoll_add(d.epfd, d.timerfd) < 0 ||
-	    epoll_add(d.epfd, sensors_fd(d.sensors)) < 0 ||
-	    epoll_add(d.epfd, outputs_get_fd(d.outputs)) < 0 ||
-	    epoll_add(d.epfd, engine_hash_fd(d.engine)) < 0 ||
-	    (hw_runtime_uevent_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_uevent_fd(d.hw)) < 0) ||
-	    (hw_runtime_kmsg_fd(d.hw) >= 0 && epoll_add(d.epfd, hw_runtime_kmsg_fd(d.hw)) < 0) ||
-	    (daemon_hw_scanner_fd(&d) >= 0 && epoll_add(d.epfd, daemon_hw_scanner_fd(&d)) < 0)) {
-		log_error_errno(-errno, "Failed to set up the event loop: %m");
-		goto out;
-	}
-	if (!cfg.status_socket || *cfg.status_socket) {
-		const char *path = cfg.status_socket ? cfg.status_socket : STATUS_SOCKET_DEFAULT;
+/* The event loop's fds: signals, the timer, sensors, outputs, hasher, hardware, the status
+ * socket and the metrics endpoint. */
+static int daemon_listen(struct daemon *d, const struct daemon_config *cfg)
+{
+	struct itimerspec its = {.it_interval = {1, 0}, .it_value = {1, 0}};
+	int r;
 
-		if (!cfg.status_socket)
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (d->epfd < 0 || d->timerfd < 0 || timerfd_settime(d->timerfd, 0, &its, NULL) < 0 ||
+	    epoll_add(d->epfd, d->sigfd) < 0 || epoll_add(d->epfd, d->timerfd) < 0 ||
+	    epoll_add(d->epfd, sensors_fd(d->sensors)) < 0 ||
+	    epoll_add(d->epfd, outputs_get_fd(d->outputs)) < 0 ||
+	    epoll_add(d->epfd, engine_hash_fd(d->engine)) < 0 ||
+	    (hw_runtime_uevent_fd(d->hw) >= 0 && epoll_add(d->epfd, hw_runtime_uevent_fd(d->hw)) < 0) ||
+	    (hw_runtime_kmsg_fd(d->hw) >= 0 && epoll_add(d->epfd, hw_runtime_kmsg_fd(d->hw)) < 0) ||
+	    (daemon_hw_scanner_fd(d) >= 0 && epoll_add(d->epfd, daemon_hw_scanner_fd(d)) < 0))
+		return log_error_errno(-errno, "Failed to set up the event loop: %m");
+	if (!cfg->status_socket || *cfg->status_socket) {
+		const char *path = cfg->status_socket ? cfg->status_socket : STATUS_SOCKET_DEFAULT;
+
+		if (!cfg->status_socket)
 			(void)mkdir(RG_RUNDIR, 0700);
-		d.status_fd = status_listen(path);
-		if (d.status_fd < 0) {
-			log_error_errno(d.status_fd, "Failed to listen on %s: %m", path);
-			goto out;
-		}
-		if (epoll_add(d.epfd, d.status_fd) < 0)
-			goto out;
+		d->status_fd = status_listen(path);
+		if (d->status_fd < 0)
+			return log_error_errno(d->status_fd, "Failed to listen on %s: %m", path);
+		r = epoll_add(d->epfd, d->status_fd);
+		if (r < 0)
+			return r;
 	}
 
-	if (cfg.metrics_listen) {
-		r = metrics_http_start(cfg.metrics_listen, engine_policy(d.engine), render_metrics, &d,
-				       &d.metrics);
+	if (cfg->metrics_listen) {
+		r = metrics_http_start(cfg->metrics_listen, engine_policy(d->engine), render_metrics,
+				       d, &d->metrics);
 		if (r < 0) {
 			if (r != -EPERM)
 				log_error_errno(r, "Failed to serve metrics on %s: %m",
-						cfg.metrics_listen);
-			goto out;
+						cfg->metrics_listen);
+			return r;
 		}
-		if (epoll_add(d.epfd, metrics_http_fd(d.metrics)) < 0)
-			goto out;
-		log_info("Metrics at %s", metrics_http_url(d.metrics));
+		r = epoll_add(d->epfd, metrics_http_fd(d->metrics));
+		if (r < 0)
+			return r;
+		log_info("Metrics at %s", metrics_http_url(d->metrics));
 	}
+	return 0;
+}
+
+/* Privileges dropped, the start told (event, notice, ready file, systemd). */
+static int daemon_started(struct daemon *d, const struct daemon_config *cfg, const char *summary)
+{
+	struct json_object *agent;
+	char msg[RG_TEXT_LEN + 32];
+	int r;
 
 	/* Loaded, attached, pinned, opened, bound: from here on only what the loop uses (all threads:
 	 * the outputs' and the hasher's dropped theirs as they began). */
-	if (daemon_privs_drop(&d) < 0)
-		goto out;
+	r = daemon_privs_drop(d);
+	if (r < 0)
+		return r;
 
-	daemon_agent_event(&d, RG_EV_AGENT_START, true, "sensors", summary, 0, 0);
-	{
-		struct json_object *agent = json_object_new_object();
-		char msg[RG_TEXT_LEN + 32];
-
-		ADD(agent, "version", json_object_new_string(RG_VERSION));
-		ADD(agent, "hooks", json_object_get(d.hooks));
-		if (d.enf)
-			ADD(agent, "enforce", enforce_describe(d.enf));
-		ADD(agent, "capabilities", daemon_privs_describe(&d));
-		snprintf(msg, sizeof(msg), "rdmaguard started: %s", summary);
-		daemon_notice(&d, "agent_start", "event", msg, agent);
-	}
-	d.next_heartbeat_ns = now_monotonic_ns() + (uint64_t)cfg.heartbeat_s * 1000000000ull;
-	d.next_reconcile_ns = now_monotonic_ns() + (uint64_t)cfg.reconcile_s * 1000000000ull;
-	if (d.record)
-		fflush(d.record);
-	if (cfg.ready_file && (r = write_ready_file(cfg.ready_file)) < 0) {
-		log_error_errno(r, "Failed to write %s: %m", cfg.ready_file);
-		goto out;
-	}
+	daemon_agent_event(d, RG_EV_AGENT_START, true, "sensors", summary, 0, 0);
+	agent = json_object_new_object();
+	ADD(agent, "version", json_object_new_string(RG_VERSION));
+	ADD(agent, "hooks", json_object_get(d->hooks));
+	if (d->enf)
+		ADD(agent, "enforce", enforce_describe(d->enf));
+	ADD(agent, "capabilities", daemon_privs_describe(d));
+	snprintf(msg, sizeof(msg), "rdmaguard started: %s", summary);
+	daemon_notice(d, "agent_start", "event", msg, agent);
+	d->next_heartbeat_ns = now_monotonic_ns() + (uint64_t)cfg->heartbeat_s * 1000000000ull;
+	d->next_reconcile_ns = now_monotonic_ns() + (uint64_t)cfg->reconcile_s * 1000000000ull;
+	if (d->record)
+		fflush(d->record);
+	if (cfg->ready_file && (r = write_ready_file(cfg->ready_file)) < 0)
+		return log_error_errno(r, "Failed to write %s: %m", cfg->ready_file);
 	notify_ready(summary);
 	log_info("Running: %s", summary);
+	return 0;
+}
 
-	if (run_loop(&d) < 0)
-		goto out;
-
+/* After the loop: what the sensors still hold, the last alerts and the stop, written out. */
+static void daemon_shutdown(struct daemon *d)
+{
 	notify_stopping();
-	(void)sensors_poll(d.sensors, 0, daemon_event, &d);
-	daemon_proctree_loss(&d);
-	daemon_hw_tick(&d, true);
-	(void)engine_flush(d.engine, daemon_alert, &d);
-	daemon_agent_event(&d, RG_EV_AGENT_STOP, true, "signal", "stopped", 0, 0);
-	daemon_notice(&d, "agent_stop", "event", "rdmaguard stopping", json_object_new_object());
-	if (outputs_flush(d.outputs, DAEMON_FLUSH_TIMEOUT_MS) < 0)
+	(void)sensors_poll(d->sensors, 0, daemon_event, d);
+	daemon_proctree_loss(d);
+	daemon_hw_tick(d, true);
+	(void)engine_flush(d->engine, daemon_alert, d);
+	daemon_agent_event(d, RG_EV_AGENT_STOP, true, "signal", "stopped", 0, 0);
+	daemon_notice(d, "agent_stop", "event", "rdmaguard stopping", json_object_new_object());
+	if (outputs_flush(d->outputs, DAEMON_FLUSH_TIMEOUT_MS) < 0)
 		log_warning("Not every alert was written before the stop; spooled ones follow at the "
 			    "next start.");
 	/* Losses not yet reported (their interval had not passed): reported now, and written as
 	 * the outputs stop. */
-	(void)outputs_dispatch_final(d.outputs);
+	(void)outputs_dispatch_final(d->outputs);
+}
+
+int daemon_run(const struct daemon_config *cfg_in)
+{
+	struct daemon_config cfg = *cfg_in;
+	struct daemon d = {.cfg = &cfg, .epfd = -1, .sigfd = -1, .timerfd = -1, .status_fd = -1,
+			   .pid_fd = -1, .game_pids_fd = -1};
+	struct rg_policy *policy = NULL;
+	struct rg_ruleset *rules = NULL;
+	char summary[RG_TEXT_LEN];
+	int ret = RG_EXIT_ERROR;
+
+	if (daemon_init(&d, &cfg) < 0 || daemon_configure(&d, &cfg, &policy, &rules) < 0 ||
+	    daemon_attach(&d, &cfg, summary, sizeof(summary)) < 0 || daemon_listen(&d, &cfg) < 0 ||
+	    daemon_started(&d, &cfg, summary) < 0 || run_loop(&d) < 0)
+		goto out;
+	daemon_shutdown(&d);
 	ret = RG_EXIT_OK;
 out:
 	policy_free(policy);
 	ruleset_free(rules);
-	free(specs);
 	daemon_done(&d);
 	return ret;
 }

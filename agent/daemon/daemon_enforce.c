@@ -14,7 +14,7 @@
 
 #include "common/caps.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
 #include "enforce/enforce.h"
 #include "engine/engine.h"
 #include "engine/policy.h"

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "enforce/enforce.h"
 #include "enforce/game_pids.h"
 #include "engine/engine.h"

@@ -12,8 +12,11 @@
 #include <string.h>
 
 #include "common/caps.h"
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/policy_hw.h"
@@ -26,18 +29,6 @@
 #include "hw/hw_scanner.h"
 #include "hw/irq_watch.h"
 #include "daemon-internal.h"
-
-int daemon_hw_scan(struct hw_scan **ret)
-{
-	struct rg_root root = {.fd = -1};
-	int r = root_init(&root, "/");
-
-	if (r < 0)
-		return r;
-	r = hw_scan(&root, ret);
-	root_done(&root);
-	return r;
-}
 
 /* The functions the daemon knows are there: the start's scan, then every add and remove. */
 static void known_set(struct daemon *d, const char *addr, bool there)
@@ -257,7 +248,7 @@ void daemon_hw_print_update(struct daemon *d, const struct hw_scan *s)
 	int r;
 
 	if (!s) {
-		r = daemon_hw_scan(&own);
+		r = hw_scan_host(&own);
 		if (r < 0) {
 			log_warning_errno(r, "Failed to examine the PCI functions: %m");
 			return;

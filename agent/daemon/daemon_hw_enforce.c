@@ -12,8 +12,11 @@
 #include <string.h>
 
 #include "common/caps.h"
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/policy_hw.h"
@@ -334,7 +337,7 @@ void daemon_hw_enforce_present(struct daemon *d)
 	if (p->hw_enforce == RG_HW_ENFORCE_OFF || !hw_enforcing(d) ||
 	    (!d->baseline && !p->n_hardware))
 		return;
-	r = daemon_hw_scan(&s);
+	r = hw_scan_host(&s);
 	if (r < 0) {
 		log_warning_errno(r, "Failed to examine the PCI functions for enforcement: %m");
 		return;

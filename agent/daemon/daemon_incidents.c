@@ -10,7 +10,6 @@
 #include "common/jsonw.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
 #include "daemon/control.h"
 #include "engine/engine.h"
 #include "daemon-internal.h"

@@ -19,8 +19,9 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "common/clock.h"
+#include "common/macro.h"
 #include "common/procstat.h"
-#include "common/util.h"
 #include "enforce/enforce.h"
 #include "engine/engine.h"
 #include "engine/policy.h"

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
 #include "engine/engine.h"
 #include "inventory/nldev.h"
 #include "proctree/proctree.h"

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/timestamp.h"
 #include "config.h"
 #include "enforce/enforce.h"
 #include "event/ecs_map.h"

@@ -12,8 +12,10 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "engine/engine.h"
 #include "proctree/proctree.h"
 #include "sensors/sensors.h"

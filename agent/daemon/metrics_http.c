@@ -16,7 +16,8 @@
 #include <microhttpd.h>
 
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/number.h"
 #include "engine/policy.h"
 #include "metrics_gate.h"
 #include "metrics_http.h"

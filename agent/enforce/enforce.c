@@ -30,8 +30,10 @@
 
 #include "bpf/compat_nr.h"
 #include "bpf/events.h"
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "enforce.h"
 #include "enforce-internal.h"
 #include "enforce.skel.h"

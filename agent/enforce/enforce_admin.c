@@ -14,7 +14,8 @@
 
 #include "bpf/events.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "enforce.h"
 #include "enforce-internal.h"
 

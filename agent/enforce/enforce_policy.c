@@ -29,9 +29,13 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/globfiles.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/sha256.h"
+#include "common/strutil.h"
 #include "enforce.h"
 #include "engine/engine.h"
 

@@ -8,7 +8,6 @@
 
 #include "cond-internal.h"
 #include "cond_fields.h"
-#include "common/util.h"
 #include "proctree/proctree.h"
 
 static bool str_eq(const char *a, size_t an, const char *b, size_t bn)

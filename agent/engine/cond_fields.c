@@ -12,7 +12,8 @@
 
 #include "cond-internal.h"
 #include "cond_fields.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/timestamp.h"
 #include "policy.h"
 #include "proctree/proctree.h"
 

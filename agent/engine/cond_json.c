@@ -11,7 +11,7 @@
 #include "cond.h"
 #include "cond_json.h"
 #include "jsonval.h"
-#include "common/util.h"
+#include "common/macro.h"
 
 int jv_cond(const struct jdoc *doc, struct json_object *v, size_t vpos, struct cond **ret,
 	    struct rg_error *err)

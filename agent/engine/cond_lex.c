@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "cond-internal.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/number.h"
 
 int cond_err(struct cparser *p, size_t pos, const char *fmt, ...)
 {

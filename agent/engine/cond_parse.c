@@ -11,7 +11,9 @@
 
 #include "cond-internal.h"
 #include "cond_fields.h"
-#include "common/util.h"
+#include "common/globcheck.h"
+#include "common/macro.h"
+#include "common/number.h"
 
 static const char *const op_names[] = {"==", "!=", "<", "<=", ">", ">=", "contains", "glob",
 				       "startswith", "endswith"};

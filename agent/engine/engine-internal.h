@@ -157,9 +157,11 @@ void engine_update_state(struct rg_engine *e, const struct rg_event *ev, struct 
 void engine_ctx_init(struct rg_engine *e, const struct rg_event *ev, struct proc_node *proc,
 		     struct cond_ctx *c);
 
-/* engine_alert.c */
+/* engine_identity.c */
 /* host.* (or host.hostname), agent.*, rdmaguard.policy.sha256, labels.seat: as on every alert. */
 void engine_identity_to_jw(struct rg_engine *e, struct jw *w);
+
+/* engine_alert.c */
 /* What a rule's alerts say of the rule itself, into er->json. 0 or -ENOMEM. */
 int engine_erule_render(struct erule *er, struct jw *w);
 /* Builds an alert and hands it to emit; a failure is kept in e->emit_err. */

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "engine-internal.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 /* What conditions read of the policy (policy.* fields). */
 static void env_set_policy(struct cond_env *env, const struct rg_policy *policy)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "engine-internal.h"
-#include "common/util.h"
+#include "common/macro.h"
 
 static uint32_t agg_bucket(const struct rg_engine *e, uint64_t key)
 {

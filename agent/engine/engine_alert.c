@@ -9,8 +9,12 @@
 #include <string.h>
 
 #include "engine-internal.h"
+#include "common/clock.h"
+#include "common/hex.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/timestamp.h"
+#include "common/uuid.h"
 #include "event/ecs_map.h"
 #include "event/event_json.h"
 
@@ -117,27 +121,6 @@ static void set_process(struct rg_engine *e, const struct proc_node *n)
 	a = jw_new_array(w, o, "ancestors");
 	for (i = 0; i < na; i++)
 		proc_brief(e, anc[i], jw_new_object(w, a, NULL));
-}
-
-void engine_identity_to_jw(struct rg_engine *e, struct jw *w)
-{
-	const struct rg_policy *p = e->policy;
-	jw_node o;
-
-	if (e->host_json)
-		jw_raw(w, JW_ROOT, "host", e->host_json, e->host_json_len);
-	else
-		jw_string(w, jw_object(w, JW_ROOT, "host"), "hostname", e->hostname);
-	if (e->agent_version) {
-		o = jw_object(w, JW_ROOT, "agent");
-		jw_string(w, o, "type", "rdmaguard");
-		jw_string(w, o, "version", e->agent_version);
-		if (p->sha256[0])
-			jw_string(w, jw_object(w, jw_object(w, JW_ROOT, "rdmaguard"), "policy"),
-				  "sha256", p->sha256);
-	}
-	if (p->seat)
-		jw_string(w, jw_object(w, JW_ROOT, "labels"), "seat", p->seat);
 }
 
 /* The seat (host.*, agent.*, labels.seat, the policy's hash) and the peer: related.ip and what

@@ -11,7 +11,7 @@
 
 #include "engine-internal.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
 #include "event/ecs_map.h"
 #include "event/event_json.h"
 

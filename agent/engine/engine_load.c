@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "engine-internal.h"
-#include "common/util.h"
+#include "common/macro.h"
 
 int engine_check(const struct rg_policy *policy, const struct rg_ruleset *rules,
 		 struct rg_error *err)

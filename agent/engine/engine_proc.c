@@ -14,9 +14,10 @@
 #include <unistd.h>
 
 #include "engine-internal.h"
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/macro.h"
 #include "common/procstat.h"
-#include "common/util.h"
 
 static const char *event_device(const struct rg_event *ev)
 {

@@ -10,7 +10,8 @@
 
 #include "hasher.h"
 #include "common/caps.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/sha256.h"
 
 struct hkey {
 	uint64_t dev, ino, size, ctime_sec, ctime_nsec;

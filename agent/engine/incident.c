@@ -13,8 +13,9 @@
 #include <string.h>
 
 #include "incident-internal.h"
+#include "common/hex.h"
 #include "common/macro.h"
-#include "common/util.h"
+#include "common/strutil.h"
 #include "event/event_json.h"
 #include "proctree/proctree.h"
 

@@ -13,7 +13,7 @@
 #include "incident-internal.h"
 #include "common/macro.h"
 #include "common/severity.h"
-#include "common/util.h"
+#include "common/timestamp.h"
 
 static bool reached(const struct incident *inc, unsigned stage)
 {

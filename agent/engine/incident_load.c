@@ -16,7 +16,6 @@
 #include "incident_reader.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
 #include "event/event_json.h"
 
 struct load {

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "incident_reader.h"
-#include "common/util.h"
 #include "event/ecs_map.h"
 #include "event/event_json.h"
+#include "common/macro.h"
 
 bool incident_id_valid(const char *id)
 {

@@ -13,7 +13,8 @@
 
 #include "incident-internal.h"
 #include "common/macro.h"
-#include "common/util.h"
+#include "common/number.h"
+#include "common/strutil.h"
 #include "event/event.h"
 #include "proctree/proctree.h"
 

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "incident_reader.h"
-#include "common/util.h"
 #include "event/ecs_map.h"
 #include "event/event.h"
 #include "event/event_json.h"
+#include "common/macro.h"
 
 /* The member named path (the event's name) of an alert read with the event's names, or of a
  * record in either layout: a record in ECS's layout has it under the name the table gives it

@@ -12,7 +12,9 @@
 #include "jsondoc.h"
 #include "trust.h"
 #include "common/jsonlex.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 struct jpos {
 	const struct json_object *parent; /* NULL for the root */
@@ -93,33 +95,6 @@ static int build_index(struct jdoc *d)
 		if (d->text[i] == '\n')
 			d->lines[k++] = i + 1;
 	return 0;
-}
-
-int rg_error_set(struct rg_error *err, const char *file, unsigned line, unsigned column,
-		 const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return -EINVAL;
-	strscpy_ok(err->file, file ? file : "", sizeof(err->file));
-	err->line = line;
-	err->column = line ? column : 0;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-const char *rg_error_format(const struct rg_error *err, char *buf, size_t size)
-{
-	if (err->file[0] && err->line)
-		snprintf(buf, size, "%s:%u:%u: %s", err->file, err->line, err->column, err->msg);
-	else if (err->file[0])
-		snprintf(buf, size, "%s: %s", err->file, err->msg);
-	else
-		snprintf(buf, size, "%s", err->msg);
-	return buf;
 }
 
 void jdoc_line_col(const struct jdoc *doc, size_t pos, unsigned *line, unsigned *column)

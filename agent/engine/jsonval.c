@@ -7,7 +7,9 @@
 #include <time.h>
 
 #include "jsonval.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/number.h"
+#include "common/timestamp.h"
 
 size_t jv_pos(const struct jdoc *doc, struct json_object *obj, const char *key, bool at_key)
 {

@@ -214,6 +214,8 @@ void policy_free(struct rg_policy *p);
 int policy_resolve_inodes(struct rg_policy *p, const char *root);
 
 /* policy_fleet.c: the "seat" and "fleet" keys and the sha256 of doc's text into p. */
+/* policy_keys.c: every top-level key of doc into p (defaults set). 0 or the error. */
+int policy_keys_parse(const struct jdoc *doc, struct rg_policy *p, struct rg_error *err);
 int policy_parse_fleet(const struct jdoc *doc, struct json_object *root, struct rg_policy *p,
 		       struct rg_error *err);
 void policy_fleet_done(struct rg_policy *p);

@@ -15,7 +15,10 @@
 
 #include "jsonval.h"
 #include "policy.h"
-#include "common/util.h"
+#include "common/hex.h"
+#include "common/macro.h"
+#include "common/number.h"
+#include "common/strutil.h"
 
 static const char *const peer_class_names[RG_PEER__MAX] = {
 	[RG_PEER_NONE] = NULL,

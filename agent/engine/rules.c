@@ -19,7 +19,8 @@
 #include "jsonval.h"
 #include "rules.h"
 #include "trust.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 
 /* A message template: literal text with {field} references ("{{" is a literal brace). */
 #define TMPL_ALTS 6

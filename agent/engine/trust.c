@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "trust.h"
-#include "common/util.h"
+#include "common/macro.h"
 
 /* Owner and mode of st (what names it in messages: "" for the file itself). */
 static int check_stat(const char *path, const char *what, const struct stat *st, bool sticky_ok,

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "jsondoc.h"
+#include "common/rg_error.h"
 
 /*
  * Opens name below dirfd (AT_FDCWD: path itself) for reading and checks it as above. path names

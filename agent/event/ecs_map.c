@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ecs_map.h"
-#include "common/util.h"
+#include "common/macro.h"
 
 /* An object of the document: its ECS members. KEEP: a member whose whole value is ECS's. */
 enum ecs_set { S_KEEP = -1, S_ROOT, S_EVENT, S_PROCESS, S_AGENT, S_RULE, S_DLL, S_FILE, S_NETWORK };

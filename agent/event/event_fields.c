@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "event_json-internal.h"
-#include "common/util.h"
+#include "common/macro.h"
 
 #define EV(m)	 offsetof(struct rg_event, m)
 #define F(n, k, m)                                                                                 \

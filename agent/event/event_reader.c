@@ -26,7 +26,9 @@
 
 #include "event_schema.h"
 #include "common/jsonlex.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/number.h"
+#include "common/timestamp.h"
 
 #define MAX_DEPTH	 32 /* json-c's default nesting limit */
 /* The lexer's relaxations: the writer records the kernel's bytes (comm, argv) as they are. */

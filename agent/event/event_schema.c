@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include "event_schema.h"
-#include "common/util.h"
 
 struct event_schema event_schema;
 static pthread_once_t schema_once = PTHREAD_ONCE_INIT;

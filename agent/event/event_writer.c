@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "event_json-internal.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/timestamp.h"
 
 static int field_is_zero(const struct rg_event *ev, const struct event_field *f)
 {

@@ -11,10 +11,14 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "common/util.h"
 #include "bundle.h"
 #include "evidence-internal.h"
 #include "sigkey.h"
+#include "common/clock.h"
+#include "common/root.h"
+#include "common/sha256.h"
+#include "common/strutil.h"
+#include "common/timestamp.h"
 
 struct bundle {
 	char *out;

@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "common/util.h"
 #include "bundle.h"
 #include "evidence-internal.h"
 #include "sigkey.h"
+#include "common/root.h"
+#include "common/sha256.h"
+#include "common/strutil.h"
 
 #define JSON_DEPTH 8 /* the manifest is three levels deep */
 

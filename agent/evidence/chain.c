@@ -7,8 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/util.h"
 #include "chain.h"
+#include "common/sha256.h"
+#include "common/strutil.h"
 
 void chain_init(struct chain_state *st)
 {

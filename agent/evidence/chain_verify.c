@@ -11,8 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/util.h"
 #include "chain.h"
+#include "common/number.h"
+#include "common/sha256.h"
+#include "common/strutil.h"
 
 static int fail(struct chain_verifier *v, const char *fmt, ...) _printf_(2, 3);
 static int fail(struct chain_verifier *v, const char *fmt, ...)

@@ -11,7 +11,11 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/sha256.h"
+#include "common/strutil.h"
+#include "common/timestamp.h"
 #include "hw/hw-internal.h"
 #include "hw/pci.h"
 #include "identity/identity.h"

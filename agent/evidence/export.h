@@ -13,7 +13,7 @@
 
 #include <openssl/evp.h>
 
-#include "common/util.h"
+#include "common/root.h"
 
 #define EVIDENCE_MAX_PCI 64 /* PCI functions one bundle carries */
 

@@ -12,7 +12,9 @@
 #include <openssl/pem.h>
 
 #include "common/macro.h"
-#include "common/util.h"
+#include "common/root.h"
+#include "common/sha256.h"
+#include "common/strutil.h"
 #include "engine/trust.h"
 #include "evidence-internal.h"
 #include "sigkey.h"

@@ -22,6 +22,7 @@
 #include "engine/jsonval.h"
 #include "hw/baseline.h"
 #include "hw/hw-internal.h"
+#include "common/strutil.h"
 
 #define BASELINE_MAX_FUNCTIONS HW_MAX_FUNCTIONS
 #define FP_LEN		       1024

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/util.h"
+#include "common/hex.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "dma_fault.h"
 
 static const char *const kind_names[HW_KLINE__MAX] = {
@@ -33,23 +35,12 @@ const char *hw_kline_kind_to_string(unsigned kind)
 	return kind < HW_KLINE__MAX ? kind_names[kind] : NULL;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* exactly n hex digits at s */
 static bool hexn(const char *s, unsigned n, unsigned *v)
 {
 	*v = 0;
 	for (unsigned i = 0; i < n; i++) {
-		int h = hexval(s[i]);
+		int h = hex_digit(s[i]);
 
 		if (h < 0)
 			return false;
@@ -68,9 +59,9 @@ unsigned hw_parse_bdf(const char *s, char out[16])
 	else
 		seg = 0;
 	if (!hexn(s + n, 2, &bus) || s[n + 2] != ':' || !hexn(s + n + 3, 2, &dev) ||
-	    s[n + 5] != '.' || hexval(s[n + 6]) < 0 || hexval(s[n + 6]) > 7 || dev > 0x1f)
+	    s[n + 5] != '.' || hex_digit(s[n + 6]) < 0 || hex_digit(s[n + 6]) > 7 || dev > 0x1f)
 		return 0;
-	fn = (unsigned)hexval(s[n + 6]);
+	fn = (unsigned)hex_digit(s[n + 6]);
 	snprintf(out, 16, "%04x:%02x:%02x.%u", seg, bus, dev, fn);
 	return n + 7;
 }
@@ -102,9 +93,9 @@ static bool hexnum(struct scan *s, unsigned max, uint64_t *v)
 	unsigned digits = 0;
 	uint64_t x = 0;
 
-	while (s->ok && hexval(s->p[digits]) >= 0 && digits < max)
-		x = (x << 4) | (uint64_t)hexval(s->p[digits++]);
-	if (!s->ok || digits == 0 || hexval(s->p[digits]) >= 0)
+	while (s->ok && hex_digit(s->p[digits]) >= 0 && digits < max)
+		x = (x << 4) | (uint64_t)hex_digit(s->p[digits++]);
+	if (!s->ok || digits == 0 || hex_digit(s->p[digits]) >= 0)
 		return s->ok = false;
 	s->p += digits;
 	if (v)

@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "dma_fault.h"
 
 static uint64_t window(const struct hw_bursts *b)

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/sha256.h"
 #include "hw/baseline.h"
 #include "hw/fingerprint.h"
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "common/listdir.h"
+#include "common/strutil.h"
 #include "hw/hw_attr.h"
 
 void hw_errors_add(struct hw_errors *e, const char *fmt, ...)

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/util.h"
+#include "common/root.h"
 
 #define HW_MAX_ERRORS 6
 

@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "dma_fault.h"
 #include "hw_enforce.h"
 #include "hw_refuse.h"

@@ -5,7 +5,8 @@
  */
 #include <string.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "event/event.h"
 #include "hw_refuse.h"
 

@@ -9,8 +9,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/number.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "dma_fault.h"
 #include "hw/iommu.h"
 #include "hw/hw_scanner.h"

@@ -9,7 +9,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
 #include "hw/hw_scanner.h"
 
 struct hw_scanner {

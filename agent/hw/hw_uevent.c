@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/macro.h"
+#include "common/uevent_kv.h"
 #include "common/ueventsock.h"
-#include "common/util.h"
 #include "dma_fault.h"
 #include "hw_uevent.h"
 
@@ -19,15 +20,6 @@ static const char *const action_names[] = {
 const char *hw_uevent_action_to_string(unsigned a)
 {
 	return a < ARRAY_SIZE(action_names) ? action_names[a] : NULL;
-}
-
-static void copy_value(char *dst, size_t size, const char *src, size_t n)
-{
-	if (n >= size)
-		n = size - 1;
-	memcpy(dst, src, n);
-	dst[n] = 0;
-	str_sanitize(dst);
 }
 
 /* "HHHH:HHHH" (PCI_ID, PCI_SUBSYS_ID) */
@@ -69,53 +61,38 @@ static unsigned parse_action(const char *v, size_t n)
 	return HW_UEV_OTHER;
 }
 
-#define KEY(k) (klen == sizeof(k) - 1 && memcmp(p, k, sizeof(k) - 1) == 0)
+#define KEY(k) uevent_kv_is(p, klen, k)
 
 int hw_uevent_parse(const char *buf, size_t len, struct hw_uevent *u)
 {
-	const char *p = buf, *end;
 	bool has_action = false, tb_device = false, tb_subsys = false, has_slot = false;
 	char subsystem[32] = "";
-	size_t n;
+	struct uevent_kv it;
+	const char *p, *v;
+	size_t klen, vlen;
 
 	memset(u, 0, sizeof(*u));
 	u->authorized = -1;
-	if (!buf || len == 0)
+	/* "ACTION@DEVPATH": libudev's messages start "libudev" */
+	if (uevent_kv_init(&it, buf, len) < 0)
 		return -EINVAL;
-	end = buf + len;
-	n = strnlen(p, len);
-	if (!memchr(p, '@', n) || p[0] == '@')
-		return -EINVAL; /* "ACTION@DEVPATH": libudev's messages start "libudev" */
-	p += n + 1;
-	while (p < end) {
-		const char *eq, *v;
-		size_t klen, vlen;
-
-		n = strnlen(p, (size_t)(end - p));
-		eq = memchr(p, '=', n);
-		if (!eq) {
-			p += n + 1;
-			continue;
-		}
-		klen = (size_t)(eq - p);
-		v = eq + 1;
-		vlen = n - klen - 1;
+	while (uevent_kv_next(&it, &p, &klen, &v, &vlen)) {
 		if (KEY("ACTION")) {
 			u->action = parse_action(v, vlen);
 			has_action = true;
 		} else if (KEY("SUBSYSTEM")) {
-			copy_value(subsystem, sizeof(subsystem), v, vlen);
+			uevent_kv_copy(subsystem, sizeof(subsystem), v, vlen);
 		} else if (KEY("DEVPATH")) {
-			copy_value(u->devpath, sizeof(u->devpath), v, vlen);
+			uevent_kv_copy(u->devpath, sizeof(u->devpath), v, vlen);
 		} else if (KEY("DEVTYPE")) {
 			tb_device = vlen == 18 && memcmp(v, "thunderbolt_device", 18) == 0;
 		} else if (KEY("PCI_SLOT_NAME")) {
 			char tmp[20];
 
-			copy_value(tmp, sizeof(tmp), v, vlen);
+			uevent_kv_copy(tmp, sizeof(tmp), v, vlen);
 			has_slot = vlen == 12 && hw_parse_bdf(tmp, u->slot) == 12;
 		} else if (KEY("DRIVER")) {
-			copy_value(u->driver, sizeof(u->driver), v, vlen);
+			uevent_kv_copy(u->driver, sizeof(u->driver), v, vlen);
 		} else if (KEY("PCI_ID")) {
 			u->has_id = parse_id_pair(v, vlen, &u->vendor, &u->device);
 		} else if (KEY("PCI_SUBSYS_ID")) {
@@ -124,7 +101,7 @@ int hw_uevent_parse(const char *buf, size_t len, struct hw_uevent *u)
 			char tmp[12], *e;
 			unsigned long c;
 
-			copy_value(tmp, sizeof(tmp), v, vlen);
+			uevent_kv_copy(tmp, sizeof(tmp), v, vlen);
 			errno = 0;
 			c = strtoul(tmp, &e, 16);
 			u->has_class = tmp[0] && tmp[0] != '-' && tmp[0] != '+' && tmp[0] != ' ' &&
@@ -134,7 +111,6 @@ int hw_uevent_parse(const char *buf, size_t len, struct hw_uevent *u)
 			if (vlen == 1 && v[0] >= '0' && v[0] <= '2')
 				u->authorized = v[0] - '0';
 		}
-		p += n + 1;
 	}
 	if (!has_action || !u->devpath[0] || !subsystem[0])
 		return -EINVAL;
@@ -148,8 +124,8 @@ int hw_uevent_parse(const char *buf, size_t len, struct hw_uevent *u)
 	if (tb_subsys && tb_device) {
 		const char *slash = strrchr(u->devpath, '/');
 
-		copy_value(u->tb_name, sizeof(u->tb_name), slash ? slash + 1 : u->devpath,
-			   strlen(slash ? slash + 1 : u->devpath));
+		uevent_kv_copy(u->tb_name, sizeof(u->tb_name), slash ? slash + 1 : u->devpath,
+			       strlen(slash ? slash + 1 : u->devpath));
 		if (!u->tb_name[0] || strchr(u->tb_name, '.') == u->tb_name)
 			return -EINVAL;
 		u->thunderbolt = true;

@@ -12,6 +12,9 @@
 #include "common/listdir.h"
 #include "hw/cmdline.h"
 #include "hw/iommu.h"
+#include "common/number.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 static int cmp_group(const void *a, const void *b)
 {

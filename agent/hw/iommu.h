@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
 #include "event/event.h"
 #include "hw/hw_attr.h"
 #include "hw/thunderbolt.h"

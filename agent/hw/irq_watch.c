@@ -8,6 +8,8 @@
 
 #include "hw/irq_watch.h"
 #include "hw/pci_ids.h"
+#include "common/number.h"
+#include "common/strutil.h"
 
 #define SYS_PCI "/sys/bus/pci/devices"
 

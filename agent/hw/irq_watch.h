@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/util.h"
+#include "common/root.h"
 #include "hw/pci.h"
 
 #define HW_IRQ_MAX_VECTORS 256 /* vectors of one function summed */

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/util.h"
 #include "kmsg.h"
+#include "common/macro.h"
 
 /* A decimal number of at most 20 digits ending at one of the stop bytes. */
 static int parse_u64(const char **p, const char *end, uint64_t *ret)

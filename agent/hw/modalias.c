@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hw/modalias.h"
+#include "common/strutil.h"
 
 #define PATTERN_MAX 96
 #define MODULE_MAX  32

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "common/util.h"
+#include "common/root.h"
 #include "hw/pci.h"
 
 #define HW_MODALIAS_MAX_BYTES	(32u << 20) /* a Debian kernel's file is 1.3 MB */

@@ -20,7 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
 #include "event/event.h"
 #include "hw/hw_attr.h"
 
@@ -131,6 +132,8 @@ struct hw_scan {
  * and the IOMMU posture. 0 (failures of the bus as a whole are in ->error), -ENOMEM, -EINVAL.
  */
 int hw_scan(const struct rg_root *root, struct hw_scan **ret);
+/* The same below "/", the host: the daemon's scans, on the calling thread. */
+int hw_scan_host(struct hw_scan **ret);
 void hw_scan_free(struct hw_scan *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct hw_scan *, hw_scan_free);
 
@@ -149,7 +152,13 @@ int hw_describe(const struct rg_root *root, const char *addr, struct hw_fn *ret)
 int hw_read_config(const struct rg_root *root, const char *addr, uint8_t buf[static 4096],
 		   size_t *len);
 /* A function by address in a scan, or NULL. */
-const struct hw_fn *hw_scan_find(const struct hw_scan *s, const char *addr);
+static inline const struct hw_fn *hw_scan_find(const struct hw_scan *s, const char *addr)
+{
+	for (unsigned i = 0; s && i < s->n; i++)
+		if (strcmp(s->fn[i].addr, addr) == 0)
+			return &s->fn[i];
+	return NULL;
+}
 
 /*
  * Fills ev (zeroed first) with the function's fingerprint and facts: type is RG_EV_PCI_FUNCTION

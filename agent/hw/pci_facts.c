@@ -11,6 +11,7 @@
 #include "hw/hw-internal.h"
 #include "hw/pci_caps.h"
 #include "hw/pci_ids.h"
+#include "common/strutil.h"
 
 static bool fpga_vendor(uint16_t vendor)
 {

@@ -2,7 +2,7 @@
 /* The RDMA PCI ID tables and the PCI address check (pci_ids.h). */
 #include <string.h>
 
-#include "common/util.h"
+#include "common/strutil.h"
 #include "hw/pci_ids.h"
 
 static const struct {

@@ -28,6 +28,9 @@
 
 #include "common/caps.h"
 #include "common/listdir.h"
+#include "common/number.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "hw/hw-internal.h"
 #include "hw/iommu.h"
 #include "hw/modalias.h"
@@ -652,12 +655,16 @@ int hw_describe(const struct rg_root *root, const char *addr, struct hw_fn *ret)
 	return 0;
 }
 
-const struct hw_fn *hw_scan_find(const struct hw_scan *s, const char *addr)
+int hw_scan_host(struct hw_scan **ret)
 {
-	for (unsigned i = 0; s && i < s->n; i++)
-		if (strcmp(s->fn[i].addr, addr) == 0)
-			return &s->fn[i];
-	return NULL;
+	struct rg_root root = {.fd = -1};
+	int r = root_init(&root, "/");
+
+	if (r < 0)
+		return r;
+	r = hw_scan(&root, ret);
+	root_done(&root);
+	return r;
 }
 
 /* The config space of the function addr through libpci at sysfs, as examine() reads it. */

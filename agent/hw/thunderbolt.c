@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "common/listdir.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "hw/thunderbolt.h"
 
 #define SYS_TB "/sys/bus/thunderbolt/devices"

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/util.h"
+#include "common/root.h"
 #include "hw/hw_attr.h"
 
 #define HW_MAX_TB 64 /* domains + devices */

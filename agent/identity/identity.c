@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The seat's identity (identity.h): hostname, machine-id and os-release read below a root with
- * the bounded, contained readers of common/util.h; addresses from getifaddrs().
+ * the bounded, contained readers of common/root.h; addresses from getifaddrs().
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,7 +15,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "common/util.h"
+#include "common/jsonc.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "identity.h"
 
 #define OS_RELEASE_MAX (64 * 1024)
@@ -189,37 +192,29 @@ int identity_refresh_addrs(struct rg_identity *id)
 	return changed;
 }
 
-#define ADD(o, k, v) json_object_object_add((o), (k), (v))
-
-static void add_str(struct json_object *o, const char *key, const char *s)
-{
-	if (s[0])
-		ADD(o, key, json_object_new_string(s));
-}
-
 struct json_object *identity_host_json(const struct rg_identity *id)
 {
 	struct json_object *h = json_object_new_object(), *os = json_object_new_object(), *a;
 
-	add_str(h, "name", id->name);
-	add_str(h, "hostname", id->name);
-	add_str(h, "id", id->id);
-	add_str(h, "architecture", id->arch);
+	json_add_str_nonempty(h, "name", id->name);
+	json_add_str_nonempty(h, "hostname", id->name);
+	json_add_str_nonempty(h, "id", id->id);
+	json_add_str_nonempty(h, "architecture", id->arch);
 	a = json_object_new_array();
 	for (size_t i = 0; i < id->n_ip; i++)
 		json_object_array_add(a, json_object_new_string(id->ip[i]));
-	ADD(h, "ip", a);
+	json_add_obj(h, "ip", a);
 	a = json_object_new_array();
 	for (size_t i = 0; i < id->n_mac; i++)
 		json_object_array_add(a, json_object_new_string(id->mac[i]));
-	ADD(h, "mac", a);
-	ADD(os, "type", json_object_new_string("linux"));
-	add_str(os, "family", id->os_family);
-	add_str(os, "platform", id->os_platform);
-	add_str(os, "name", id->os_name);
-	add_str(os, "version", id->os_version);
-	add_str(os, "full", id->os_full);
-	add_str(os, "kernel", id->kernel);
-	ADD(h, "os", os);
+	json_add_obj(h, "mac", a);
+	json_add_obj(os, "type", json_object_new_string("linux"));
+	json_add_str_nonempty(os, "family", id->os_family);
+	json_add_str_nonempty(os, "platform", id->os_platform);
+	json_add_str_nonempty(os, "name", id->os_name);
+	json_add_str_nonempty(os, "version", id->os_version);
+	json_add_str_nonempty(os, "full", id->os_full);
+	json_add_str_nonempty(os, "kernel", id->kernel);
+	json_add_obj(h, "os", os);
 	return h;
 }

@@ -13,6 +13,8 @@
 #include <sys/sysmacros.h>
 
 #include "inv_internal.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 #define DEV_IB	  "/dev/infiniband"
 #define SYS_VERBS "/sys/class/infiniband_verbs"

@@ -15,6 +15,8 @@
 
 #include "hw/iommu.h"
 #include "inv_internal.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 static void group_types(const struct hw_posture *p, struct inv_dma *dma)
 {

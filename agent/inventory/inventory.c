@@ -11,6 +11,9 @@
 #include "inv_internal.h"
 #include "hw/hw_json.h"
 #include "hw/iommu.h"
+#include "common/clock.h"
+#include "common/root.h"
+#include "common/timestamp.h"
 
 #define SCHEMA_VERSION 1
 

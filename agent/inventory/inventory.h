@@ -17,7 +17,7 @@
  *   procs.c    /proc: every process; which hold /dev/infiniband fds or map RDMA libraries
  *   udp.c      /proc/net/udp{,6}: sockets on the RoCE v2 port 4791 (rxe's kernel socket)
  *
- * Everything is read through a struct rg_root (common/util.h), so `--root DIR` redirects /sys,
+ * Everything is read through a struct rg_root (common/root.h), so `--root DIR` redirects /sys,
  * /proc, /dev and /etc below DIR; libibverbs and netlink cannot be redirected and are skipped
  * there. Every read is bounded and every list is capped (INV_MAX_*); a failure to read one thing
  * is recorded next to it as an error string and never stops the rest.
@@ -30,11 +30,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/util.h"
 #include "event/event.h"
 #include "hw/pci.h"
 #include "inventory/nldev.h"
 #include "inventory/procs.h"
+#include "common/macro.h"
 
 /* Caps: what one inventory holds at most. Hitting one is reported as "truncated" in its section. */
 #define INV_MAX_DEVICES	     64	  /* RDMA devices (sysfs + verbs + netlink, merged) */

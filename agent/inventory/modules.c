@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "inv_internal.h"
+#include "common/number.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 static const struct {
 	const char *name;

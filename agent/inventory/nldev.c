@@ -19,7 +19,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "inventory/nldev.h"
 
 #define NLDEV_OP(type) ((type) & ((1u << 10) - 1))

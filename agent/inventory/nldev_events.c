@@ -5,7 +5,6 @@
  */
 #include <string.h>
 
-#include "common/util.h"
 #include "inventory/nldev.h"
 
 static void owner_task(const struct nldev_owner *w, struct rg_task *task,

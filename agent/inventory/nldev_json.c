@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "common/util.h"
+#include "common/jsonc.h"
 #include "inventory/nldev.h"
 
 static void owner_to_json(struct json_object *o, const struct nldev_owner *w)
@@ -19,31 +19,12 @@ static void owner_to_json(struct json_object *o, const struct nldev_owner *w)
 	json_object_object_add(o, "kernel", json_object_new_boolean(!w->has_pid && w->kern_name[0]));
 }
 
-static void add_hex(struct json_object *o, const char *k, uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
-	json_object_object_add(o, k, json_object_new_string(buf));
-}
-
-static void add_u(struct json_object *o, const char *k, uint64_t v)
-{
-	json_object_object_add(o, k, json_object_new_uint64(v));
-}
-
-static void add_s(struct json_object *o, const char *k, const char *v)
-{
-	if (v)
-		json_object_object_add(o, k, json_object_new_string(v));
-}
-
 static void add_name_or_num(struct json_object *o, const char *k, const char *name, unsigned v)
 {
 	if (name)
-		add_s(o, k, name);
+		json_add_str(o, k, name);
 	else
-		add_u(o, k, v);
+		json_add_u64(o, k, v);
 }
 
 static void sockaddr_to_json(struct json_object *o, const char *prefix,
@@ -60,9 +41,9 @@ static void sockaddr_to_json(struct json_object *o, const char *prefix,
 	else
 		snprintf(buf, sizeof(buf), "family %u", sa->family);
 	snprintf(key, sizeof(key), "%s_addr", prefix);
-	add_s(o, key, buf);
+	json_add_str(o, key, buf);
 	snprintf(key, sizeof(key), "%s_port", prefix);
-	add_u(o, key, sa->port);
+	json_add_u64(o, key, sa->port);
 }
 
 struct json_object *nldev_to_json(const struct nldev_tables *t)
@@ -77,13 +58,13 @@ struct json_object *nldev_to_json(const struct nldev_tables *t)
 		const struct nldev_dev *d = &t->devs[i];
 
 		o = json_object_new_object();
-		add_u(o, "index", d->index);
-		add_s(o, "name", d->name);
-		add_u(o, "node_type", d->node_type);
+		json_add_u64(o, "index", d->index);
+		json_add_str(o, "name", d->name);
+		json_add_u64(o, "node_type", d->node_type);
 		if (d->protocol[0])
-			add_s(o, "protocol", d->protocol);
+			json_add_str(o, "protocol", d->protocol);
 		if (d->fw[0])
-			add_s(o, "fw", d->fw);
+			json_add_str(o, "fw", d->fw);
 		if (d->node_guid) {
 			/* As sysfs and iproute2 write it. */
 			char g[24];
@@ -92,10 +73,10 @@ struct json_object *nldev_to_json(const struct nldev_tables *t)
 				 (unsigned)(d->node_guid >> 48) & 0xffff,
 				 (unsigned)(d->node_guid >> 32) & 0xffff,
 				 (unsigned)(d->node_guid >> 16) & 0xffff, (unsigned)d->node_guid & 0xffff);
-			add_s(o, "node_guid", g);
+			json_add_str(o, "node_guid", g);
 		}
 		if (d->has_ports)
-			add_u(o, "ports", d->ports);
+			json_add_u64(o, "ports", d->ports);
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(root, "devices", a);
@@ -105,19 +86,19 @@ struct json_object *nldev_to_json(const struct nldev_tables *t)
 		const struct nldev_qp *q = &t->qps[i];
 
 		o = json_object_new_object();
-		add_s(o, "device", q->device);
+		json_add_str(o, "device", q->device);
 		if (q->port)
-			add_u(o, "port", q->port);
-		add_u(o, "lqpn", q->lqpn);
+			json_add_u64(o, "port", q->port);
+		json_add_u64(o, "lqpn", q->lqpn);
 		if (q->has_rqpn)
-			add_u(o, "rqpn", q->rqpn);
+			json_add_u64(o, "rqpn", q->rqpn);
 		add_name_or_num(o, "type", nldev_qp_type_name(q->type), q->type);
 		add_name_or_num(o, "state", qp_state_to_string(q->state), q->state);
-		add_u(o, "sq_psn", q->sq_psn);
+		json_add_u64(o, "sq_psn", q->sq_psn);
 		if (q->has_rq_psn)
-			add_u(o, "rq_psn", q->rq_psn);
+			json_add_u64(o, "rq_psn", q->rq_psn);
 		if (q->has_pdn)
-			add_u(o, "pdn", q->pdn);
+			json_add_u64(o, "pdn", q->pdn);
 		owner_to_json(o, &q->owner);
 		json_object_array_add(a, o);
 	}
@@ -128,18 +109,18 @@ struct json_object *nldev_to_json(const struct nldev_tables *t)
 		const struct nldev_mr *m = &t->mrs[i];
 
 		o = json_object_new_object();
-		add_s(o, "device", m->device);
+		json_add_str(o, "device", m->device);
 		if (m->has_mrn)
-			add_u(o, "mrn", m->mrn);
+			json_add_u64(o, "mrn", m->mrn);
 		if (m->has_keys) {
-			add_hex(o, "rkey", m->rkey);
-			add_hex(o, "lkey", m->lkey);
+			json_add_hex(o, "rkey", m->rkey, 0);
+			json_add_hex(o, "lkey", m->lkey, 0);
 		}
 		if (m->has_iova)
-			add_hex(o, "iova", m->iova);
-		add_u(o, "length", m->length);
+			json_add_hex(o, "iova", m->iova, 0);
+		json_add_u64(o, "length", m->length);
 		if (m->has_pdn)
-			add_u(o, "pdn", m->pdn);
+			json_add_u64(o, "pdn", m->pdn);
 		owner_to_json(o, &m->owner);
 		json_object_array_add(a, o);
 	}
@@ -150,15 +131,15 @@ struct json_object *nldev_to_json(const struct nldev_tables *t)
 		const struct nldev_pd *d = &t->pds[i];
 
 		o = json_object_new_object();
-		add_s(o, "device", d->device);
-		add_u(o, "pdn", d->pdn);
+		json_add_str(o, "device", d->device);
+		json_add_u64(o, "pdn", d->pdn);
 		if (d->has_ctxn)
-			add_u(o, "ctxn", d->ctxn);
-		add_u(o, "users", d->users);
+			json_add_u64(o, "ctxn", d->ctxn);
+		json_add_u64(o, "users", d->users);
 		if (d->has_local_dma_lkey)
-			add_hex(o, "local_dma_lkey", d->local_dma_lkey);
+			json_add_hex(o, "local_dma_lkey", d->local_dma_lkey, 0);
 		if (d->has_unsafe_global_rkey)
-			add_hex(o, "unsafe_global_rkey", d->unsafe_global_rkey);
+			json_add_hex(o, "unsafe_global_rkey", d->unsafe_global_rkey, 0);
 		owner_to_json(o, &d->owner);
 		json_object_array_add(a, o);
 	}
@@ -169,8 +150,8 @@ struct json_object *nldev_to_json(const struct nldev_tables *t)
 		const struct nldev_ctx *x = &t->ctxs[i];
 
 		o = json_object_new_object();
-		add_s(o, "device", x->device);
-		add_u(o, "ctxn", x->ctxn);
+		json_add_str(o, "device", x->device);
+		json_add_u64(o, "ctxn", x->ctxn);
 		owner_to_json(o, &x->owner);
 		json_object_array_add(a, o);
 	}
@@ -182,17 +163,17 @@ struct json_object *nldev_to_json(const struct nldev_tables *t)
 
 		o = json_object_new_object();
 		if (x->device[0])
-			add_s(o, "device", x->device);
+			json_add_str(o, "device", x->device);
 		if (x->port)
-			add_u(o, "port", x->port);
+			json_add_u64(o, "port", x->port);
 		if (x->has_lqpn)
-			add_u(o, "lqpn", x->lqpn);
+			json_add_u64(o, "lqpn", x->lqpn);
 		if (x->has_type)
 			add_name_or_num(o, "qp_type", nldev_qp_type_name(x->type), x->type);
 		add_name_or_num(o, "ps", nldev_ps_name(x->ps), x->ps);
 		add_name_or_num(o, "state", nldev_cm_state_name(x->state), x->state);
 		if (x->has_cm_idn)
-			add_u(o, "cm_idn", x->cm_idn);
+			json_add_u64(o, "cm_idn", x->cm_idn);
 		sockaddr_to_json(o, "src", &x->src);
 		sockaddr_to_json(o, "dst", &x->dst);
 		owner_to_json(o, &x->owner);
@@ -203,7 +184,7 @@ struct json_object *nldev_to_json(const struct nldev_tables *t)
 	o = json_object_new_object();
 	for (i = 0; i < NLDEV_T__MAX; i++)
 		if (t->table_error[i])
-			add_s(o, nldev_table_name(i), strerror(-t->table_error[i]));
+			json_add_str(o, nldev_table_name(i), strerror(-t->table_error[i]));
 	json_object_object_add(root, "table_errors", o);
 	a = json_object_new_array();
 	for (i = 0; i < NLDEV_T__MAX; i++)

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "inv_internal.h"
+#include "common/number.h"
+#include "common/root.h"
 
 #define SYS_PCI "/sys/bus/pci/devices"
 

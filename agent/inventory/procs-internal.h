@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "common/macro.h"
+#include "common/root.h"
 #include "inventory/procs.h"
 
 struct proc_dir;

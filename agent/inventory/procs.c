@@ -21,7 +21,10 @@
 #include <unistd.h>
 
 #include "common/hostns.h"
+#include "common/number.h"
 #include "common/procstat.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "inv_internal.h"
 #include "inventory/procs.h"
 #include "procs-internal.h"

@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
 #include "event/event.h"
 
 #define PROCS_MAX	     32768 /* processes kept */

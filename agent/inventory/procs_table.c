@@ -16,6 +16,9 @@
 #include "inv_internal.h"
 #include "inventory/procs.h"
 #include "procs-internal.h"
+#include "common/clock.h"
+#include "common/number.h"
+#include "common/root.h"
 
 static int pid_cmp(const void *a, const void *b)
 {

@@ -13,6 +13,9 @@
 #include <sys/stat.h>
 
 #include "inv_internal.h"
+#include "common/number.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 #define SYS_IB "/sys/class/infiniband"
 

@@ -14,6 +14,9 @@
 #include <sys/socket.h>
 
 #include "inv_internal.h"
+#include "common/number.h"
+#include "common/root.h"
+#include "common/strutil.h"
 
 #define ROCE_V2_PORT 4791
 

@@ -18,9 +18,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
 #include "evidence/chain.h"
 #include "sink.h"
 

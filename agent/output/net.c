@@ -20,9 +20,9 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
 #include "net_state.h"
 #include "rfc5424.h"
 #include "sink.h"

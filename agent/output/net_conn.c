@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "net_state.h"
 #include "tls_files.h"
 #include "spool.h"

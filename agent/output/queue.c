@@ -12,8 +12,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "queue.h"
 
 struct output_rec *output_rec_new(const struct rg_alert *a, int sev, unsigned flags)

@@ -57,9 +57,9 @@
 
 #include <librelp.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
 #include "net_state.h"
 #include "sink.h"
 #include "spool.h"

@@ -5,8 +5,9 @@
 #include <time.h>
 
 #include "common/macro.h"
+#include "common/number.h"
+#include "common/timestamp.h"
 #include "common/utf8.h"
-#include "common/util.h"
 #include "rfc5424.h"
 
 /* An snprintf-like writer: counts every byte, stores what fits. */

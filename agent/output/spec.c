@@ -8,10 +8,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/hex.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
-#include "output.h"
+#include "common/number.h"
+#include "common/strutil.h"
+#include "spec.h"
 #include "rfc5424.h"
 
 #define SPEC_SHOWN_MAX 200 /* how much of a bad spec an error message quotes */

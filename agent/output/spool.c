@@ -19,7 +19,8 @@
 
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
+#include "common/number.h"
+#include "common/strutil.h"
 #include "spool-internal.h"
 
 #define CURSOR_MAGIC 0x43534752u /* "RGSC" */

@@ -15,7 +15,7 @@
 
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/util.h"
+#include "common/strutil.h"
 #include "spool.h"
 #include "spooldir.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "proctree.h"
-#include "common/util.h"
+#include "common/macro.h"
 
 /*
  * An interned string: an exe path, an argv block or a sha256, shared by the entries that hold it.

@@ -7,7 +7,7 @@
 
 #include <json-c/json.h>
 
-#include "plan.h"
+#include "hooks.h"
 
 /* The 32-bit calls the chosen flavours leave unseen, as a list of sentences (empty: none). */
 struct json_object *compat_not_seen(const struct plan *p);

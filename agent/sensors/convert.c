@@ -9,7 +9,8 @@
 
 #include "bpf/events.h"
 #include "common/macro.h"
-#include "common/util.h"
+#include "common/number.h"
+#include "common/strutil.h"
 #include "convert.h"
 #include "decode.h"
 #include "decode_sock.h"

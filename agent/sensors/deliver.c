@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "sensors_state.h"
 
 /* One event to the callback; after the callback's first error, none (sensors_poll() returns it). */

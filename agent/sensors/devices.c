@@ -13,8 +13,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "sensors_state.h"
 #include "uevent.h"
 

@@ -10,8 +10,9 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
 #include "sensors_state.h"
 
 int epoll_add(int epfd, int fd)

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/strutil.h"
 #include "probe.h"
 
 #define TRACEFS		"/sys/kernel/tracing"

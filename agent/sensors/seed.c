@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/number.h"
+#include "common/strutil.h"
 #include "sensors_state.h"
 #include "sensors.skel.h"
 

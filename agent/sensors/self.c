@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "sensors_state.h"
 #include "sensors.skel.h"
 

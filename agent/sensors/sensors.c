@@ -19,8 +19,10 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "sensors_state.h"
 #include "sensors.skel.h"
 #include "sensors_mod.skel.h"

@@ -17,7 +17,8 @@
  *   self.c      self-protection: the agent's own maps and links in self_objs
  *   sysfs.c     what sysfs says about RDMA devices (names, their netdevs)
  *   deliver.c   events to the consumer's callback, queued ones, tamper alerts
- *   plan.c      hook points, variants, the plan (plan.h; knows no struct rg_sensors)
+ *   hooks.c     hook points and their variants (hooks.h)
+ *   plan.c      the plan: a variant per hook point (plan.h; knows no struct rg_sensors)
  */
 #pragma once
 

@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/util.h"
+#include "common/clock.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "sensors_state.h"
 #include "sensors.skel.h"
 #include "sensors_mod.skel.h"

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "sensors_state.h"
 
 /* A small sysfs file (its first size - 1 bytes), stripped and sanitized; "" if unreadable. */

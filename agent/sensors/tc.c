@@ -12,8 +12,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "sensors_state.h"
 #include "sensors.skel.h"
 

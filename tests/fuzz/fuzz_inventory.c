@@ -18,6 +18,7 @@
 
 #include "fuzz.h"
 #include "inventory/inventory.h"
+#include "common/root.h"
 
 static int tmpfd = -1;
 static char rootpath[128];

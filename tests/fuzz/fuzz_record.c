@@ -11,7 +11,8 @@
 
 #include "fuzz.h"
 #include "bpf/events.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "sensors/convert.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

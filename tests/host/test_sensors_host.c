@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,7 +23,9 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/events.h"
-#include "common/util.h"
+#include "common/clock.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "event/event.h"
 #include "event/event_json.h"
 #include "sensors/ringwake.h"

@@ -22,8 +22,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/number.h"
+#include "common/strutil.h"
+#include "common/timestamp.h"
 #include "output/output.h"
 
 #define MAX_OUTPUTS 8

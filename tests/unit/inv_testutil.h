@@ -13,7 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
 #include "inventory/inventory.h"
 
 static inline const char *fixture_root(const char *name)

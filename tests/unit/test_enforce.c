@@ -13,11 +13,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "common/util.h"
 #include "enforce/enforce.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/rules.h"
+#include "common/macro.h"
 
 static char root[256];
 static char warnings[8192];

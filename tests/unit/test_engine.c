@@ -14,7 +14,10 @@
 #include <unistd.h>
 
 #include "alert_dump.h"
-#include "common/util.h"
+#include "common/clock.h"
+#include "common/macro.h"
+#include "common/sha256.h"
+#include "common/timestamp.h"
 #include "engine/engine.h"
 #include "event/event_json.h"
 #include "output/output.h"

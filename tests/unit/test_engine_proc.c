@@ -19,7 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/root.h"
+#include "common/sha256.h"
 #include "engine/engine.h"
 #include "inventory/procs.h"
 

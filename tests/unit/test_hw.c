@@ -25,6 +25,8 @@
 #include "hw/iommu.h"
 #include "hw/pci.h"
 #include "hw/pci_caps.h"
+#include "common/root.h"
+#include "common/sha256.h"
 #include "hw_testutil.h"
 
 /* ---- config spaces ---- */

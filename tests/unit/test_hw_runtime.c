@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "common/util.h"
+#include "common/clock.h"
 #include "hw/dma_fault.h"
 #include "hw/hw_runtime.h"
 #include "hw/hw_scanner.h"

@@ -10,6 +10,7 @@
 #include "inv_testutil.h"
 #include "event/event_json.h"
 #include "inventory/inv_internal.h"
+#include "common/root.h"
 
 static void assert_gid(const struct inv_gid *g, uint32_t index, const char *text, const char *type,
 		       const char *netdev)

@@ -19,7 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/strutil.h"
 #include "output/output.h"
 #include "output/rfc5424.h"
 #include "output/spool.h"

@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/util.h"
+#include "common/macro.h"
+#include "common/timestamp.h"
 #include "engine/jsondoc.h"
 #include "engine/jsonval.h"
 #include "engine/policy.h"

@@ -14,6 +14,8 @@
 #include "event/event_json.h"
 #include "inv_testutil.h"
 #include "inventory/procs.h"
+#include "common/clock.h"
+#include "common/root.h"
 
 static struct proc_table *scan_at(const char *path, unsigned flags)
 {

@@ -11,8 +11,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
+#include "common/globcheck.h"
+#include "common/hex.h"
+#include "common/macro.h"
+#include "common/number.h"
 #include "common/procstat.h"
-#include "common/util.h"
+#include "common/root.h"
+#include "common/sha256.h"
+#include "common/strutil.h"
+#include "common/timestamp.h"
+#include "common/uuid.h"
 
 static char tmpdir[] = "/tmp/rg-test-util-XXXXXX";
 
