@@ -14,7 +14,6 @@
 #include "cond_fields.h"
 #include "common/macro.h"
 #include "common/timestamp.h"
-#include "policy.h"
 #include "proctree/proctree.h"
 
 const char *const cond_vk_words[VK_TIME + 1] = {
@@ -532,7 +531,7 @@ bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct 
 		set_int(v, VK_INT, env->mr_max_bytes);
 		return true;
 	case DF_POLICY_REQUIRE_IOMMU:
-		set_int(v, VK_BOOL, env && env->policy && env->policy->require_iommu);
+		set_int(v, VK_BOOL, env && env->require_iommu);
 		return true;
 	case DF_MR_REMOTE:
 		if (ev->type != RG_EV_VERBS)
@@ -553,7 +552,8 @@ bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct 
 		if (ev->type != RG_EV_PCI_FUNCTION && ev->type != RG_EV_PCI_CHANGE &&
 		    ev->type != RG_EV_DMA_FAULT && ev->type != RG_EV_HW_BASELINE)
 			return false;
-		set_int(v, VK_BOOL, env && policy_hw_allowed(env->policy, &ev->u.pci, ev->ts));
+		set_int(v, VK_BOOL,
+			env && env->pci_allowed && env->pci_allowed(env->ud, &ev->u.pci, ev->ts));
 		return true;
 	}
 	return false;
