@@ -15,7 +15,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "engine/policy.h"
-#include "engine/trust.h"
+#include "config/trust.h"
 #include "metrics_gate.h"
 #include "metrics_http.h"
 

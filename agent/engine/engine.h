@@ -29,7 +29,7 @@
 #include "event/event.h"
 #include "hasher.h"
 #include "incident.h"
-#include "jsondoc.h"
+#include "config/jsondoc.h"
 #include "policy.h"
 #include "proctree/proctree.h"
 #include "rules.h"

@@ -15,7 +15,7 @@
 
 #include "cond.h"
 #include "cond_json.h"
-#include "jsonval.h"
+#include "config/jsonval.h"
 #include "policy.h"
 #include "common/globcheck.h"
 #include "common/log.h"

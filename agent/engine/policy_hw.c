@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonval.h"
+#include "config/jsonval.h"
 #include "policy.h"
 
 /*

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "event/event.h"
-#include "jsondoc.h"
+#include "config/jsondoc.h"
 
 struct rg_policy;
 

@@ -11,8 +11,8 @@
 
 #include "common/macro.h"
 #include "common/timestamp.h"
-#include "engine/jsondoc.h"
-#include "engine/jsonval.h"
+#include "config/jsondoc.h"
+#include "config/jsonval.h"
 #include "engine/policy.h"
 #include "event/event.h"
 #include "output/output.h"
