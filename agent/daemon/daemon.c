@@ -31,7 +31,7 @@
 #include "enforce/game_pids.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
-#include "engine/rules.h"
+#include "rules/rules.h"
 #include "hw/hw_runtime.h"
 #include "event/event_json.h"
 #include "inventory/inventory.h"

@@ -25,7 +25,7 @@
 #include "enforce/enforce.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
-#include "engine/rules.h"
+#include "rules/rules.h"
 #include "output/output.h"
 #include "sensors/sensors.h"
 #include "daemon-internal.h"

@@ -19,7 +19,7 @@
 #include "event/ecs_map.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
-#include "engine/rules.h"
+#include "rules/rules.h"
 #include "output/output.h"
 #include "sensors/sensors.h"
 #include "daemon-internal.h"

@@ -12,7 +12,7 @@
 #include <openssl/types.h>
 
 #include "incident.h"
-#include "cond.h"
+#include "rules/cond.h"
 
 #define INC_MAX_ACTORS	     16
 #define INC_MAX_RULES	     24

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cond.h"
-#include "cond_json.h"
+#include "rules/cond.h"
+#include "rules/cond_json.h"
 #include "config/jsonval.h"
 #include "policy.h"
 #include "common/globcheck.h"

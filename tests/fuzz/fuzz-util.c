@@ -15,7 +15,7 @@
 #include "fuzz.h"
 #include "common/log.h"
 #include "engine/policy.h"
-#include "engine/rules.h"
+#include "rules/rules.h"
 #include "event/event_json.h"
 
 void fuzz_fail(const char *file, int line, const char *what, const char *fmt, ...)

@@ -13,7 +13,7 @@
 #include "fuzz.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
-#include "engine/rules.h"
+#include "rules/rules.h"
 #include "output/output.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -11,7 +11,7 @@
 #include "fuzz.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
-#include "engine/rules.h"
+#include "rules/rules.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "engine/cond.h"
+#include "rules/cond.h"
 #include "engine/policy.h"
 #include "proctree/proctree.h"
 

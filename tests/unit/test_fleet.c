@@ -17,7 +17,7 @@
 
 #include "engine/engine.h"
 #include "engine/policy.h"
-#include "engine/rules.h"
+#include "rules/rules.h"
 #include "event/event.h"
 #include "identity/identity.h"
 
