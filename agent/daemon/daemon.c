@@ -30,7 +30,7 @@
 #include "enforce/enforce.h"
 #include "enforce/game_pids.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "rules/rules.h"
 #include "hw/hw_runtime.h"
 #include "event/event_json.h"

@@ -24,7 +24,7 @@
 #include "common/procstat.h"
 #include "enforce/enforce.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "rules/rules.h"
 #include "output/output.h"
 #include "sensors/sensors.h"

@@ -18,7 +18,7 @@
 #include "enforce/enforce.h"
 #include "event/ecs_map.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "rules/rules.h"
 #include "output/output.h"
 #include "sensors/sensors.h"

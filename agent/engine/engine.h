@@ -30,7 +30,7 @@
 #include "hasher.h"
 #include "incident.h"
 #include "config/jsondoc.h"
-#include "policy.h"
+#include "policy/policy.h"
 #include "proctree/proctree.h"
 #include "rules/rules.h"
 

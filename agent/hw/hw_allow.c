@@ -4,7 +4,7 @@
  * engine makes for the rules' pci.allowed, on the function's event fields, so that the two can
  * never disagree.
  */
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "hw/pci.h"
 
 bool hw_allowed(const struct rg_policy *policy, const struct hw_fn *fn, uint64_t now_ns)

@@ -14,7 +14,7 @@
 #include "config.h"
 #include "fuzz.h"
 #include "common/log.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "rules/rules.h"
 #include "event/event_json.h"
 

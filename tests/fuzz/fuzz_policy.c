@@ -12,7 +12,7 @@
 
 #include "fuzz.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "rules/rules.h"
 #include "output/output.h"
 

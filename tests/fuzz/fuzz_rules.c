@@ -10,7 +10,7 @@
 
 #include "fuzz.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "rules/rules.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 
 #include "rules/cond.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "proctree/proctree.h"
 
 #define SEC 1000000000ull

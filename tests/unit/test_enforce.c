@@ -15,7 +15,7 @@
 
 #include "enforce/enforce.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "rules/rules.h"
 #include "common/macro.h"
 

@@ -13,7 +13,7 @@
 #include "common/timestamp.h"
 #include "config/jsondoc.h"
 #include "config/jsonval.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "event/event.h"
 #include "output/output.h"
 

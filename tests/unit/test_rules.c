@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "rules/cond.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "rules/rules.h"
 #include "proctree/proctree.h"
 
