@@ -22,7 +22,7 @@
 #include "daemon/control.h"
 #include "engine/engine.h"
 #include "engine/incident_reader.h"
-#include "engine/rules.h"
+#include "rules/rules.h"
 #include "evidence-cmd.h"
 #include "evidence/export.h"
 #include "evidence/sigkey.h"

@@ -8,7 +8,7 @@
 
 #include "cmd.h"
 #include "common/exitcode.h"
-#include "engine/cond.h"
+#include "rules/cond.h"
 #include "engine/engine.h"
 #include "event/event_json.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jsonlex: the one JSON lexer (RFC 8259), under both JSON readers: the policy and rule files'
- * (engine/jsondoc.c: json-c objects with positions) and recorded events' (event/event_reader.c:
+ * (config/jsondoc.c: json-c objects with positions) and recorded events' (event/event_reader.c:
  * straight into struct rg_event, replay's hot path). It owns the tokens: whitespace, strings
  * (escapes, \u surrogate pairs, UTF-8), numbers, the literals, and the comments that policy
  * files may have. It builds nothing: the readers own the grammar above the tokens (objects,

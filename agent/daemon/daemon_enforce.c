@@ -17,7 +17,7 @@
 #include "common/macro.h"
 #include "enforce/enforce.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "sensors/sensors.h"
 #include "daemon-internal.h"
 

@@ -36,7 +36,7 @@
 #include "common/caps.h"
 #include "common/log.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "sensors/sensors.h"
 #include "daemon-internal.h"
 

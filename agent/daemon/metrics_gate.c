@@ -14,8 +14,8 @@
 
 #include "common/log.h"
 #include "common/macro.h"
-#include "engine/policy.h"
-#include "engine/trust.h"
+#include "policy/policy.h"
+#include "config/trust.h"
 #include "metrics_gate.h"
 #include "metrics_http.h"
 

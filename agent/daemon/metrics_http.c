@@ -18,7 +18,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/number.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "metrics_gate.h"
 #include "metrics_http.h"
 

@@ -30,7 +30,7 @@
 
 #include "bpf/enforce_abi.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "sensors/sensors.h"
 
 #define ENFORCE_PIN_DIR	     "/sys/fs/bpf/rdmaguard"

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cond.h"
+#include "rules/cond.h"
 #include "engine.h"
 #include "hasher.h"
 #include "common/jsonw.h"

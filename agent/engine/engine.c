@@ -20,7 +20,15 @@ static void env_set_policy(struct cond_env *env, const struct rg_policy *policy)
 {
 	env->role = policy->role == RG_ROLE_SERVER ? "server" : "managed";
 	env->mr_max_bytes = policy->mr_max_bytes;
-	env->policy = policy;
+	env->require_iommu = policy->require_iommu;
+}
+
+/* pci.allowed (struct cond_env's pci_allowed; ud is the engine). */
+static bool engine_pci_allowed(void *ud, const struct rg_ev_pci *fn, uint64_t ts)
+{
+	const struct rg_engine *e = ud;
+
+	return policy_hw_allowed(e->policy, fn, ts);
 }
 
 static int rule_severity(const struct erule *er, struct cond_ctx *ctx)
@@ -220,6 +228,7 @@ int engine_new(struct rg_policy *policy, struct rg_ruleset *rules, const struct 
 	e->cfg.boot_id = NULL;
 	e->env.boot_realtime_ns = e->cfg.boot_realtime_ns;
 	e->env.proc_allowed = engine_proc_allowed;
+	e->env.pci_allowed = engine_pci_allowed;
 	e->env.ud = e;
 	env_set_policy(&e->env, policy);
 	e->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);

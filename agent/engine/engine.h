@@ -29,10 +29,10 @@
 #include "event/event.h"
 #include "hasher.h"
 #include "incident.h"
-#include "jsondoc.h"
-#include "policy.h"
+#include "config/jsondoc.h"
+#include "policy/policy.h"
 #include "proctree/proctree.h"
-#include "rules.h"
+#include "rules/rules.h"
 
 #define ENGINE_DEFAULT_AGG_CAPACITY 1024
 #define ENGINE_MAX_AGG_CAPACITY	    (1u << 20)

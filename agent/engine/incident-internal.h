@@ -2,8 +2,9 @@
 /*
  * Shared between the incident files, not a public interface: the incident and the store.
  *
- *   incident.c        the store: grouping (actor roots, PCI functions, the seat), opening,
- *                     eviction, closing, the kept log
+ *   incident.c        the store: slots, the open ones by key, opening, eviction, ids, closing
+ *   incident_assign.c grouping: actor roots, PCI functions, the seat, game sessions
+ *   incident_add.c    what an alert adds: rules, actors, stages, records, the kept log
  *   incident_stage.c  stages: the rule table, the event's stage, the decisive facts
  *   incident_json.c   the record and its summary sentence
  */
@@ -12,7 +13,7 @@
 #include <openssl/types.h>
 
 #include "incident.h"
-#include "cond.h"
+#include "rules/cond.h"
 
 #define INC_MAX_ACTORS	     16
 #define INC_MAX_RULES	     24
@@ -158,6 +159,25 @@ struct incident_store {
 	char *raw; /* a record's stages, rules and actors as JSON text (incident_json.c) */
 	size_t raw_cap;
 };
+
+/* incident.c */
+/* A cleared slot for a new open incident (the oldest open one evicted if need be); NULL: none. */
+struct incident *incident_new_slot(struct incident_store *s, uint64_t now, incident_record_fn rec,
+				   void *ud);
+/* Gives a new incident, its key set, its id and files it among the open ones. */
+void incident_file(struct incident_store *s, struct incident *inc);
+/* The open incident of this key (root for actors, pci for PCI functions), NULL if none. */
+struct incident *incident_find_open(struct incident_store *s, uint8_t kind, struct proc_key root,
+				    const char *pci);
+/* When inc is due to close (UINT64_MAX: not yet foreseeable), and why. */
+uint64_t incident_due_at(struct incident_store *s, struct incident *inc, struct proctree *tree,
+			 const struct game_session *games, size_t n_games, const char **why);
+/* When the incident's game session ended (0: it is bound to none, or it still runs). */
+uint64_t incident_game_end(struct incident *inc, const struct game_session *games, size_t n_games);
+void incident_close(struct incident_store *s, struct incident *inc, uint64_t at,
+		    const char *reason, incident_record_fn rec, void *ud);
+/* Forgets the oldest closed incident (its slot and log go). */
+void incident_forget_oldest_closed(struct incident_store *s);
 
 /* incident_stage.c */
 int incident_facts_init(struct incident_store *s);

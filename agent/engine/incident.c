@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The incident store (incident.h): which incident an alert belongs to (actor roots, PCI
- * functions, the seat, game sessions), opening with a bounded table and counted eviction,
- * closing, and the kept log of alerts and raw events.
+ * The incident store (incident.h): a bounded table of slots with open incidents found by their
+ * key, opening with counted eviction, ids, closing (quiet, game ended, evicted) and forgetting
+ * the oldest closed, and the accessors, the kept log's included. Which incident an alert joins
+ * is incident_assign.c's, what it adds incident_add.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,18 +19,6 @@
 #include "common/strutil.h"
 #include "event/event_json.h"
 #include "proctree/proctree.h"
-
-/*
- * Command interpreters and launchers: what they start is an actor root of its own (each command
- * a script or a console runs is its own chain). Matched on the executable's file name, only for a
- * path the engine trusts (engine_proc_path_trusted(): whole, from init's root), so a process
- * cannot make itself a starter by its name.
- */
-static const char *const starters[] = {
-    "sh",    "bash",   "dash",	  "zsh",    "ksh",     "mksh",	"fish", "busybox",
-    "login", "su",     "sudo",	  "sshd",   "systemd", "init",	"cron", "crond",
-    "tmux",  "screen", "runuser", "setsid", "agetty",  "xterm", NULL,
-};
 
 #define INCIDENT_CHECK_NS (10ull * 1000000000ull)
 
@@ -62,26 +51,6 @@ static void hash_remove(struct incident_store *s, struct incident *inc)
 			*p = inc->hnext;
 			return;
 		}
-}
-
-static bool is_starter(const struct proc_node *n)
-{
-	const char *base;
-	size_t len;
-
-	if (n->pid <= 2 || (n->sid && n->sid == n->pid))
-		return true;
-	if (!(n->flags & PROC_F_EXEC_KNOWN) || (n->flags & PROC_F_EXE_UNTRUSTED) || !n->exe[0])
-		return false;
-	base = strrchr(n->exe, '/');
-	base = base ? base + 1 : n->exe;
-	len = strlen(base);
-	if (len < 2 || len > 7) /* the names' lengths: most executables are not one */
-		return false;
-	for (size_t i = 0; starters[i]; i++)
-		if (base[0] == starters[i][0] && strcmp(base, starters[i]) == 0)
-			return true;
-	return false;
 }
 
 int incident_store_new(const struct incident_config *cfg, struct incident_store **ret)
@@ -243,7 +212,7 @@ int incident_log_get(const struct incident *inc, size_t i, enum incident_log_kin
 }
 
 /* Forgets the oldest closed incident (its slot and log go). */
-static void forget_oldest_closed(struct incident_store *s)
+void incident_forget_oldest_closed(struct incident_store *s)
 {
 	for (size_t i = 0; i < s->n_order; i++) {
 		struct incident *inc = &s->inc[s->order[i]];
@@ -260,8 +229,8 @@ static void forget_oldest_closed(struct incident_store *s)
 	}
 }
 
-static void close_incident(struct incident_store *s, struct incident *inc, uint64_t at,
-			   const char *reason, incident_record_fn rec, void *ud)
+void incident_close(struct incident_store *s, struct incident *inc, uint64_t at,
+		    const char *reason, incident_record_fn rec, void *ud)
 {
 	hash_remove(s, inc);
 	inc->open = false;
@@ -274,11 +243,11 @@ static void close_incident(struct incident_store *s, struct incident *inc, uint6
 	if (rec)
 		rec(inc, "closed", ud);
 	while (s->n_closed > s->cfg.max_closed)
-		forget_oldest_closed(s);
+		incident_forget_oldest_closed(s);
 }
 
 /* When the incident's game session ended (0: it is bound to none, or it still runs). */
-static uint64_t game_end(struct incident *inc, const struct game_session *games, size_t n_games)
+uint64_t incident_game_end(struct incident *inc, const struct game_session *games, size_t n_games)
 {
 	const struct game_session *g;
 
@@ -297,10 +266,10 @@ static uint64_t game_end(struct incident *inc, const struct game_session *games,
 }
 
 /* When inc is due to close (UINT64_MAX: not yet foreseeable), and why. */
-static uint64_t due_at(struct incident_store *s, struct incident *inc, struct proctree *tree,
-		       const struct game_session *games, size_t n_games, const char **why)
+uint64_t incident_due_at(struct incident_store *s, struct incident *inc, struct proctree *tree,
+			const struct game_session *games, size_t n_games, const char **why)
 {
-	uint64_t end = game_end(inc, games, n_games), quiet = inc->last_ns;
+	uint64_t end = incident_game_end(inc, games, n_games), quiet = inc->last_ns;
 
 	*why = "quiet";
 	if (end) {
@@ -335,14 +304,14 @@ void incident_expire(struct incident_store *s, uint64_t now, struct proctree *tr
 
 		if (!inc->open)
 			continue;
-		due = due_at(s, inc, tree, games, n_games, &why);
+		due = incident_due_at(s, inc, tree, games, n_games, &why);
 		if (due <= now)
-			close_incident(s, inc, due, why, rec, ud);
+			incident_close(s, inc, due, why, rec, ud);
 	}
 }
 
-static struct incident *new_slot(struct incident_store *s, uint64_t now, incident_record_fn rec,
-				 void *ud)
+struct incident *incident_new_slot(struct incident_store *s, uint64_t now, incident_record_fn rec,
+				   void *ud)
 {
 	struct incident *inc = NULL;
 
@@ -357,11 +326,11 @@ static struct incident *new_slot(struct incident_store *s, uint64_t now, inciden
 		}
 		if (victim) {
 			s->st.evicted++;
-			close_incident(s, victim, now, "evicted", rec, ud);
+			incident_close(s, victim, now, "evicted", rec, ud);
 		}
 	}
 	if (s->n_order == s->cap)
-		forget_oldest_closed(s);
+		incident_forget_oldest_closed(s);
 	for (size_t i = 0; i < s->cap; i++)
 		if (!s->inc[i].in_use) {
 			inc = &s->inc[i];
@@ -412,73 +381,8 @@ static void make_id(struct incident_store *s, struct incident *inc)
 		snprintf(inc->id + 4, INCIDENT_ID_LEN - 4, "%016" PRIx64, inc->seq);
 }
 
-/* The actor root of n: the ancestor-or-self whose parent is a starter. */
-static struct proc_node *actor_root(struct proctree *tree, struct proc_node *n,
-				    struct proc_node *chain[], size_t *n_chain)
-{
-	size_t na, i;
-
-	chain[0] = n;
-	na = proctree_ancestors(tree, n, chain + 1, PROCTREE_MAX_DEPTH - 1);
-	*n_chain = na + 1;
-	if (is_starter(n))
-		return n;
-	for (i = 1; i <= na; i++)
-		if (is_starter(chain[i]))
-			return chain[i - 1];
-	return chain[na]; /* the oldest ancestor known */
-}
-
-static void set_root(struct incident_store *s, struct incident *inc, struct proctree *tree,
-		     struct proc_node *root)
-{
-	struct proc_node *p = proctree_parent(tree, root);
-
-	inc->root = PROC_KEY(root->pid, root->start_boot_ns);
-	inc->root_ppid = root->ppid;
-	inc->root_uid = root->uid;
-	inc->root_sid = root->sid;
-	strscpy_ok(inc->root_comm, root->comm, sizeof(inc->root_comm));
-	if (root->flags & PROC_F_EXEC_KNOWN)
-		strscpy_ok(inc->root_exe, root->exe, sizeof(inc->root_exe));
-	inc->root_start_ns = cond_proc_start_time(s->cfg.boot_realtime_ns, root);
-	if (p) {
-		inc->starter_pid = p->pid;
-		inc->starter_session = p->sid && p->sid == p->pid;
-		strscpy_ok(inc->starter_comm, p->comm, sizeof(inc->starter_comm));
-	} else
-		inc->starter_pid = root->ppid;
-}
-
-static const struct game_session *running_game(const struct cond_ctx *ctx,
-					       const struct game_session *games, size_t n_games)
-{
-	const struct game_session *best = NULL;
-
-	if (ctx->game && ctx->game->running && ctx->game->game >= 0)
-		return ctx->game;
-	for (size_t i = 0; i < n_games; i++)
-		if (games[i].running && (!best || games[i].started_ns < best->started_ns))
-			best = &games[i];
-	return best;
-}
-
-/* Whether an alert at ts during game g (NULL: none runs) may join inc. */
-static bool fits_game(struct incident *inc, const struct game_session *g, uint64_t ts,
-		      const struct game_session *games, size_t n_games)
-{
-	uint64_t end;
-
-	if (inc->game < 0)
-		return true;
-	if (g && g->game == inc->game && g->started_ns == inc->game_started_ns)
-		return true;
-	end = game_end(inc, games, n_games);
-	return end && ts <= end;
-}
-
-static struct incident *find_open(struct incident_store *s, uint8_t kind, struct proc_key root,
-				  const char *pci)
+struct incident *incident_find_open(struct incident_store *s, uint8_t kind, struct proc_key root,
+				    const char *pci)
 {
 	for (int32_t i = s->buckets[key_hash(kind, root, pci) & s->bucket_mask]; i >= 0;
 	     i = s->inc[i].hnext) {
@@ -496,309 +400,8 @@ static struct incident *find_open(struct incident_store *s, uint8_t kind, struct
 	return NULL;
 }
 
-/* An open incident of this key that the alert may join; one that is due is closed first. */
-static struct incident *check_fit(struct incident_store *s, struct incident *inc,
-				  struct cond_ctx *ctx, const struct game_session *g,
-				  const struct game_session *games, size_t n_games,
-				  incident_record_fn rec, void *ud)
+void incident_file(struct incident_store *s, struct incident *inc)
 {
-	uint64_t ts = ctx->ev->ts, due;
-	const char *why;
-
-	if (!inc)
-		return NULL;
-	due = due_at(s, inc, ctx->tree, games, n_games, &why);
-	if (due <= ts) {
-		close_incident(s, inc, due, why, rec, ud);
-		return NULL;
-	}
-	return fits_game(inc, g, ts, games, n_games) ? inc : NULL;
-}
-
-static struct incident *find_fit(struct incident_store *s, uint8_t kind, struct proc_key root,
-				 const char *pci, struct cond_ctx *ctx,
-				 const struct game_session *g, const struct game_session *games,
-				 size_t n_games, incident_record_fn rec, void *ud)
-{
-	return check_fit(s, find_open(s, kind, root, pci), ctx, g, games, n_games, rec, ud);
-}
-
-/*
- * The incident the previous alert went to, when n already acts in it (most alerts come in runs
- * from one process): no walk up the tree, no search.
- */
-static struct incident *recent_fit(struct incident_store *s, struct proc_node *n,
-				   struct cond_ctx *ctx, const struct game_session *g,
-				   const struct game_session *games, size_t n_games,
-				   incident_record_fn rec, void *ud)
-{
-	struct incident *inc = s->recent;
-
-	if (!inc || !inc->in_use || !inc->open || inc->kind != INCIDENT_KIND_ACTOR)
-		return NULL;
-	for (size_t i = 0; i < inc->n_actors; i++)
-		if (inc->actors[i].key.pid == n->pid &&
-		    inc->actors[i].key.start_boot_ns == n->start_boot_ns)
-			return check_fit(s, inc, ctx, g, games, n_games, rec, ud);
-	return NULL;
-}
-
-int incident_assign(struct incident_store *s, struct cond_ctx *ctx,
-		    const struct game_session *games, size_t n_games, const char *rule_id,
-		    char id_out[static INCIDENT_ID_LEN], incident_record_fn rec, void *ud)
-{
-	struct proc_node *chain[PROCTREE_MAX_DEPTH], *root = NULL;
-	const struct game_session *g = running_game(ctx, games, n_games);
-	int stage = incident_alert_stage(s, rule_id, ctx);
-	struct incident *inc = NULL;
-	struct proc_key key = {0};
-	char pci[32] = "";
-	uint8_t kind = INCIDENT_KIND_SEAT;
-	size_t n_chain = 0;
-	uint64_t ts = ctx->ev->ts;
-
-	id_out[0] = 0;
-	s->last = NULL;
-	if (stage != INCIDENT_STAGE_NONE && ctx->proc && ctx->proc->pid &&
-	    ctx->ev->provider != RG_PROV_AGENT) {
-		kind = INCIDENT_KIND_ACTOR;
-		inc = recent_fit(s, ctx->proc, ctx, g, games, n_games, rec, ud);
-		if (!inc) {
-			root = actor_root(ctx->tree, ctx->proc, chain, &n_chain);
-			/* The nearest ancestor-or-self that roots an open incident. */
-			for (size_t i = 0; i < n_chain && !inc; i++)
-				inc = find_fit(s, kind,
-					       PROC_KEY(chain[i]->pid, chain[i]->start_boot_ns),
-					       NULL, ctx, g, games, n_games, rec, ud);
-			key = PROC_KEY(root->pid, root->start_boot_ns);
-		}
-	} else if (stage != INCIDENT_STAGE_NONE && s->f_pci &&
-		   field_ref_format(s->f_pci, ctx, pci, sizeof(pci)) && pci[0] &&
-		   strcmp(pci, "?") != 0) {
-		kind = INCIDENT_KIND_PCI;
-		inc = find_fit(s, kind, key, pci, ctx, g, games, n_games, rec, ud);
-	} else {
-		pci[0] = 0; /* field_ref_format() wrote "?" */
-		inc = find_fit(s, kind, key, pci, ctx, g, games, n_games, rec, ud);
-	}
-	if (!inc) {
-		inc = new_slot(s, ts, rec, ud);
-		if (!inc)
-			return -ENOMEM;
-		inc->kind = kind;
-		inc->first_ns = inc->last_ns = ts;
-		strscpy_ok(inc->pci, pci, sizeof(inc->pci));
-		strscpy_ok(inc->seat, s->seat, sizeof(inc->seat));
-		if (root)
-			set_root(s, inc, ctx->tree, root);
-		if (g) {
-			inc->game = g->game;
-			inc->game_started_ns = g->started_ns;
-		}
-		make_id(s, inc);
-		hash_add(s, inc);
-	}
-	if (inc->game < 0 && g) {
-		/* Tied to the first game session during which it fires. */
-		inc->game = g->game;
-		inc->game_started_ns = g->started_ns;
-	}
-	if (g && g->game == inc->game) {
-		inc->game_pid = g->pid;
-		strscpy_ok(inc->game_name, g->name ? g->name : "", sizeof(inc->game_name));
-	}
-	s->last = s->recent = inc;
-	s->st.alerts++;
-	memcpy(id_out, inc->id, INCIDENT_ID_LEN);
-	return 0;
-}
-
-/* Room for size bytes (16-byte aligned) in inc's log blocks; NULL if none could be had. */
-static unsigned char *log_room(struct incident *inc, size_t size)
-{
-	struct inc_log_block *b = inc->blocks;
-	unsigned char *p;
-
-	size = (size + 15) & ~(size_t)15;
-	if (!b || b->size - b->used < size) {
-		size_t bs = MAX(size, (size_t)INC_LOG_BLOCK);
-
-		b = malloc(sizeof(*b) + bs);
-		if (!b)
-			return NULL;
-		b->used = 0;
-		b->size = bs;
-		b->next = inc->blocks;
-		inc->blocks = b;
-	}
-	p = b->data + b->used;
-	b->used += size;
-	return p;
-}
-
-/* Keeps a copy of one log entry (len bytes), within the incident's and the store's budgets. */
-static void log_add(struct incident_store *s, struct incident *inc, uint8_t kind, const void *data,
-		    size_t len)
-{
-	struct inc_log *l;
-	unsigned char *copy;
-
-	if (!data || !len)
-		return;
-	if (inc->n_log >= s->cfg.max_log_records || inc->log_bytes + len > s->cfg.max_log_bytes) {
-		inc->log_dropped++;
-		s->st.log_dropped++;
-		return;
-	}
-	while (s->log_total + len > s->cfg.max_log_total && s->n_closed)
-		forget_oldest_closed(s);
-	if (s->log_total + len > s->cfg.max_log_total) {
-		inc->log_dropped++;
-		s->st.log_dropped++;
-		return;
-	}
-	if (inc->n_log == inc->log_cap) {
-		size_t cap = inc->log_cap ? inc->log_cap * 2 : 16;
-
-		l = realloc(inc->log, cap * sizeof(*l));
-		if (!l)
-			goto fail;
-		inc->log = l;
-		inc->log_cap = cap;
-	}
-	copy = log_room(inc, len + 1);
-	if (!copy)
-		goto fail;
-	memcpy(copy, data, len);
-	copy[len] = 0;
-	inc->log[inc->n_log++] = (struct inc_log){.kind = kind, .len = (uint32_t)len, .data = copy};
-	inc->log_bytes += len;
-	s->log_total += len;
-	return;
-fail:
-	inc->log_dropped++;
-	s->st.log_dropped++;
-}
-
-static void add_rule(struct incident *inc, const struct incident_alert *a)
-{
-	size_t i;
-
-	for (i = 0; i < inc->n_rules; i++)
-		if (strcmp(inc->rules[i].id, a->rule_id) == 0)
-			break;
-	if (i == inc->n_rules) {
-		if (i == INC_MAX_RULES) {
-			inc->rules_dropped++;
-			return;
-		}
-		inc->rules[i] = (struct inc_rule){.severity = -1};
-		strscpy_ok(inc->rules[i].id, a->rule_id, sizeof(inc->rules[i].id));
-		inc->n_rules++;
-	}
-	inc->rules[i].alerts++;
-	inc->rules[i].count += a->count;
-	inc->rules[i].severity = MAX(inc->rules[i].severity, a->severity);
-}
-
-static void add_actor(struct incident *inc, const struct proc_node *n)
-{
-	size_t i;
-
-	for (i = 0; i < inc->n_actors; i++)
-		if (inc->actors[i].key.pid == n->pid &&
-		    inc->actors[i].key.start_boot_ns == n->start_boot_ns) {
-			inc->actors[i].alerts++;
-			return;
-		}
-	if (i == INC_MAX_ACTORS) {
-		inc->actors_dropped++;
-		return;
-	}
-	inc->actors[i] = (struct inc_actor){
-	    .key = PROC_KEY(n->pid, n->start_boot_ns), .ppid = n->ppid, .alerts = 1};
-	strscpy_ok(inc->actors[i].comm, n->comm, sizeof(inc->actors[i].comm));
-	if (n->flags & PROC_F_EXEC_KNOWN) {
-		size_t len = strlen(n->exe);
-
-		strscpy_ok(inc->actors[i].exe,
-			   n->exe + (len >= sizeof(inc->actors[i].exe)
-					 ? len - sizeof(inc->actors[i].exe) + 1
-					 : 0),
-			   sizeof(inc->actors[i].exe));
-	}
-	inc->n_actors++;
-}
-
-/*
- * Evidence of stage for the alert; true if the stage is new to the incident. weak: the target
- * stage shown by the game running only (its one fact the game's name).
- */
-static bool add_stage(struct incident_store *s, struct incident *inc, unsigned stage,
-		      struct cond_ctx *ctx, const struct incident_alert *a, bool weak)
-{
-	struct inc_stage *st = &inc->st[stage];
-	bool fresh = !(inc->stages & (1u << stage));
-	uint64_t ts = ctx->ev->ts;
-
-	if (fresh)
-		st->first_ns = ts;
-	st->last_ns = MAX(st->last_ns, ts);
-	st->alerts++;
-	for (size_t i = 0; i < st->n_ids; i++)
-		if (strcmp(st->ids[i], a->uuid) == 0)
-			goto facts;
-	if (st->n_ids < INC_MAX_STAGE_ALERTS)
-		strscpy_ok(st->ids[st->n_ids++], a->uuid, INC_UUID_LEN);
-facts:
-	if (weak)
-		incident_add_game_fact(inc, ctx);
-	else
-		incident_add_facts(s, inc, stage, ctx);
-	inc->stages |= 1u << stage;
-	return fresh;
-}
-
-void incident_add_alert(struct incident_store *s, const char *id, struct cond_ctx *ctx,
-			const struct incident_alert *a, incident_record_fn rec, void *ud)
-{
-	struct incident *inc = s->last;
-	int stage = incident_alert_stage(s, a->rule_id, ctx), sev;
-	bool fresh = false, strong;
-
-	if (!inc || strcmp(inc->id, id) != 0)
-		inc = (struct incident *)incident_store_find(s, id);
-	if (!inc)
-		return;
-	sev = incident_severity(inc);
-	strong = inc->target_op[0] || inc->library[0];
-	inc->alerts++;
-	inc->matches += a->count;
-	inc->max_alert_severity = MAX(inc->max_alert_severity, a->severity);
-	inc->last_ns = MAX(inc->last_ns, MAX(a->last_ns, ctx->ev->ts));
-	add_rule(inc, a);
-	if (inc->kind == INCIDENT_KIND_ACTOR && ctx->proc)
-		add_actor(inc, ctx->proc);
-	if (stage >= 0 && stage < INCIDENT_STAGE__MAX)
-		fresh = add_stage(s, inc, (unsigned)stage, ctx, a, false);
-	/* The game running is the target stage's weakest evidence (docs/incidents.md). */
-	if (stage != INCIDENT_STAGE_NONE && ctx->game_running && stage != INCIDENT_STAGE_TARGET) {
-		inc->during_game = true;
-		fresh |= add_stage(s, inc, INCIDENT_STAGE_TARGET, ctx, a, true);
-	} else if (ctx->game_running)
-		inc->during_game = true;
-	log_add(s, inc, INCIDENT_LOG_ALERT, a->json, a->len);
-	log_add(s, inc, INCIDENT_LOG_EVENT, a->event, a->event ? sizeof(*a->event) : 0);
-	if (!inc->records) {
-		inc->records++;
-		if (rec)
-			rec(inc, "opened", ud);
-	} else if (fresh || incident_severity(inc) != sev ||
-		   strong != (inc->target_op[0] || inc->library[0])) {
-		/* a new stage, a new severity, or the game's memory read after the game only ran */
-		inc->records++;
-		s->st.updated++;
-		if (rec)
-			rec(inc, "updated", ud);
-	}
+	make_id(s, inc);
+	hash_add(s, inc);
 }

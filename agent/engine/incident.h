@@ -8,7 +8,7 @@
  *   actor  the alert's process and its chain: the subtree rooted at the actor root, the
  *          ancestor-or-self of the process whose parent is a starter (pid 1, a session leader,
  *          a process with no known parent, or a command interpreter or launcher named by its
- *          trusted executable path: the list in incident.c and docs/incidents.md). An alert whose
+ *          trusted executable path: the list in incident_assign.c and docs/incidents.md). An alert whose
  * process descends from the root of an open incident joins that incident, whatever lies between.
  *   pci    the alert's PCI function (pci.address) for the hardware rules;
  *   seat   the machine itself: alerts that name neither a process nor a PCI function

@@ -15,7 +15,7 @@
 #include "common/root.h"
 #include "common/sha256.h"
 #include "common/strutil.h"
-#include "engine/trust.h"
+#include "config/trust.h"
 #include "evidence-internal.h"
 #include "sigkey.h"
 

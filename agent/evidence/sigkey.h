@@ -5,7 +5,7 @@
  * 0600, owned by the user that runs the agent, root), the public half STATE_DIR/seat-key.pub
  * (SubjectPublicKeyInfo PEM, 0644). A private key that anybody but its owner can read or write
  * is refused, as are the directories above it unless root's and not group/other-writable
- * (engine/trust.h).
+ * (config/trust.h).
  *
  * Text form of the public half (status, heartbeats, manifests): "ed25519:" followed by the
  * base64 of the 32 raw bytes; its fingerprint is "sha256:" and the hex of the raw bytes' SHA-256.

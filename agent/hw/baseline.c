@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/jsonval.h"
+#include "config/jsonval.h"
 #include "hw/baseline.h"
 #include "hw/hw-internal.h"
 #include "common/strutil.h"

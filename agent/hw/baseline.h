@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/jsondoc.h"
+#include "config/jsondoc.h"
 #include "hw/pci.h"
 
 struct hw_baseline;

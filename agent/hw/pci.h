@@ -3,8 +3,8 @@
  * The hardware layer's public API: one PCI function's fingerprint and the facts drawn from it
  * (struct hw_fn), the whole machine's examination (hw_scan()), one function's (hw_describe(), what
  * a hotplug or a fault handler calls with the kernel's address), the function as an event
- * (hw_fn_to_event(), the event audit and the daemon emit) and the policy's hardware allowlist
- * (hw_allowed()). The IOMMU posture is iommu.h's, the seat baseline baseline.h's.
+ * (hw_fn_to_event(), the event audit and the daemon emit; the policy's hardware allowlist judges
+ * it, policy/policy_hw.h). The IOMMU posture is iommu.h's, the seat baseline baseline.h's.
  *
  * Config space is read through libpci (pciutils) with its linux-sysfs method; below a --root
  * other than "/" libpci reads a private copy made with the root's confined reads, so nothing
@@ -12,7 +12,7 @@
  * checks (pci_caps.c); config space is hostile input.
  *
  * Files: pci_scan.c (libpci, the scan), pci_caps.c (the capability walk), pci_facts.c (the
- * heuristics), hw_event.c (events), hw_allow.c (the allowlist), iommu.c, baseline.c.
+ * heuristics), hw_event.c (events), iommu.c, baseline.c.
  */
 #pragma once
 
@@ -24,8 +24,6 @@
 #include "common/root.h"
 #include "event/event.h"
 #include "hw/hw_attr.h"
-
-struct rg_policy;
 
 #define HW_MAX_FUNCTIONS 4096 /* functions examined per scan */
 #define HW_MAX_CAPS	 48   /* standard capabilities kept (a list can hold at most 48) */
@@ -169,14 +167,6 @@ static inline const struct hw_fn *hw_scan_find(const struct hw_scan *s, const ch
  */
 void hw_fn_to_event(const struct hw_fn *fn, unsigned type, unsigned provider, uint64_t now_ns,
 		    struct rg_event *ev);
-
-/*
- * Whether the policy's "hardware" allowlist covers the function at time now_ns (wall clock): an
- * entry matches when ALL it names hold (vendor:device, subsystem, address, DSN) and it has not
- * expired (engine/policy_hw.h, the same test as the rules' pci.allowed). A function covered by
- * the policy's baseline is not "allowed" by this (see baseline.h).
- */
-bool hw_allowed(const struct rg_policy *policy, const struct hw_fn *fn, uint64_t now_ns);
 
 /*
  * For whoever reads the kernel log (the daemon): the kernel logged that a driver's probe of fn

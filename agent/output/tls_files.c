@@ -8,7 +8,7 @@
 #include "tls_files.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "engine/trust.h"
+#include "config/trust.h"
 
 static int check_one(const struct output_spec *sp, const char *what, const char *path)
 {

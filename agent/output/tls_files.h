@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The certificate files a TLS output names (?ca=, ?cert=, ?key=), checked when the output is
- * made: the same trust as the policy's (engine/trust.h), as the files decide whom the alerts go to.
+ * made: the same trust as the policy's (config/trust.h), as the files decide whom the alerts go to.
  */
 #pragma once
 

@@ -14,8 +14,8 @@
 #include "config.h"
 #include "fuzz.h"
 #include "common/log.h"
-#include "engine/policy.h"
-#include "engine/rules.h"
+#include "policy/policy.h"
+#include "rules/rules.h"
 #include "event/event_json.h"
 
 void fuzz_fail(const char *file, int line, const char *what, const char *fmt, ...)

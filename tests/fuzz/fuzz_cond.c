@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "engine/cond.h"
+#include "rules/cond.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
-#include "engine/rules.h"
+#include "policy/policy.h"
+#include "rules/rules.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

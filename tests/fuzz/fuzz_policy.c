@@ -12,8 +12,8 @@
 
 #include "fuzz.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
-#include "engine/rules.h"
+#include "policy/policy.h"
+#include "rules/rules.h"
 #include "output/output.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -10,8 +10,8 @@
 
 #include "fuzz.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
-#include "engine/rules.h"
+#include "policy/policy.h"
+#include "rules/rules.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -6,6 +6,10 @@ when A names a function or global variable that B alone defines, or an inline fu
 header (B.h beside B.c). Types and macros tie nobody: a module's sub-files may share its header; a
 call back up is what makes a circle.
 
+Folders are layered: the table under "## Layers" in docs/architecture.md gives each folder of agent/
+its layer, and a file may include the headers of its own folder and of folders on lower layers
+only. So the page and the code cannot part, and no two folders include each other.
+
 The offenders of the day the check was written are listed in layout-known.txt; the check fails on
 an offender not listed there and on a listed one that is gone (so the list only shrinks).
 Usage: check_layout.py [--root DIR] [--known FILE] [--list]
@@ -272,6 +276,54 @@ class House:
         return out
 
 
+LAYER_ROW = re.compile(r"^\|\s*(\d+)\s*\|([^|]*)\|")
+LAYER_NAME = re.compile(r"`([^`]+)`")
+
+
+def read_layers(path):
+    """{folder: layer} from the "## Layers" table of docs/architecture.md (`x/` or `main.c`)."""
+    layers = {}
+    section = False
+    with open(path, encoding="utf-8") as fh:
+        for ln in fh:
+            if ln.startswith("## "):
+                section = ln.strip() == "## Layers"
+                continue
+            m = LAYER_ROW.match(ln) if section else None
+            if m:
+                for name in LAYER_NAME.findall(m.group(2)):
+                    layers[name.rstrip("/")] = int(m.group(1))
+    return layers
+
+
+def folder_of(path):
+    """agent/hw/pci.c -> hw; agent/main.c -> main.c."""
+    parts = path.split(os.sep)
+    return parts[1] if len(parts) > 2 else parts[-1]
+
+
+def layer_offenders(house, layers):
+    """{key: explanation}: a folder missing from the table, an include of a folder not below."""
+    out = {}
+    ups = {}
+    for p in sorted(house.files):
+        src = folder_of(p)
+        if src not in layers:
+            out["layer %s" % os.path.dirname(p)] = "not in the table of docs/architecture.md"
+            continue
+        for inc in INCLUDE.findall(house.files[p]):
+            q = house.resolve(p, inc)
+            if not q or folder_of(q) == src:
+                continue
+            dst = folder_of(q)
+            if dst in layers and layers[dst] < layers[src]:
+                continue
+            ups.setdefault((src, dst), []).append("%s includes %s" % (p, inc))
+    for (src, dst), why in sorted(ups.items()):
+        out["layer agent/%s -> agent/%s" % (src, dst)] = "; ".join(why[:4])
+    return out
+
+
 def read_known(path):
     known = []
     with open(path, encoding="utf-8") as fh:
@@ -290,7 +342,10 @@ def main():
     ap.add_argument("--list", action="store_true", help="print every offender, known or not")
     args = ap.parse_args()
 
-    found = House(args.root).offenders()
+    house = House(args.root)
+    found = house.offenders()
+    found.update(layer_offenders(house, read_layers(os.path.join(args.root, "docs",
+                                                                  "architecture.md"))))
     if args.list:
         for k in sorted(found):
             print("%s\t%s" % (k, found[k]))

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "engine/cond.h"
-#include "engine/policy.h"
+#include "rules/cond.h"
+#include "policy/policy.h"
 #include "proctree/proctree.h"
 
 #define SEC 1000000000ull

@@ -15,8 +15,8 @@
 
 #include "enforce/enforce.h"
 #include "engine/engine.h"
-#include "engine/policy.h"
-#include "engine/rules.h"
+#include "policy/policy.h"
+#include "rules/rules.h"
 #include "common/macro.h"
 
 static char root[256];

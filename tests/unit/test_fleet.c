@@ -16,8 +16,8 @@
 #include <sys/socket.h>
 
 #include "engine/engine.h"
-#include "engine/policy.h"
-#include "engine/rules.h"
+#include "policy/policy.h"
+#include "rules/rules.h"
 #include "event/event.h"
 #include "identity/identity.h"
 

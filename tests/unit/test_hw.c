@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/policy.h"
+#include "policy/policy.h"
 #include "hw/baseline.h"
 #include "hw/cmdline.h"
 #include "hw/fingerprint.h"

@@ -11,9 +11,9 @@
 
 #include "common/macro.h"
 #include "common/timestamp.h"
-#include "engine/jsondoc.h"
-#include "engine/jsonval.h"
-#include "engine/policy.h"
+#include "config/jsondoc.h"
+#include "config/jsonval.h"
+#include "policy/policy.h"
 #include "event/event.h"
 #include "output/output.h"
 

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/cond.h"
-#include "engine/policy.h"
-#include "engine/rules.h"
+#include "rules/cond.h"
+#include "policy/policy.h"
+#include "rules/rules.h"
 #include "proctree/proctree.h"
 
 static char tmpdir[256];

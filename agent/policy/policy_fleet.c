@@ -13,7 +13,7 @@
 
 #include <openssl/evp.h>
 
-#include "jsonval.h"
+#include "config/jsonval.h"
 #include "policy.h"
 #include "common/hex.h"
 #include "common/macro.h"

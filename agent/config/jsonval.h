@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Validating accessors over a jdoc: every failure is an rg_error at the offending key or value.
- * Used by the policy and rules loaders (engine-internal).
+ * Used by the loaders of the policy (policy/), the rules (rules/) and the baseline (hw/).
  */
 #pragma once
 

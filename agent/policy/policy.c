@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cond.h"
-#include "cond_json.h"
-#include "jsonval.h"
+#include "rules/cond.h"
+#include "rules/cond_json.h"
+#include "config/jsonval.h"
 #include "policy.h"
 #include "common/globcheck.h"
 #include "common/log.h"

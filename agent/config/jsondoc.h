@@ -31,7 +31,7 @@ int jdoc_parse(const char *file, const char *text, size_t len, struct jdoc **ret
 /*
  * Reads and parses a file (at most JDOC_MAX_SIZE bytes, regular files only). With check_owner the
  * file and the directories above it must be owned by root and not writable by group or other
- * (-EPERM otherwise; agent/engine/trust.h).
+ * (-EPERM otherwise; agent/config/trust.h).
  */
 int jdoc_load(const char *path, bool check_owner, struct jdoc **ret, struct rg_error *err);
 /* The same for name below the directory dirfd; path names it in messages. */

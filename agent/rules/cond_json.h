@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "jsondoc.h"
+#include "config/jsondoc.h"
 
 struct cond;
 

@@ -38,7 +38,6 @@
 #include "event/event.h"
 
 struct cond;
-struct rg_policy;
 struct field_ref;
 struct proc_node;
 struct proctree;
@@ -71,10 +70,12 @@ struct game_session {
 struct cond_env {
 	const char *role;	   /* policy.role: "managed" or "server" */
 	uint64_t mr_max_bytes;	   /* policy.mr_max_bytes */
-	const struct rg_policy *policy; /* pci.allowed: its hardware allowlist; NULL none */
+	bool require_iommu;	   /* policy.require_iommu */
 	uint64_t boot_realtime_ns; /* wall clock at boot; 0: unknown */
 	/* Whether the allowlist allows process n for event ev. NULL: it allows nothing. */
 	bool (*proc_allowed)(void *ud, struct proc_node *n, const struct rg_event *ev);
+	/* pci.allowed: whether the hardware allowlist allows fn at time ts. NULL: nothing. */
+	bool (*pci_allowed)(void *ud, const struct rg_ev_pci *fn, uint64_t ts);
 	void *ud;
 };
 

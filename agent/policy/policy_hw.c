@@ -10,14 +10,16 @@
  * An entry allows a function when ALL it names hold; it must name at least one of id, address
  * or dsn (an entry of only a subsystem or nothing would allow too much). "id" takes "*" for the
  * device ("10ee:*"). A relative baseline path is taken from the policy file's directory.
+ * Matching: policy_hw_allowed() on an event's PCI fields, hw_allowed() on a function as examined.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonval.h"
+#include "config/jsonval.h"
 #include "policy.h"
+#include "hw/pci.h"
 
 /*
  * The PCI drivers (the names under /sys/bus/pci/drivers) of the adapters Linux runs RDMA on: the
@@ -325,4 +327,14 @@ bool policy_hw_allowed(const struct rg_policy *p, const struct rg_ev_pci *fn, ui
 		return true;
 	}
 	return false;
+}
+
+bool hw_allowed(const struct rg_policy *policy, const struct hw_fn *fn, uint64_t now_ns)
+{
+	struct rg_event ev;
+
+	if (!policy || !fn)
+		return false;
+	hw_fn_to_event(fn, RG_EV_PCI_FUNCTION, RG_PROV_INVENTORY, now_ns, &ev);
+	return policy_hw_allowed(policy, &ev.u.pci, now_ns);
 }

@@ -14,8 +14,9 @@
 #include <stdint.h>
 
 #include "event/event.h"
-#include "jsondoc.h"
+#include "config/jsondoc.h"
 
+struct hw_fn;
 struct rg_policy;
 
 #define POLICY_MAX_HARDWARE 1024
@@ -44,3 +45,10 @@ void policy_hw_free(struct rg_policy *p);
 
 /* Whether an entry of the policy covers the function of a hardware event at time now_ns. */
 bool policy_hw_allowed(const struct rg_policy *p, const struct rg_ev_pci *fn, uint64_t now_ns);
+
+/*
+ * The same for a function as the hardware layer examined it (hw/pci.h), through its event fields,
+ * so that the audit's and the daemon's view and the rules' pci.allowed can never disagree. A
+ * function covered by the policy's baseline is not "allowed" by this (see hw/baseline.h).
+ */
+bool hw_allowed(const struct rg_policy *policy, const struct hw_fn *fn, uint64_t now_ns);

@@ -14,7 +14,6 @@
 #include "cond_fields.h"
 #include "common/macro.h"
 #include "common/timestamp.h"
-#include "policy.h"
 #include "proctree/proctree.h"
 
 const char *const cond_vk_words[VK_TIME + 1] = {
@@ -23,7 +22,10 @@ const char *const cond_vk_words[VK_TIME + 1] = {
 	[VK_ADDR] = "an address", [VK_LIST] = "a list",	    [VK_TIME] = "a time",
 };
 
-/* Fields the engine derives. `node`: read from ctx->cur (the process lineage() is looking at). */
+/*
+ * Fields the engine derives. `node`: read from ctx->cur (the process lineage() is looking at).
+ * In groups by what they read (cond_derived_value()): the process, its kin, the game, the rest.
+ */
 enum {
 	DF_NONE = 0,
 	DF_PROC_PID,
@@ -44,6 +46,7 @@ enum {
 	DF_PROC_EXE_TRUNC,
 	DF_PROC_EXE_FOREIGN,
 	DF_PROC_SHA256,
+
 	DF_PARENT_PID,
 	DF_PARENT_EXE,
 	DF_PARENT_NAME,
@@ -52,6 +55,7 @@ enum {
 	DF_TGT_EXE,
 	DF_TGT_HAS_RDMA,
 	DF_TGT_UID,
+
 	DF_GAME_RUNNING,
 	DF_GAME_NAME,
 	DF_GAME_PID,
@@ -60,6 +64,7 @@ enum {
 	DF_GAME_STARTED,
 	DF_GAME_ENDED,
 	DF_GAME_RDMA_EVENTS,
+
 	DF_POLICY_ROLE,
 	DF_POLICY_MR_MAX,
 	DF_POLICY_REQUIRE_IOMMU,
@@ -362,16 +367,12 @@ static bool proc_allowed(struct cond_ctx *ctx, struct proc_node *n)
 	return ok;
 }
 
-bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct value *v)
+/* process.* fields of n, the process the condition looks at. */
+static bool proc_value(unsigned df, struct cond_ctx *ctx, struct proc_node *n, struct value *v)
 {
-	const struct rg_event *ev = ctx->ev;
-	struct proc_node *n = ctx->cur, *p;
-	const struct game_session *g = ctx->game;
 	const struct cond_env *env = ctx->env;
 
-	if (f->node && !n)
-		return false;
-	switch (f->df) {
+	switch (df) {
 	case DF_PROC_PID:
 		set_int(v, VK_INT, n->pid);
 		return true;
@@ -435,6 +436,17 @@ bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct 
 			return false;
 		set_str(v, n->sha256, 65);
 		return true;
+	}
+	return false;
+}
+
+/* Fields of n's kin: its parent and ancestors, and the target of a memory access. */
+static bool kin_value(unsigned df, struct cond_ctx *ctx, struct proc_node *n, struct value *v)
+{
+	const struct rg_event *ev = ctx->ev;
+	struct proc_node *p;
+
+	switch (df) {
 	case DF_PARENT_PID:
 		set_int(v, VK_INT, n->ppid);
 		return n->ppid != 0;
@@ -443,7 +455,7 @@ bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct 
 		p = proctree_parent(ctx->tree, n);
 		if (!p)
 			return false;
-		if (f->df == DF_PARENT_NAME) {
+		if (df == DF_PARENT_NAME) {
 			set_str(v, p->comm, sizeof(p->comm));
 			return true;
 		}
@@ -485,6 +497,16 @@ bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct 
 			return false;
 		set_int(v, VK_INT, ctx->target->uid);
 		return true;
+	}
+	return false;
+}
+
+/* game.* fields: the game session relevant to the event. */
+static bool game_value(unsigned df, const struct cond_ctx *ctx, struct value *v)
+{
+	const struct game_session *g = ctx->game;
+
+	switch (df) {
 	case DF_GAME_RUNNING:
 		set_int(v, VK_BOOL, ctx->game_running);
 		return true;
@@ -521,6 +543,17 @@ bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct 
 			return false;
 		set_int(v, VK_INT, g->rdma_events);
 		return true;
+	}
+	return false;
+}
+
+/* policy.* fields, and what the engine derives of the event itself. */
+static bool event_value(unsigned df, const struct cond_ctx *ctx, struct value *v)
+{
+	const struct rg_event *ev = ctx->ev;
+	const struct cond_env *env = ctx->env;
+
+	switch (df) {
 	case DF_POLICY_ROLE:
 		if (!env)
 			return false;
@@ -532,7 +565,7 @@ bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct 
 		set_int(v, VK_INT, env->mr_max_bytes);
 		return true;
 	case DF_POLICY_REQUIRE_IOMMU:
-		set_int(v, VK_BOOL, env && env->policy && env->policy->require_iommu);
+		set_int(v, VK_BOOL, env && env->require_iommu);
 		return true;
 	case DF_MR_REMOTE:
 		if (ev->type != RG_EV_VERBS)
@@ -553,10 +586,27 @@ bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct 
 		if (ev->type != RG_EV_PCI_FUNCTION && ev->type != RG_EV_PCI_CHANGE &&
 		    ev->type != RG_EV_DMA_FAULT && ev->type != RG_EV_HW_BASELINE)
 			return false;
-		set_int(v, VK_BOOL, env && policy_hw_allowed(env->policy, &ev->u.pci, ev->ts));
+		set_int(v, VK_BOOL,
+			env && env->pci_allowed && env->pci_allowed(env->ud, &ev->u.pci, ev->ts));
 		return true;
 	}
 	return false;
+}
+
+/* The groups of fields derive from different state: the DF_* ranges of each. */
+bool cond_derived_value(const struct field_ref *f, struct cond_ctx *ctx, struct value *v)
+{
+	struct proc_node *n = ctx->cur;
+
+	if (f->node && !n)
+		return false;
+	if (f->df >= DF_PROC_PID && f->df <= DF_PROC_SHA256)
+		return proc_value(f->df, ctx, n, v);
+	if (f->df >= DF_PARENT_PID && f->df <= DF_TGT_UID)
+		return kin_value(f->df, ctx, n, v);
+	if (f->df >= DF_GAME_RUNNING && f->df <= DF_GAME_RDMA_EVENTS)
+		return game_value(f->df, ctx, v);
+	return event_value(f->df, ctx, v);
 }
 
 /* Formatting and hashing of single fields. */

@@ -17,7 +17,7 @@
 #include "common/action.h"
 #include "common/globfiles.h"
 #include "common/severity.h"
-#include "jsondoc.h"
+#include "config/jsondoc.h"
 #include "policy_hw.h"
 
 struct cond;

@@ -276,112 +276,147 @@ static bool op_allowed(int op, uint8_t kind)
 	return false;
 }
 
-static int parse_predicate(struct cparser *p, uint16_t *ret)
+/* The values of FIELD "in" "(" VALUE ("," VALUE)* ")", the '(' the token: their constants. */
+static int parse_in_values(struct cparser *p, uint16_t fi, uint16_t *first, uint16_t *count)
 {
-	size_t fpos = p->tok.pos;
-	uint16_t fi, n, k;
 	struct field_ref *f;
-	bool negate = false;
-	int r, op;
+	uint16_t k;
+	int r;
 
-	r = add_field(p, p->tok.str, fpos, &fi);
-	if (r < 0)
-		return r;
+	if (p->tok.type != T_LPAREN)
+		return cond_err(p, p->tok.pos, "expected '(' after 'in'");
+	*first = *count = 0;
+	for (;;) {
+		r = cond_next_token(p);
+		if (r < 0)
+			return r;
+		f = &p->c->fields[fi];
+		r = parse_const(p, f, f->kind == VK_LIST ? OP_CONTAINS : OP_EQ, &k);
+		if (r < 0)
+			return r;
+		if (*count == 0)
+			*first = k;
+		(*count)++;
+		r = cond_next_token(p);
+		if (r < 0)
+			return r;
+		if (p->tok.type == T_RPAREN)
+			return 0;
+		if (p->tok.type != T_COMMA)
+			return cond_err(p, p->tok.pos, "expected ',' or ')' in the list");
+	}
+}
+
+/* FIELD ["not"] "in" (...), the token 'in'. */
+static int parse_in(struct cparser *p, uint16_t fi, bool negate, uint16_t *ret)
+{
+	struct field_ref *f = &p->c->fields[fi];
+	uint16_t first = 0, count = 0, n;
+	struct cnode *node;
+	int r;
+
+	if (f->kind == VK_BOOL || f->kind == VK_TIME)
+		return cond_err(p, p->tok.pos, "'in' does not apply to '%s' (%s)", f->name,
+				cond_vk_words[f->kind]);
 	r = cond_next_token(p);
 	if (r < 0)
 		return r;
-	f = &p->c->fields[fi];
-	if (p->tok.type == T_NOT) {
-		r = cond_next_token(p);
-		if (r < 0)
-			return r;
-		if (p->tok.type != T_IN)
-			return cond_err(p, p->tok.pos, "expected 'in' after 'not'");
-		negate = true;
-	}
-	if (p->tok.type == T_IN) {
-		size_t ipos = p->tok.pos;
-		uint16_t first = 0, count = 0;
-
-		f = &p->c->fields[fi];
-		if (f->kind == VK_BOOL || f->kind == VK_TIME)
-			return cond_err(p, ipos, "'in' does not apply to '%s' (%s)", f->name,
-				    cond_vk_words[f->kind]);
-		r = cond_next_token(p);
-		if (r < 0)
-			return r;
-		if (p->tok.type != T_LPAREN)
-			return cond_err(p, p->tok.pos, "expected '(' after 'in'");
-		for (;;) {
-			r = cond_next_token(p);
-			if (r < 0)
-				return r;
-			f = &p->c->fields[fi];
-			r = parse_const(p, f, f->kind == VK_LIST ? OP_CONTAINS : OP_EQ, &k);
-			if (r < 0)
-				return r;
-			if (count == 0)
-				first = k;
-			count++;
-			r = cond_next_token(p);
-			if (r < 0)
-				return r;
-			if (p->tok.type == T_RPAREN)
-				break;
-			if (p->tok.type != T_COMMA)
-				return cond_err(p, p->tok.pos, "expected ',' or ')' in the list");
-		}
-		r = new_node(p, N_IN, &n);
-		if (r < 0)
-			return r;
-		p->c->nodes[n].field = fi;
-		p->c->nodes[n].k = first;
-		p->c->nodes[n].nk = count;
-		p->c->nodes[n].mask = p->c->fields[fi].type_mask;
+	r = parse_in_values(p, fi, &first, &count);
+	if (r < 0)
+		return r;
+	r = new_node(p, N_IN, &n);
+	if (r < 0)
+		return r;
+	node = &p->c->nodes[n];
+	node->field = fi;
+	node->k = first;
+	node->nk = count;
+	node->mask = p->c->fields[fi].type_mask;
+	for (uint16_t j = 0; j < count; j++)
+		if (p->c->ks[first + j].kind == VK_BITS)
+			node->bits |= (uint64_t)p->c->ks[first + j].i;
+	if (strcmp(p->c->fields[fi].name, "event.action") == 0) {
+		node->mask = 0;
 		for (uint16_t j = 0; j < count; j++)
-			if (p->c->ks[first + j].kind == VK_BITS)
-				p->c->nodes[n].bits |= (uint64_t)p->c->ks[first + j].i;
-		if (strcmp(p->c->fields[fi].name, "event.action") == 0) {
-			uint64_t m = 0;
-			uint16_t j;
-			for (j = 0; j < count; j++)
-				m |= action_bit(&p->c->ks[first + j]);
-			p->c->nodes[n].mask = m;
-			p->c->nodes[n].by_type = true;
-		}
-		r = cond_next_token(p);
+			node->mask |= action_bit(&p->c->ks[first + j]);
+		node->by_type = true;
+	}
+	r = cond_next_token(p);
+	if (r < 0)
+		return r;
+	if (negate) {
+		uint16_t nn;
+
+		r = new_node(p, N_NOT, &nn);
 		if (r < 0)
 			return r;
-		if (negate) {
-			uint16_t nn;
-			r = new_node(p, N_NOT, &nn);
-			if (r < 0)
-				return r;
-			p->c->nodes[nn].a = n;
-			n = nn;
-		}
-		*ret = n;
-		return 0;
+		p->c->nodes[nn].a = n;
+		n = nn;
 	}
-	if (p->tok.type != T_OP) {
-		/* A bare field: truthy. */
-		f = &p->c->fields[fi];
-		if (f->kind == VK_TIME || f->kind == VK_ENUM || f->kind == VK_ADDR)
-			return cond_err(p, fpos, "'%s' is %s: compare it with something", f->name,
-				    cond_vk_words[f->kind]);
-		r = new_node(p, N_TRUTHY, &n);
-		if (r < 0)
-			return r;
-		p->c->nodes[n].field = fi;
-		p->c->nodes[n].mask = f->type_mask;
-		*ret = n;
+	*ret = n;
+	return 0;
+}
+
+/* A bare FIELD: true when the field is truthy. */
+static int parse_truthy(struct cparser *p, uint16_t fi, size_t fpos, uint16_t *ret)
+{
+	const struct field_ref *f = &p->c->fields[fi];
+	uint16_t n;
+	int r;
+
+	if (f->kind == VK_TIME || f->kind == VK_ENUM || f->kind == VK_ADDR)
+		return cond_err(p, fpos, "'%s' is %s: compare it with something", f->name,
+				cond_vk_words[f->kind]);
+	r = new_node(p, N_TRUTHY, &n);
+	if (r < 0)
+		return r;
+	p->c->nodes[n].field = fi;
+	p->c->nodes[n].mask = f->type_mask;
+	*ret = n;
+	return 0;
+}
+
+/*
+ * The right side of comparison n when it names another field (of the same kind): 1 when it did,
+ * 0 when it is a value, or an error.
+ */
+static int parse_other_field(struct cparser *p, uint16_t n, uint16_t fi)
+{
+	const struct field_ref *f, *f2;
+	struct field_ref tmp;
+	char msg[200];
+	uint16_t i2;
+	int r;
+
+	if (p->tok.type != T_IDENT || !strchr(p->tok.str, '.') || p->c->nodes[n].op > OP_GE)
 		return 0;
-	}
-	op = p->tok.op;
+	if (cond_field_resolve(p->tok.str, &tmp, msg, sizeof(msg)) != 0)
+		return 0;
+	r = add_field(p, p->tok.str, p->tok.pos, &i2);
+	if (r < 0)
+		return r;
 	f = &p->c->fields[fi];
+	f2 = &p->c->fields[i2];
+	if (f2->kind != f->kind)
+		return cond_err(p, p->tok.pos, "cannot compare '%s' (%s) with '%s' (%s)", f->name,
+				cond_vk_words[f->kind], f2->name, cond_vk_words[f2->kind]);
+	if (f->kind == VK_ENUM)
+		return cond_err(p, p->tok.pos, "cannot compare two named fields");
+	p->c->nodes[n].field2 = i2;
+	p->c->nodes[n].mask &= f2->type_mask;
+	return 1;
+}
+
+/* FIELD OP (VALUE | FIELD), the token the operator. */
+static int parse_compare(struct cparser *p, uint16_t fi, uint16_t *ret)
+{
+	const struct field_ref *f = &p->c->fields[fi];
+	int r, op = p->tok.op;
+	uint16_t n, k;
+
 	if (!op_allowed(op, f->kind))
 		return cond_err(p, p->tok.pos, "'%s' does not apply to '%s' (%s)", op_names[op],
-			    f->name, cond_vk_words[f->kind]);
+				f->name, cond_vk_words[f->kind]);
 	r = cond_next_token(p);
 	if (r < 0)
 		return r;
@@ -391,29 +426,12 @@ static int parse_predicate(struct cparser *p, uint16_t *ret)
 	p->c->nodes[n].op = (uint8_t)op;
 	p->c->nodes[n].field = fi;
 	p->c->nodes[n].mask = p->c->fields[fi].type_mask;
-	if (p->tok.type == T_IDENT && strchr(p->tok.str, '.') && op <= OP_GE) {
-		/* Another field? */
-		struct field_ref tmp;
-		char msg[200];
-
-		if (cond_field_resolve(p->tok.str, &tmp, msg, sizeof(msg)) == 0) {
-			uint16_t f2;
-			r = add_field(p, p->tok.str, p->tok.pos, &f2);
-			if (r < 0)
-				return r;
-			f = &p->c->fields[fi];
-			if (p->c->fields[f2].kind != f->kind)
-				return cond_err(p, p->tok.pos,
-					    "cannot compare '%s' (%s) with '%s' (%s)", f->name,
-					    cond_vk_words[f->kind], p->c->fields[f2].name,
-					    cond_vk_words[p->c->fields[f2].kind]);
-			if (f->kind == VK_ENUM)
-				return cond_err(p, p->tok.pos, "cannot compare two named fields");
-			p->c->nodes[n].field2 = f2;
-			p->c->nodes[n].mask &= p->c->fields[f2].type_mask;
-			*ret = n;
-			return cond_next_token(p);
-		}
+	r = parse_other_field(p, n, fi);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		*ret = n;
+		return cond_next_token(p);
 	}
 	f = &p->c->fields[fi];
 	if (f->kind == VK_TIME)
@@ -432,6 +450,35 @@ static int parse_predicate(struct cparser *p, uint16_t *ret)
 	}
 	*ret = n;
 	return cond_next_token(p);
+}
+
+/* A predicate on a field, the token the field's name. */
+static int parse_predicate(struct cparser *p, uint16_t *ret)
+{
+	size_t fpos = p->tok.pos;
+	bool negate = false;
+	uint16_t fi;
+	int r;
+
+	r = add_field(p, p->tok.str, fpos, &fi);
+	if (r < 0)
+		return r;
+	r = cond_next_token(p);
+	if (r < 0)
+		return r;
+	if (p->tok.type == T_NOT) {
+		r = cond_next_token(p);
+		if (r < 0)
+			return r;
+		if (p->tok.type != T_IN)
+			return cond_err(p, p->tok.pos, "expected 'in' after 'not'");
+		negate = true;
+	}
+	if (p->tok.type == T_IN)
+		return parse_in(p, fi, negate, ret);
+	if (p->tok.type != T_OP)
+		return parse_truthy(p, fi, fpos, ret);
+	return parse_compare(p, fi, ret);
 }
 
 static int expect(struct cparser *p, int type, const char *what)

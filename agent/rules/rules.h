@@ -12,7 +12,7 @@
 
 #include "common/action.h"
 #include "common/severity.h"
-#include "jsondoc.h"
+#include "config/jsondoc.h"
 
 struct cond;
 struct cond_ctx;

@@ -16,9 +16,9 @@
 #include "config.h"
 #include "cond.h"
 #include "cond_json.h"
-#include "jsonval.h"
+#include "config/jsonval.h"
 #include "rules.h"
-#include "trust.h"
+#include "config/trust.h"
 #include "common/macro.h"
 #include "common/strutil.h"
 

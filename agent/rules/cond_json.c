@@ -10,7 +10,7 @@
 
 #include "cond.h"
 #include "cond_json.h"
-#include "jsonval.h"
+#include "config/jsonval.h"
 #include "common/macro.h"
 
 int jv_cond(const struct jdoc *doc, struct json_object *v, size_t vpos, struct cond **ret,
