@@ -27,7 +27,7 @@ static bool sockaddr_loopback(const struct sockaddr_storage *sa)
 	       IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
 }
 
-/* The whole of a file the policy names, checked as the policy itself is (engine/trust.h). */
+/* The whole of a file the policy names, checked as the policy itself is (config/trust.h). */
 static int read_trusted(const char *listen, const char *what, const char *path, bool root_only,
 			char **ret)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The fleet part of the policy (agent/engine/policy_fleet.c) and what the engine makes of it:
+ * The fleet part of the policy (agent/policy/policy_fleet.c) and what the engine makes of it:
  * CIDRs, the classification of peers as seat, server or unknown, the policy's errors at
  * file:line:column, the policy's sha256, the seat label, and the alerts' peer fields with the
  * one-step severity raise for an unknown RDMA peer (docs/seat.md). Also the event's peer
