@@ -30,7 +30,8 @@ void hw_facts_baseline(struct hw_scan *s, const struct hw_baseline *b)
 				break;
 			}
 			if (o->in_baseline && !fn->in_baseline)
-				(void)strscpy_ok(fn->dsn_original, o->addr, sizeof(fn->dsn_original));
+				(void)strscpy_ok(fn->dsn_original, o->addr,
+						 sizeof(fn->dsn_original));
 		}
 	}
 }
