@@ -462,8 +462,9 @@ static int names_from_jv(struct event_reader *r, struct jv *v, struct rg_event *
 		jv_cstr(r, e);
 		if (f->kind == EFK_ACCESS) {
 			if (access_from_string(e->s, &bit) < 0)
-				return field_error(err, errlen, "%s[%zu]: unknown access flag \"%s\"",
-						   f->name, k, e->s);
+				return field_error(err, errlen,
+						   "%s[%zu]: unknown access flag \"%s\"", f->name,
+						   k, e->s);
 		} else {
 			for (j = 0; j < EVENT_NFLAGS; j++)
 				if (strcmp(event_flag_names[j], e->s) == 0)

@@ -61,8 +61,8 @@ static void dev_to_json(struct json_object *o, const void *entry)
 		/* As sysfs and iproute2 write it. */
 		char g[24];
 
-		snprintf(g, sizeof(g), "%04x:%04x:%04x:%04x", (unsigned)(d->node_guid >> 48) & 0xffff,
-			 (unsigned)(d->node_guid >> 32) & 0xffff,
+		snprintf(g, sizeof(g), "%04x:%04x:%04x:%04x",
+			 (unsigned)(d->node_guid >> 48) & 0xffff, (unsigned)(d->node_guid >> 32) & 0xffff,
 			 (unsigned)(d->node_guid >> 16) & 0xffff, (unsigned)d->node_guid & 0xffff);
 		json_add_str(o, "node_guid", g);
 	}
@@ -157,7 +157,8 @@ static void cm_id_to_json(struct json_object *o, const void *entry)
 
 /* root[key]: an array of one object per entry, n entries of size bytes from base. */
 static void table_to_json(struct json_object *root, const char *key, const void *base, size_t size,
-			  unsigned n, void (*entry_to_json)(struct json_object *o, const void *entry))
+			  unsigned n,
+			  void (*entry_to_json)(struct json_object *o, const void *entry))
 {
 	struct json_object *a = json_object_new_array(), *o;
 
