@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * write() on /dev/infiniband/rdma_cm (struct rdma_ucm_cmd_hdr and the command after it), and the
- * socket addresses its commands carry (also those of the sockets sensor, decode_sock.c). Field
- * positions come from the installed uapi headers (offsetof), the command numbers are pinned below.
+ * socket addresses its commands carry (also those of the sockets sensor, decode_sock.c). One
+ * table row per command says which of its fields and addresses the event takes. Field positions
+ * come from the installed uapi headers (offsetof), the command numbers are pinned below.
  */
 #include <netinet/in.h> /* before the uapi headers: linux/libc-compat.h then skips in6 */
 #include <string.h>
@@ -79,20 +80,87 @@ static uint32_t sockaddr_at(const uint8_t *b, size_t len, size_t off, size_t siz
 	return decode_sockaddr(b + off, MIN(size, len - off), a);
 }
 
-#define CMBODY(T, F, out)                                                                          \
-	do {                                                                                       \
-		if (!rdn(body, blen, offsetof(T, F), (out), sizeof(((T *)0)->F)))                  \
-			flags |= RG_EVF_TRUNC;                                                     \
-	} while (0)
-#define CMADDR(T, F, a) (flags |= sockaddr_at(body, blen, offsetof(T, F), sizeof(((T *)0)->F), (a)))
+/* A socket address in the command, into the event's source or destination. */
+struct cm_addr {
+	uint16_t from, size; /* in the command; size 0 ends a list */
+	uint16_t to;	     /* offsetof(struct rg_ev_rdma_cm, src or dst) */
+};
+
+/* Field F of struct T into the event's field D. */
+#define CM_COPY(T, F, D) FIELD_COPY(T, F, struct rg_ev_rdma_cm, D)
+/* The sockaddr F of struct T into the event's src or dst. */
+#define CM_ADDR(T, F, D)                                                                           \
+	{                                                                                          \
+		.from = offsetof(T, F), .size = FIELD_SIZE(T, F),                                  \
+		.to = offsetof(struct rg_ev_rdma_cm, D),                                           \
+	}
+
+/* A command: its op, the ids and numbers it carries, its addresses, what its response says. */
+struct cm_desc {
+	uint32_t op; /* enum rg_cm_op; RG_CM_OTHER (0): none (QUERY is one) */
+	struct field_copy in[2];
+	struct cm_addr addrs[2];
+	struct field_copy out[1];
+	/* what a copy cannot say; returns RG_EVF_* flags */
+	uint32_t (*decode)(const uint8_t *body, size_t blen, const uint8_t *resp, size_t rlen,
+			   struct rg_ev_rdma_cm *cm);
+};
+
+/* QUERY(ADDR) is how the passive side learns its peer's address: both, from the response. */
+static uint32_t query_addr(const uint8_t *body, size_t blen, const uint8_t *resp, size_t rlen,
+			   struct rg_ev_rdma_cm *cm)
+{
+	uint32_t option, f = 0;
+
+	if (!rdn(body, blen, offsetof(struct rdma_ucm_query, option), &option, 4) ||
+	    option != RDMA_USER_CM_QUERY_ADDR || !resp || !rlen)
+		return 0;
+	f |= sockaddr_at(resp, rlen, offsetof(struct rdma_ucm_query_addr_resp, src_addr),
+			 sizeof(struct __kernel_sockaddr_storage), &cm->src);
+	f |= sockaddr_at(resp, rlen, offsetof(struct rdma_ucm_query_addr_resp, dst_addr),
+			 sizeof(struct __kernel_sockaddr_storage), &cm->dst);
+	return f & RG_EVF_MALFORMED;
+}
+
+static const struct cm_desc cm_cmds[] = {
+    [RDMA_USER_CM_CMD_CREATE_ID] = {RG_CM_CREATE_ID,
+				    .in = {CM_COPY(struct rdma_ucm_create_id, ps, port_space)},
+				    .out = {CM_COPY(struct rdma_ucm_create_id_resp, id, id)}},
+    [RDMA_USER_CM_CMD_DESTROY_ID] = {RG_CM_DESTROY_ID,
+				     .in = {CM_COPY(struct rdma_ucm_destroy_id, id, id)}},
+    [RDMA_USER_CM_CMD_BIND_IP] = {RG_CM_BIND_IP, .in = {CM_COPY(struct rdma_ucm_bind_ip, id, id)},
+				  .addrs = {CM_ADDR(struct rdma_ucm_bind_ip, addr, src)}},
+    [RDMA_USER_CM_CMD_BIND] = {RG_CM_BIND, .in = {CM_COPY(struct rdma_ucm_bind, id, id)},
+			       .addrs = {CM_ADDR(struct rdma_ucm_bind, addr, src)}},
+    [RDMA_USER_CM_CMD_RESOLVE_IP] = {RG_CM_RESOLVE_IP,
+				     .in = {CM_COPY(struct rdma_ucm_resolve_ip, id, id)},
+				     .addrs = {CM_ADDR(struct rdma_ucm_resolve_ip, src_addr, src),
+					       CM_ADDR(struct rdma_ucm_resolve_ip, dst_addr, dst)}},
+    [RDMA_USER_CM_CMD_RESOLVE_ADDR] =
+	{RG_CM_RESOLVE_ADDR, .in = {CM_COPY(struct rdma_ucm_resolve_addr, id, id)},
+	 .addrs = {CM_ADDR(struct rdma_ucm_resolve_addr, src_addr, src),
+		   CM_ADDR(struct rdma_ucm_resolve_addr, dst_addr, dst)}},
+    [RDMA_USER_CM_CMD_RESOLVE_ROUTE] = {RG_CM_RESOLVE_ROUTE,
+					.in = {CM_COPY(struct rdma_ucm_resolve_route, id, id)}},
+    [RDMA_USER_CM_CMD_CONNECT] = {RG_CM_CONNECT, .in = {CM_COPY(struct rdma_ucm_connect, id, id)}},
+    [RDMA_USER_CM_CMD_LISTEN] = {RG_CM_LISTEN,
+				 .in = {CM_COPY(struct rdma_ucm_listen, id, id),
+					CM_COPY(struct rdma_ucm_listen, backlog, backlog)}},
+    [RDMA_USER_CM_CMD_ACCEPT] = {RG_CM_ACCEPT, .in = {CM_COPY(struct rdma_ucm_accept, id, id)}},
+    [RDMA_USER_CM_CMD_DISCONNECT] = {RG_CM_DISCONNECT,
+				     .in = {CM_COPY(struct rdma_ucm_disconnect, id, id)}},
+    [RDMA_USER_CM_CMD_QUERY] = {RG_CM_OTHER, .in = {CM_COPY(struct rdma_ucm_query, id, id)},
+				.decode = query_addr},
+};
 
 uint32_t decode_rdma_cm_write(const void *buf_, size_t len, uint64_t count, const void *resp_,
 			      size_t rlen, struct rg_ev_rdma_cm *cm)
 {
+	static const struct cm_desc none = {RG_CM_OTHER};
 	const uint8_t *buf = buf_, *resp = resp_, *body;
+	const struct cm_desc *d = &none;
 	struct rdma_ucm_cmd_hdr hdr;
-	uint32_t flags = 0, option;
-	uint16_t ps = 0;
+	uint32_t flags = 0;
 	size_t have, blen;
 
 	cm->op = RG_CM_OTHER;
@@ -105,81 +173,17 @@ uint32_t decode_rdma_cm_write(const void *buf_, size_t len, uint64_t count, cons
 	body = buf + sizeof(hdr);
 	blen = MIN(have - sizeof(hdr), (size_t)hdr.in);
 
-	switch (hdr.cmd) {
-	case RDMA_USER_CM_CMD_CREATE_ID:
-		cm->op = RG_CM_CREATE_ID;
-		CMBODY(struct rdma_ucm_create_id, ps, &ps);
-		if (!(flags & RG_EVF_TRUNC))
-			cm->port_space = ps;
-		if (resp && rlen)
-			(void)rdn(resp, rlen, offsetof(struct rdma_ucm_create_id_resp, id), &cm->id,
-				  4);
-		break;
-	case RDMA_USER_CM_CMD_DESTROY_ID:
-		cm->op = RG_CM_DESTROY_ID;
-		CMBODY(struct rdma_ucm_destroy_id, id, &cm->id);
-		break;
-	case RDMA_USER_CM_CMD_BIND_IP:
-		cm->op = RG_CM_BIND_IP;
-		CMBODY(struct rdma_ucm_bind_ip, id, &cm->id);
-		CMADDR(struct rdma_ucm_bind_ip, addr, &cm->src);
-		break;
-	case RDMA_USER_CM_CMD_BIND:
-		cm->op = RG_CM_BIND;
-		CMBODY(struct rdma_ucm_bind, id, &cm->id);
-		CMADDR(struct rdma_ucm_bind, addr, &cm->src);
-		break;
-	case RDMA_USER_CM_CMD_RESOLVE_IP:
-		cm->op = RG_CM_RESOLVE_IP;
-		CMBODY(struct rdma_ucm_resolve_ip, id, &cm->id);
-		CMADDR(struct rdma_ucm_resolve_ip, src_addr, &cm->src);
-		CMADDR(struct rdma_ucm_resolve_ip, dst_addr, &cm->dst);
-		break;
-	case RDMA_USER_CM_CMD_RESOLVE_ADDR:
-		cm->op = RG_CM_RESOLVE_ADDR;
-		CMBODY(struct rdma_ucm_resolve_addr, id, &cm->id);
-		CMADDR(struct rdma_ucm_resolve_addr, src_addr, &cm->src);
-		CMADDR(struct rdma_ucm_resolve_addr, dst_addr, &cm->dst);
-		break;
-	case RDMA_USER_CM_CMD_RESOLVE_ROUTE:
-		cm->op = RG_CM_RESOLVE_ROUTE;
-		CMBODY(struct rdma_ucm_resolve_route, id, &cm->id);
-		break;
-	case RDMA_USER_CM_CMD_CONNECT:
-		cm->op = RG_CM_CONNECT;
-		CMBODY(struct rdma_ucm_connect, id, &cm->id);
-		break;
-	case RDMA_USER_CM_CMD_LISTEN:
-		cm->op = RG_CM_LISTEN;
-		CMBODY(struct rdma_ucm_listen, id, &cm->id);
-		CMBODY(struct rdma_ucm_listen, backlog, &cm->backlog);
-		break;
-	case RDMA_USER_CM_CMD_ACCEPT:
-		cm->op = RG_CM_ACCEPT;
-		CMBODY(struct rdma_ucm_accept, id, &cm->id);
-		break;
-	case RDMA_USER_CM_CMD_DISCONNECT:
-		cm->op = RG_CM_DISCONNECT;
-		CMBODY(struct rdma_ucm_disconnect, id, &cm->id);
-		break;
-	case RDMA_USER_CM_CMD_QUERY:
-		/* QUERY(ADDR) is how the passive side learns its peer's address. */
-		CMBODY(struct rdma_ucm_query, id, &cm->id);
-		if (rdn(body, blen, offsetof(struct rdma_ucm_query, option), &option, 4) &&
-		    option == RDMA_USER_CM_QUERY_ADDR && resp && rlen) {
-			uint32_t f = 0;
-
-			f |= sockaddr_at(resp, rlen,
-					 offsetof(struct rdma_ucm_query_addr_resp, src_addr),
-					 sizeof(struct __kernel_sockaddr_storage), &cm->src);
-			f |= sockaddr_at(resp, rlen,
-					 offsetof(struct rdma_ucm_query_addr_resp, dst_addr),
-					 sizeof(struct __kernel_sockaddr_storage), &cm->dst);
-			flags |= f & RG_EVF_MALFORMED;
-		}
-		break;
-	default:
-		break;
-	}
+	if (hdr.cmd < ARRAY_SIZE(cm_cmds))
+		d = &cm_cmds[hdr.cmd];
+	cm->op = d->op;
+	if (!decode_copy_fields(body, blen, d->in, ARRAY_SIZE(d->in), cm))
+		flags |= RG_EVF_TRUNC;
+	for (size_t i = 0; i < ARRAY_SIZE(d->addrs) && d->addrs[i].size; i++)
+		flags |= sockaddr_at(body, blen, d->addrs[i].from, d->addrs[i].size,
+				     (struct rg_addr *)((uint8_t *)cm + d->addrs[i].to));
+	if (resp && rlen)
+		(void)decode_copy_fields(resp, rlen, d->out, ARRAY_SIZE(d->out), cm);
+	if (d->decode)
+		flags |= d->decode(body, blen, resp, rlen, cm);
 	return flags;
 }

@@ -57,23 +57,8 @@ _Static_assert(offsetof(struct ib_uverbs_ex_create_cq_resp, base) == 0, "ex crea
 #define QP_AV	    (1u << 7)
 #define QP_DEST_QPN (1u << 20)
 
-/* One field copied from the command (or its response) into struct rg_ev_verbs. */
-struct field_copy {
-	uint16_t from;	 /* offset in the command or the response */
-	uint8_t size;	 /* its size there; 0 ends a list */
-	uint8_t to_size; /* the event's field: as large, or larger (zero-extended) */
-	uint16_t to;	 /* offset in struct rg_ev_verbs */
-};
-
-#define EV_SIZE(D) sizeof(((struct rg_ev_verbs *)0)->D)
-/* Field F of struct T into the event's field D, which must be at least as large. */
-#define COPY(T, F, D)                                                                              \
-	{                                                                                          \
-		.from = offsetof(T, F), .size = sizeof(((T *)0)->F),                               \
-		.to_size =                                                                         \
-		    EV_SIZE(D) + 0 * sizeof(char[EV_SIZE(D) >= sizeof(((T *)0)->F) ? 1 : -1]),     \
-		.to = offsetof(struct rg_ev_verbs, D),                                             \
-	}
+/* Field F of struct T into the event's field D. */
+#define COPY(T, F, D) FIELD_COPY(T, F, struct rg_ev_verbs, D)
 
 /* A command: its op, what it carries, what its response says. */
 struct cmd_desc {
@@ -199,56 +184,6 @@ static const struct cmd_desc extended_cmds[] = {
     [IB_USER_VERBS_EX_CMD_MODIFY_QP] = {RG_OP_MODIFY_QP, .decode = modify_qp},
 };
 
-static uint64_t load_uint(const uint8_t *p, size_t n)
-{
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-
-	switch (n) {
-	case 1:
-		memcpy(&u8, p, 1);
-		return u8;
-	case 2:
-		memcpy(&u16, p, 2);
-		return u16;
-	case 4:
-		memcpy(&u32, p, 4);
-		return u32;
-	default:
-		memcpy(&u64, p, 8);
-		return u64;
-	}
-}
-
-static void store_uint(uint8_t *p, size_t n, uint64_t x)
-{
-	uint16_t u16 = (uint16_t)x;
-	uint32_t u32 = (uint32_t)x;
-
-	if (n == 2)
-		memcpy(p, &u16, 2);
-	else if (n == 4)
-		memcpy(p, &u32, 4);
-	else
-		memcpy(p, &x, 8);
-}
-
-/* Copies one field if the bytes hold it; false (the event untouched) if they do not. */
-static bool copy_field(const uint8_t *b, size_t len, const struct field_copy *c,
-		       struct rg_ev_verbs *v)
-{
-	uint8_t *to = (uint8_t *)v + c->to, tmp[8];
-
-	if (c->size == c->to_size)
-		return rdn(b, len, c->from, to, c->size);
-	if (!rdn(b, len, c->from, tmp, c->size))
-		return false;
-	store_uint(to, c->to_size, load_uint(tmp, c->size));
-	return true;
-}
-
 uint32_t decode_access_known(struct rg_ev_verbs *v)
 {
 	const uint32_t known = RG_ACCESS_LOCAL_WRITE | RG_ACCESS_REMOTE_WRITE |
@@ -281,12 +216,11 @@ uint32_t decode_uverbs_cmd(uint32_t cmd_word, const void *body_, size_t blen, co
 	else if (!ext && cmd < ARRAY_SIZE(legacy_cmds))
 		d = &legacy_cmds[cmd];
 	v->op = d->op;
-	for (size_t i = 0; i < ARRAY_SIZE(d->in) && d->in[i].size; i++)
-		if (!copy_field(body, blen, &d->in[i], v))
-			flags |= RG_EVF_TRUNC;
+	if (!decode_copy_fields(body, blen, d->in, ARRAY_SIZE(d->in), v))
+		flags |= RG_EVF_TRUNC;
 	/* a missing response (failed call, not copied) is not an error */
-	for (size_t i = 0; i < ARRAY_SIZE(d->out) && d->out[i].size && resp && rlen; i++)
-		(void)copy_field(resp, rlen, &d->out[i], v);
+	if (resp && rlen)
+		(void)decode_copy_fields(resp, rlen, d->out, ARRAY_SIZE(d->out), v);
 	if (d->decode)
 		flags |= d->decode(body, blen, v);
 	return flags | decode_access_known(v);
