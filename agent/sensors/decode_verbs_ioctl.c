@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ioctl(RDMA_VERBS_IOCTL): the header, the attribute array, and the attributes behind pointers
- * the sensor copied. One table row per (object, method) says which attributes the event takes;
+ * the sensor copied. A table indexed by object and method says which attributes the event takes;
  * INVOKE_WRITE hands its tunnelled command to the legacy decoder (decode_verbs_cmd.c). Attribute
  * ids come from the installed uapi headers, pinned below against the numbers rdma-abi.md
  * documents and the BPF side uses.
@@ -206,7 +206,6 @@ struct attr_copy {
 
 /* A method of an object: its op, the attributes it carries, what a copy cannot say. */
 struct method_desc {
-	uint16_t object, method;
 	uint32_t op; /* enum rg_verbs_op */
 	struct attr_copy attrs[5];
 	void (*decode)(const struct ioctl_view *iv, struct rg_ev_verbs *v);
@@ -233,70 +232,75 @@ static void reg_mr(const struct ioctl_view *iv, struct rg_ev_verbs *v)
 	}
 }
 
-static const struct method_desc methods[] = {
-    {UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT, RG_OP_QUERY_PORT},
-    {UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT, RG_OP_GET_CONTEXT},
-    {UVERBS_OBJECT_PD,
-     UVERBS_METHOD_PD_DESTROY,
-     RG_OP_DEALLOC_PD,
-     {ATTR(UVERBS_ATTR_DESTROY_PD_HANDLE, handle)}},
-    {UVERBS_OBJECT_CQ,
-     UVERBS_METHOD_CQ_CREATE,
-     RG_OP_CREATE_CQ,
-     {ATTR(UVERBS_ATTR_CREATE_CQ_HANDLE, handle)}},
-    {UVERBS_OBJECT_CQ,
-     UVERBS_METHOD_CQ_DESTROY,
-     RG_OP_DESTROY_CQ,
-     {ATTR(UVERBS_ATTR_DESTROY_CQ_HANDLE, handle)}},
-    {UVERBS_OBJECT_QP,
-     UVERBS_METHOD_QP_CREATE,
-     RG_OP_CREATE_QP,
-     {ATTR(UVERBS_ATTR_CREATE_QP_HANDLE, handle), ATTR(UVERBS_ATTR_CREATE_QP_TYPE, qp_type)},
-     qp_create},
-    {UVERBS_OBJECT_QP,
-     UVERBS_METHOD_QP_DESTROY,
-     RG_OP_DESTROY_QP,
-     {ATTR(UVERBS_ATTR_DESTROY_QP_HANDLE, handle)}},
-    {UVERBS_OBJECT_SRQ,
-     UVERBS_METHOD_SRQ_CREATE,
-     RG_OP_CREATE_SRQ,
-     {ATTR(UVERBS_ATTR_CREATE_SRQ_HANDLE, handle)}},
-    {UVERBS_OBJECT_SRQ,
-     UVERBS_METHOD_SRQ_DESTROY,
-     RG_OP_DESTROY_SRQ,
-     {ATTR(UVERBS_ATTR_DESTROY_SRQ_HANDLE, handle)}},
-    {UVERBS_OBJECT_AH,
-     UVERBS_METHOD_AH_DESTROY,
-     RG_OP_DESTROY_AH,
-     {ATTR(UVERBS_ATTR_DESTROY_AH_HANDLE, handle)}},
-    {UVERBS_OBJECT_MR,
-     UVERBS_METHOD_DM_MR_REG,
-     RG_OP_REG_MR,
-     {ATTR(UVERBS_ATTR_REG_DM_MR_HANDLE, handle), ATTR(UVERBS_ATTR_REG_DM_MR_LENGTH, mr_length),
-      ATTR(UVERBS_ATTR_REG_DM_MR_ACCESS_FLAGS, mr_access)}},
-    {UVERBS_OBJECT_MR,
-     UVERBS_METHOD_MR_DESTROY,
-     RG_OP_DEREG_MR,
-     {ATTR(UVERBS_ATTR_DESTROY_MR_HANDLE, handle)}},
-    {UVERBS_OBJECT_MR,
-     UVERBS_METHOD_REG_DMABUF_MR,
-     RG_OP_REG_DMABUF_MR,
-     {ATTR(UVERBS_ATTR_REG_DMABUF_MR_HANDLE, handle),
-      ATTR(UVERBS_ATTR_REG_DMABUF_MR_LENGTH, mr_length),
-      ATTR(UVERBS_ATTR_REG_DMABUF_MR_IOVA, mr_iova),
-      ATTR(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, mr_access),
-      ATTR(UVERBS_ATTR_REG_DMABUF_MR_FD, dmabuf_fd)}},
-    {UVERBS_OBJECT_MR,
-     RG_METHOD_REG_MR,
-     RG_OP_REG_MR,
-     {ATTR(RG_ATTR_REG_MR_HANDLE, handle), ATTR(RG_ATTR_REG_MR_IOVA, mr_iova),
-      ATTR(RG_ATTR_REG_MR_ADDR, mr_addr), ATTR(RG_ATTR_REG_MR_LENGTH, mr_length),
-      ATTR(RG_ATTR_REG_MR_ACCESS, mr_access)},
-     reg_mr},
-    {UVERBS_OBJECT_MW,
-     UVERBS_METHOD_MW_DESTROY,
-     RG_OP_DEALLOC_MW,
-     {ATTR(UVERBS_ATTR_DESTROY_MW_HANDLE, handle)}},
+/* Indexed by object, then method: the objects and methods the decoder knows. */
+static const struct method_desc methods[UVERBS_OBJECT_MW + 1][RG_METHOD_REG_MR + 1] =
+    {
+	[UVERBS_OBJECT_DEVICE] =
+	    {
+		[UVERBS_METHOD_QUERY_PORT] = {RG_OP_QUERY_PORT},
+		[UVERBS_METHOD_GET_CONTEXT] = {RG_OP_GET_CONTEXT},
+	    },
+	[UVERBS_OBJECT_PD] =
+	    {
+		[UVERBS_METHOD_PD_DESTROY] = {RG_OP_DEALLOC_PD,
+					      {ATTR(UVERBS_ATTR_DESTROY_PD_HANDLE, handle)}},
+	    },
+	[UVERBS_OBJECT_CQ] =
+	    {
+		[UVERBS_METHOD_CQ_CREATE] = {RG_OP_CREATE_CQ,
+					     {ATTR(UVERBS_ATTR_CREATE_CQ_HANDLE, handle)}},
+		[UVERBS_METHOD_CQ_DESTROY] = {RG_OP_DESTROY_CQ,
+					      {ATTR(UVERBS_ATTR_DESTROY_CQ_HANDLE, handle)}},
+	    },
+	[UVERBS_OBJECT_QP] =
+	    {
+		[UVERBS_METHOD_QP_CREATE] = {RG_OP_CREATE_QP,
+					     {ATTR(UVERBS_ATTR_CREATE_QP_HANDLE, handle),
+					      ATTR(UVERBS_ATTR_CREATE_QP_TYPE, qp_type)},
+					     qp_create},
+		[UVERBS_METHOD_QP_DESTROY] = {RG_OP_DESTROY_QP,
+					      {ATTR(UVERBS_ATTR_DESTROY_QP_HANDLE, handle)}},
+	    },
+	[UVERBS_OBJECT_SRQ] =
+	    {
+		[UVERBS_METHOD_SRQ_CREATE] = {RG_OP_CREATE_SRQ,
+					      {ATTR(UVERBS_ATTR_CREATE_SRQ_HANDLE, handle)}},
+		[UVERBS_METHOD_SRQ_DESTROY] = {RG_OP_DESTROY_SRQ,
+					       {ATTR(UVERBS_ATTR_DESTROY_SRQ_HANDLE, handle)}},
+	    },
+	[UVERBS_OBJECT_AH] =
+	    {
+		[UVERBS_METHOD_AH_DESTROY] = {RG_OP_DESTROY_AH,
+					      {ATTR(UVERBS_ATTR_DESTROY_AH_HANDLE, handle)}},
+	    },
+	[UVERBS_OBJECT_MR] =
+	    {
+		[UVERBS_METHOD_DM_MR_REG] = {RG_OP_REG_MR,
+					     {ATTR(UVERBS_ATTR_REG_DM_MR_HANDLE, handle),
+					      ATTR(UVERBS_ATTR_REG_DM_MR_LENGTH, mr_length),
+					      ATTR(UVERBS_ATTR_REG_DM_MR_ACCESS_FLAGS, mr_access)}},
+		[UVERBS_METHOD_MR_DESTROY] = {RG_OP_DEREG_MR,
+					      {ATTR(UVERBS_ATTR_DESTROY_MR_HANDLE, handle)}},
+		[UVERBS_METHOD_REG_DMABUF_MR] = {RG_OP_REG_DMABUF_MR,
+						 {ATTR(UVERBS_ATTR_REG_DMABUF_MR_HANDLE, handle),
+						  ATTR(UVERBS_ATTR_REG_DMABUF_MR_LENGTH, mr_length),
+						  ATTR(UVERBS_ATTR_REG_DMABUF_MR_IOVA, mr_iova),
+						  ATTR(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS,
+						       mr_access),
+						  ATTR(UVERBS_ATTR_REG_DMABUF_MR_FD, dmabuf_fd)}},
+		[RG_METHOD_REG_MR] = {RG_OP_REG_MR,
+				      {ATTR(RG_ATTR_REG_MR_HANDLE, handle),
+				       ATTR(RG_ATTR_REG_MR_IOVA, mr_iova),
+				       ATTR(RG_ATTR_REG_MR_ADDR, mr_addr),
+				       ATTR(RG_ATTR_REG_MR_LENGTH, mr_length),
+				       ATTR(RG_ATTR_REG_MR_ACCESS, mr_access)},
+				      reg_mr},
+	    },
+	[UVERBS_OBJECT_MW] =
+	    {
+		[UVERBS_METHOD_MW_DESTROY] = {RG_OP_DEALLOC_MW,
+					      {ATTR(UVERBS_ATTR_DESTROY_MW_HANDLE, handle)}},
+	    },
 };
 
 /* DEVICE/INVOKE_WRITE: a legacy command in attributes (WRITE_CMD, CORE_IN, CORE_OUT). */
@@ -352,11 +356,9 @@ uint32_t decode_uverbs_ioctl(const void *buf_, size_t len, const struct uverbs_b
 
 	if (hdr.object_id == UVERBS_OBJECT_DEVICE && hdr.method_id == UVERBS_METHOD_INVOKE_WRITE)
 		return invoke_write(&iv, flags, v);
-	for (size_t i = 0; i < ARRAY_SIZE(methods); i++) {
-		const struct method_desc *m = &methods[i];
+	if (hdr.object_id < ARRAY_SIZE(methods) && hdr.method_id < ARRAY_SIZE(methods[0])) {
+		const struct method_desc *m = &methods[hdr.object_id][hdr.method_id];
 
-		if (m->object != hdr.object_id || m->method != hdr.method_id)
-			continue;
 		v->op = m->op;
 		for (size_t k = 0; k < ARRAY_SIZE(m->attrs) && m->attrs[k].to_size; k++) {
 			uint64_t x;
@@ -366,7 +368,6 @@ uint32_t decode_uverbs_ioctl(const void *buf_, size_t len, const struct uverbs_b
 		}
 		if (m->decode)
 			m->decode(&iv, v);
-		break;
 	}
 	return flags | decode_access_known(v);
 }
