@@ -5,7 +5,7 @@
  * building each alert, serialising and queueing it, and the file output's thread writing it.
  *
  * The events are read and decoded from JSON in chunks of 8192 (not counted: the daemon gets them
- * as binary BPF records, which decode.c turns into events for far less), then fed to
+ * as binary BPF records, which the decoders turn into events for far less), then fed to
  * engine_process() as the daemon feeds them, alerts to outputs_submit() of a file output.
  * Counted is CPU time, not wall time: the process's CPU time (every thread: the output's
  * thread writes on another core when there is one) minus the main thread's CPU time spent

@@ -27,7 +27,7 @@
 #define RG_REC_DEVNAME	   64
 
 /* ABI numbers BPF needs to filter and copy (checked against the uapi headers in
- * agent/sensors/decode.c). */
+ * agent/sensors/decode_*.c). */
 #define RG_ABI_RDMA_VERBS_IOCTL	   0xc0181b01u
 #define RG_ABI_IOCTL_HDR_SIZE	   24
 #define RG_ABI_IOCTL_ATTR_SIZE	   16

@@ -109,6 +109,70 @@ static int audit_event(const struct rg_event *ev, void *userdata)
 	return engine_process(a->engine, ev, audit_alert, a);
 }
 
+/* The seat's identity in every alert, as the daemon's (docs/seat.md): the image's own below
+ * --root, without addresses or kernel. */
+static void audit_set_identity(struct audit *a, const char *root_path, bool is_host,
+			       const struct inventory *inv)
+{
+	struct rg_identity id;
+	struct json_object *host;
+
+	if (identity_collect(root_path, &id) != 0)
+		return;
+	if (!id.name[0])
+		strscpy_ok(id.name, inv->hostname[0] ? inv->hostname : "-", sizeof(id.name));
+	if (is_host)
+		(void)identity_refresh_addrs(&id);
+	host = identity_host_json(&id);
+	if (!host || engine_set_identity(a->engine,
+					 json_object_to_json_string_ext(host, JSON_C_TO_STRING_PLAIN),
+					 RG_VERSION) < 0)
+		log_oom();
+	json_object_put(host);
+}
+
+/* The report's "evaluation": what went through the rules, and what came out. */
+static struct json_object *audit_evaluation(const struct audit *a, const char *policy_path,
+					    const char *rules_dir)
+{
+	struct json_object *ev = json_object_new_object();
+
+	json_object_object_add(ev, "policy_file",
+			       policy_path ? json_object_new_string(policy_path) : NULL);
+	json_object_object_add(ev, "rules_dir",
+			       json_object_new_string(rules_dir ? rules_dir : rules_default_dir()));
+	json_object_object_add(ev, "rules",
+			       json_object_new_int64((int64_t)engine_rules(a->engine)->n));
+	json_object_object_add(ev, "threshold", json_object_new_string(severity_to_string(a->threshold)));
+	json_object_object_add(ev, "events", json_object_new_int64(a->events));
+	json_object_object_add(ev, "alerts", json_object_new_int64(
+						     (int64_t)json_object_array_length(a->alerts)));
+	json_object_object_add(ev, "at_or_above_threshold", json_object_new_int64(a->at_or_above));
+	json_object_object_add(ev, "rules_evaluated", json_object_new_boolean(true));
+	return ev;
+}
+
+/* The report on stdout, as JSON or text; 0, or -errno logged. */
+static int audit_print(struct json_object *report, const char *format)
+{
+	int r;
+
+	if (strcmp(format, "text") == 0) {
+		r = inventory_print_text(report, stdout);
+	} else {
+		const char *s = json_object_to_json_string_ext(
+			report, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		r = s && fputs(s, stdout) >= 0 && fputc('\n', stdout) != EOF ? 0 : -EIO;
+	}
+	if (r < 0 || fflush(stdout) != 0 || ferror(stdout)) {
+		log_error_errno(r < 0 ? r : -EIO, "Failed to write the report: %m");
+		return -EIO;
+	}
+	return 0;
+}
+
 int cmd_audit(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -123,12 +187,11 @@ int cmd_audit(int argc, char **argv)
 	const char *root_path = "/", *policy_path = NULL, *rules_dir = NULL, *format = "json";
 	struct audit a = {0};
 	struct rg_root root = {.fd = -1};
-	struct rg_identity id;
 	struct rg_policy *policy = NULL;
 	_cleanup_(hw_baseline_freep) struct hw_baseline *baseline = NULL;
 	struct rg_ruleset *rules = NULL;
 	struct engine_config cfg = {0};
-	struct json_object *report = NULL, *ev;
+	struct json_object *report = NULL;
 	struct rg_error err;
 	char buf[1200];
 	int c, r, ret = RG_EXIT_ERROR;
@@ -205,22 +268,7 @@ int cmd_audit(int argc, char **argv)
 	}
 	policy = NULL; /* the engine's now */
 	rules = NULL;
-	/* The seat's identity in every alert, as the daemon's (docs/seat.md): the image's own
-	 * below --root, without addresses or kernel. */
-	if (identity_collect(root_path, &id) == 0) {
-		struct json_object *host;
-
-		if (!id.name[0])
-			strscpy_ok(id.name, inv->hostname[0] ? inv->hostname : "-", sizeof(id.name));
-		if (root.is_host)
-			(void)identity_refresh_addrs(&id);
-		host = identity_host_json(&id);
-		if (!host || engine_set_identity(a.engine, json_object_to_json_string_ext(
-							       host, JSON_C_TO_STRING_PLAIN),
-						 RG_VERSION) < 0)
-			log_oom();
-		json_object_put(host);
-	}
+	audit_set_identity(&a, root_path, root.is_host, inv);
 
 	report = inventory_to_json(inv);
 	a.alerts = json_object_new_array();
@@ -239,35 +287,12 @@ int cmd_audit(int argc, char **argv)
 		goto out;
 	}
 
-	ev = json_object_new_object();
-	json_object_object_add(ev, "policy_file",
-			       policy_path ? json_object_new_string(policy_path) : NULL);
-	json_object_object_add(ev, "rules_dir",
-			       json_object_new_string(rules_dir ? rules_dir : rules_default_dir()));
-	json_object_object_add(ev, "rules",
-			       json_object_new_int64((int64_t)engine_rules(a.engine)->n));
-	json_object_object_add(ev, "threshold", json_object_new_string(severity_to_string(a.threshold)));
-	json_object_object_add(ev, "events", json_object_new_int64(a.events));
-	json_object_object_add(ev, "alerts", json_object_new_int64(
-						     (int64_t)json_object_array_length(a.alerts)));
-	json_object_object_add(ev, "at_or_above_threshold", json_object_new_int64(a.at_or_above));
-	json_object_object_add(ev, "rules_evaluated", json_object_new_boolean(true));
-	json_object_object_add(report, "evaluation", ev);
+	json_object_object_add(report, "evaluation",
+			       audit_evaluation(&a, policy_path, rules_dir));
 	json_object_object_add(report, "alerts", json_object_get(a.alerts));
 
-	if (strcmp(format, "text") == 0) {
-		r = inventory_print_text(report, stdout);
-	} else {
-		const char *s = json_object_to_json_string_ext(
-			report, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-					JSON_C_TO_STRING_NOSLASHESCAPE);
-
-		r = s && fputs(s, stdout) >= 0 && fputc('\n', stdout) != EOF ? 0 : -EIO;
-	}
-	if (r < 0 || fflush(stdout) != 0 || ferror(stdout)) {
-		log_error_errno(r < 0 ? r : -EIO, "Failed to write the report: %m");
+	if (audit_print(report, format) < 0)
 		goto out;
-	}
 	ret = a.at_or_above > 0 ? RG_EXIT_FINDINGS : RG_EXIT_OK;
 out:
 	engine_free(a.engine);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rdmaguard daemon: option parsing; the daemon itself is agent/daemon/daemon.c. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -112,181 +113,184 @@ bad:
 					 "(suffix K or M): '%s'", s);
 }
 
+/* What the options fill: the daemon's configuration and the command's own choices. */
+struct daemon_args {
+	struct daemon_config cfg;
+	bool dry_run;
+	size_t nifs; /* --roce-if given */
+};
+
+struct daemon_option;
+/* Stores arg where o says; 0, or the exit code of a usage error (printed). */
+typedef int (*daemon_option_parser)(const struct daemon_option *o, const char *arg,
+				    struct daemon_args *a);
+
+/* One long option, in the manner of systemd's conf-parser: a parser and where it stores. */
+struct daemon_option {
+	const char *name;
+	int has_arg;
+	daemon_option_parser parse;
+	size_t offset; /* in struct daemon_args */
+};
+
+#define FIELD(a, o, type) ((type *)((char *)(a) + (o)->offset))
+
+static int opt_string(const struct daemon_option *o, const char *arg, struct daemon_args *a)
+{
+	*FIELD(a, o, const char *) = arg;
+	return 0;
+}
+
+static int opt_true(const struct daemon_option *o, const char *arg, struct daemon_args *a)
+{
+	*FIELD(a, o, bool) = true;
+	return 0;
+}
+
+static int opt_seconds(const struct daemon_option *o, const char *arg, struct daemon_args *a)
+{
+	char opt[32];
+
+	snprintf(opt, sizeof(opt), "--%s", o->name);
+	return parse_seconds(opt, arg, FIELD(a, o, unsigned)) != 0 ? RG_EXIT_ERROR : 0;
+}
+
+static int opt_output(const struct daemon_option *o, const char *arg, struct daemon_args *a)
+{
+	if (a->cfg.n_outputs >= DAEMON_MAX_OUTPUTS)
+		return cmd_usage_error("daemon", "at most %d --output", DAEMON_MAX_OUTPUTS);
+	a->cfg.outputs[a->cfg.n_outputs++] = arg;
+	return 0;
+}
+
+static int opt_sensor(const struct daemon_option *o, const char *arg, struct daemon_args *a)
+{
+	int r = sensors_mode_from_string(arg);
+
+	if (r < 0)
+		return cmd_usage_error("daemon", "unknown sensor '%s' (auto, fentry, "
+						 "kprobe, tracepoint)", arg);
+	a->cfg.sensors.mode = (enum sensors_mode)r;
+	return 0;
+}
+
+static int opt_metrics(const struct daemon_option *o, const char *arg, struct daemon_args *a)
+{
+	struct sockaddr_storage sa;
+	unsigned salen;
+
+	if (metrics_http_parse_listen(arg, &sa, &salen) < 0)
+		return cmd_usage_error("daemon", "--metrics: not ADDRESS:PORT or PORT "
+						 "(127.0.0.1:9466, [::1]:9466, 9466): "
+						 "'%s'", arg);
+	a->cfg.metrics_listen = arg;
+	return 0;
+}
+
+static int opt_roce_if(const struct daemon_option *o, const char *arg, struct daemon_args *a)
+{
+	if (a->nifs >= ARRAY_SIZE(a->cfg.sensors.roce_ifaces))
+		return cmd_usage_error("daemon", "at most %zu --roce-if",
+				       ARRAY_SIZE(a->cfg.sensors.roce_ifaces));
+	a->cfg.sensors.roce_ifaces[a->nifs++] = arg;
+	return 0;
+}
+
+static int opt_ring_buffer(const struct daemon_option *o, const char *arg, struct daemon_args *a)
+{
+	return parse_ring_size(arg, &a->cfg.sensors.ringbuf_bytes) != 0 ? RG_EXIT_ERROR : 0;
+}
+
+static int opt_ring_wakeups(const struct daemon_option *o, const char *arg, struct daemon_args *a)
+{
+	if (strcmp(arg, "always") == 0)
+		a->cfg.sensors.ring_always_wake = true;
+	else if (strcmp(arg, "burst") != 0)
+		return cmd_usage_error("daemon", "--ring-wakeups: 'burst' or 'always', "
+						 "not '%s'", arg);
+	return 0;
+}
+
+static int opt_proc_capacity(const struct daemon_option *o, const char *arg,
+			     struct daemon_args *a)
+{
+	uint32_t u;
+
+	if (safe_atou32(arg, 10, &u) < 0 || u < 4 || u > PROCTREE_MAX_CAPACITY)
+		return cmd_usage_error("daemon", "--proc-capacity: not a number from 4 "
+						 "to %u: '%s'",
+				       PROCTREE_MAX_CAPACITY, arg);
+	a->cfg.proc_capacity = u;
+	return 0;
+}
+
+static int opt_pin_dir(const struct daemon_option *o, const char *arg, struct daemon_args *a)
+{
+	if (arg[0] != '/')
+		return cmd_usage_error("daemon", "--pin-dir: not an absolute path: '%s'", arg);
+	a->cfg.pin_dir = arg;
+	return 0;
+}
+
+#define CFG(f) offsetof(struct daemon_args, cfg.f)
+static const struct daemon_option daemon_options[] = {
+	{"policy", required_argument, opt_string, CFG(policy_path)},
+	{"rules", required_argument, opt_string, CFG(rules_dir)},
+	{"output", required_argument, opt_output, 0},
+	{"sensor", required_argument, opt_sensor, 0},
+	{"state-dir", required_argument, opt_string, CFG(state_dir)},
+	{"record", required_argument, opt_string, CFG(record_path)},
+	{"pid-file", required_argument, opt_string, CFG(pid_file)},
+	{"status-socket", required_argument, opt_string, CFG(status_socket)},
+	{"heartbeat", required_argument, opt_seconds, CFG(heartbeat_s)},
+	{"reconcile", required_argument, opt_seconds, CFG(reconcile_s)},
+	{"facility", required_argument, opt_string, CFG(facility)},
+	{"ready-file", required_argument, opt_string, CFG(ready_file)},
+	{"roce-if", required_argument, opt_roce_if, 0},
+	{"roce-interval", required_argument, opt_seconds, CFG(sensors.roce_interval_s)},
+	{"ring-buffer", required_argument, opt_ring_buffer, 0},
+	{"ring-wakeups", required_argument, opt_ring_wakeups, 0},
+	{"no-inventory", no_argument, opt_true, CFG(no_inventory)},
+	{"proc-capacity", required_argument, opt_proc_capacity, 0},
+	{"dry-run", no_argument, opt_true, offsetof(struct daemon_args, dry_run)},
+	{"enforce", no_argument, opt_true, CFG(enforce)},
+	{"pin-dir", required_argument, opt_pin_dir, 0},
+	{"metrics", required_argument, opt_metrics, 0},
+};
+#undef CFG
+
+/* getopt_long()'s value for daemon_options[i]: OPT_FIRST + i. */
+#define OPT_FIRST 256
+
 int cmd_daemon(int argc, char **argv)
 {
-	enum {
-		OPT_POLICY = 256,
-		OPT_RULES,
-		OPT_OUTPUT,
-		OPT_SENSOR,
-		OPT_STATE_DIR,
-		OPT_RECORD,
-		OPT_PID_FILE,
-		OPT_STATUS_SOCKET,
-		OPT_HEARTBEAT,
-		OPT_RECONCILE,
-		OPT_FACILITY,
-		OPT_READY_FILE,
-		OPT_ROCE_IF,
-		OPT_ROCE_INTERVAL,
-		OPT_RING_BUFFER,
-		OPT_RING_WAKEUPS,
-		OPT_NO_INVENTORY,
-		OPT_PROC_CAPACITY,
-		OPT_DRY_RUN,
-		OPT_ENFORCE,
-		OPT_PIN_DIR,
-		OPT_METRICS,
-	};
-	static const struct option opts[] = {
-		{"policy", required_argument, NULL, OPT_POLICY},
-		{"rules", required_argument, NULL, OPT_RULES},
-		{"output", required_argument, NULL, OPT_OUTPUT},
-		{"sensor", required_argument, NULL, OPT_SENSOR},
-		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
-		{"record", required_argument, NULL, OPT_RECORD},
-		{"pid-file", required_argument, NULL, OPT_PID_FILE},
-		{"status-socket", required_argument, NULL, OPT_STATUS_SOCKET},
-		{"heartbeat", required_argument, NULL, OPT_HEARTBEAT},
-		{"reconcile", required_argument, NULL, OPT_RECONCILE},
-		{"facility", required_argument, NULL, OPT_FACILITY},
-		{"ready-file", required_argument, NULL, OPT_READY_FILE},
-		{"roce-if", required_argument, NULL, OPT_ROCE_IF},
-		{"roce-interval", required_argument, NULL, OPT_ROCE_INTERVAL},
-		{"ring-buffer", required_argument, NULL, OPT_RING_BUFFER},
-		{"ring-wakeups", required_argument, NULL, OPT_RING_WAKEUPS},
-		{"no-inventory", no_argument, NULL, OPT_NO_INVENTORY},
-		{"proc-capacity", required_argument, NULL, OPT_PROC_CAPACITY},
-		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
-		{"enforce", no_argument, NULL, OPT_ENFORCE},
-		{"pin-dir", required_argument, NULL, OPT_PIN_DIR},
-		{"metrics", required_argument, NULL, OPT_METRICS},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	struct daemon_config cfg = {.sensors.mode = SENSORS_AUTO};
-	bool dry_run = false;
-	size_t nifs = 0;
+	struct option opts[ARRAY_SIZE(daemon_options) + 2] = {};
+	struct daemon_args a = {.cfg.sensors.mode = SENSORS_AUTO};
+	size_t n = ARRAY_SIZE(daemon_options);
 	int c, r;
 
+	for (size_t i = 0; i < n; i++)
+		opts[i] = (struct option){daemon_options[i].name, daemon_options[i].has_arg, NULL,
+					  OPT_FIRST + (int)i};
+	opts[n] = (struct option){"help", no_argument, NULL, 'h'};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_POLICY:
-			cfg.policy_path = optarg;
-			break;
-		case OPT_RULES:
-			cfg.rules_dir = optarg;
-			break;
-		case OPT_OUTPUT:
-			if (cfg.n_outputs >= DAEMON_MAX_OUTPUTS)
-				return cmd_usage_error("daemon", "at most %d --output",
-						       DAEMON_MAX_OUTPUTS);
-			cfg.outputs[cfg.n_outputs++] = optarg;
-			break;
-		case OPT_SENSOR:
-			r = sensors_mode_from_string(optarg);
-			if (r < 0)
-				return cmd_usage_error("daemon", "unknown sensor '%s' (auto, fentry, "
-								 "kprobe, tracepoint)", optarg);
-			cfg.sensors.mode = (enum sensors_mode)r;
-			break;
-		case OPT_STATE_DIR:
-			cfg.state_dir = optarg;
-			break;
-		case OPT_RECORD:
-			cfg.record_path = optarg;
-			break;
-		case OPT_PID_FILE:
-			cfg.pid_file = optarg;
-			break;
-		case OPT_STATUS_SOCKET:
-			cfg.status_socket = optarg;
-			break;
-		case OPT_HEARTBEAT:
-			if (parse_seconds("--heartbeat", optarg, &cfg.heartbeat_s) != 0)
-				return RG_EXIT_ERROR;
-			break;
-		case OPT_RECONCILE:
-			if (parse_seconds("--reconcile", optarg, &cfg.reconcile_s) != 0)
-				return RG_EXIT_ERROR;
-			break;
-		case OPT_FACILITY:
-			cfg.facility = optarg;
-			break;
-		case OPT_READY_FILE:
-			cfg.ready_file = optarg;
-			break;
-		case OPT_METRICS: {
-			struct sockaddr_storage sa;
-			unsigned salen;
-
-			if (metrics_http_parse_listen(optarg, &sa, &salen) < 0)
-				return cmd_usage_error("daemon", "--metrics: not ADDRESS:PORT or PORT "
-								 "(127.0.0.1:9466, [::1]:9466, 9466): "
-								 "'%s'", optarg);
-			cfg.metrics_listen = optarg;
-			break;
-		}
-		case OPT_ROCE_IF:
-			if (nifs >= ARRAY_SIZE(cfg.sensors.roce_ifaces))
-				return cmd_usage_error("daemon", "at most %zu --roce-if",
-						       ARRAY_SIZE(cfg.sensors.roce_ifaces));
-			cfg.sensors.roce_ifaces[nifs++] = optarg;
-			break;
-		case OPT_ROCE_INTERVAL:
-			if (parse_seconds("--roce-interval", optarg, &cfg.sensors.roce_interval_s) != 0)
-				return RG_EXIT_ERROR;
-			break;
-		case OPT_RING_BUFFER:
-			if (parse_ring_size(optarg, &cfg.sensors.ringbuf_bytes) != 0)
-				return RG_EXIT_ERROR;
-			break;
-		case OPT_RING_WAKEUPS:
-			if (strcmp(optarg, "always") == 0)
-				cfg.sensors.ring_always_wake = true;
-			else if (strcmp(optarg, "burst") != 0)
-				return cmd_usage_error("daemon", "--ring-wakeups: 'burst' or 'always', "
-								 "not '%s'", optarg);
-			break;
-		case OPT_NO_INVENTORY:
-			cfg.no_inventory = true;
-			break;
-		case OPT_PROC_CAPACITY: {
-			uint32_t u;
-
-			if (safe_atou32(optarg, 10, &u) < 0 || u < 4 || u > PROCTREE_MAX_CAPACITY)
-				return cmd_usage_error("daemon", "--proc-capacity: not a number from 4 "
-								 "to %u: '%s'",
-						       PROCTREE_MAX_CAPACITY, optarg);
-			cfg.proc_capacity = u;
-			break;
-		}
-		case OPT_DRY_RUN:
-			dry_run = true;
-			break;
-		case OPT_ENFORCE:
-			cfg.enforce = true;
-			break;
-		case OPT_PIN_DIR:
-			if (optarg[0] != '/')
-				return cmd_usage_error("daemon", "--pin-dir: not an absolute path: '%s'",
-						       optarg);
-			cfg.pin_dir = optarg;
-			break;
-		case 'h':
+		if (c == 'h') {
 			usage(stdout);
 			return RG_EXIT_OK;
-		default:
-			return cmd_usage_error("daemon", "unrecognised option");
 		}
+		if (c < OPT_FIRST || c >= OPT_FIRST + (int)n)
+			return cmd_usage_error("daemon", "unrecognised option");
+		r = daemon_options[c - OPT_FIRST].parse(&daemon_options[c - OPT_FIRST], optarg, &a);
+		if (r != 0)
+			return r;
 	}
 	if (optind < argc)
 		return cmd_usage_error("daemon", "unexpected argument '%s'", argv[optind]);
-	if (cfg.record_path && strcmp(cfg.record_path, "-") == 0)
-		for (size_t i = 0; i < cfg.n_outputs; i++)
-			if (strcmp(cfg.outputs[i], "stdout") == 0)
+	if (a.cfg.record_path && strcmp(a.cfg.record_path, "-") == 0)
+		for (size_t i = 0; i < a.cfg.n_outputs; i++)
+			if (strcmp(a.cfg.outputs[i], "stdout") == 0)
 				return cmd_usage_error("daemon", "--record - and --output stdout "
 								 "would mix on standard output");
-	return dry_run ? daemon_dry_run(&cfg) : daemon_run(&cfg);
+	return a.dry_run ? daemon_dry_run(&a.cfg) : daemon_run(&a.cfg);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The daemon's state, and what its files lend each other. daemon.c (lifecycle, loop, reload,
- * signals) calls down into the others; daemon_events.c, the one path of every event, is the
- * bottom that the others feed. None calls back up into daemon.c.
+ * The daemon's state, and what its files lend each other. daemon.c (lifecycle, loop, signals)
+ * calls down into the others, daemon_config.c (configuration, reload) among them;
+ * daemon_events.c, the one path of every event, is the bottom that the others feed. None calls
+ * back up into daemon.c.
  */
 #pragma once
 
@@ -25,6 +26,9 @@ struct metrics_http;
 struct hw_runtime;
 struct hw_baseline;
 struct hw_scan;
+struct output_spec;
+struct rg_policy;
+struct rg_ruleset;
 
 struct daemon {
 	const struct daemon_config *cfg;
@@ -88,6 +92,18 @@ struct daemon {
 	EVP_PKEY *sigkey;
 	char sigkey_text[64], sigkey_fp[72];
 };
+
+/* daemon_config.c: the policy file in use (cfg's, else the default one if it exists, else NULL:
+ * the built-in policy); policy and rules loaded and checked, the seat baseline kept in *baseline
+ * (NULL: only validated), 0 or -errno logged; the outputs' specs (cfg's, else the policy's, else
+ * stdout); whether any keeps a spool in the state directory; the reload on SIGHUP. */
+const char *daemon_policy_path(const struct daemon_config *cfg);
+int daemon_load_config(const char *policy_path, const char *rules_dir, struct rg_policy **policy,
+		       struct rg_ruleset **rules, struct hw_baseline **baseline);
+int daemon_parse_outputs(const struct daemon_config *cfg, const struct rg_policy *policy,
+			 struct output_spec *specs, size_t *n);
+bool daemon_outputs_need_state_dir(const struct output_spec *specs, size_t n);
+void daemon_reload(struct daemon *d);
 
 /* daemon_events.c */
 int daemon_alert(const struct rg_alert *alert, void *ud);

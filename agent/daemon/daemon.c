@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The daemon's lifecycle: configuration and reload (SIGHUP), start-up (inventory, sensors,
- * enforcement, outputs, the status socket, readiness), the epoll loop over the ring buffer,
- * signals, timers and status requests, and a clean stop. The parts it drives live beside it
+ * The daemon's lifecycle: start-up (inventory, sensors, enforcement, outputs, the status socket,
+ * readiness), the epoll loop over the ring buffer, signals, timers and status requests, and a
+ * clean stop. Its configuration and reload (SIGHUP) are daemon_config.c's. The parts it drives live beside it
  * (daemon-internal.h).
  */
 #include <errno.h>
@@ -43,7 +43,6 @@
 #include "hw/baseline.h"
 #include "metrics_http.h"
 
-#define DEFAULT_POLICY RG_SYSCONFDIR "/policy.json"
 /* malloc: larger blocks are mmap()ed (and unmapped when freed), the heap is trimmed past it */
 #define DAEMON_MALLOC_THRESHOLD (128 * 1024)
 
@@ -67,139 +66,6 @@ static int mkdir_parents(const char *path, mode_t mode)
 	if (mkdir(p, mode) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
-}
-
-static const char *resolve_policy(const struct daemon_config *cfg)
-{
-	if (cfg->policy_path)
-		return cfg->policy_path;
-	return access(DEFAULT_POLICY, F_OK) == 0 ? DEFAULT_POLICY : NULL;
-}
-
-/* baseline: the policy's seat baseline is kept there (NULL: only validated). */
-static int load_config(const char *policy_path, const char *rules_dir, struct rg_policy **policy,
-		       struct rg_ruleset **rules, struct hw_baseline **baseline)
-{
-	struct rg_error err;
-	char buf[1200];
-	int r;
-
-	/* The daemon always refuses policy files that others could write. */
-	r = engine_load_config(policy_path, true, rules_dir, output_spec_check, policy, rules,
-			       &err);
-	if (r < 0) {
-		log_error("%s", rg_error_format(&err, buf, sizeof(buf)));
-		return r;
-	}
-	if ((*policy)->baseline) {
-		_cleanup_(hw_baseline_freep) struct hw_baseline *b = NULL;
-
-		r = hw_baseline_load((*policy)->baseline, true, &b, &err);
-		if (r < 0) {
-			if (r == -ENOMEM)
-				return log_oom();
-			log_error("%s", rg_error_format(&err, buf, sizeof(buf)));
-			return r;
-		}
-		if (baseline)
-			*baseline = TAKE_PTR(b);
-	}
-	r = policy_resolve_inodes(*policy, NULL);
-	if (r < 0)
-		log_warning_errno(r, "Failed to resolve the allowlist's executables: %m");
-	return 0;
-}
-
-/* Whether an output keeps a spool in the state directory (the network ones). */
-static bool specs_need_state_dir(const struct output_spec *specs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (output_type_is_network(specs[i].type))
-			return true;
-	return false;
-}
-
-static int parse_outputs(const struct daemon_config *cfg, const struct rg_policy *policy,
-			 struct output_spec *specs, size_t *n)
-{
-	static const char *const fallback[] = {"stdout"};
-	const char *const *src = cfg->n_outputs ? cfg->outputs : (const char *const *)policy->outputs;
-	size_t count = cfg->n_outputs ? cfg->n_outputs : policy->n_outputs;
-	char err[512];
-
-	if (count > DAEMON_MAX_OUTPUTS) {
-		log_error("At most %d outputs.", DAEMON_MAX_OUTPUTS);
-		return -E2BIG;
-	}
-	if (count == 0) {
-		count = 1;
-		src = fallback;
-	}
-	for (size_t i = 0; i < count; i++)
-		if (output_spec_parse(src[i], &specs[i], err, sizeof(err)) < 0) {
-			log_error("%s", err);
-			return -EINVAL;
-		}
-	*n = count;
-	/* a managed seat (the policy's role, the default) is where a cheat shares the LAN */
-	if (policy->role == RG_ROLE_MANAGED)
-		output_specs_warn_plaintext(specs, count);
-	/* and the metrics endpoint's gate, before anything is loaded (also --dry-run) */
-	if (cfg->metrics_listen && metrics_http_check(cfg->metrics_listen, policy) < 0)
-		return -EPERM;
-	return 0;
-}
-
-static void reload(struct daemon *d)
-{
-	_cleanup_(hw_baseline_freep) struct hw_baseline *b = NULL;
-	struct rg_policy *policy = NULL;
-	struct rg_ruleset *rules = NULL;
-	struct rg_error err;
-	struct rg_event ev;
-	char buf[1200];
-	int r;
-
-	notify_reloading();
-	log_info("Reloading policy %s and rules %s.", d->policy_path ? d->policy_path : "(built-in)",
-		 d->rules_dir);
-	r = engine_load_config(d->policy_path, true, d->rules_dir, output_spec_check, &policy,
-			       &rules, &err);
-	/* A bad seat baseline rejects the policy naming it, as at start. */
-	if (r >= 0 && policy->baseline) {
-		r = hw_baseline_load(policy->baseline, true, &b, &err);
-		if (r == -ENOMEM)
-			rg_error_set(&err, policy->baseline, 0, 0, "out of memory");
-	}
-	if (r >= 0) {
-		(void)policy_resolve_inodes(policy, NULL);
-		r = engine_reload(d->engine, policy, rules, daemon_alert, d, &err);
-	}
-	if (r >= 0) {
-		/* the baseline of the policy in force: hardware enforcement never touches its own */
-		hw_baseline_free(d->baseline);
-		d->baseline = TAKE_PTR(b);
-	}
-	if (r < 0) {
-		/* The old set stays in force; the sensors never stopped. */
-		policy_free(policy);
-		ruleset_free(rules);
-		rg_error_format(&err, buf, sizeof(buf));
-		log_error("Reload rejected, keeping the previous policy and rules: %s", buf);
-		d->reloads_rejected++;
-		engine_policy_event(&ev, now_realtime_ns(), false, r, d->policy_path ? d->policy_path : d->rules_dir, buf);
-	} else {
-		d->reloads_ok++;
-		if (engine_policy(d->engine)->n_outputs && !d->cfg->n_outputs)
-			log_notice("Outputs named in the policy take effect at the next start.");
-		daemon_enforce_after_reload(d);
-		game_pids_push_all(d->game_pids_fd, d->engine, PROC_F_GAME_SENSORS);
-		engine_policy_event(&ev, now_realtime_ns(), true, 0,
-				    d->policy_path ? d->policy_path : d->rules_dir, "reloaded");
-	}
-	ev.proc.pid = (uint32_t)getpid();
-	(void)daemon_event(&ev, d);
-	notify_ready("running");
 }
 
 static int open_record(struct daemon *d)
@@ -327,7 +193,7 @@ static int handle_signal(struct daemon *d, bool *stop)
 	while ((n = read(d->sigfd, &si, sizeof(si))) == sizeof(si)) {
 		switch (si.ssi_signo) {
 		case SIGHUP:
-			reload(d);
+			daemon_reload(d);
 			break;
 		case SIGUSR1:
 			log_info("Reopening outputs.");
@@ -521,15 +387,15 @@ int daemon_dry_run(const struct daemon_config *cfg)
 	struct output_spec specs[DAEMON_MAX_OUTPUTS];
 	struct rg_policy *policy = NULL;
 	struct rg_ruleset *rules = NULL;
-	const char *policy_path = resolve_policy(cfg);
+	const char *policy_path = daemon_policy_path(cfg);
 	struct json_object *plan = NULL, *doc;
 	size_t n = 0;
 	int r;
 
-	r = load_config(policy_path, cfg->rules_dir, &policy, &rules, NULL);
+	r = daemon_load_config(policy_path, cfg->rules_dir, &policy, &rules, NULL);
 	if (r < 0)
 		return RG_EXIT_ERROR;
-	r = parse_outputs(cfg, policy, specs, &n);
+	r = daemon_parse_outputs(cfg, policy, specs, &n);
 	if (r >= 0) {
 		r = sensors_plan(&cfg->sensors, &plan);
 		if (r < 0)
@@ -601,7 +467,7 @@ static int daemon_init(struct daemon *d, struct daemon_config *cfg)
 	if (gethostname(d->hostname, sizeof(d->hostname) - 1) < 0)
 		strcpy(d->hostname, "-");
 	d->service = getenv("INVOCATION_ID") != NULL;
-	d->policy_path = resolve_policy(cfg);
+	d->policy_path = daemon_policy_path(cfg);
 	d->rules_dir = cfg->rules_dir ? cfg->rules_dir : rules_default_dir();
 	d->keys = calloc(DAEMON_RECONCILE_MAX_KEYS, sizeof(uint64_t));
 	d->next_keys = calloc(DAEMON_RECONCILE_MAX_KEYS, sizeof(uint64_t));
@@ -628,14 +494,14 @@ static int daemon_configure(struct daemon *d, struct daemon_config *cfg,
 
 	if (!specs)
 		return log_oom();
-	if (load_config(d->policy_path, cfg->rules_dir, policy, rules, &d->baseline) < 0)
+	if (daemon_load_config(d->policy_path, cfg->rules_dir, policy, rules, &d->baseline) < 0)
 		return -EINVAL;
-	if (parse_outputs(cfg, *policy, specs, &nspecs) < 0)
+	if (daemon_parse_outputs(cfg, *policy, specs, &nspecs) < 0)
 		return -EINVAL;
 	/* The spools of network outputs and the seat key live there. Without a spool to keep,
 	 * a state directory that cannot be made (a read-only root) costs the key alone. */
 	r = mkdir_parents(cfg->state_dir, 0700);
-	if (r < 0 && specs_need_state_dir(specs, nspecs))
+	if (r < 0 && daemon_outputs_need_state_dir(specs, nspecs))
 		return log_error_errno(r, "Failed to create the state directory %s: %m",
 				       cfg->state_dir);
 	if (r < 0)

@@ -11,20 +11,16 @@
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/magic.h>
 #include <stdarg.h>
 #include <rdma/ib_user_verbs.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -144,38 +140,6 @@ static bool exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
-static bool is_bpffs(const char *path)
-{
-	struct statfs sf;
-
-	return statfs(path, &sf) == 0 && (unsigned long)sf.f_type == (unsigned long)BPF_FS_MAGIC;
-}
-
-/* The pin directory's parent must be bpffs; /sys/fs/bpf is mounted if nothing is. */
-static int ensure_bpffs(const char *pin_dir)
-{
-	char parent[PATH_MAX];
-	char *slash;
-
-	if (!strscpy_ok(parent, pin_dir, sizeof(parent)))
-		return -ENAMETOOLONG;
-	slash = strrchr(parent, '/');
-	if (!slash || slash == parent)
-		return log_error_errno(-EINVAL, "Pin directory %s must be below a bpffs mount.",
-				       pin_dir);
-	*slash = 0;
-	if (is_bpffs(parent))
-		return 0;
-	if (strcmp(parent, "/sys/fs/bpf") == 0) {
-		if (mount("bpf", parent, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") < 0)
-			return log_error_errno(-errno, "Failed to mount bpffs on %s: %m", parent);
-		log_info("Mounted bpffs on %s.", parent);
-		return 0;
-	}
-	return log_error_errno(-ENOTDIR, "%s is not a bpffs mount: cannot pin enforcement there.",
-			       parent);
-}
-
 static uint64_t self_start_ns(void)
 {
 	char buf[4096], *p;
@@ -286,7 +250,7 @@ int enforce_prepare(const struct enforce_opts *o, struct rg_enforce **ret)
 		free(e);
 		return -ENAMETOOLONG;
 	}
-	r = ensure_bpffs(e->pin_dir);
+	r = enforce_pins_ensure_bpffs(e->pin_dir);
 	if (r < 0) {
 		free(e);
 		return r;
@@ -350,39 +314,6 @@ void enforce_shared_maps(const struct rg_enforce *e, struct sensors_shared_map o
 
 /* ---- pins ---- */
 
-static int mkdir_p(const char *dir)
-{
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* Pins fd's object at DIR/sub/name, replacing what is there by a rename. */
-static int pin_replace(struct rg_enforce *e, const char *sub, const char *name, int fd)
-{
-	char dir[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX];
-	int r;
-
-	if (!snprintf_ok(dir, sizeof(dir), "%s/%s", e->pin_dir, sub) ||
-	    !snprintf_ok(path, sizeof(path), "%s/%s", dir, name) ||
-	    !snprintf_ok(tmp, sizeof(tmp), "%s/new-%s", dir, name))
-		return -ENAMETOOLONG;
-	r = mkdir_p(e->pin_dir);
-	if (r == 0)
-		r = mkdir_p(dir);
-	if (r < 0)
-		return log_error_errno(r, "Failed to create %s: %m", dir);
-	(void)unlink(tmp);
-	if (bpf_obj_pin(fd, tmp) < 0)
-		return log_error_errno(-errno, "Failed to pin %s: %m", tmp);
-	if (rename(tmp, path) < 0) {
-		r = -errno;
-		(void)unlink(tmp);
-		return log_error_errno(r, "Failed to pin %s: %m", path);
-	}
-	return 0;
-}
-
 static int pin_maps(struct rg_enforce *e)
 {
 	char path[PATH_MAX];
@@ -394,7 +325,7 @@ static int pin_maps(struct rg_enforce *e)
 		    snprintf_ok(path, sizeof(path), "%s/maps/%s", e->pin_dir, map_names[i]) &&
 		    exists(path))
 			continue;
-		r = pin_replace(e, "maps", map_names[i], e->map_fd[i]);
+		r = enforce_pin_replace(e->pin_dir, "maps", map_names[i], e->map_fd[i]);
 		if (r < 0)
 			return r;
 	}
@@ -406,6 +337,15 @@ static int pin_maps(struct rg_enforce *e)
 static struct bpf_program *prog_of(struct rg_enforce *e, size_t i)
 {
 	return bpf_object__find_program_by_name(e->skel->obj, prog_defs[i].name);
+}
+
+/* Whether a pin's name is one of this daemon's programs (enforce_pins_drop_stale()). */
+static bool prog_known(const char *name)
+{
+	for (size_t i = 0; i < NPROGS; i++)
+		if (strcmp(name, prog_defs[i].name) == 0)
+			return true;
+	return false;
 }
 
 static bool prog_possible(struct rg_enforce *e, size_t i)
@@ -559,43 +499,14 @@ static int sync_links(struct rg_enforce *e)
 			continue;
 		}
 		sensors_watch_link(e->sensors, e->links[i], d->name);
-		r = pin_replace(e, "links", d->name, bpf_link__fd(e->links[i]));
+		r = enforce_pin_replace(e->pin_dir, "links", d->name, bpf_link__fd(e->links[i]));
 		if (r == 0)
-			r = pin_replace(e, "progs", d->name, bpf_program__fd(p));
+			r = enforce_pin_replace(e->pin_dir, "progs", d->name, bpf_program__fd(p));
 		if (r < 0)
 			failures++;
 	}
 	publish_kill_hooks(e, false);
 	return failures ? -EIO : 0;
-}
-
-/* Pins left by an earlier daemon that this one has no program of (another version). */
-static void drop_stale_pins(struct rg_enforce *e)
-{
-	static const char *const subs[] = {"links", "progs"};
-
-	for (size_t s = 0; s < ARRAY_SIZE(subs); s++) {
-		char dir[PATH_MAX], path[PATH_MAX + 256];
-		struct dirent *de;
-		DIR *d;
-
-		if (!snprintf_ok(dir, sizeof(dir), "%s/%s", e->pin_dir, subs[s]) ||
-		    !(d = opendir(dir)))
-			continue;
-		while ((de = readdir(d))) {
-			bool known = false;
-
-			if (de->d_name[0] == '.')
-				continue;
-			for (size_t i = 0; i < NPROGS; i++)
-				known |= strcmp(de->d_name, prog_defs[i].name) == 0;
-			if (!known && snprintf_ok(path, sizeof(path), "%s/%s", dir, de->d_name)) {
-				if (unlink(path) == 0)
-					log_info("Removed the stale enforcement pin %s.", path);
-			}
-		}
-		closedir(d);
-	}
 }
 
 /* ---- filling ---- */
@@ -736,7 +647,7 @@ int enforce_start(struct rg_enforce *e, struct rg_sensors *s, const struct rg_po
 	r = sync_links(e);
 	if (r < 0)
 		return r;
-	drop_stale_pins(e);
+	enforce_pins_drop_stale(e->pin_dir, prog_known);
 	r = sensors_add_ringbuf(s, e->map_fd[3]);
 	if (r < 0)
 		return r;

@@ -443,13 +443,84 @@ static __attribute__((cold, noinline)) _printf_(3, 4) int field_error(char *err,
 	return -EINVAL;
 }
 
+/* An EFK_ACCESS or EFK_FLAGS field: an array of the names of its bits. */
+static int names_from_jv(struct event_reader *r, struct jv *v, struct rg_event *ev,
+			 const struct event_field *f, char *err, size_t errlen)
+{
+	uint32_t bits = 0;
+	size_t k;
+
+	if (v->type != JV_ARR)
+		return field_error(err, errlen, "%s: expected an array of names", f->name);
+	for (k = 0; k < v->n; k++) {
+		struct jv *e = &r->items[v->first + k];
+		uint32_t bit = 0;
+		unsigned j;
+
+		if (e->type != JV_STR)
+			return field_error(err, errlen, "%s[%zu]: expected a string", f->name, k);
+		jv_cstr(r, e);
+		if (f->kind == EFK_ACCESS) {
+			if (access_from_string(e->s, &bit) < 0)
+				return field_error(err, errlen,
+						   "%s[%zu]: unknown access flag \"%s\"", f->name,
+						   k, e->s);
+		} else {
+			for (j = 0; j < EVENT_NFLAGS; j++)
+				if (strcmp(event_flag_names[j], e->s) == 0)
+					bit = 1u << j;
+			if (!bit)
+				return field_error(err, errlen, "%s[%zu]: unknown flag \"%s\"",
+						   f->name, k, e->s);
+		}
+		bits |= bit;
+	}
+	*AT(ev, f, uint32_t) = bits;
+	return 0;
+}
+
+/* An EFK_ARGS field: an array of strings, packed NUL-separated, their length in aux. */
+static int args_from_jv(struct event_reader *r, struct jv *v, struct rg_event *ev,
+			const struct event_field *f, char *err, size_t errlen)
+{
+	char *p = AT(ev, f, char);
+	uint32_t off = 0;
+	size_t k;
+
+	if (v->type != JV_ARR)
+		return field_error(err, errlen, "%s: expected an array of strings", f->name);
+	for (k = 0; k < v->n && off < f->size; k++) {
+		const struct jv *e = &r->items[v->first + k];
+		size_t l;
+
+		if (e->type != JV_STR)
+			return field_error(err, errlen, "%s[%zu]: expected a string", f->name, k);
+		l = e->len;
+		if (k + 1 == v->n && off + l == f->size) {
+			/* The last one may fill the buffer: the length ends it, not a NUL. */
+			for (size_t c = 0; c < l; c++)
+				p[off + c] = ((unsigned char)e->s[c] < 0x20 || e->s[c] == 0x7f)
+						     ? '?' : e->s[c];
+			off += (uint32_t)l;
+			break;
+		}
+		if (off + l + 1 > f->size) {
+			ev->flags |= RG_EVF_TRUNC;
+			break;
+		}
+		event_set_str(p + off, l + 1, e->s, l);
+		off += (uint32_t)l + 1;
+	}
+	*(uint32_t *)((char *)ev + f->aux) = off;
+	return 0;
+}
+
 static int field_from_jv(struct event_reader *r, struct jv *v, struct rg_event *ev,
 			 const struct event_field *f, char *err, size_t errlen)
 {
 	bool str = v->type == JV_STR;
 	uint64_t u;
 	int64_t i, x;
-	size_t k;
 
 #define FAIL(...) return field_error(err, errlen, __VA_ARGS__)
 
@@ -504,34 +575,8 @@ static int field_from_jv(struct event_reader *r, struct jv *v, struct rg_event *
 			*AT(ev, f, uint32_t) = (uint32_t)x;
 		return 0;
 	case EFK_ACCESS:
-	case EFK_FLAGS: {
-		uint32_t bits = 0;
-
-		if (v->type != JV_ARR)
-			FAIL("%s: expected an array of names", f->name);
-		for (k = 0; k < v->n; k++) {
-			struct jv *e = &r->items[v->first + k];
-			uint32_t bit = 0;
-			unsigned j;
-
-			if (e->type != JV_STR)
-				FAIL("%s[%zu]: expected a string", f->name, k);
-			jv_cstr(r, e);
-			if (f->kind == EFK_ACCESS) {
-				if (access_from_string(e->s, &bit) < 0)
-					FAIL("%s[%zu]: unknown access flag \"%s\"", f->name, k, e->s);
-			} else {
-				for (j = 0; j < EVENT_NFLAGS; j++)
-					if (strcmp(event_flag_names[j], e->s) == 0)
-						bit = 1u << j;
-				if (!bit)
-					FAIL("%s[%zu]: unknown flag \"%s\"", f->name, k, e->s);
-			}
-			bits |= bit;
-		}
-		*AT(ev, f, uint32_t) = bits;
-		return 0;
-	}
+	case EFK_FLAGS:
+		return names_from_jv(r, v, ev, f, err, errlen);
 	case EFK_GID: {
 		struct rg_addr a;
 
@@ -556,37 +601,8 @@ static int field_from_jv(struct event_reader *r, struct jv *v, struct rg_event *
 			FAIL("%s: expected a port number", f->name);
 		AT(ev, f, struct rg_addr)->port = (uint16_t)u;
 		return 0;
-	case EFK_ARGS: {
-		char *p = AT(ev, f, char);
-		uint32_t off = 0;
-
-		if (v->type != JV_ARR)
-			FAIL("%s: expected an array of strings", f->name);
-		for (k = 0; k < v->n && off < f->size; k++) {
-			const struct jv *e = &r->items[v->first + k];
-			size_t l;
-
-			if (e->type != JV_STR)
-				FAIL("%s[%zu]: expected a string", f->name, k);
-			l = e->len;
-			if (k + 1 == v->n && off + l == f->size) {
-				/* The last one may fill the buffer: the length ends it, not a NUL. */
-				for (size_t c = 0; c < l; c++)
-					p[off + c] = ((unsigned char)e->s[c] < 0x20 || e->s[c] == 0x7f)
-							     ? '?' : e->s[c];
-				off += (uint32_t)l;
-				break;
-			}
-			if (off + l + 1 > f->size) {
-				ev->flags |= RG_EVF_TRUNC;
-				break;
-			}
-			event_set_str(p + off, l + 1, e->s, l);
-			off += (uint32_t)l + 1;
-		}
-		*(uint32_t *)((char *)ev + f->aux) = off;
-		return 0;
-	}
+	case EFK_ARGS:
+		return args_from_jv(r, v, ev, f, err, errlen);
 	case EFK_BOOLFLAG:
 		if (v->type != JV_BOOL)
 			FAIL("%s: expected true or false", f->name);

@@ -7,7 +7,6 @@
  */
 #include <string.h>
 
-#include "hw/baseline.h"
 #include "hw/hw-internal.h"
 #include "hw/pci_caps.h"
 #include "hw/pci_ids.h"
@@ -92,12 +91,6 @@ static bool irq_no_driver(const struct hw_fn *fn)
 {
 	return !fn->driver[0] && (fn->class_code >> 8) != 0x0806 &&
 	       (fn->msi_enabled || fn->msix_enabled || fn->msi_vectors > 0);
-}
-
-static bool same_device(const struct hw_fn *a, const struct hw_fn *b)
-{
-	/* "0000:01:00" of "0000:01:00.0" */
-	return strncmp(a->addr, b->addr, 10) == 0;
 }
 
 static void facts_one(struct hw_fn *fn)
@@ -207,7 +200,7 @@ void hw_facts_compute(struct hw_scan *s)
 
 			if (k == i)
 				continue;
-			if (same_device(fn, o))
+			if (hw_fn_same_device(fn, o))
 				sibling = true;
 			/* Functions of one device share its DSN by design; two devices must not. */
 			else
@@ -224,29 +217,4 @@ void hw_fn_note_probe_failed(struct hw_fn *fn)
 	fn->probe_failed = true;
 	if (!fn->driver[0])
 		fn->facts |= RG_PCI_FACT_DRIVER_PROBE_FAILED;
-}
-
-void hw_facts_baseline(struct hw_scan *s, const struct hw_baseline *b)
-{
-	for (unsigned i = 0; s && i < s->n; i++)
-		s->fn[i].in_baseline = hw_baseline_covers(b, &s->fn[i], true);
-	for (unsigned i = 0; s && i < s->n; i++) {
-		struct hw_fn *fn = &s->fn[i];
-
-		if (!(fn->facts & RG_PCI_FACT_DSN_DUPLICATE))
-			continue;
-		for (unsigned k = 0; k < s->n; k++) {
-			const struct hw_fn *o = &s->fn[k];
-
-			if (k == i || same_device(fn, o) || !o->has_dsn || o->dsn != fn->dsn)
-				continue;
-			if (fn->in_baseline && !o->in_baseline) {
-				fn->facts &= ~(uint32_t)RG_PCI_FACT_DSN_DUPLICATE;
-				fn->dsn_original[0] = 0;
-				break;
-			}
-			if (o->in_baseline && !fn->in_baseline)
-				(void)strscpy_ok(fn->dsn_original, o->addr, sizeof(fn->dsn_original));
-		}
-	}
 }

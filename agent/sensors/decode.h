@@ -7,7 +7,8 @@
  * would refuse it), leave the fields they could not read at zero, and never read out of bounds.
  *
  * ABI references: rdma/ib_user_ioctl_cmds.h, rdma/ib_user_verbs.h, rdma/rdma_user_cm.h (their
- * numbers are pinned with _Static_assert in decode.c) and ../shared/reference/rdma-abi.md §1-3.
+ * numbers are pinned with _Static_assert in decode_verbs_cmd.c, decode_verbs_ioctl.c and
+ * decode_rdma_cm.c) and ../shared/reference/rdma-abi.md §1-3.
  */
 #pragma once
 
