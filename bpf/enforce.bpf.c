@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Enforcement (issue 7): the programs that deny (BPF LSM) or kill (any kernel) what the policy
+ * Enforcement (docs/enforcement.md): the programs that deny (BPF LSM) or kill (any kernel) what the policy
  * does not allow. They decide alone, from the maps (bpf/enforce.bpf.h); the daemon only fills the
  * maps and reads the records. The daemon pins this object's maps, programs and links under
  * /sys/fs/bpf/rdmaguard/, so that they stay attached, with the last policy, when it dies.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Enforcement (issue 7): the maps the daemon fills from the policy and the BPF programs decide
+ * Enforcement (docs/enforcement.md): the maps the daemon fills from the policy and the BPF programs decide
  * from, in the kernel. Shared by bpf/enforce.bpf.c (the pinned enforcement object), the sensors
  * (which read the same maps so that they do not report twice what enforcement reports) and the
  * agent (agent/enforce/). Plain __u32/__u64 fields, explicit padding; sizes pinned with

@@ -7,7 +7,7 @@
 
 enum rg_action {
 	RG_ACTION_ALERT = 0,
-	RG_ACTION_DENY, /* enforcement: refuse the operation (issue 7) */
+	RG_ACTION_DENY, /* enforcement: refuse the operation (docs/enforcement.md) */
 	RG_ACTION_KILL, /* enforcement fallback: SIGKILL the process */
 };
 

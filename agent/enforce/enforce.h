@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Enforcement (issue 7): the policy, turned into BPF maps, decided on in the kernel.
+ * Enforcement (docs/enforcement.md): the policy, turned into BPF maps, decided on in the kernel.
  *
  * The BPF programs (bpf/enforce.bpf.c) deny with BPF LSM where it is active and kill (rule actions
  * `kill`) on any kernel; they decide alone from the maps. This module

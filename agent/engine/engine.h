@@ -154,7 +154,7 @@ struct engine_stats {
 void engine_get_stats(const struct rg_engine *e, struct engine_stats *ret);
 /*
  * The i-th rule of engine_rules() as the policy leaves it: enabled, and its action (enum rg_action;
- * enforcement, issue 7, arms deny/kill for these). -ENOENT past the end.
+ * enforcement, docs/enforcement.md, arms deny/kill for these). -ENOENT past the end.
  */
 int engine_rule_effective(const struct rg_engine *e, size_t i, bool *enabled, int *action);
 /* Alerts emitted for the i-th rule of engine_rules(), and matches (repeats included). */

@@ -11,7 +11,7 @@
  *              missing, userspace or out-of-tree driver): both rendered from the hardware
  *              layer's scan and posture (agent/hw/, the one reader of PCI, IOMMU, Thunderbolt)
  *   devnodes.c /dev/infiniband/<node>, /sys/class/infiniband_verbs, /sys/class/infiniband_mad
- *   modules.c  /proc/modules against the RDMA module list (rdma-abi.md §5)
+ *   modules.c  /proc/modules against the RDMA module list (docs/verbs-abi.md#kernel-modules)
  *   verbs.c    libibverbs' device list (host only), merged into the sysfs device list
  *   nldev.c    RDMA netlink (NLDEV) resource tables: a pure parser (nldev.h) and its socket
  *   procs.c    /proc: every process; which hold /dev/infiniband fds or map RDMA libraries

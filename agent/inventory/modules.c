@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Loaded RDMA kernel modules: /proc/modules ("name size refcount users state address") matched
- * against the RDMA module list (rdma-abi.md §5, plus the kernel ULPs that only load when RDMA is in
+ * against the RDMA module list (docs/verbs-abi.md#kernel-modules, plus the kernel ULPs that only load when RDMA is in
  * use). A module of the list with no /proc/modules line but a /sys/module/NAME directory is built
  * into the kernel. Software RDMA (rdma_rxe, siw, and rdmavt, the software verbs layer of hfi1/qib)
  * is marked soft.

@@ -78,7 +78,7 @@ int record_to_event(const void *rec, size_t size, const struct convert_ctx *ctx,
  * reports; NULL for any other. */
 const char *bpf_cmd_name(uint32_t cmd);
 
-/* RDMA kernel modules (rdma-abi.md §5): true for one; *soft for rdma_rxe and siw. */
+/* RDMA kernel modules (docs/verbs-abi.md#kernel-modules): true for one; *soft for rdma_rxe and siw. */
 bool rdma_module_name(const char *name, bool *soft);
 
 /* A refused module's file or request name as the module's name: "rdma_rxe.ko" and

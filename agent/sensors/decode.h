@@ -8,7 +8,7 @@
  *
  * ABI references: rdma/ib_user_ioctl_cmds.h, rdma/ib_user_verbs.h, rdma/rdma_user_cm.h (their
  * numbers are pinned with _Static_assert in decode_verbs_cmd.c, decode_verbs_ioctl.c and
- * decode_rdma_cm.c) and ../shared/reference/rdma-abi.md §1-3.
+ * decode_rdma_cm.c) and docs/verbs-abi.md.
  */
 #pragma once
 

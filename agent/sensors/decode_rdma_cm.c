@@ -19,7 +19,7 @@
 #define AF_IB 27
 #endif
 
-/* ---- ABI numbers, checked against the headers (rdma-abi.md §1-3, bpf/events.h) ---- */
+/* ---- ABI numbers, checked against the headers (docs/verbs-abi.md, bpf/events.h) ---- */
 _Static_assert(sizeof(struct rdma_ucm_cmd_hdr) == 8, "cm hdr");
 _Static_assert(RDMA_USER_CM_CMD_CREATE_ID == RG_ABI_CM_CREATE_ID, "cm create_id");
 _Static_assert(offsetof(struct rdma_ucm_create_id, response) == 8, "create_id response (BPF)");
@@ -27,7 +27,7 @@ _Static_assert(RDMA_USER_CM_CMD_BIND_IP == 2 && RDMA_USER_CM_CMD_RESOLVE_IP == 3
 		   RDMA_USER_CM_CMD_RESOLVE_ROUTE == 4 && RDMA_USER_CM_CMD_CONNECT == 6 &&
 		   RDMA_USER_CM_CMD_LISTEN == 7 && RDMA_USER_CM_CMD_ACCEPT == 8 &&
 		   RDMA_USER_CM_CMD_RESOLVE_ADDR == 21,
-	       "cm commands per rdma-abi.md");
+	       "cm commands per docs/verbs-abi.md");
 _Static_assert(offsetof(struct rdma_ucm_destroy_id, response) == 0 &&
 		   offsetof(struct rdma_ucm_bind_ip, response) == 0 &&
 		   offsetof(struct rdma_ucm_query, response) == 0,

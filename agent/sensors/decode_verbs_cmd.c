@@ -4,7 +4,7 @@
  * the commands INVOKE_WRITE tunnels. One table row per command says which of its fields, and of
  * its response's, the event takes; MODIFY_QP, whose fields depend on its attr_mask, has a
  * function of its own. Field positions come from the installed uapi headers (offsetof), and the
- * numbers rdma-abi.md documents and the BPF side uses are pinned against those headers below.
+ * numbers docs/verbs-abi.md documents and the BPF side uses are pinned against those headers below.
  */
 #include <string.h>
 
@@ -15,7 +15,7 @@
 #include "common/macro.h"
 #include "decode-internal.h"
 
-/* ---- ABI numbers, checked against the headers (rdma-abi.md §1-3, bpf/events.h) ---- */
+/* ---- ABI numbers, checked against the headers (docs/verbs-abi.md, bpf/events.h) ---- */
 _Static_assert(IB_USER_VERBS_CMD_FLAG_EXTENDED == RG_ABI_CMD_FLAG_EXTENDED, "extended flag");
 _Static_assert(IB_USER_VERBS_CMD_COMMAND_MASK == RG_ABI_CMD_MASK, "command mask");
 _Static_assert(IB_USER_VERBS_CMD_POST_SEND == RG_ABI_CMD_POST_SEND &&
@@ -27,7 +27,7 @@ _Static_assert(IB_USER_VERBS_CMD_GET_CONTEXT == 0 && IB_USER_VERBS_CMD_ALLOC_PD 
 		   IB_USER_VERBS_CMD_DEREG_MR == 13 && IB_USER_VERBS_CMD_CREATE_CQ == 18 &&
 		   IB_USER_VERBS_CMD_CREATE_QP == 24 && IB_USER_VERBS_CMD_MODIFY_QP == 26 &&
 		   IB_USER_VERBS_CMD_DESTROY_QP == 27 && IB_USER_VERBS_CMD_OPEN_QP == 40,
-	       "legacy commands per rdma-abi.md");
+	       "legacy commands per docs/verbs-abi.md");
 _Static_assert(sizeof(struct ib_uverbs_cmd_hdr) == 8, "cmd hdr");
 _Static_assert(sizeof(struct ib_uverbs_ex_cmd_hdr) == 16, "ex cmd hdr");
 _Static_assert(offsetof(struct ib_uverbs_cmd_hdr, out_words) == 6, "out_words (BPF reads it)");
@@ -39,7 +39,7 @@ _Static_assert(sizeof(struct ib_uverbs_reg_mr) == 40 &&
 		   offsetof(struct ib_uverbs_reg_mr, hca_va) == 24 &&
 		   offsetof(struct ib_uverbs_reg_mr, pd_handle) == 32 &&
 		   offsetof(struct ib_uverbs_reg_mr, access_flags) == 36,
-	       "reg_mr per rdma-abi.md");
+	       "reg_mr per docs/verbs-abi.md");
 _Static_assert(sizeof(struct ib_uverbs_modify_qp) == 112 &&
 		   offsetof(struct ib_uverbs_modify_qp, qp_handle) == 64 &&
 		   offsetof(struct ib_uverbs_modify_qp, attr_mask) == 68 &&
@@ -47,7 +47,7 @@ _Static_assert(sizeof(struct ib_uverbs_modify_qp) == 112 &&
 		   offsetof(struct ib_uverbs_modify_qp, qp_access_flags) == 88 &&
 		   offsetof(struct ib_uverbs_modify_qp, qp_state) == 96 &&
 		   offsetof(struct ib_uverbs_qp_dest, dgid) == 0,
-	       "modify_qp per rdma-abi.md");
+	       "modify_qp per docs/verbs-abi.md");
 _Static_assert(offsetof(struct ib_uverbs_ex_modify_qp, base) == 0, "ex modify_qp");
 _Static_assert(offsetof(struct ib_uverbs_ex_create_qp_resp, base) == 0, "ex create_qp resp");
 _Static_assert(offsetof(struct ib_uverbs_ex_create_cq_resp, base) == 0, "ex create_cq resp");

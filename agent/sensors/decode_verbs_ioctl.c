@@ -3,7 +3,7 @@
  * ioctl(RDMA_VERBS_IOCTL): the header, the attribute array, and the attributes behind pointers
  * the sensor copied. A table indexed by object and method says which attributes the event takes;
  * INVOKE_WRITE hands its tunnelled command to the legacy decoder (decode_verbs_cmd.c). Attribute
- * ids come from the installed uapi headers, pinned below against the numbers rdma-abi.md
+ * ids come from the installed uapi headers, pinned below against the numbers docs/verbs-abi.md
  * documents and the BPF side uses.
  */
 #include <string.h>
@@ -17,9 +17,9 @@
 #include "common/macro.h"
 #include "decode-internal.h"
 
-/* ---- ABI numbers, checked against the headers (rdma-abi.md §1-3, bpf/events.h) ---- */
+/* ---- ABI numbers, checked against the headers (docs/verbs-abi.md, bpf/events.h) ---- */
 _Static_assert(RDMA_VERBS_IOCTL == RG_ABI_RDMA_VERBS_IOCTL, "RDMA_VERBS_IOCTL");
-_Static_assert(RDMA_VERBS_IOCTL == 0xc0181b01u, "RDMA_VERBS_IOCTL per rdma-abi.md");
+_Static_assert(RDMA_VERBS_IOCTL == 0xc0181b01u, "RDMA_VERBS_IOCTL per docs/verbs-abi.md");
 _Static_assert(sizeof(struct ib_uverbs_ioctl_hdr) == RG_ABI_IOCTL_HDR_SIZE, "ioctl hdr");
 _Static_assert(sizeof(struct ib_uverbs_attr) == RG_ABI_IOCTL_ATTR_SIZE, "ioctl attr");
 _Static_assert(offsetof(struct ib_uverbs_ioctl_hdr, length) == 0, "hdr.length");

@@ -156,7 +156,7 @@ typedef void (*sensors_prog_stats_fn)(void *ud, const char *name, uint64_t runs,
 int sensors_prog_stats(struct rg_sensors *s, sensors_prog_stats_fn cb, void *ud);
 
 /*
- * For the enforcement programs (issue 7) and tests: the fd of a map of the sensors object by
+ * For the enforcement programs (docs/enforcement.md) and tests: the fd of a map of the sensors object by
  * name ("rdma_fds", "rdma_procs", "events", ...), or -ENOENT.
  */
 int sensors_map_fd(struct rg_sensors *s, const char *name);

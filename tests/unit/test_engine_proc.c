@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The engine's view of a process's executable (agent/engine/engine_proc.c): which paths an allow,
- * parent or game pattern may match at all (issue 25 item 4: truncated tails, chroots and other
+ * parent or game pattern may match at all (truncated tails, chroots and other
  * mount namespaces as the sensors and the inventory flag them, files a glob did not name at load),
- * and its sha256 (item 5: off the event thread, cached by ctime); games pinned to the files their
+ * and its sha256 (off the event thread, cached by ctime); games pinned to the files their
  * patterns name, whatever namespace runs them; the exe flags an alert carries.
  */
 #include <check.h>

@@ -767,8 +767,8 @@ START_TEST(test_ioctl_every_length)
 }
 END_TEST
 
-/* Random bytes through every decoder: never a crash or an out-of-bounds read (the fuzzers of
- * issue 10 go further); the lengths match the allocations exactly so ASan/valgrind would see. */
+/* Random bytes through every decoder: never a crash or an out-of-bounds read (the fuzzers under
+ * tests/fuzz go further); the lengths match the allocations exactly so ASan/valgrind would see. */
 START_TEST(test_random_buffers)
 {
 	unsigned seed = 12345;
