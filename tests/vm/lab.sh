@@ -11,12 +11,14 @@ usage()
 {
 	cat <<'EOF'
 usage: tests/vm/lab.sh [--lsm] [--machine M] [--build DIR] [--results DIR] [--timeout SEC]
-                      (--all | SCENARIO...)
+                      (--all [--part N] | SCENARIO...)
 
   SCENARIO       a name under tests/vm/scenarios/ (NAME.sh), or the path of a scenario script;
                  all run in one boot, in order
   --all          every scenario under tests/vm/scenarios/ for this machine (a scenario's
                  "# lab-machine: M" line; none: pc), sorted by name
+  --part N       with --all: only the scenarios of part N (a scenario's "# lab-part: N" line;
+                 none: 1), so that the parts boot side by side (tests/vm/meson.build)
   --lsm          boot with lsm=lockdown,capability,landlock,yama,apparmor,bpf
   --machine M    pc (default: qemu's i440fx), q35-iommu (q35, emulated Intel IOMMU, intel_iommu=on,
                  qemu's edu DMA card in root port rp1, empty root ports rp2-rp4 for hot-adding,
@@ -58,6 +60,7 @@ results=""
 wall=1500
 lsm=0
 all=0
+part=""
 machine=${RG_LAB_MACHINE:-pc}
 scenarios=()
 
@@ -65,6 +68,11 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--lsm) lsm=1 ;;
 	--all) all=1 ;;
+	--part)
+		[ $# -ge 2 ] || die "--part needs a number"
+		part=$2
+		shift
+		;;
 	--machine)
 		[ $# -ge 2 ] || die "--machine needs a name"
 		machine=$2
@@ -116,10 +124,22 @@ scenario_machine()
 	m=$(sed -n '1,30{s/^# lab-machine: *\([^ ]*\).*/\1/p}' "$1" | head -n 1)
 	echo "${m:-pc}"
 }
+# A scenario's part: its "# lab-part: N" line (first 30 lines), else 1.
+scenario_part()
+{
+	local n
+	n=$(sed -n '1,30{s/^# lab-part: *\([^ ]*\).*/\1/p}' "$1" | head -n 1)
+	echo "${n:-1}"
+}
+if [ -n "$part" ]; then
+	[ "$all" = 1 ] || die "--part goes with --all"
+	[[ $part =~ ^[1-9][0-9]*$ ]] || die "--part: not a part number: $part"
+fi
 if [ "$all" = 1 ]; then
 	for f in "$VMDIR"/scenarios/*.sh; do
 		[ -e "$f" ] || continue
 		[ "$(scenario_machine "$f")" = "$machine" ] || continue
+		[ -z "$part" ] || [ "$(scenario_part "$f")" = "$part" ] || continue
 		f=${f##*/}
 		scenarios+=("${f%.sh}")
 	done

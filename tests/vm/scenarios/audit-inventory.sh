@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-part: 2 (tests/vm/meson.build: the two halves of the pc lab boot side by side)
 # rdmaguard audit against a real soft-RoCE stack: with an ib_write_bw pair connected on rxe0 (frozen
 # with SIGSTOP so the tables hold still) and an rping server listening, the audit's devices (sysfs,
 # libibverbs and netlink merged), link, modules, device nodes, RoCE socket, processes and the

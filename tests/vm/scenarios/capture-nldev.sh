@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-part: 2 (tests/vm/meson.build: the two halves of the pc lab boot side by side)
 # RDMA netlink fixtures: with an ib_write_bw pair connected on rxe0 (idle after its test and
 # frozen with SIGSTOP, so that the tables hold still) and an rping server listening, capture the
 # kernel's NLDEV replies and iproute2's JSON view into $OUT/netlink (tests/vm/update-fixtures.sh

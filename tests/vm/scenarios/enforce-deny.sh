@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-part: 2 (tests/vm/meson.build: the two halves of the pc lab boot side by side)
 # Enforcement with BPF LSM (issue 7), `rdmaguard daemon --enforce`, scope always:
 # - ibv_rc_pingpong (allowlisted by path, pinned to its inode) works; ib_write_bw (not
 #   allowlisted) cannot open the device; a copy of ibv_rc_pingpong elsewhere cannot either;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-part: 2 (tests/vm/meson.build: the two halves of the pc lab boot side by side)
 # Enforcement's kill mode on the real nodes (issue 7): where BPF LSM is not active, the daemon
 # kills from its syscall tracepoint programs what a rule with action `kill` names:
 # - ibv_rc_pingpong (not allowlisted; RDMA-004 kill) is SIGKILLed at its open of uverbs0 (as its

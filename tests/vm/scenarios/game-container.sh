@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-part: 2 (tests/vm/meson.build: the two halves of the pc lab boot side by side)
 # The game in a container is the game. A detect-only daemon with a policy that names the game
 # "Arena" by pattern (its Steam library directory) and "Boxed" by sha256 alone:
 # - Arena started the way Steam's pressure-vessel starts every game (bubblewrap: a new mount

@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-part: 2 (tests/vm/meson.build: the two halves of the pc lab boot side by side)
 # Kernel RDMA through sockets, on rxe0, seen by every sensor flavour at once: three daemons
 # (`--sensor auto`: fexit on the syscalls; `kprobe`: kretprobes on them; `tracepoint`: the
 # sys_exit tracepoints) record while rg-sock-probe (tests/host/rg-sock-probe.c: the syscalls, no

@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-part: 2 (tests/vm/meson.build: the two halves of the pc lab boot side by side)
 # The sensors forced onto kprobes (`--sensor kprobe`): kprobes/kretprobes on ib_uverbs,
 # rdma_ucm, fd_install, security_mmap_file and security_ptrace_access_check.
 # Records ibv_rc_pingpong, rping, rg-host-driver's memory access and library loads; see

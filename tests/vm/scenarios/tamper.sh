@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-part: 2 (tests/vm/meson.build: the two halves of the pc lab boot side by side)
 # Self-protection (issue 10) on the Debian 6.1 kernel with the sensor flavours the build machines
 # cannot load: tests/fault/test_tamper.py as on the build machines, once with --sensor auto
 # (fentry, LSM and fexit links besides the tracepoints; the bpf() calls seen by fexit on the
