@@ -6,10 +6,10 @@
  *   -s SPAWNS  start SPAWNS processes (/bin/true, posix_spawn, waited for one by one): a fork,
  *              an exec and an exit event each, and SPAWNS new entries in the process tree
  *   -n EVENTS  EVENTS verbs commands by write() on /dev/infiniband/uverbs0: this machine may have
- *              no RDMA device, so, as tests/host/rg-host-driver does, the program enters a private
- *              mount namespace with a tmpfs on /dev and a char device standing in for the node
- *              (the sensors see the same path, fd and bytes as with the real device); one
- *              device_open event, then one verbs event per write (DEALLOC_PD / DESTROY_CQ)
+ *              no RDMA device, so, as tests/integration/host/rg-host-driver does, the program
+ *              enters a private mount namespace with a tmpfs on /dev and a char device standing in
+ *              for the node (the sensors see the same path, fd and bytes as with the real device);
+ *              one device_open event, then one verbs event per write (DEALLOC_PD / DESTROY_CQ)
  *   -b BATCH, -p PAUSE_US  write BATCH commands, then sleep PAUSE_US (default 1000 and 2000:
  *              at most about 500,000 events/s; 0 for no pause)
  *

@@ -39,7 +39,7 @@ import uuid
 
 SRC = os.environ.setdefault("RG_SOURCE_ROOT",
                             os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(SRC, "tests", "fleet"))
+sys.path.insert(0, os.path.join(SRC, "tests", "integration", "fleet"))
 import test_fleet as tf  # noqa: E402  (the throwaway cluster and collector of fleet-postgresql)
 
 BATCH = 128  # messages per transaction, as ompgsql's batches

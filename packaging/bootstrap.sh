@@ -19,9 +19,9 @@ BUILD_DEPS="meson ninja-build gcc clang llvm pkg-config bpftool libbpf-dev libel
 # side (fleet/): rsyslog's RELP input and PostgreSQL output, PostgreSQL 15, YAML for the Sigma rules;
 # gcc-multilib for the 32-bit build of the host tests' driver (the ia32 entry points); bubblewrap,
 # how the VM lab starts a game the way Steam's pressure-vessel does; headless Chromium and
-# Selenium for the console's browser tests (tests/console/); python3-pyparsing to
+# Selenium for the console's browser tests (tests/integration/console/); python3-pyparsing to
 # python3-typing-extensions: what the vendored pySigma and sigma-cli need
-# (tests/fleet/sigma-tools/README.md).
+# (tests/integration/fleet/sigma-tools/README.md).
 TEST_DEPS="qemu-system-x86 linux-image-amd64 busybox-static kmod iproute2 rdma-core ibverbs-utils
  ibverbs-providers perftest rdmacm-utils rsyslog rsyslog-gnutls gnutls-bin openssl python3
  python3-jsonschema valgrind systemd procps util-linux

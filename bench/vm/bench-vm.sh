@@ -1,12 +1,12 @@
 #!/bin/bash
 # Benchmarks that need a real RDMA stack (rxe0) or the fentry/kprobe sensor flavours: run by
 # bench/run.sh as a VM lab scenario (tests/vm/lab.sh --results DIR bench/vm/bench-vm.sh).
-# It only measures; bench/bench.py computes the figures. Every measurement is one JSON line
-# in $OUT/measurements.jsonl: {"what": ..., "config": ..., "round": N, "data": {...}}.
+# It only measures; bench/bench.py (bench/figures/) computes the figures. Every measurement is one
+# JSON line in $OUT/measurements.jsonl: {"what": ..., "config": ..., "round": N, "data": {...}}.
 # In the first cycle, with each daemon: "bpfruns-OP" and (auto) "bpfruns-verbs", the daemon's BPF
 # program runs and run time for the loops and the verbs setup (bench/bpf_runs.py).
 #
-# Configuration: $OUT/../bench-vm.conf (written by bench.py; shell assignments):
+# Configuration: $OUT/../bench-vm.conf (written by bench/figures/vmlab.py; shell assignments):
 #   PARTS      any of: syscall verbs latency footprint record
 #   FLAVOURS   sensor flavours to measure the syscall loop under (auto kprobe tracepoint)
 #   LOOP_N LOOP_R      syscall_loop iterations per round and rounds
@@ -33,7 +33,7 @@ conf=$OUT/../bench-vm.conf
 
 [ -x "$RG" ] || fail "no agent at $RG: build first"
 LOOP=$RG_BUILD/bench/syscall_loop
-LOOP_OPS=(write ioctl open getppid) # syscall_loop's loops, as bench.py's OPS
+LOOP_OPS=(write ioctl open getppid) # syscall_loop's loops, as bench/figures/syscall.py's OPS
 SETUP=$RG_BUILD/bench/verbs_setup
 if [ ! -x "$LOOP" ] || [ ! -x "$SETUP" ]; then
 	fail "no bench programs in $RG_BUILD/bench: build first"

@@ -19,9 +19,9 @@ index template (ECS mapping) of rdmaguard's alerts and notices, from what knows 
 Where both of the first two sources type a field, the event table wins (it knows 64-bit
 integers: unsigned_long); ECS wins over both.
 Also writes, next to it, logs-rdmaguard.alert-template.json (Elasticsearch's data stream on
-ecs@mappings, with the ILM policy rdmaguard-alerts-ilm.json). tests/fleet/test_index_template.py
-regenerates them (no difference allowed) and checks the template against every field of the
-alerts the rule fixtures produce. python3 stdlib only.
+ecs@mappings, with the ILM policy rdmaguard-alerts-ilm.json).
+tests/integration/fleet/test_index_template.py regenerates them (no difference allowed) and checks
+the template against every field of the alerts the rule fixtures produce. python3 stdlib only.
 Usage: gen-index-template.py [OUT]"""
 import json
 import os

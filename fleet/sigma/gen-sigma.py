@@ -3,7 +3,7 @@
 """Writes the Sigma rules of fleet/sigma/rules/ from rules/*.json: one detection rule per shipped
 rule, matching the agent's alerts of that rule (logsource product linux, service rdmaguard;
 level from its severity; ATT&CK tags from its threat), and the correlation rules for what only
-several seats together show. Checked in; tests/fleet/test_sigma.py regenerates them and fails on
+several seats together show. Checked in; tests/unit/test_sigma.py regenerates them and fails on
 any difference, and validates each against the Sigma specification's JSON schemas (schema/).
 
 Usage: gen-sigma.py [OUT_DIR]   (default: fleet/sigma/rules/ of this source tree)

@@ -5,7 +5,8 @@
                                    have passed; returns fn's last value (false on a timeout),
                                    which the caller hands to check()
 
-The tests that stop at the first failure (tests/output, tests/fleet) raise instead.
+The tests that stop at the first failure (tests/integration/output, tests/integration/fleet) raise
+instead.
 """
 import time
 

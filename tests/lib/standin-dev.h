@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A private /dev for the test and benchmark drivers that stand in for RDMA nodes on a machine
- * with no RDMA device (tests/host/rg-host-driver.c, tests/load/rg-storm.c, bench/event_storm.c):
+ * with no RDMA device (tests/integration/host/rg-host-driver.c,
+ * tests/integration/load/rg-storm.c, bench/event_storm.c):
  * a new mount namespace, / made private, a tmpfs on /dev, /dev/null, and /dev/infiniband with
  * the nodes uverbs0, rdma_cm and umad0 as character devices 1:5 (the kernel's /dev/zero: write()
  * takes any bytes, ioctl() fails with ENOTTY, mmap() works). The agent counts only a character

@@ -2,7 +2,7 @@
 /*
  * Every alert a unit test produces is appended to one JSON-lines file (Check forks per test, so a
  * file is the simple shared place); main() then validates the whole file against
- * rules/schema/alert.schema.json with tests/engine/validate_alerts.py (/usr/bin/python3 and
+ * rules/schema/alert.schema.json with tests/unit/validate_alerts.py (/usr/bin/python3 and
  * python3-jsonschema, TEST_DEPS) and fails the binary if any alert is invalid or none was seen.
  */
 #pragma once
@@ -54,7 +54,7 @@ static int alert_dump_validate(void)
 		fprintf(stderr, "RG_SOURCE_ROOT is not set\n");
 		return 1;
 	}
-	snprintf(script, sizeof(script), "%s/tests/engine/validate_alerts.py", root);
+	snprintf(script, sizeof(script), "%s/tests/unit/validate_alerts.py", root);
 	snprintf(schema, sizeof(schema), "%s/rules/schema/alert.schema.json", root);
 	argv[0] = "/usr/bin/python3";
 	argv[1] = script;

@@ -11,10 +11,10 @@ enf_policy()
 	mv "$ENF_POLICY.tmp" "$ENF_POLICY"
 }
 
-# What the kernel answered, asked by the scenarios themselves (tests/host/rg-lab-probe.c,
+# What the kernel answered, asked by the scenarios themselves (tests/vm/rg-lab-probe.c,
 # rg-errno-shim.c): never a tool's exit status or a timeout alone.
-PROBE=$RG_BUILD/tests/host/rg-lab-probe
-SHIM=$RG_BUILD/tests/host/rg-errno-shim.so
+PROBE=$RG_BUILD/tests/vm/rg-lab-probe
+SHIM=$RG_BUILD/tests/vm/rg-errno-shim.so
 if [ ! -x "$PROBE" ] || [ ! -f "$SHIM" ]; then
 	fail "no $PROBE or $SHIM: build the project first"
 fi

@@ -507,13 +507,13 @@ want_cm()
 		\"rdma.peer.address\": \"$LAB_ADDR\", \"rdma.peer.port\": $(got "lport.$c")}" --count 1
 }
 
-# --- cross-process memory access and library loads (tests/host/rg-host-driver) ---------------
+# --- cross-process memory access and library loads (tests/integration/host/rg-host-driver) ---
 
 # run_driver SCENARIO [NAME]: its key=value facts in $OUT/driver-NAME.txt (NAME: SCENARIO), for
 # `fact NAME KEY`.
 run_driver()
 {
-	"$RG_BUILD/tests/host/rg-host-driver" "$1" >"$OUT/driver-${2:-$1}.txt" ||
+	"$RG_BUILD/tests/integration/host/rg-host-driver" "$1" >"$OUT/driver-${2:-$1}.txt" ||
 		fail "rg-host-driver $1 failed"
 }
 
@@ -573,7 +573,8 @@ want_lib()
 # of /proc/PID/mem. fentry and kprobe see them at fd_install(); the tracepoint fallback cannot.
 run_newfd()
 {
-	"$RG_BUILD/tests/host/rg-host-driver" newfd "$(uverbs_of rxe0)" >"$OUT/driver-newfd.txt" ||
+	"$RG_BUILD/tests/integration/host/rg-host-driver" newfd "$(uverbs_of rxe0)" \
+		>"$OUT/driver-newfd.txt" ||
 		fail "rg-host-driver newfd failed"
 }
 
@@ -603,10 +604,10 @@ want_newfd()
 # /proc/self/mem as fast as it can (rg-host-driver flood), which is cut to its budget.
 run_fixed()
 {
-	bg flood "$RG_BUILD/tests/host/rg-host-driver" flood 10
+	bg flood "$RG_BUILD/tests/integration/host/rg-host-driver" flood 10
 	bg game "$TMPDIR/arena/arena" 600
 	wait_for -m "the game to run" test -e "/proc/$(bg_pid game)/exe"
-	"$RG_BUILD/tests/host/rg-host-driver" fixed "$(uverbs_of rxe0)" "$(bg_pid game)" \
+	"$RG_BUILD/tests/integration/host/rg-host-driver" fixed "$(uverbs_of rxe0)" "$(bg_pid game)" \
 		>"$OUT/driver-fixed.txt" || fail "rg-host-driver fixed failed"
 	bg_wait -t 120 flood || fail "rg-host-driver flood failed"
 	sed -n 's/^opens=//p' "$OUT/flood.log" | head -n 1 | sed 's/^/flood: opens: /' >&2
@@ -636,7 +637,7 @@ want_fixed()
 run_links()
 {
 	run_driver traceme
-	"$RG_BUILD/tests/host/rg-host-driver" mprotect "$(readlink -f "$(ibverbs_lib)")" \
+	"$RG_BUILD/tests/integration/host/rg-host-driver" mprotect "$(readlink -f "$(ibverbs_lib)")" \
 		>"$OUT/driver-mprotect.txt" || fail "rg-host-driver mprotect failed"
 	[ "$(fact mprotect mprotect)" = 0 ] || fail "rg-host-driver mprotect: mprotect failed"
 }

@@ -5,7 +5,7 @@ event.created dropped) into OUTDIR; also `incidents --format json` and `explain`
 import glob, json, os, re, subprocess, sys
 out, rg, src = sys.argv[1:4]
 os.makedirs(out, exist_ok=True)
-sys.path.insert(0, os.path.join(src, "tests", "engine"))
+sys.path.insert(0, os.path.join(src, "tests", "integration", "engine"))
 import test_incidents
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
 CREATED = re.compile(r'"created":"[^"]*",')

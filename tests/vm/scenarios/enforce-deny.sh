@@ -30,7 +30,7 @@ set -euo pipefail
 . "$RG_SRC/tests/vm/enforce.sh"
 
 grep -qw bpf /sys/kernel/security/lsm || fail "BPF LSM is not active: $(cat /sys/kernel/security/lsm)"
-DRIVER=$RG_BUILD/tests/host/rg-host-driver
+DRIVER=$RG_BUILD/tests/integration/host/rg-host-driver
 mkdir -p "$TMPDIR/arena" "$TMPDIR/copy"
 cp "$DRIVER" "$TMPDIR/arena/arena"
 cp "$PROBE" "$TMPDIR/arena/probe" # a second game file: the game's own mmap of libibverbs

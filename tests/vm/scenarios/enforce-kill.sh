@@ -78,7 +78,7 @@ grep -qx "connect_errno=EINVAL" "$OUT/allowed-cm.log" ||
 pid_allowed=$(sed -n 's/^pid=//p' "$OUT/allowed-open.log")
 
 # 32 bits: killed at the ia32 openat (enforcement's raw_syscalls exit program)
-DRIVER32=$RG_BUILD/tests/host/rg-host-driver32
+DRIVER32=$RG_BUILD/tests/integration/host/rg-host-driver32
 [ -x "$DRIVER32" ] || fail "no $DRIVER32: install gcc-multilib and build"
 "$PROBE" run -t 60 "$DRIVER32" heldfd "$uverbs" >"$OUT/driver32.log" 2>&1 ||
 	fail "rg-lab-probe run: $(cat "$OUT/driver32.log")"
@@ -87,7 +87,7 @@ grep -qx "status=signal 9 (SIGKILL)" "$OUT/driver32.log" ||
 pid_32=$(sed -n 's/^child=//p' "$OUT/driver32.log")
 
 # fds that no open syscall makes: not killed (no BPF LSM), reported
-"$RG_BUILD/tests/host/rg-host-driver" newfd "$uverbs" >"$OUT/newfd.log" 2>&1 ||
+"$RG_BUILD/tests/integration/host/rg-host-driver" newfd "$uverbs" >"$OUT/newfd.log" 2>&1 ||
 	fail "rg-host-driver newfd was stopped: $(cat "$OUT/newfd.log")"
 nf()
 {

@@ -18,7 +18,7 @@ set -euo pipefail
 . "$RG_SRC/tests/vm/sensors.sh"
 
 [ -x "$RG" ] || fail "no agent at $RG: build first (meson setup build && ninja -C build)"
-MEMREAD=$RG_BUILD/tests/host/rg-memread-sim
+MEMREAD=$RG_BUILD/tests/vm/rg-memread-sim
 [ -x "$MEMREAD" ] || fail "no $MEMREAD: build first"
 
 mkdir -p "$TMPDIR/arena" "$OUT/daemon"

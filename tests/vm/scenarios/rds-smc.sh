@@ -2,13 +2,13 @@
 # lab-part: 2 (tests/vm/meson.build: the two halves of the pc lab boot side by side)
 # Kernel RDMA through sockets, on rxe0, seen by every sensor flavour at once: three daemons
 # (`--sensor auto`: fexit on the syscalls; `kprobe`: kretprobes on them; `tracepoint`: the
-# sys_exit tracepoints) record while rg-sock-probe (tests/host/rg-sock-probe.c: the syscalls, no
-# library) uses AF_RDS over rds_rdma and AF_SMC. RDS: two sockets on 192.0.2.1 (SO_RDS_TRANSPORT
-# IB, bind), a first message (it brings the IB connection up, over rxe0 to itself), RDS_GET_MR
-# (Debian's 6.1 refuses it with EOPNOTSUPP on every fast-registration device: the attempt is
-# what is seen), an 8 KiB region exposed with RDS_CMSG_RDMA_MAP on a send, a real RDMA write
-# into it named by the cookie the kernel wrote, and one more by sendmmsg() (their bytes checked
-# in the region), RDS_FREE_MR.
+# sys_exit tracepoints) record while rg-sock-probe (tests/integration/host/rg-sock-probe.c: the
+# syscalls, no library) uses AF_RDS over rds_rdma and AF_SMC. RDS: two sockets on 192.0.2.1
+# (SO_RDS_TRANSPORT IB, bind), a first message (it brings the IB connection up, over rxe0 to
+# itself), RDS_GET_MR (Debian's 6.1 refuses it with EOPNOTSUPP on every fast-registration device:
+# the attempt is what is seen), an 8 KiB region exposed with RDS_CMSG_RDMA_MAP on a send, a real
+# RDMA write into it named by the cookie the kernel wrote, and one more by sendmmsg() (their bytes
+# checked in the region), RDS_FREE_MR.
 # SMC (the module autoloaded by socket(AF_SMC)): a listener, a client's connect, the accept;
 # with rxe0 and no PNET table or SMC-Rv2 setup the connection falls back to TCP, and the kernel
 # then hands the sockets' files to their TCP sockets, which the sensors follow back. Each
@@ -23,7 +23,7 @@ set -euo pipefail
 # shellcheck source=tests/vm/sensors.sh
 . "$RG_SRC/tests/vm/sensors.sh"
 
-PROBE=$RG_BUILD/tests/host/rg-sock-probe
+PROBE=$RG_BUILD/tests/integration/host/rg-sock-probe
 [ -x "$RG" ] || fail "no agent at $RG: build first (meson setup build && ninja -C build)"
 [ -x "$PROBE" ] || fail "no $PROBE: build first"
 

@@ -78,7 +78,7 @@ want "{\"event.action\": \"rdma_cm\", \"process.pid\": $(fact cm pid), \"rdma.op
 	\"rdma.peer.address\": \"198.51.100.4\", \"rdma.peer.port\": 7471}" --count 1
 want "{\"event.action\": \"rdma_cm\", \"process.pid\": $(fact cm pid)}" --count 4
 want "{\"event.action\": \"verbs\", \"process.pid\": $(fact cm pid)}" --absent
-# writev()/pwritev2(): one command per iovec (tests/host's test_writev has the details)
+# writev()/pwritev2(): one command per iovec (tests/integration/host's test_writev has the details)
 p=$(fact writev pid)
 want "{\"event.action\": \"verbs\", \"process.pid\": $p, \"rdma.op\": \"reg_mr\",
 	\"rdma.fd\": $(fact writev fd), \"rdma.handle\": 85, \"rdma.mr\": {\"length\": 196608}}" --count 1

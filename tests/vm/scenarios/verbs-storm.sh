@@ -1,15 +1,15 @@
 #!/bin/bash
-# Load (issue 10): a verbs storm on rxe0 while the daemon runs. rg-verbs-storm (tests/load/):
-# 4 processes, each 2000 MR registrations with remote access and 300 RC QP creations through
-# libibverbs. tests/load/check_verbs_storm.py then checks that every reg_mr and create_qp was
-# recorded or the loss counted and reported exactly, that the alerts stay few (aggregation) with
-# exact counts, and that the daemon's memory stayed bounded.
+# Load (issue 10): a verbs storm on rxe0 while the daemon runs. rg-verbs-storm
+# (tests/integration/load/): 4 processes, each 2000 MR registrations with remote access and 300 RC
+# QP creations through libibverbs. tests/integration/load/check_verbs_storm.py then checks that
+# every reg_mr and create_qp was recorded or the loss counted and reported exactly, that the alerts
+# stay few (aggregation) with exact counts, and that the daemon's memory stayed bounded.
 # lab-timeout: 900
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$RG_SRC/tests/vm/lib.sh"
 
-STORM=$RG_BUILD/tests/load/rg-verbs-storm
+STORM=$RG_BUILD/tests/integration/load/rg-verbs-storm
 [ -x "$STORM" ] || fail "$STORM not built"
 conf=$(mktemp -d)
 printf '{"role": "managed", "aggregate_window": "5s"}\n' >"$conf/policy.json"
@@ -38,5 +38,5 @@ settled()
 wait_for -t 300 -m "the daemon to handle the storm" settled
 kill -TERM "$(bg_pid daemon)"
 bg_wait -t 120 daemon || fail "the daemon did not stop cleanly"
-/usr/bin/python3 "$RG_SRC/tests/load/check_verbs_storm.py" "$OUT/events.jsonl" \
+/usr/bin/python3 "$RG_SRC/tests/integration/load/check_verbs_storm.py" "$OUT/events.jsonl" \
 	"$OUT/alerts.jsonl" "$OUT/storm.txt" "$OUT/status.json" >&2 || fail "verbs storm checks"
