@@ -3,7 +3,7 @@
  * The ECS names of the documents sent (ecs_map.h): the table of ECS's members of the objects
  * the documents use, the walk that moves every other member under rdmaguard.*, over a jsonw
  * document (alerts) and a json-c one (notices), and ECS's categorisation of each event type.
- * tests/fleet/test_ecs.py checks the result against ECS's own field definitions.
+ * tests/integration/fleet/test_ecs.py checks the result against ECS's own field definitions.
  */
 #include <errno.h>
 #include <stdio.h>
