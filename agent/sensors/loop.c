@@ -2,8 +2,9 @@
 /*
  * The event loop: sensors_poll() waits on one epoll fd for the ring buffer, the uevent socket
  * (devices.c) and a one-second timer (lost records, TC checks, module changes, and every
- * roce_interval_s the RoCE traffic reports), then drains the ring buffer every time (during a
- * burst its records wake nobody: ringwake.h).
+ * roce_interval_s the RoCE traffic reports), then drains the ring buffers every time (during a
+ * burst their records wake nobody: ringwake.h): the main one, then the RDMA one, whose records
+ * never come before the exec that explains them (on_record_hi).
  */
 #include <errno.h>
 #include <string.h>
@@ -72,14 +73,29 @@ int sensors_poll(struct rg_sensors *s, int timeout_ms, sensors_cb cb, void *user
 		if (s->cb_error < 0)
 			return s->cb_error;
 	}
-	/* Always drain the ring buffer: records may be ready without a wake-up (ringwake.h). */
+	/* Always drain the ring buffers: records may be ready without a wake-up (ringwake.h).
+	 * The main ring first, then the RDMA ring (on_record_hi, below). */
+	r = sensors_read_main(s);
+	if (r < 0)
+		return r;
+	n = ring_buffer__consume(s->rb_hi);
+	if (s->cb_error < 0)
+		return s->cb_error;
+	if (n < 0)
+		return n;
+	ringwake_after_read(&s->wake, (unsigned)r + (unsigned)n);
+	return s->delivered;
+}
+
+int sensors_read_main(struct rg_sensors *s)
+{
+	int r;
+
+	s->rb_read_at = now_boottime_ns();
 	r = ring_buffer__consume(s->rb);
 	if (s->cb_error < 0)
 		return s->cb_error;
-	if (r < 0)
-		return r;
-	ringwake_after_read(&s->wake, (unsigned)r);
-	return s->delivered;
+	return r;
 }
 
 int sensors_timeout_ms(const struct rg_sensors *s, int want_ms)
@@ -98,4 +114,25 @@ int sensors_add_ringbuf(struct rg_sensors *s, int map_fd)
 		return log_error_errno(r, "Failed to read ring buffer map %d: %m", map_fd);
 	s->extra_rb[s->n_extra_rb++] = map_fd;
 	return 0;
+}
+
+/*
+ * A record of the RDMA ring. Its process's exec (fork, exit) went to the main ring before it,
+ * but may have been written after the main ring was last read: then that exec would be applied
+ * after this record, which would be charged to the image the process ran before (a launcher on
+ * the allowlist that execs a cheat). The exec came before this record's time stamp: a reading of
+ * the main ring that starts after it sees it.
+ */
+int on_record_hi(void *ctx, void *data, size_t size)
+{
+	struct rg_sensors *s = ctx;
+	const struct rg_rec_hdr *h = data;
+
+	if (size >= sizeof(*h) && h->ts_boot_ns >= s->rb_read_at) {
+		int r = sensors_read_main(s);
+
+		if (r < 0)
+			return r;
+	}
+	return on_record(ctx, data, size);
 }

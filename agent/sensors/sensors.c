@@ -283,14 +283,18 @@ int sensors_open(const struct sensors_config *cfg, struct rg_sensors **ret)
 		r = log_error_errno(-errno, "Failed to create an epoll fd: %m");
 		goto fail;
 	}
-	/* read after the main ring: a record there (an exec) precedes those of this one it
-	 * explains, when both wait */
-	r = ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.events_hi), on_record, s);
-	if (r < 0) {
-		log_error_errno(r, "Failed to set up the RDMA ring buffer: %m");
+	/* Read after the main ring, whose records (an exec) explain this one's: a record here
+	 * newer than the main ring's last reading has it read again first (on_record_hi), as
+	 * the exec that came before it may have been written since. */
+	s->rb_hi = ring_buffer__new(bpf_map__fd(s->skel->maps.events_hi), on_record_hi, s, NULL);
+	if (!s->rb_hi) {
+		r = log_error_errno(-errno, "Failed to set up the RDMA ring buffer: %m");
 		goto fail;
 	}
 	r = epoll_add(s->epfd, ring_buffer__epoll_fd(s->rb));
+	if (r < 0)
+		goto fail;
+	r = epoll_add(s->epfd, ring_buffer__epoll_fd(s->rb_hi));
 	if (r < 0)
 		goto fail;
 	/* on failure (logged), or asked for: a wake-up per record, the kernel's default */
@@ -341,6 +345,7 @@ void sensors_close(struct rg_sensors *s)
 		tc_detach_all(s);
 	while (s->nlinks)
 		link_drop(s, s->nlinks - 1);
+	ring_buffer__free(s->rb_hi);
 	ring_buffer__free(s->rb);
 	ringwake_close(&s->wake);
 	sensors_mod_bpf__destroy(s->mod);

@@ -126,6 +126,10 @@ struct rg_sensors {
 	bool fleet_drop;
 	/* loop.c */
 	struct ring_buffer *rb;
+	/* the RDMA ring (events_hi), read after rb; before a record of it newer than the start of
+	 * rb's last reading, rb is read again (loop.c: on_record_hi) */
+	struct ring_buffer *rb_hi;
+	uint64_t rb_read_at; /* CLOCK_BOOTTIME of the start of rb's last reading */
 	struct ringwake wake; /* when rb's records wake the reader */
 	int epfd, uevent_fd, timer_fd;
 	uint64_t ticks;
@@ -243,6 +247,9 @@ void roce_harvest(struct rg_sensors *s);
 /* records.c */
 void records_init(struct rg_sensors *s);
 int on_record(void *ctx, void *data, size_t size);
+int on_record_hi(void *ctx, void *data, size_t size);
+/* Reads rb (the main ring and the extra ones), noting when: the count, or -errno. */
+int sensors_read_main(struct rg_sensors *s);
 
 /* devices.c */
 void handle_uevents(struct rg_sensors *s);
