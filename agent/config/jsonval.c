@@ -301,3 +301,19 @@ int parse_expiry(const char *s, uint64_t *ret_ns)
 	}
 	return parse_timestamp(s, ret_ns);
 }
+
+int jv_expiry(const struct jdoc *doc, struct json_object *obj, const char *key, uint64_t *ret_ns,
+	      struct rg_error *err)
+{
+	const char *s;
+	int r = jv_string(doc, obj, key, false, &s, err);
+
+	if (r < 0)
+		return r;
+	if (s && parse_expiry(s, ret_ns) < 0)
+		return jdoc_error(doc, jv_pos(doc, obj, key, false), err,
+				  "\"%s\" must be a date (2026-12-31) or an RFC 3339 time "
+				  "(2026-12-31T18:00:00Z), not \"%s\"",
+				  key, s);
+	return 0;
+}

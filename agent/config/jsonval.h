@@ -35,3 +35,6 @@ int jv_duration(const struct jdoc *doc, struct json_object *obj, const char *key
 		bool *present, struct rg_error *err);
 /* Parses "2026-12-31" (the end of that day, UTC) or an RFC 3339 time into wall-clock ns. */
 int parse_expiry(const char *s, uint64_t *ret_ns);
+/* An entry's expiry (parse_expiry()) under key; *ret_ns untouched if absent. */
+int jv_expiry(const struct jdoc *doc, struct json_object *obj, const char *key, uint64_t *ret_ns,
+	      struct rg_error *err);

@@ -217,14 +217,9 @@ static int parse_entry(const struct jdoc *doc, struct json_object *o, size_t pos
 	if (!h->has_id && !h->address[0] && !h->dsn[0])
 		return jdoc_error(doc, pos, err,
 				  "a hardware entry must name \"id\", \"address\" or \"dsn\"");
-	r = jv_string(doc, o, "expires", false, &s, err);
+	r = jv_expiry(doc, o, "expires", &h->expires_ns, err);
 	if (r < 0)
 		return r;
-	if (s && parse_expiry(s, &h->expires_ns) < 0)
-		return jdoc_error(doc, jv_pos(doc, o, "expires", false), err,
-				  "\"expires\" must be a date (2026-12-31) or an RFC 3339 time "
-				  "(2026-12-31T18:00:00Z), not \"%s\"",
-				  s);
 	r = jv_string(doc, o, "comment", false, &s, err);
 	if (r < 0)
 		return r;

@@ -230,14 +230,9 @@ static int parse_allow(const struct jdoc *doc, struct json_object *o, size_t pos
 	}
 	a->has_ops = nops > 0;
 	jv_strv_free(ops, nops);
-	r = jv_string(doc, o, "expires", false, &s, err);
+	r = jv_expiry(doc, o, "expires", &a->expires_ns, err);
 	if (r < 0)
 		return r;
-	if (s && parse_expiry(s, &a->expires_ns) < 0)
-		return jdoc_error(doc, jv_pos(doc, o, "expires", false), err,
-				  "\"expires\" must be a date (2026-12-31) or an RFC 3339 time "
-				  "(2026-12-31T18:00:00Z), not \"%s\"",
-				  s);
 	r = jv_string(doc, o, "comment", false, &s, err);
 	if (r < 0)
 		return r;
