@@ -116,20 +116,19 @@ boot_timeout=${RG_LAB_BOOT_TIMEOUT:-300}
 scenario_timeout=${RG_LAB_SCENARIO_TIMEOUT:-300}
 [[ $scenario_timeout =~ ^[1-9][0-9]*$ ]] ||
 	die "RG_LAB_SCENARIO_TIMEOUT: not a number: $scenario_timeout"
-# A scenario's machine: its "# lab-machine: NAME" line (first 30 lines), else pc. --all takes the
-# scenarios of the machine booted; one named for another machine is an error.
+# scenario_directive FILE NAME DEFAULT: the first word of the scenario's "# lab-NAME: WORD" line
+# (first 30 lines), else DEFAULT.
+scenario_directive()
+{
+	local w
+	w=$(sed -n "1,30{s/^# lab-$2: *\([^ ]*\).*/\1/p}" "$1" | head -n 1)
+	echo "${w:-$3}"
+}
+# A scenario's machine: "# lab-machine: NAME", else pc. --all takes the scenarios of the machine
+# booted; one named for another machine is an error.
 scenario_machine()
 {
-	local m
-	m=$(sed -n '1,30{s/^# lab-machine: *\([^ ]*\).*/\1/p}' "$1" | head -n 1)
-	echo "${m:-pc}"
-}
-# A scenario's part: its "# lab-part: N" line (first 30 lines), else 1.
-scenario_part()
-{
-	local n
-	n=$(sed -n '1,30{s/^# lab-part: *\([^ ]*\).*/\1/p}' "$1" | head -n 1)
-	echo "${n:-1}"
+	scenario_directive "$1" machine pc
 }
 if [ -n "$part" ]; then
 	[ "$all" = 1 ] || die "--part goes with --all"
@@ -139,7 +138,8 @@ if [ "$all" = 1 ]; then
 	for f in "$VMDIR"/scenarios/*.sh; do
 		[ -e "$f" ] || continue
 		[ "$(scenario_machine "$f")" = "$machine" ] || continue
-		[ -z "$part" ] || [ "$(scenario_part "$f")" = "$part" ] || continue
+		# its part: "# lab-part: N", else 1
+		[ -z "$part" ] || [ "$(scenario_directive "$f" part 1)" = "$part" ] || continue
 		f=${f##*/}
 		scenarios+=("${f%.sh}")
 	done
